@@ -1,0 +1,41 @@
+# mailbot: the two commands of the README are `make demo` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck layers pytest system-deps bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
+	@$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/mailbot demo
+
+test: $(STAMP) system-deps lint typecheck layers pytest
+
+system-deps:
+	@bash tools/system-deps.sh
+
+lint: $(STAMP)
+	$(BIN)/ruff check mailbot tests bench tools
+	$(BIN)/ruff format --check mailbot tests bench tools
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict mailbot
+
+layers: $(STAMP)
+	$(BIN)/python tools/check_layers.py
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest -q -W error
+
+bench: $(STAMP) system-deps
+	$(BIN)/python bench/intake.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

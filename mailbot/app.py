@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Composition root: builds the store, adapters and services from settings, and runs them.
+
+Two loops share one event loop: *intake* (IMAP to ``inbound`` rows, with IDLE
+or polling and reconnect with backoff) and *work* (handle stored letters, then
+send the outbox). Intake wakes work; work also wakes when the next retry is due.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from mailbot.core.letter import RawMessage
+from mailbot.errors import ImapError
+from mailbot.mail.imap import ImapConfig, ImapSource
+from mailbot.mail.smtp import SmtpConfig, SmtpSink
+from mailbot.render.templates import Renderer
+from mailbot.services.inbound import Identity, InboundProcessor
+from mailbot.services.intake import Intake, describe
+from mailbot.services.notices import GmNotifier
+from mailbot.services.outbox import Outbox, RetryPolicy, Sink
+from mailbot.settings import Settings, secret
+from mailbot.store import db, repo
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def crash_checkpoint(points: Sequence[str]) -> Callable[[str], None]:
+    """Fault injection for crash tests: a real, unclean process kill at the named point."""
+    wanted = frozenset(points)
+
+    def checkpoint(name: str) -> None:
+        if name in wanted:
+            log.warning("crash injected at %s", name)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return checkpoint
+
+
+def imap_config(settings: Settings) -> ImapConfig:
+    s = settings.imap
+    return ImapConfig(
+        host=s.host,
+        port=s.port,
+        user=s.user,
+        password=secret(s.password, s.password_file, "IMAP"),
+        mailbox=s.mailbox,
+        tls=s.security == "tls",
+        cafile=str(s.cafile) if s.cafile else None,
+        processed_folder=s.processed_folder,
+        timeout=s.timeout,
+        batch_size=s.batch_size,
+    )
+
+
+def smtp_config(settings: Settings) -> SmtpConfig:
+    s = settings.smtp
+    return SmtpConfig(
+        host=s.host,
+        port=s.port,
+        security=s.security,
+        user=s.user,
+        password=secret(s.password, s.password_file, "SMTP"),
+        cafile=str(s.cafile) if s.cafile else None,
+        timeout=s.timeout,
+        local_hostname=settings.bot.address.rpartition("@")[2] or "localhost",
+    )
+
+
+class Bot:
+    """The running moderator: owns the engine, services and the two loops."""
+
+    def __init__(self, settings: Settings, *, clock: Clock = utcnow, sink: Sink | None = None) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.engine: Engine = db.make_engine(settings.store.url)
+        self.checkpoint = crash_checkpoint(settings.debug.crash_at)
+        self.renderer = Renderer(settings.bot.templates_dir)
+        bot = settings.bot
+        self.identity = Identity(bot.address, bot.name, bot.gm_address, bot.max_message_bytes, bot.max_text_chars)
+        self.wake = asyncio.Event()
+        self.imap_failures: list[datetime] = []
+        self.intake = Intake(
+            engine=self.engine,
+            mailbox=settings.imap.mailbox,
+            clock=clock,
+            batch_size=settings.imap.batch_size,
+            checkpoint=self.checkpoint,
+        )
+        self.processor = InboundProcessor(
+            engine=self.engine,
+            renderer=self.renderer,
+            identity=self.identity,
+            clock=clock,
+            new_message_id=self.new_message_id,
+        )
+        self.notifier = GmNotifier(
+            renderer=self.renderer, identity=self.identity, new_message_id=self.new_message_id
+        )
+        self.outbox = Outbox(
+            engine=self.engine,
+            sink=sink or SmtpSink(smtp_config(settings)),
+            clock=clock,
+            retry=RetryPolicy(settings.smtp.retry_base, settings.smtp.retry_max, settings.smtp.max_attempts),
+            on_failure=self.notifier.delivery_failed,
+            checkpoint=self.checkpoint,
+        )
+
+    def new_message_id(self) -> str:
+        domain = self.settings.bot.address.rpartition("@")[2] or "mailbot.localhost"
+        return f"{uuid.uuid4().hex}@{domain}"
+
+    def upgrade(self) -> None:
+        db.upgrade(self.engine)
+
+    # -- the loops ---------------------------------------------------------
+
+    async def run(self, stop: asyncio.Event | None = None) -> None:
+        """Run until ``stop`` is set (or forever)."""
+        stop = stop or asyncio.Event()
+        self.upgrade()
+        requeued = self.outbox.recover()
+        if requeued:
+            log.warning("%d message(s) left in 'sending' by a crash will be sent again", requeued)
+        tasks = [asyncio.create_task(self.intake_loop(stop)), asyncio.create_task(self.work_loop(stop))]
+        try:
+            await stop.wait()
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.outbox.sink.close()
+
+    async def intake_loop(self, stop: asyncio.Event) -> None:
+        s = self.settings.imap
+        delay = s.reconnect_min
+        while not stop.is_set():
+            source = ImapSource(imap_config(self.settings))
+            try:
+                await self._serve_mailbox(source, stop)
+            except ImapError as exc:
+                self.imap_failures.append(self.clock())
+                log.warning("IMAP trouble (%s); reconnecting in %.1f s", exc, delay)
+            else:
+                delay = s.reconnect_min
+            finally:
+                await source.close()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, s.reconnect_max)
+
+    async def _serve_mailbox(self, source: ImapSource, stop: asyncio.Event) -> None:
+        s = self.settings.imap
+        uidvalidity = await source.connect()
+        await source.ensure_folder()
+        await self.intake.reconcile(source, uidvalidity)
+        while not stop.is_set():
+            result = await self.intake.poll(source, uidvalidity)
+            if result.fetched:
+                self.wake.set()
+            await source.wait_for_news(s.idle, s.idle_timeout, s.poll_interval)
+
+    async def work_loop(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            await self.work_once()
+            await self._sleep_until_woken()
+
+    async def work_once(self) -> None:
+        self.processor.process_pending()
+        await self.outbox.send_due()
+
+    async def _sleep_until_woken(self) -> None:
+        due = self.outbox.next_due()
+        timeout = 60.0 if due is None else max((due - self.clock()).total_seconds(), 0.05)
+        try:
+            await asyncio.wait_for(self.wake.wait(), timeout=min(timeout, 60.0))
+        except TimeoutError:
+            pass
+        self.wake.clear()
+
+    # -- one-off entry points ----------------------------------------------
+
+    def inject(self, raw: bytes) -> int:
+        """Store one message as if fetched (mailbox ``inject``); returns rows stored (0 = duplicate)."""
+        item = describe(RawMessage(uid=0, raw=raw, received_at=self.clock()))
+        with Session(self.engine) as session, session.begin():
+            return repo.add_inbound(session, "inject", None, [item], self.clock())

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The e-mail command language: reading commands from a letter's subject and body.
+
+Lenient in what is accepted (any case, commands in the subject or the body),
+exact in what is echoed. A command that takes a block (``ORDERS``, ``PRESS``)
+owns the lines after it up to ``END`` or the end of the letter. Any other line
+that is not a command is reported back to the sender, quoted, never guessed at.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from mailbot.core.game import Line
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str
+    usage: str
+    summary: str
+    takes_block: bool = False
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # canonical upper-case name
+    args: tuple[str, ...]
+    line: int  # 0 = the subject
+    text: str  # the line as written
+    block: tuple[Line, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reading:
+    commands: tuple[Command, ...]
+    unknown: tuple[Line, ...]
+
+
+BASIC_COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("HELP", "HELP", "this list of commands", aliases=("?", "INFO")),
+    CommandSpec("PING", "PING", "echo how your letter was read: sender, subject and the commands found"),
+)
+
+# "Re:", "Fwd:", "AW:", "SV:", "[list tag]" and the like in front of a subject.
+_SUBJECT_PREFIX = re.compile(r"^\s*((re|fwd?|aw|sv|wg|tr)\s*(\[\d+\])?\s*:\s*|\[[^\]]*\]\s*)", re.IGNORECASE)
+END_WORDS = frozenset({"END", "ENDORDERS", "END ORDERS"})
+
+
+def clean_subject(subject: str) -> str:
+    """The subject without reply/forward prefixes and bracketed tags."""
+    previous = None
+    while previous != subject:
+        previous, subject = subject, _SUBJECT_PREFIX.sub("", subject, count=1)
+    return subject.strip()
+
+
+def index_specs(specs: Iterable[CommandSpec]) -> dict[str, CommandSpec]:
+    index: dict[str, CommandSpec] = {}
+    for spec in specs:
+        for word in (spec.name, *spec.aliases):
+            index[word.upper()] = spec
+    return index
+
+
+def _split(text: str) -> tuple[str, tuple[str, ...]]:
+    words = text.split()
+    return (words[0].upper().rstrip(":"), tuple(words[1:])) if words else ("", ())
+
+
+def read_commands(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> Reading:
+    """Commands from the subject (if it starts with one) and from every body line."""
+    commands: list[Command] = []
+    keyword, args = _split(clean_subject(subject))
+    body_lines = [Line(n, text.rstrip()) for n, text in enumerate(body.splitlines(), start=1)]
+    if keyword in specs:
+        spec = specs[keyword]
+        block = tuple(line for line in body_lines if line.text.strip()) if spec.takes_block else ()
+        commands.append(Command(spec.name, args, 0, clean_subject(subject), block))
+        if spec.takes_block:
+            return Reading(tuple(commands), ())
+    body_reading = _read_body(body_lines, specs)
+    return Reading((*commands, *body_reading.commands), body_reading.unknown)
+
+
+def _read_body(lines: list[Line], specs: Mapping[str, CommandSpec]) -> Reading:
+    commands: list[Command] = []
+    unknown: list[Line] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        keyword, args = _split(line.text)
+        if not keyword:
+            continue
+        spec = specs.get(keyword)
+        if spec is None:
+            unknown.append(line)
+            continue
+        block: list[Line] = []
+        if spec.takes_block:
+            while i < len(lines) and " ".join(lines[i].text.upper().split()) not in END_WORDS:
+                if lines[i].text.strip():
+                    block.append(lines[i])
+                i += 1
+            i += 1  # skip END
+        commands.append(Command(spec.name, args, line.number, line.text.strip(), tuple(block)))
+    return Reading(tuple(commands), tuple(unknown))

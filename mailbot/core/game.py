@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The game plugin contract.
+
+A game is pure rules code: it gets state, orders and a dice stream, and returns
+new state plus events tagged with who may see them. It never touches mail, the
+database, templates, files or the clock. Tables and scenarios are data files
+that the edge loads and hands in through :class:`Setup` (``data``).
+
+Orders travel as text: ``parse`` turns a player's lines into accepted orders,
+each with a normalised line that is echoed to the player, stored, hashed into
+the dice stream and archived. Before ``resolve`` the moderator parses the
+stored normalised lines again, so a plugin's order objects never need a
+serialised form of their own. ``parse`` of a normalised line must accept it
+unchanged (a test in every game checks this round trip).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from enum import Enum
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from mailbot.core.dice import Dice
+
+StateT = TypeVar("StateT")
+OrderT = TypeVar("OrderT")
+
+#: The audience marker for facts every seat may see.
+EVERYONE: frozenset[str] = frozenset({"*"})
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a letter's order block, numbered as the player sees it."""
+
+    number: int
+    text: str
+
+
+class ProblemKind(str, Enum):
+    INVALID = "invalid"  # not understood at all (syntax)
+    ILLEGAL = "illegal"  # understood, but the rules forbid it now
+    AMBIGUOUS = "ambiguous"  # could mean more than one thing
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A refused order line; says why without revealing what the seat may not know."""
+
+    line: int
+    text: str
+    kind: ProblemKind
+    reason: str
+
+
+@dataclass(frozen=True)
+class Accepted(Generic[OrderT]):
+    line: int
+    normalised: str
+    order: OrderT
+
+
+@dataclass(frozen=True)
+class Parsed(Generic[OrderT]):
+    accepted: tuple[Accepted[OrderT], ...] = ()
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def orders(self) -> tuple[OrderT, ...]:
+        return tuple(a.order for a in self.accepted)
+
+    @property
+    def normalised(self) -> tuple[str, ...]:
+        return tuple(a.normalised for a in self.accepted)
+
+
+class StepKind(str, Enum):
+    ORDERS = "orders"  # ordinary orders for the turn
+    SEALED = "sealed"  # a sealed value per seat (SEAL <label> <value>)
+    CHOICE = "choice"  # a short sub-step addressed to some seats
+
+
+@dataclass(frozen=True)
+class Step:
+    """What input the game waits for now.
+
+    ``key`` is unique within a game (it names the dice stream, e.g. ``"T3.orders"``);
+    ``duration`` overrides the game's deadline rule for short sub-steps.
+    """
+
+    key: str
+    turn: int
+    kind: StepKind
+    owing: frozenset[str]
+    title: str
+    duration: timedelta | None = None
+    seal_labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, with the seats allowed to learn of it.
+
+    ``audience`` is a set of seat names, or :data:`EVERYONE`. The referee
+    (seat ``None`` in ``view``) sees every event.
+    """
+
+    kind: str
+    text: str
+    audience: frozenset[str] = EVERYONE
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def visible_to(self, seat: str | None) -> bool:
+        return seat is None or self.audience == EVERYONE or seat in self.audience
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[StateT]):
+    state: StateT
+    events: tuple[Event, ...] = ()
+    finished: bool = False
+    result: str = ""  # the game's end in one line, when finished
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything a new game is built from; ``data`` holds the game's tables and scenarios."""
+
+    scenario: str
+    seats: tuple[str, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Game(Protocol[StateT, OrderT]):
+    """What every game plugin provides (see module docstring)."""
+
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]]
+    title: ClassVar[str]
+    #: hidden-information games reveal dice seeds only when the game ends
+    hidden_information: ClassVar[bool]
+
+    def seats(self, scenario: str, data: Mapping[str, Any]) -> tuple[str, ...]: ...
+
+    def new_game(self, setup: Setup, *, dice: Dice) -> StateT: ...
+
+    def step(self, state: StateT) -> Step | None:
+        """The step that is open now; ``None`` once the game is over."""
+        ...
+
+    def parse(self, state: StateT, seat: str, lines: Sequence[Line]) -> Parsed[OrderT]:
+        """Never raises on bad input: problems are returned as data."""
+        ...
+
+    def default_orders(self, state: StateT, seat: str) -> Sequence[str]:
+        """Normalised order lines applied when a seat sends nothing by the deadline."""
+        ...
+
+    def resolve(
+        self, state: StateT, orders: Mapping[str, Sequence[OrderT]], *, dice: Dice
+    ) -> Outcome[StateT]: ...
+
+    def view(self, state: StateT, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:
+        """The report model for one seat (``None``: the referee); only what that seat may know."""
+        ...
+
+    def order_help(self, state: StateT, seat: str) -> Sequence[str]:
+        """Lines explaining the order syntax for the open step, and a pre-filled template."""
+        ...
+
+    def dump(self, state: StateT) -> dict[str, Any]: ...
+
+    def load(self, data: Mapping[str, Any]) -> StateT: ...

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The one exception tree of mailbot.
+
+::
+
+    MailbotError
+    ├── ConfigError                 bad or missing settings
+    ├── StoreError                  database problems the caller can act on
+    │   └── DuplicateError          a unique key already exists
+    ├── MailError                   anything about mail transport or format
+    │   ├── MailTransportError      (also ConnectionError) IMAP/SMTP link trouble
+    │   │   ├── ImapError           a NO/BAD answer, timeout or drop on IMAP
+    │   │   └── SmtpError           an SMTP failure
+    │   │       ├── SmtpTemporaryError   4xx or connection loss: retry later
+    │   │       └── SmtpPermanentError   5xx: give up, tell the game master
+    │   └── MessageFormatError      a message that cannot be parsed at all
+    ├── GameError                   a game plugin or game state problem
+    │   └── UnknownGameError        no plugin by that name or alias
+    └── CrashInjected               raised only by test fault injection
+
+Bad player input is never an exception: parse problems are data
+(see ``mailbot.core.commands`` and the plugin contract).
+"""
+
+from __future__ import annotations
+
+
+class MailbotError(Exception):
+    """Root of every error mailbot raises on purpose."""
+
+
+class ConfigError(MailbotError):
+    """Settings are missing, malformed or inconsistent."""
+
+
+class StoreError(MailbotError):
+    """A database operation failed in a way the caller can handle."""
+
+
+class DuplicateError(StoreError):
+    """A row with the same unique key already exists."""
+
+
+class MailError(MailbotError):
+    """Mail transport or message format trouble."""
+
+
+class MailTransportError(MailError, ConnectionError):
+    """The link to a mail server failed; transport errors are ConnectionErrors too."""
+
+
+class ImapError(MailTransportError):
+    """An IMAP command answered NO/BAD, timed out, or the connection dropped."""
+
+
+class SmtpError(MailTransportError):
+    """An SMTP exchange failed."""
+
+
+class SmtpTemporaryError(SmtpError):
+    """4xx reply or connection problem: the message should be retried later."""
+
+
+class SmtpPermanentError(SmtpError):
+    """5xx reply: retrying will not help."""
+
+
+class MessageFormatError(MailError):
+    """Raw bytes that cannot be read as a message at all."""
+
+
+class GameError(MailbotError):
+    """A game plugin or a game's stored state is inconsistent."""
+
+
+class UnknownGameError(GameError):
+    """No game plugin is registered under the requested name or alias."""
+
+
+class CrashInjected(MailbotError):
+    """Only raised by the fault-injection hook used in crash-safety tests."""

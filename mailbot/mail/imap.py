@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""IMAP source over aioimaplib: select, search, fetch in batches, acknowledge, wait.
+
+aioimaplib hangs forever when a response is too large for its recursive parser
+(design/mail.md §4.2), and NO/BAD answers do not raise. So every call here goes
+through :meth:`ImapSource._call`, which puts a timeout on it, checks the answer
+and turns any trouble into :class:`ImapError`; fetches are at most 100 UIDs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import ssl
+from collections.abc import Awaitable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import aioimaplib
+
+from mailbot.core.letter import RawMessage
+from mailbot.errors import ImapError
+
+log = logging.getLogger(__name__)
+
+_UIDVALIDITY = re.compile(rb"\[UIDVALIDITY (\d+)\]")
+_FETCH_UID = re.compile(rb"\bUID (\d+)")
+_INTERNALDATE = re.compile(rb'INTERNALDATE "([^"]+)"')
+
+
+@dataclass(frozen=True)
+class ImapConfig:
+    host: str
+    port: int
+    user: str
+    password: str
+    mailbox: str = "INBOX"
+    tls: bool = True
+    cafile: str | None = None
+    processed_folder: str | None = None
+    timeout: float = 30.0
+    batch_size: int = 100
+
+
+def uid_ranges(uids: Sequence[int]) -> str:
+    """Compact IMAP sequence set, e.g. [1,2,3,7] -> '1:3,7' (keeps commands short)."""
+    ordered = sorted(set(uids))
+    parts: list[str] = []
+    start = prev = ordered[0]
+    for uid in ordered[1:]:
+        if uid != prev + 1:
+            parts.append(f"{start}:{prev}" if start != prev else str(start))
+            start = uid
+        prev = uid
+    parts.append(f"{start}:{prev}" if start != prev else str(start))
+    return ",".join(parts)
+
+
+def chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
+    for i in range(0, len(items), size):
+        yield list(items[i : i + size])
+
+
+def parse_fetch(lines: Sequence[Any]) -> list[RawMessage]:
+    """Read ``UID FETCH (UID INTERNALDATE BODY.PEEK[])`` answer lines into messages.
+
+    aioimaplib hands each literal as a separate ``bytearray`` after the line that
+    announces it; UID and INTERNALDATE may come before or after the literal.
+    """
+    messages: list[RawMessage] = []
+    header = b""
+    literal: bytes | None = None
+    for line in lines:
+        if isinstance(line, bytearray):
+            literal = bytes(line)
+            continue
+        if b" FETCH (" in line and literal is not None:
+            messages.extend(_complete(header, literal))
+            literal = None
+            header = b""
+        header += b" " + bytes(line)
+    if literal is not None:
+        messages.extend(_complete(header, literal))
+    return messages
+
+
+def _complete(header: bytes, literal: bytes) -> list[RawMessage]:
+    uid = _FETCH_UID.search(header)
+    if uid is None:
+        return []
+    date = _INTERNALDATE.search(header)
+    received = _internaldate(date.group(1).decode()) if date else datetime.now(UTC)
+    return [RawMessage(uid=int(uid.group(1)), raw=literal, received_at=received)]
+
+
+def _internaldate(text: str) -> datetime:
+    # IMAP INTERNALDATE: "21-Nov-2026 17:44:01 +0000"; email.utils reads it once reshaped.
+    day, clock, zone = text.strip().split(" ")
+    return parsedate_to_datetime(f"{day.replace('-', ' ')} {clock} {zone}").astimezone(UTC)
+
+
+class ImapSource:
+    """One IMAP connection to one mailbox. Not safe for concurrent use: one flow per source."""
+
+    def __init__(self, config: ImapConfig) -> None:
+        self.config = config
+        self._imap: Any = None
+        self._lost = asyncio.Event()
+
+    async def _call(self, what: str, awaitable: Awaitable[Any], ok: bool = True) -> Any:
+        try:
+            response = await asyncio.wait_for(awaitable, self.config.timeout)
+        except (TimeoutError, OSError, aioimaplib.Abort, aioimaplib.CommandTimeout) as exc:
+            raise ImapError(f"IMAP {what} failed: {exc!r}") from exc
+        if ok and response.result != "OK":
+            raise ImapError(f"IMAP {what} answered {response.result}: {response.lines[-1:]!r}")
+        return response
+
+    async def connect(self) -> int:
+        """Log in and select the mailbox; returns its UIDVALIDITY."""
+        cfg = self.config
+        self._lost.clear()
+        context = ssl.create_default_context(cafile=cfg.cafile) if cfg.tls else None
+        self._imap = aioimaplib.IMAP4(
+            host=cfg.host,
+            port=cfg.port,
+            timeout=cfg.timeout,
+            ssl_context=context,
+            conn_lost_cb=lambda _exc: self._lost.set(),
+        )
+        await self._call("greeting", self._greeting(), ok=False)
+        await self._call("LOGIN", self._imap.login(cfg.user, cfg.password))
+        response = await self._call("SELECT", self._imap.select(cfg.mailbox))
+        return self._uidvalidity(response.lines)
+
+    async def _greeting(self) -> Any:
+        await self._imap.wait_hello_from_server()
+        return None
+
+    @staticmethod
+    def _uidvalidity(lines: Sequence[Any]) -> int:
+        for line in lines:
+            found = _UIDVALIDITY.search(bytes(line))
+            if found:
+                return int(found.group(1))
+        raise ImapError("SELECT gave no UIDVALIDITY")
+
+    @property
+    def idle_supported(self) -> bool:
+        return self._imap is not None and bool(self._imap.has_capability("IDLE"))
+
+    async def search_after(self, last_uid: int) -> list[int]:
+        """UIDs above ``last_uid``; the server may echo the highest UID for n:*, so filter."""
+        response = await self._call("UID SEARCH", self._imap.uid_search(f"UID {last_uid + 1}:*", charset=None))
+        found = [int(tok) for tok in response.lines[0].split()] if response.lines else []
+        return sorted(uid for uid in found if uid > last_uid)
+
+    async def search_upto(self, last_uid: int) -> list[int]:
+        """UIDs at or below ``last_uid`` still in the mailbox (left there by a crash)."""
+        if last_uid < 1:
+            return []
+        response = await self._call("UID SEARCH", self._imap.uid_search(f"UID 1:{last_uid}", charset=None))
+        found = [int(tok) for tok in response.lines[0].split()] if response.lines else []
+        return sorted(uid for uid in found if uid <= last_uid)
+
+    async def fetch(self, uids: Sequence[int]) -> list[RawMessage]:
+        if len(uids) > self.config.batch_size:
+            raise ValueError("fetch batches are capped (aioimaplib cannot parse large responses)")
+        response = await self._call(
+            "UID FETCH", self._imap.uid("fetch", uid_ranges(uids), "(UID INTERNALDATE BODY.PEEK[])")
+        )
+        return parse_fetch(response.lines)
+
+    async def acknowledge(self, uids: Sequence[int]) -> None:
+        """Mark handled mail: move it to the processed folder, or flag it \\Seen."""
+        if not uids:
+            return
+        folder = self.config.processed_folder
+        for part in chunks(sorted(uids), self.config.batch_size):
+            if folder:
+                await self._call("UID MOVE", self._imap.uid("move", uid_ranges(part), folder))
+            else:
+                await self._call(
+                    "UID STORE", self._imap.uid("store", uid_ranges(part), "+FLAGS.SILENT", r"(\Seen)")
+                )
+
+    async def ensure_folder(self) -> None:
+        folder = self.config.processed_folder
+        if folder:
+            # CREATE answers NO when the folder exists; that is fine.
+            await self._call("CREATE", self._imap.create(folder), ok=False)
+
+    async def wait_for_news(self, idle: bool, idle_timeout: float, poll_interval: float) -> None:
+        """Return when the mailbox may have new mail: an IDLE push, a timeout, or a poll tick."""
+        if self._lost.is_set():
+            raise ImapError("IMAP connection lost")
+        if not (idle and self.idle_supported):
+            await asyncio.sleep(poll_interval)
+            await self._call("NOOP", self._imap.noop())
+            return
+        await self._idle(idle_timeout)
+
+    async def _idle(self, idle_timeout: float) -> None:
+        try:
+            task = await asyncio.wait_for(self._imap.idle_start(timeout=idle_timeout), self.config.timeout)
+            await self._wait_exists(idle_timeout)
+            self._imap.idle_done()
+            await asyncio.wait_for(task, self.config.timeout)
+        except (TimeoutError, OSError, aioimaplib.Abort, aioimaplib.CommandTimeout) as exc:
+            raise ImapError(f"IMAP IDLE failed: {exc!r}") from exc
+
+    async def _wait_exists(self, idle_timeout: float) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + idle_timeout
+        while (left := deadline - loop.time()) > 0:
+            if self._lost.is_set():
+                return
+            try:
+                push = await self._imap.wait_server_push(timeout=left)
+            except TimeoutError:
+                return
+            if push == aioimaplib.STOP_WAIT_SERVER_PUSH:
+                return
+            if any(b"EXISTS" in bytes(line) for line in push):
+                return
+
+    async def close(self) -> None:
+        imap, self._imap = self._imap, None
+        if imap is None:
+            return
+        try:
+            await asyncio.wait_for(imap.logout(), 5)
+        except (TimeoutError, OSError, aioimaplib.Abort, aioimaplib.CommandTimeout):
+            log.debug("IMAP logout failed; the connection is dropped anyway")

@@ -1,0 +1,210 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Handling stored letters: parse, read commands, answer, all in one transaction each.
+
+A letter that makes the handler fail is parked as ``shunted`` with its
+traceback and the loop goes on (Mailman's shunt queue); nothing it would have
+written is kept, because the whole transaction is rolled back.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from mailbot.core.commands import BASIC_COMMANDS, Command, CommandSpec, Reading, index_specs, read_commands
+from mailbot.core.letter import Letter
+from mailbot.mail.compose import Outgoing, reply_subject
+from mailbot.mail.mime import parse_letter
+from mailbot.render.templates import Renderer
+from mailbot.services.outbox import enqueue
+from mailbot.store import repo
+from mailbot.store.models import Inbound, InboundState
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who the bot is on the wire, and its limits."""
+
+    address: str
+    name: str
+    gm_address: str | None = None
+    max_message_bytes: int = 256_000
+    max_text_chars: int = 64_000
+
+
+@dataclass
+class Reply:
+    """A reply being assembled: titled sections of lines, and quoted problems."""
+
+    sections: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+    def section(self, title: str, lines: Sequence[str]) -> None:
+        self.sections.append({"title": title, "lines": list(lines)})
+
+    def problem(self, line: int, text: str, reason: str) -> None:
+        self.problems.append({"line": line, "text": text, "reason": reason})
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a command handler may look at: the letter, its stored row, all commands read."""
+
+    letter: Letter
+    row: Inbound
+    reading: Reading
+
+
+Handler = Callable[[Command, Context, Reply], None]
+
+
+class InboundProcessor:
+    def __init__(
+        self,
+        *,
+        engine: Engine,
+        renderer: Renderer,
+        identity: Identity,
+        clock: Callable[[], datetime],
+        new_message_id: Callable[[], str],
+    ) -> None:
+        self.engine = engine
+        self.renderer = renderer
+        self.identity = identity
+        self.clock = clock
+        self.new_message_id = new_message_id
+        self.specs: dict[str, CommandSpec] = index_specs(BASIC_COMMANDS)
+        self.handlers: dict[str, Handler] = {"HELP": self._help, "PING": self._ping}
+
+    def process_pending(self) -> int:
+        """Handle every stored letter in order of receipt; returns how many."""
+        done = 0
+        while ids := self._pending():
+            for inbound_id in ids:
+                self.process(inbound_id)
+                done += 1
+        return done
+
+    def _pending(self) -> list[int]:
+        with Session(self.engine) as session:
+            return repo.pending_inbound_ids(session)
+
+    def process(self, inbound_id: int) -> None:
+        try:
+            with Session(self.engine) as session, session.begin():
+                row = session.get_one(Inbound, inbound_id)
+                if row.state is InboundState.NEW:
+                    self._handle(session, row)
+        except Exception:  # any bug in handling must not stop the loop: park the letter
+            log.exception("letter %s shunted", inbound_id)
+            self._shunt(inbound_id, traceback.format_exc())
+
+    def _shunt(self, inbound_id: int, trace: str) -> None:
+        with Session(self.engine) as session, session.begin():
+            row = session.get_one(Inbound, inbound_id)
+            row.state = InboundState.SHUNTED
+            row.traceback = trace
+            row.processed_at = self.clock()
+
+    def _handle(self, session: Session, row: Inbound) -> None:
+        ident = self.identity
+        letter = parse_letter(row.raw, max_bytes=ident.max_message_bytes, max_text_chars=ident.max_text_chars)
+        row.processed_at = self.clock()
+        reason = self._ignore_reason(letter)
+        if reason:
+            row.state, row.reason = InboundState.IGNORED, reason
+            log.info("letter %s ignored: %s", row.id, reason)
+            return
+        reply = self._too_large() if letter.too_large else self._answer(letter, row)
+        self._send_reply(session, letter, row, reply)
+        row.state = InboundState.PROCESSED
+
+    def _ignore_reason(self, letter: Letter) -> str:
+        if letter.is_automatic:
+            return f"automatic ({letter.automatic.value})"
+        if not letter.sender or "@" not in letter.sender:
+            return "no usable sender"
+        if letter.sender.lower() == self.identity.address.lower():
+            return "from the bot itself"
+        return ""
+
+    def _too_large(self) -> Reply:
+        reply = Reply()
+        limit = self.identity.max_message_bytes // 1000
+        reply.section(
+            "Your letter was too large",
+            [
+                f"Letters to this moderator may be at most {limit} kB; yours was not read.",
+                "Please send your commands as plain text without attachments.",
+            ],
+        )
+        return reply
+
+    def _answer(self, letter: Letter, row: Inbound) -> Reply:
+        reading = read_commands(letter.subject, letter.command_text, self.specs)
+        reply = Reply()
+        context = Context(letter, row, reading)
+        for command in reading.commands:
+            self.handlers[command.name](command, context, reply)
+        self._unknown(reading, reply)
+        if not reading.commands and not reading.unknown:
+            reply.section("No commands found", ["Your letter held no commands."])
+            self._help(None, context, reply)
+        return reply
+
+    def _unknown(self, reading: Reading, reply: Reply) -> None:
+        for line in reading.unknown:
+            reply.problem(line.number, line.text.strip(), "not a command I know; send HELP for the list")
+
+    def _help(self, _command: Command | None, _context: Context, reply: Reply) -> None:
+        seen: set[str] = set()
+        lines = []
+        for spec in self.specs.values():
+            if spec.name not in seen:
+                seen.add(spec.name)
+                lines.append(f"{spec.usage:<28} {spec.summary}")
+        reply.section("Commands", [*lines, "", "Commands may stand in the subject or one per line in the body."])
+
+    def _ping(self, _command: Command, context: Context, reply: Reply) -> None:
+        letter, row, reading = context.letter, context.row, context.reading
+        found = [f"line {c.line or 'subject'}: {c.name} {' '.join(c.args)}".rstrip() for c in reading.commands]
+        reply.section(
+            "PING: how your letter was read",
+            [
+                f"From: {letter.sender}",
+                f"Subject: {letter.subject}",
+                f"Message-ID: {letter.message_id or '(none)'}",
+                f"Received: {row.received_at.isoformat(timespec='seconds')}",
+                f"Commands read ({len(found)}):",
+                *(f"  {item}" for item in found),
+                f"Lines not understood: {len(reading.unknown)}",
+            ],
+        )
+
+    def _send_reply(self, session: Session, letter: Letter, row: Inbound, reply: Reply) -> None:
+        now = self.clock()
+        body = self.renderer.render(
+            "common/reply",
+            {"bot": self.identity.name, "sender_name": letter.sender_name, "reply": reply},
+        )
+        out = Outgoing(
+            sender=self.identity.address,
+            sender_name=self.identity.name,
+            recipient=letter.sender,
+            subject=reply_subject(letter.subject),
+            body=body,
+            message_id=self.new_message_id(),
+            date=now,
+            in_reply_to=letter.message_id,
+            references=letter.references,
+        )
+        enqueue(session, out, kind="reply", now=now, inbound_id=row.id)

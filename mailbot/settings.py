@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Settings: one TOML file, overridden by ``MAILBOT_*`` environment variables.
+
+Every key and its default is documented in ``config/mailbot.example.toml``.
+Nested keys map to variables with a double underscore, e.g.
+``MAILBOT_IMAP__HOST``. Passwords come only from the environment
+(``MAILBOT_IMAP__PASSWORD``) or from a file named by ``password_file``; they are
+``SecretStr`` so they never show up in logs or ``repr``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from mailbot.errors import ConfigError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ImapSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = 993
+    security: Literal["tls", "none"] = "tls"
+    cafile: Path | None = None
+    user: str = ""
+    password: SecretStr | None = None
+    password_file: Path | None = None
+    mailbox: str = "INBOX"
+    processed_folder: str | None = None  # move handled mail here instead of flagging \Seen
+    idle: bool = True
+    idle_timeout: float = 300.0  # re-issue IDLE well before servers' 30-minute limit
+    poll_interval: float = 30.0
+    batch_size: int = Field(default=100, ge=1, le=100)
+    timeout: float = 30.0
+    reconnect_min: float = 1.0
+    reconnect_max: float = 300.0
+
+
+class SmtpSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = 587
+    security: Literal["starttls", "tls", "none"] = "starttls"
+    cafile: Path | None = None
+    user: str = ""
+    password: SecretStr | None = None
+    password_file: Path | None = None
+    timeout: float = 30.0
+    max_attempts: int = 10
+    retry_base: float = 30.0  # seconds before the first retry; doubles each time
+    retry_max: float = 3600.0
+
+
+class StoreSettings(_Section):
+    url: str = "sqlite:///var/mailbot.db"
+
+
+class BotSettings(_Section):
+    address: str = "mailbot@localhost"
+    name: str = "mailbot"
+    gm_address: str | None = None  # told about failed deliveries and shunted letters
+    max_message_bytes: int = 256_000
+    max_text_chars: int = 64_000
+    templates_dir: Path = PROJECT_ROOT / "templates"
+    data_dir: Path = PROJECT_ROOT / "config"
+    timezone: str = "UTC"
+
+
+class DebugSettings(_Section):
+    # Fault injection for crash-safety tests: the process kills itself at these points.
+    crash_at: list[str] = Field(default_factory=list)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MAILBOT_", env_nested_delimiter="__", extra="forbid")
+
+    imap: ImapSettings = Field(default_factory=ImapSettings)
+    smtp: SmtpSettings = Field(default_factory=SmtpSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    bot: BotSettings = Field(default_factory=BotSettings)
+    debug: DebugSettings = Field(default_factory=DebugSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # The environment beats the file (the file arrives as init arguments).
+        return env_settings, init_settings, file_secret_settings
+
+
+def load_settings(path: Path | None) -> Settings:
+    """Read the TOML file (if any), apply environment overrides, validate."""
+    data: dict[str, object] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read {path}: {exc}") from exc
+    try:
+        return Settings(**data)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        raise ConfigError(f"invalid settings in {path or 'environment'}:\n{exc}") from exc
+
+
+def secret(value: SecretStr | None, file: Path | None, what: str) -> str:
+    """The password from the environment/file; never logged."""
+    if value is not None:
+        return value.get_secret_value()
+    if file is not None:
+        try:
+            return file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"cannot read the {what} password file {file}: {exc}") from exc
+    return ""

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Engines and schema upgrades: SQLite (WAL) by default, PostgreSQL by URL, same code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import Engine
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    # WAL lets readers (CLI, archive export) run while the bot writes;
+    # NORMAL sync is durable across process crashes, which is what we test.
+    cursor = dbapi_conn.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; creates the directory of a SQLite file."""
+    sa_url = sa.make_url(url)
+    if sa_url.get_backend_name() == "sqlite":
+        if sa_url.database and sa_url.database != ":memory:":
+            Path(sa_url.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(url)
+        sa.event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    if sa_url.drivername == "postgresql":
+        url = sa_url.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+    return sa.create_engine(url, pool_pre_ping=True)
+
+
+def alembic_config(engine: Engine) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["engine"] = engine
+    return cfg
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to ``revision`` (idempotent)."""
+    command.upgrade(alembic_config(engine), revision)

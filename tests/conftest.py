@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Shared fixtures: databases (SQLite and a real PostgreSQL) and the mail rig plugin."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from mailbot.store import db
+
+import importlib.util  # TEMP
+pytest_plugins = ["tests.rig_fixtures"] if importlib.util.find_spec("tests.rig_fixtures") else []
+
+# make test creates this role (tools/system-deps.sh); override for another server.
+PG_ADMIN_URL = os.environ.get(
+    "MAILBOT_TEST_PG_URL", "postgresql+psycopg://mailbot:mailbot@127.0.0.1:5432/postgres"
+)
+
+
+def _pg_database() -> Iterator[str]:
+    name = f"mailbot_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    except sa.exc.OperationalError as exc:
+        admin.dispose()
+        pytest.fail(f"PostgreSQL is not reachable at {PG_ADMIN_URL} (run make test): {exc}")
+    try:
+        yield sa.make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[str]:
+    """A fresh, empty database of each kind."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/mailbot.db"
+    else:
+        yield from _pg_database()
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    """A migrated database of each kind."""
+    eng = db.make_engine(db_url)
+    db.upgrade(eng)
+    yield eng
+    eng.dispose()

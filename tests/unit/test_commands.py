@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The command reader: subject and body, any case, blocks, unknown lines quoted."""
+
+from __future__ import annotations
+
+from mailbot.core.commands import BASIC_COMMANDS, CommandSpec, clean_subject, index_specs, read_commands
+
+SPECS = index_specs([*BASIC_COMMANDS, CommandSpec("ORDERS", "ORDERS", "send orders", takes_block=True)])
+
+
+def test_subject_command_is_read_after_reply_prefixes_and_tags() -> None:
+    assert clean_subject("Re: AW: [FT-12 k7Q2] Fwd: ping now") == "ping now"
+    reading = read_commands("Re: [game] ping", "", SPECS)
+    assert [(c.name, c.line) for c in reading.commands] == [("PING", 0)]
+
+
+def test_free_text_subject_is_not_an_error() -> None:
+    reading = read_commands("my orders for tonight", "HELP\n", SPECS)
+    assert [c.name for c in reading.commands] == ["HELP"]
+    assert reading.unknown == ()
+
+
+def test_body_commands_any_case_with_line_numbers_and_aliases() -> None:
+    reading = read_commands("", "\nhelp\n  Ping  extra words\n?\n", SPECS)
+    assert [(c.name, c.line, c.args) for c in reading.commands] == [
+        ("HELP", 2, ()),
+        ("PING", 3, ("extra", "words")),
+        ("HELP", 4, ()),
+    ]
+
+
+def test_unknown_lines_are_kept_with_their_numbers() -> None:
+    reading = read_commands("", "PING\nattack Rabaul now\n\nHELP", SPECS)
+    assert [(line.number, line.text) for line in reading.unknown] == [(2, "attack Rabaul now")]
+
+
+def test_block_command_owns_lines_up_to_end() -> None:
+    body = "ORDERS\nTF1 V-F22 V-F23\n\nAF3 search V-F20\nEND\nPING\n"
+    reading = read_commands("", body, SPECS)
+    orders, ping = reading.commands
+    assert [(line.number, line.text) for line in orders.block] == [(2, "TF1 V-F22 V-F23"), (4, "AF3 search V-F20")]
+    assert ping.name == "PING" and reading.unknown == ()
+
+
+def test_block_in_subject_takes_the_whole_body() -> None:
+    reading = read_commands("ORDERS turn 3", "TF1 V-F22\nHELP\n", SPECS)
+    (orders,) = reading.commands
+    assert orders.args == ("turn", "3")
+    assert [line.text for line in orders.block] == ["TF1 V-F22", "HELP"]
+
+
+def test_keyword_with_colon_is_accepted() -> None:
+    reading = read_commands("", "Ping: please", SPECS)
+    assert reading.commands[0].name == "PING"
