@@ -8,6 +8,7 @@ slow plugin costs nothing until a game of that kind is played.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Iterator
 from importlib.metadata import entry_points
 from typing import Any

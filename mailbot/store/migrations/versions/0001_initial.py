@@ -3,7 +3,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-21 19:38:09.003438
+Create Date: 2026-11-21 19:58:17.055109
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def upgrade() -> None:
     sa.Column('raw', sa.LargeBinary(), nullable=False),
     sa.Column('received_at', mailbot.store.models.UTCDateTime(), nullable=False),
     sa.Column('stored_at', mailbot.store.models.UTCDateTime(), nullable=False),
-    sa.Column('state', sa.String(length=16), nullable=False),
+    sa.Column('state', sa.Enum('new', 'processed', 'ignored', 'shunted', name='inboundstate', native_enum=False, length=16), nullable=False),
     sa.Column('reason', sqlmodel.sql.sqltypes.AutoString(length=200), nullable=False),
     sa.Column('sender', sqlmodel.sql.sqltypes.AutoString(length=320), nullable=False),
     sa.Column('subject', sqlmodel.sql.sqltypes.AutoString(length=998), nullable=False),
@@ -63,7 +63,7 @@ def upgrade() -> None:
     sa.Column('kind', sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
     sa.Column('raw', sa.LargeBinary(), nullable=False),
     sa.Column('inbound_id', sa.Integer(), nullable=True),
-    sa.Column('state', sa.String(length=16), nullable=False),
+    sa.Column('state', sa.Enum('pending', 'sending', 'sent', 'failed', name='outboundstate', native_enum=False, length=16), nullable=False),
     sa.Column('attempts', sa.Integer(), nullable=False),
     sa.Column('next_attempt_at', mailbot.store.models.UTCDateTime(), nullable=False),
     sa.Column('last_error', sa.Text(), nullable=True),

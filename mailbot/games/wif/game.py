@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""World in Flames, last impulse test (seed 002, 12.): the moderator keeps the turn-end number.
+
+One step is one impulse: the moving side mails its impulse's end (weather,
+passes, last die), the moderator rolls the d10s, adds them to the turn-end
+number and says whether the turn goes on. Nothing is hidden: every event goes
+to every side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from mailbot.core.dice import Dice
+from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind
+from mailbot.games.wif import view as report
+from mailbot.games.wif.orders import (
+    Context,
+    LastDie,
+    Pass,
+    Status,
+    Weather,
+    WifOrder,
+    parse_lines,
+    refuse_all,
+)
+from mailbot.games.wif.rules import DIE_SIDES, PASS_BONUS, ImpulseRoll, apply_impulse, pass_bonus
+from mailbot.games.wif.state import (
+    ImpulseRecord,
+    WifState,
+    dump_state,
+    initial_state,
+    load_state,
+    read_sides,
+    scenario_table,
+)
+
+RULE = "seed 002, 12. Last impulse test"
+
+
+class WifTurnEndGame:
+    """The :class:`mailbot.core.game.Game` plugin for the last impulse test."""
+
+    name: ClassVar[str] = "wif-turn-end"
+    aliases: ClassVar[tuple[str, ...]] = ("wif", "world-in-flames", "last-impulse")
+    title: ClassVar[str] = "World in Flames: last impulse test"
+    hidden_information: ClassVar[bool] = False
+
+    def seats(self, scenario: str, data: Mapping[str, Any]) -> tuple[str, ...]:
+        return tuple(side.name for side in read_sides(scenario_table(scenario, data)))
+
+    def new_game(self, setup: Setup, *, dice: Dice) -> WifState:
+        # No dice are needed before the first impulse ends.
+        return initial_state(scenario_table(setup.scenario, setup.data), setup.seats, setup.options)
+
+    def step(self, state: WifState) -> Step | None:
+        if state.finished:
+            return None
+        return Step(
+            key=f"T{state.turn}.I{state.impulse}",
+            turn=state.turn,
+            kind=StepKind.ORDERS,
+            owing=frozenset({state.mover.name}),
+            title=f"Turn {state.turn}, impulse {state.impulse}: the {state.mover.name} end their impulse",
+        )
+
+    def parse(self, state: WifState, seat: str, lines: Sequence[Line]) -> Parsed[WifOrder]:
+        if state.finished:
+            return refuse_all(lines, "the game is over")
+        if seat != state.mover.name:
+            return refuse_all(lines, f"this is the {state.mover.name} impulse: the {seat} send nothing now")
+        return parse_lines(lines, Context(seat, state.mover.powers, state.weather))
+
+    def default_orders(self, state: WifState, seat: str) -> Sequence[str]:
+        # Silence means: no power passed, same weather, the last die rolled is the last die.
+        return ()
+
+    def resolve(
+        self, state: WifState, orders: Mapping[str, Sequence[WifOrder]], *, dice: Dice
+    ) -> Outcome[WifState]:
+        if state.finished:
+            return Outcome(state, (), True, state.result)
+        mine = tuple(orders.get(state.mover.name, ()))
+        state, events = _declare(state, mine)
+        record = _roll_impulse(state, mine, dice)
+        events.append(report.roll_event(state, record))
+        after = replace(state, total=record.roll.after, weather=record.weather, log=(*state.log, record))
+        if not record.roll.ends_turn:
+            events.extend(report.continue_events(after, record))
+            return Outcome(replace(after, impulse=state.impulse + 1), tuple(events))
+        final, end_events = _end_turn(after)
+        return Outcome(final, (*events, *end_events), final.finished, final.result)
+
+    def view(self, state: WifState, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:
+        return report.build_view(self.title, state, events, seat, self.order_help(state, seat or ""))
+
+    def order_help(self, state: WifState, seat: str) -> Sequence[str]:
+        return report.order_help(state, seat)
+
+    def dump(self, state: WifState) -> dict[str, Any]:
+        return dump_state(state)
+
+    def load(self, data: Mapping[str, Any]) -> WifState:
+        return load_state(data)
+
+
+def _declare(state: WifState, orders: Sequence[WifOrder]) -> tuple[WifState, list[Event]]:
+    """NEUTRAL and WAR lines take effect before the dice, so a neutral's pass already counts for nothing."""
+    neutral = list(state.neutral)
+    events = []
+    for order in orders:
+        if not isinstance(order, Status):
+            continue
+        for power in order.powers:
+            if power in neutral:
+                neutral.remove(power)
+            if order.neutral:
+                neutral.append(power)
+        events.append(report.status_event(state, order))
+    return replace(state, neutral=tuple(neutral)), events
+
+
+def _modifiers(passed: Sequence[str], neutral: Sequence[str], count: int) -> dict[str, int]:
+    """The pass bonuses as the dice log shows them: each passing power's +n on each die."""
+    return {
+        f"{power} passes (+{PASS_BONUS[power]} x {count} dice)": PASS_BONUS[power] * count
+        for power in passed
+        if power not in neutral
+    }
+
+
+def _roll_impulse(state: WifState, orders: Sequence[WifOrder], dice: Dice) -> ImpulseRecord:
+    weather = next((o.number for o in orders if isinstance(o, Weather)), state.weather)
+    passed = tuple(dict.fromkeys(power for o in orders if isinstance(o, Pass) for power in o.powers))
+    last = next((o.position for o in orders if isinstance(o, LastDie)), weather)
+    roll = dice.roll(
+        f"turn-end/T{state.turn}/I{state.impulse}/{state.mover.name}",
+        DIE_SIDES,
+        weather,
+        rule=RULE,
+        modifiers=_modifiers(passed, state.neutral, weather),
+    )
+    bonus = pass_bonus(passed, state.neutral)
+    result: ImpulseRoll = apply_impulse(state.total, roll.faces, bonus, last, state.threshold)
+    return ImpulseRecord(state.turn, state.impulse, state.mover.name, weather, passed, result)
+
+
+def _end_turn(state: WifState) -> tuple[WifState, list[Event]]:
+    """The turn is over: move the initiative marker if due, then start the next turn or end the game."""
+    events = [report.turn_end_event(state)]
+    initiative = list(state.initiative)
+    last = state.mover_index
+    # seed 002: "If impulses end and your side had both the first and last impulse in the
+    # turn, move the initiative marker 1 space towards your opponents' end of the initiative track."
+    if last == state.first:
+        initiative[last] += 1
+        events.append(report.initiative_event(state))
+    moved = replace(state, initiative=tuple(initiative))
+    if state.turn >= state.turns:
+        result = report.result_line(moved)
+        events.append(Event("game-over", result))
+        return replace(moved, finished=True, result=result), events
+    # The seed does not say who opens the next turn (that is the initiative roll of the
+    # full rules); the impulses simply keep alternating: the side after the last mover.
+    following = replace(moved, turn=state.turn + 1, impulse=1, first=(last + 1) % len(state.sides), total=0)
+    events.append(report.turn_begins_event(following))
+    return following, events

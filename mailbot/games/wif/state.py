@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The turn-end game's state, its scenario data and its JSON form.
+
+The state is immutable: ``resolve`` returns a new one, so a stored state can
+be replayed or previewed without fear of it changing underneath.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mailbot.errors import GameError
+from mailbot.games.wif.rules import MAX_WEATHER, MIN_WEATHER, ImpulseRoll, canonical_power, threshold
+
+# The same as config/wif/scenarios/standard.toml (a test keeps them equal); used
+# when the edge hands in no scenario data, so the demo always has a game to play.
+STANDARD_SCENARIO: dict[str, Any] = {
+    "title": "Standard: Axis against Allies",
+    "sides": [
+        {"name": "Axis", "powers": ["Germany", "Italy", "Japan"]},
+        {
+            "name": "Allies",
+            "powers": ["CW", "USA", "USSR", "France", "Nationalist China", "Communist China"],
+        },
+    ],
+    "neutral": [],
+}
+
+
+@dataclass(frozen=True)
+class Side:
+    name: str
+    powers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ImpulseRecord:
+    """One resolved impulse, kept for the reports' table of the turn so far."""
+
+    turn: int
+    impulse: int
+    side: str
+    weather: int
+    passed: tuple[str, ...]
+    roll: ImpulseRoll
+
+
+@dataclass(frozen=True)
+class WifState:
+    sides: tuple[Side, ...]
+    turns: int  # game length in turns
+    turn: int = 1
+    impulse: int = 1  # the open impulse of this turn
+    first: int = 0  # index of the side that moved first this turn
+    total: int = 0  # the turn-end number so far
+    weather: int = 2  # the circled weather number now: dice per impulse
+    neutral: tuple[str, ...] = ()
+    initiative: tuple[int, ...] = ()  # per side: spaces the marker moved towards its opponents' end
+    log: tuple[ImpulseRecord, ...] = ()
+    finished: bool = False
+    result: str = ""
+
+    @property
+    def threshold(self) -> int:
+        return threshold(len(self.sides))
+
+    @property
+    def mover_index(self) -> int:
+        """Impulses alternate between the sides, starting with this turn's first side."""
+        return (self.first + self.impulse - 1) % len(self.sides)
+
+    @property
+    def mover(self) -> Side:
+        return self.sides[self.mover_index]
+
+
+def scenario_table(scenario: str, data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The scenario's table: ``data["scenarios"][name]``, ``data`` itself, or the built-in standard."""
+    scenarios = data.get("scenarios")
+    if isinstance(scenarios, Mapping):
+        if scenario not in scenarios:
+            raise GameError(f"no World in Flames scenario {scenario!r}; known: {', '.join(scenarios)}")
+        table: Mapping[str, Any] = scenarios[scenario]
+        return table
+    return data if "sides" in data else STANDARD_SCENARIO
+
+
+def _powers(names: Any, where: str) -> tuple[str, ...]:
+    powers = []
+    for name in list(names):
+        power = canonical_power(str(name))
+        if power is None:
+            raise GameError(f"{where}: {name!r} is not a major power of the last impulse test")
+        powers.append(power)
+    return tuple(powers)
+
+
+def read_sides(table: Mapping[str, Any]) -> tuple[Side, ...]:
+    sides = tuple(
+        Side(str(side["name"]), _powers(side["powers"], f"side {side['name']}")) for side in table["sides"]
+    )
+    if len(sides) < 2:
+        raise GameError("the turn-end game needs two or more sides")
+    return sides
+
+
+def _option_int(options: Mapping[str, Any], key: str, default: int, low: int, high: int) -> int:
+    value = options.get(key, default)
+    if not isinstance(value, int) or not low <= value <= high:
+        raise GameError(f"option {key} must be a whole number {low}..{high}, not {value!r}")
+    return value
+
+
+def initial_state(table: Mapping[str, Any], seats: tuple[str, ...], options: Mapping[str, Any]) -> WifState:
+    sides = read_sides(table)
+    if sorted(seats) != sorted(side.name for side in sides):
+        raise GameError(f"seats {seats} do not match the scenario's sides")
+    names = [side.name for side in sides]
+    first = str(options.get("first", names[0]))
+    if first not in names:
+        raise GameError(f"option first must name a side ({', '.join(names)}), not {first!r}")
+    neutral = _powers([*table.get("neutral", []), *options.get("neutral", [])], "neutral")
+    return WifState(
+        sides=sides,
+        turns=_option_int(options, "turns", 1, 1, 1000),
+        first=names.index(first),
+        weather=_option_int(options, "weather", 2, MIN_WEATHER, MAX_WEATHER),
+        neutral=tuple(dict.fromkeys(neutral)),
+        initiative=(0,) * len(sides),
+    )
+
+
+def _roll_to_dict(roll: ImpulseRoll) -> dict[str, Any]:
+    return {
+        "faces": list(roll.faces),
+        "bonus_per_die": roll.bonus_per_die,
+        "last_position": roll.last_position,
+        "before": roll.before,
+        "after": roll.after,
+        "ends_turn": roll.ends_turn,
+    }
+
+
+def _record_to_dict(record: ImpulseRecord) -> dict[str, Any]:
+    return {
+        "turn": record.turn,
+        "impulse": record.impulse,
+        "side": record.side,
+        "weather": record.weather,
+        "passed": list(record.passed),
+        "roll": _roll_to_dict(record.roll),
+    }
+
+
+def dump_state(state: WifState) -> dict[str, Any]:
+    return {
+        "sides": [{"name": side.name, "powers": list(side.powers)} for side in state.sides],
+        "turns": state.turns,
+        "turn": state.turn,
+        "impulse": state.impulse,
+        "first": state.first,
+        "total": state.total,
+        "weather": state.weather,
+        "neutral": list(state.neutral),
+        "initiative": list(state.initiative),
+        "log": [_record_to_dict(record) for record in state.log],
+        "finished": state.finished,
+        "result": state.result,
+    }
+
+
+def _record_from(data: Mapping[str, Any]) -> ImpulseRecord:
+    roll = data["roll"]
+    return ImpulseRecord(
+        turn=int(data["turn"]),
+        impulse=int(data["impulse"]),
+        side=str(data["side"]),
+        weather=int(data["weather"]),
+        passed=tuple(str(power) for power in data["passed"]),
+        roll=ImpulseRoll(
+            faces=tuple(int(face) for face in roll["faces"]),
+            bonus_per_die=int(roll["bonus_per_die"]),
+            last_position=int(roll["last_position"]),
+            before=int(roll["before"]),
+            after=int(roll["after"]),
+            ends_turn=bool(roll["ends_turn"]),
+        ),
+    )
+
+
+def load_state(data: Mapping[str, Any]) -> WifState:
+    return WifState(
+        sides=tuple(Side(str(s["name"]), tuple(str(p) for p in s["powers"])) for s in data["sides"]),
+        turns=int(data["turns"]),
+        turn=int(data["turn"]),
+        impulse=int(data["impulse"]),
+        first=int(data["first"]),
+        total=int(data["total"]),
+        weather=int(data["weather"]),
+        neutral=tuple(str(power) for power in data["neutral"]),
+        initiative=tuple(int(moves) for moves in data["initiative"]),
+        log=tuple(_record_from(record) for record in data["log"]),
+        finished=bool(data["finished"]),
+        result=str(data["result"]),
+    )

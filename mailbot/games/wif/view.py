@@ -1,0 +1,206 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What the turn-end game tells the players: event texts, the report model and the order help.
+
+Nothing in this game is hidden, so every event goes to everyone and every
+seat's view shows the same state; only the order help differs (the moving
+side gets a template).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mailbot.core.game import Event
+from mailbot.games.wif.orders import Status
+from mailbot.games.wif.rules import LAST_DIE_CONTINUES, PASS_BONUS
+from mailbot.games.wif.state import ImpulseRecord, WifState
+
+
+def _dice_text(record: ImpulseRecord) -> str:
+    return "+".join(str(face) for face in record.roll.faces)
+
+
+def _passing_text(record: ImpulseRecord, neutral: Sequence[str]) -> str:
+    parts = [
+        f"{power} passes (neutral: adds nothing)"
+        if power in neutral
+        else f"{power} passes (+{PASS_BONUS[power]})"
+        for power in record.passed
+    ]
+    return "; ".join(parts) + "; " if parts else "no power passes; "
+
+
+def roll_event(state: WifState, record: ImpulseRecord) -> Event:
+    roll = record.roll
+    bonus = f", +{roll.bonus_per_die} on each die" if roll.bonus_per_die else ""
+    text = (
+        f"Turn {record.turn}, impulse {record.impulse}, {record.side}: {_passing_text(record, state.neutral)}"
+        f"{len(roll.faces)}d10 {_dice_text(record)}{bonus} = +{roll.addition}; "
+        f"turn-end number {roll.before} -> {roll.after} (the turn can end at {state.threshold}); "
+        f"last die: die {roll.last_position}, a {roll.last_face}."
+    )
+    data = {
+        "turn": record.turn,
+        "impulse": record.impulse,
+        "side": record.side,
+        "faces": list(roll.faces),
+        "passed": list(record.passed),
+        "bonus_per_die": roll.bonus_per_die,
+        "last_position": roll.last_position,
+        "last_face": roll.last_face,
+        "before": roll.before,
+        "after": roll.after,
+        "threshold": state.threshold,
+        "ends_turn": roll.ends_turn,
+    }
+    return Event("turn-end-roll", text, data=data)
+
+
+def status_event(state: WifState, order: Status) -> Event:
+    powers = ", ".join(order.powers)
+    if order.neutral:
+        text = f"The {state.mover.name} declare {powers} neutral: a neutral power's pass adds nothing."
+    else:
+        text = f"The {state.mover.name} declare {powers} at war."
+    return Event("status", text, data={"powers": list(order.powers), "neutral": order.neutral})
+
+
+def continue_events(after: WifState, record: ImpulseRecord) -> list[Event]:
+    events = []
+    roll = record.roll
+    if roll.after >= after.threshold:
+        # seed 002: "if the 'last die' reads 1, 2, or 3, you keep on playing that turn, period."
+        events.append(
+            Event(
+                "turn-continues",
+                f"The turn-end number {roll.after} reaches {after.threshold}, but the last die is an "
+                f"unmodified {roll.last_face} (1 to {LAST_DIE_CONTINUES}): the turn continues.",
+            )
+        )
+    upcoming = after.sides[(after.first + after.impulse) % len(after.sides)].name
+    events.append(
+        Event("next-impulse", f"Impulse {after.impulse + 1} of turn {after.turn}: the {upcoming} move.")
+    )
+    return events
+
+
+def turn_end_event(state: WifState) -> Event:
+    roll = state.log[-1].roll
+    return Event(
+        "turn-ends",
+        f"The turn-end number {roll.after} reaches {state.threshold} and the last die is a {roll.last_face}: "
+        f"turn {state.turn} ends after {state.impulse} impulses.",
+        data={"turn": state.turn, "impulses": state.impulse, "total": roll.after},
+    )
+
+
+def _opponents(state: WifState, index: int) -> str:
+    if len(state.sides) == 2:
+        return f"the {state.sides[1 - index].name}'"
+    return "its opponents'"
+
+
+def initiative_event(state: WifState) -> Event:
+    index = state.first
+    return Event(
+        "initiative",
+        f"The {state.sides[index].name} had both the first and the last impulse of turn {state.turn}: "
+        f"the initiative marker moves 1 space towards {_opponents(state, index)} end of the track.",
+        data={"side": state.sides[index].name, "turn": state.turn},
+    )
+
+
+def turn_begins_event(state: WifState) -> Event:
+    return Event("turn-begins", f"Turn {state.turn} begins: the {state.mover.name} move first.")
+
+
+def result_line(state: WifState) -> str:
+    counts = [str(r.impulse) for r in state.log if r.roll.ends_turn]
+    if len(counts) == 1:
+        return f"Turn {state.turn} ended after {counts[0]} impulses (turn-end number {state.total})."
+    return f"{len(counts)} turns played, impulses per turn: {', '.join(counts)}."
+
+
+def order_help(state: WifState, seat: str) -> list[str]:
+    if state.finished:
+        return ["The game is over: no orders are needed."]
+    if seat != state.mover.name:
+        return [f"Nothing to send now: the {state.mover.name} end impulse {state.impulse}."]
+    dice = state.weather
+    return [
+        "Send the end of your impulse between ORDERS and END, one order a line:",
+        f"  WEATHER n       the circled weather number, 1 to 4: how many d10s (now {dice})",
+        "  PASS powers     the major powers that passed, e.g. PASS GER ITA",
+        "                  (+2 a die: Germany, Japan, USA, CW, USSR; +1: Italy, France, NC, CC)",
+        "  LAST n          which die is the last die, 1 to n (default: the last one rolled)",
+        "  NEUTRAL powers  a power is neutral from now on: its pass adds nothing",
+        "  WAR powers      a neutral power is at war again",
+        f"Your major powers: {', '.join(state.mover.powers)}.",
+        "Template:",
+        "ORDERS",
+        f"WEATHER {dice}",
+        "END",
+    ]
+
+
+def _row(record: ImpulseRecord) -> dict[str, Any]:
+    roll = record.roll
+    return {
+        "impulse": record.impulse,
+        "side": record.side,
+        "weather": record.weather,
+        "passed": ", ".join(record.passed) or "-",
+        "dice": _dice_text(record),
+        "bonus": roll.bonus_per_die,
+        "last": roll.last_face,
+        "added": roll.addition,
+        "total": roll.after,
+        "ends": roll.ends_turn,
+    }
+
+
+def _table_turn(state: WifState) -> int:
+    """This turn's table, or the one just ended while the new turn has no impulse yet."""
+    if any(record.turn == state.turn for record in state.log) or not state.log:
+        return state.turn
+    return state.log[-1].turn
+
+
+def _sides(state: WifState) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": side.name,
+            "powers": [
+                {"name": power, "neutral": power in state.neutral, "bonus": PASS_BONUS[power]}
+                for power in side.powers
+            ],
+            "initiative_moves": moves,
+        }
+        for side, moves in zip(state.sides, state.initiative, strict=True)
+    ]
+
+
+def build_view(
+    title: str, state: WifState, events: Sequence[Event], seat: str | None, help_lines: Sequence[str]
+) -> dict[str, Any]:
+    table_turn = _table_turn(state)
+    return {
+        "title": title,
+        "seat": seat or "referee",
+        "turn": state.turn,
+        "turns": state.turns,
+        "impulse": state.impulse,
+        "moving": "" if state.finished else state.mover.name,
+        "your_move": not state.finished and seat == state.mover.name,
+        "total": state.total,
+        "threshold": state.threshold,
+        "weather": state.weather,
+        "finished": state.finished,
+        "result": state.result,
+        "happened": [event.text for event in events if event.visible_to(seat)],
+        "table_turn": table_turn,
+        "impulses": [_row(record) for record in state.log if record.turn == table_turn],
+        "sides": _sides(state),
+        "help": list(help_lines),
+    }

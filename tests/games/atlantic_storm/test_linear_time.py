@@ -1,0 +1,396 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Atlantic Storm "linear time" (seed 000): the sheet, the hands, the Force deck, the plugin contract."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+
+from mailbot.core.dice import DiceStream, FixedDice, Roll, verify_log
+from mailbot.core.game import EVERYONE, Line, Outcome, ProblemKind, Setup
+from mailbot.games.atlantic_storm import AtlanticStormGame
+from mailbot.games.atlantic_storm.deck import read_parts
+from mailbot.games.atlantic_storm.simulate import format_report, simulate
+from mailbot.games.atlantic_storm.state import StormState
+from mailbot.games.atlantic_storm.timeline import hand_size, modifier, next_columns, seed_round, sheet_row
+from mailbot.games.registry import find_game
+
+ROOT = Path(__file__).resolve().parents[3]
+GAME = AtlanticStormGame()
+SEATS = ("P1", "P2", "P3")
+NO = 18  # an unmodified 3d6 that never selects, whatever the modifier (at most +4)
+
+
+def _faces(total: int) -> tuple[int, int, int]:
+    first = min(6, total - 2)
+    second = min(6, total - first - 1)
+    return first, second, total - first - second
+
+
+class ConvoyDice(DiceStream):
+    """Real verifiable dice for the shuffles; scripted 3d6 totals for the convoy examinations."""
+
+    def __init__(self, totals: Mapping[int, int], default: int = NO) -> None:
+        super().__init__(b"atlantic storm test seed", "0" * 64, "test")
+        self.totals = totals
+        self.default = default
+
+    def roll(
+        self,
+        label: str,
+        sides: int,
+        count: int = 1,
+        *,
+        rule: str = "",
+        modifiers: Mapping[str, int] | None = None,
+    ) -> Roll:
+        if not label.startswith("convoy/C"):
+            return super().roll(label, sides, count, rule=rule, modifiers=modifiers)
+        faces = _faces(self.totals.get(int(label.removeprefix("convoy/C")), self.default))
+        return FixedDice(faces).roll(label, sides, count, rule=rule, modifiers=modifiers)
+
+
+def deck_data() -> dict[str, Any]:
+    with (ROOT / "config/atlantic_storm/decks.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def new(
+    totals: Mapping[int, int], *, enhanced: bool = False, data: Mapping[str, Any] | None = None
+) -> StormState:
+    setup = Setup("standard", SEATS, {"enhanced": enhanced}, data or deck_data())
+    return GAME.new_game(setup, dice=ConvoyDice(totals))
+
+
+def lines(*texts: str) -> list[Line]:
+    return [Line(number, text) for number, text in enumerate(texts, start=1)]
+
+
+def play(
+    state: StormState, totals: Mapping[int, int], letters: Mapping[str, Sequence[str]] | None = None
+) -> Outcome[StormState]:
+    """A step as the moderator runs it: parse each letter, re-parse the normalised lines, resolve."""
+    orders = {}
+    for seat in SEATS:
+        parsed = GAME.parse(state, seat, lines(*(letters or {}).get(seat, GAME.default_orders(state, seat))))
+        assert parsed.problems == ()
+        orders[seat] = GAME.parse(state, seat, lines(*parsed.normalised)).orders
+    return GAME.resolve(state, orders, dice=ConvoyDice(totals))
+
+
+def all_cards(state: StormState) -> list[str]:
+    piles = state.piles
+    return [*piles.draw, *piles.discard, *piles.removed, *(c for s in SEATS for c in piles.hand(s))]
+
+
+# seed 000, the worked sheet: "2S-E 40-E 4(2S-E)/(40-E) DRMODIF 3d6+m yes/no ... the middle
+# section is removed". Column 5 is the MODIFIED roll, so the unmodified 3d6 here is
+# column 5 minus column 4 (e.g. "-1 5 -4/5 -1 12 NO": 13 - 1 = 12).
+SEED_ROWS = [
+    # (2S-E, 40-E, unmodified 3d6) -> (4(2S-E)/(40-E), DR modif, 3d6+modif, Yes/No)
+    ((0, 40, 10), ("0/40", 0, 10, "YES")),  # the table prints "0"; the text: "0", "40", "0/40" and "0"
+    ((1, 39, 9), ("4/39", 0, 9, "YES")),
+    ((2, 38, 12), ("8/38", 0, 12, "NO")),
+    ((0, 6, 11), ("0/6", 0, 11, "NO")),
+    ((-1, 5, 13), ("-4/5", -1, 12, "NO")),
+    ((-2, 4, 11), ("-8/4", -2, 9, "YES")),
+    ((-1, 3, 10), ("-4/3", -1, 9, "YES")),
+    ((0, 2, 5), ("0/2", 0, 5, "YES")),
+    ((1, 1, 10), ("4/1", 4, 14, "NO")),
+]
+
+
+@pytest.mark.parametrize(("inputs", "expected"), SEED_ROWS)
+def test_seed_000_worked_sheet_rows(
+    inputs: tuple[int, int, int], expected: tuple[str, int, int, str]
+) -> None:
+    row = sheet_row(*inputs)
+    assert (row.fraction, row.modifier, row.modified, "YES" if row.selected else "NO") == expected
+
+
+def test_seed_000_worked_sheet_columns_follow_from_the_row_above() -> None:
+    # seed 000: "In the first column add 1 to the value above if the previous examination gave
+    # "Yes", subtract 1 if it gave "No" ... In the 2:nd column, always subtract 1"
+    top, bottom = SEED_ROWS[:3], SEED_ROWS[3:]
+    for block in (top, bottom):
+        for (inputs, _), (following, _) in itertools.pairwise(block):
+            assert next_columns(sheet_row(*inputs)) == following[:2]
+    assert next_columns(sheet_row(*top[-1][0])) == (1, 37)  # the row "1 37 4/37 0" that follows
+    assert modifier(1, 37) == 0
+    # "When examining convoy 14, the second column should have the value 27 ... The sum of them
+    # should always be 41."
+    assert sheet_row(0, 27, 10).convoy == 14
+    assert [sheet_row(*inputs).convoy for inputs, _ in bottom] == [35, 36, 37, 38, 39, 40]
+
+
+def test_seed_000_first_rows_replayed_by_the_moderator() -> None:
+    state = new({1: 10, 2: 9, 3: 12, 4: 10}, enhanced=True)
+    step = GAME.step(state)
+    assert step is not None
+    assert (step.key, step.owing) == ("C1.play", frozenset(SEATS))
+    out = play(state, {2: 9, 3: 12, 4: 10})
+    assert out.state.current == 2
+    out = play(out.state, {3: 12, 4: 10})
+    assert out.state.current == 4
+    sheet = [
+        (r.balance, r.remaining, r.fraction, r.modifier, r.modified, r.selected) for r in out.state.sheet
+    ]
+    assert sheet == [
+        (0, 40, "0/40", 0, 10, True),
+        (1, 39, "4/39", 0, 9, True),
+        (2, 38, "8/38", 0, 12, False),
+        (1, 37, "4/37", 0, 10, True),
+    ]
+    rows = [e for e in out.events if e.kind == "examination"]
+    assert [e.audience for e in rows] == [EVERYONE, EVERYONE]
+    assert rows[0].text == "C3 (1940): 2S-E 2, 40-E 38, 8/38 -> DR modif +0; 3d6 6+5+1 = 12, 12+0 = 12: NO."
+    assert rows[1].data["fraction"] == "4/37"
+
+
+@pytest.mark.parametrize(
+    ("numerator", "denominator", "rounded"),
+    [
+        (-3, 7, 0),  # seed 000: "-3/7 => 0"
+        (-4, 7, -1),  # seed 000: "-4/7 => -1"
+        (1, 2, 1),  # "halves rounded up if bigger than 0"
+        (-1, 2, -1),  # "down to the nearest integer if less than 0"
+        (3, 2, 2),
+        (-3, 2, -2),
+        (8, 16, 1),  # reachable: 2S-E = 2 with 16 left (C25 after 13 of 24 selected)
+        (-8, 16, -1),
+        (4, 39, 0),
+        (-8, 33, 0),
+        (0, 40, 0),
+        (16, 4, 4),
+    ],
+)
+def test_seed_rounding(numerator: int, denominator: int, rounded: int) -> None:
+    assert seed_round(numerator, denominator) == rounded
+
+
+def test_modifier_below_three_still_selects() -> None:
+    # seed 000: "add the col4 modifier to the die roll. If the modifier is -1 and the unmodified
+    # die roll is 11, the examined convoy should be selected"; a 3 with -2 is read as selected too.
+    assert sheet_row(-1, 3, 11).selected
+    assert sheet_row(-2, 4, 3).modified == 1
+    assert sheet_row(-2, 4, 3).selected
+    assert not sheet_row(-2, 4, 11, enhanced=False).selected
+
+
+def test_hand_sizes_by_year() -> None:
+    # seed 000: "3 cards for 1940 (convoy 1 to 4), 4 cards 1941 (C5-C16), 5 cards C17 to C28
+    # and 6 cards 1943 (convoy 29 to 40)."
+    assert [hand_size(c) for c in (1, 4, 5, 16, 17, 28, 29, 40)] == [3, 3, 4, 4, 5, 5, 6, 6]
+
+
+def test_deck_replacements_at_c5_c17_and_c29_and_hand_sizes() -> None:
+    parts = {part.year: part for part in read_parts(deck_data())}
+    state = new({1: 3})
+    # seed 000: "Only the 1940-1943 part of the Force deck is used in 1940."
+    assert sorted(all_cards(state)) == sorted(parts[1940].cards)
+    assert [len(state.piles.hand(s)) for s in SEATS] == [3, 3, 3]
+    letters = {"P1": [f"PLAY {state.piles.hand('P1')[0]}", f"DISCARD {state.piles.hand('P1')[1]}"]}
+    years_in = [1940]
+    for selected, year, size in [(6, 1941, 4), (20, 1942, 5), (30, 1943, 6)]:
+        pool = len(state.piles.draw) + len(state.piles.discard) + (2 if selected == 6 else 0)
+        out = play(state, {selected: 3}, letters if selected == 6 else None)
+        state = out.state
+        years_in.append(year)
+        [replaced] = [e for e in out.events if e.kind == "deck-replaced"]
+        # "When convoy C5 is examined and perhaps selected" (here not selected): C5, C17, C29.
+        assert replaced.data["convoy"] == {1941: 5, 1942: 17, 1943: 29}[year]
+        assert (replaced.data["pool"], replaced.data["kept"]) == (pool, pool // 2)
+        assert state.current == selected
+        assert [len(state.piles.hand(s)) for s in SEATS] == [size] * 3
+        assert state.piles.discard == ()
+        assert set(parts[year].cards) <= set(all_cards(state)) - set(state.piles.removed)
+        assert sorted(all_cards(state)) == sorted(c for y in years_in for c in parts[y].cards)
+
+
+def test_replacement_when_c5_itself_is_selected() -> None:
+    state = new({1: 3})
+    out = play(state, {5: 3})
+    # C2-C4 are not selected; C5's replacement comes before its roll, and the deal after it.
+    assert [e.kind for e in out.events] == [
+        *["play"] * 3,
+        *["examination"] * 3,
+        "deck-replaced",
+        "examination",
+        "deal",
+        *["hand"] * 3,
+    ]
+    assert [len(out.state.piles.hand(s)) for s in SEATS] == [4, 4, 4]
+    assert out.state.current == 5
+
+
+def small_deck(*sizes: int) -> dict[str, Any]:
+    return {"parts": [{"year": 1940 + n, "size": size} for n, size in enumerate(sizes)]}
+
+
+def test_an_empty_draw_pile_is_rebuilt_from_the_discards() -> None:
+    # The seed is silent here; the design default reshuffles the discard pile.
+    state = new({1: 3}, data=small_deck(9, 4, 4, 4))
+    assert state.piles.draw == ()
+    hand = state.piles.hand("P1")
+    out = play(state, {2: 3}, {"P1": [f"PLAY {hand[0]}", f"DISCARD {hand[1]}"]})
+    [reshuffle] = [e for e in out.events if e.kind == "reshuffle"]
+    assert reshuffle.text == "The draw pile ran out: the 2 discarded cards are shuffled into a new one."
+    assert sorted(out.state.piles.hand("P1")) == sorted(hand)
+    assert out.state.piles.discard == ()
+
+
+def test_hands_stay_short_when_no_card_is_left() -> None:
+    state = new({1: 3}, data=small_deck(9, 0, 4, 4))
+    hand = state.piles.hand("P1")
+    out = play(state, {5: 3}, {"P1": [f"PLAY {hand[0]}", f"PLAY {hand[1]}"]})
+    [replaced] = [e for e in out.events if e.kind == "deck-replaced"]
+    assert (replaced.data["pool"], replaced.data["kept"]) == (2, 1)
+    [empty] = [e for e in out.events if e.kind == "deck-empty"]
+    assert empty.text == "No cards are left to draw: short of a full hand: P1 2 cards, P2 1 card, P3 1 card."
+    assert [len(out.state.piles.hand(s)) for s in SEATS] == [2, 3, 3]
+
+
+def test_cards_are_dealt_privately_and_counts_are_public() -> None:
+    out = play(new({1: 3}), {2: 3})
+    hands = [e for e in out.events if e.kind == "hand"]
+    assert [e.audience for e in hands] == [frozenset({s}) for s in SEATS]
+    for event, seat in zip(hands, SEATS, strict=True):
+        assert event.data["hand"] == list(out.state.piles.hand(seat))
+    [deal] = [e for e in out.events if e.kind == "deal"]
+    assert deal.audience == EVERYONE
+    assert deal.text == "Hands are filled to 3 cards for C2; cards drawn: P1 0, P2 0, P3 0."
+
+
+def test_plays_are_public_and_discards_private() -> None:
+    state = new({1: 3})
+    hand = state.piles.hand("P2")
+    out = play(state, {2: 3}, {"P2": [f"PLAY {hand[0]}", f"DISCARD {hand[1]}"]})
+    [public] = [e for e in out.events if e.kind == "play" and "P2" in e.text]
+    assert public.text == f"P2 plays {hand[0]} and discards 1 card."
+    assert public.audience == EVERYONE
+    [private] = [e for e in out.events if e.kind == "discard"]
+    assert (private.audience, private.text) == (frozenset({"P2"}), f"You discard {hand[1]}.")
+    assert GAME.view(out.state, out.events, "P1")["plays"][1]["discarded"] == "1 card"
+    assert GAME.view(out.state, out.events, "P2")["plays"][1]["discarded"] == hand[1]
+    assert hand[1] not in str(GAME.view(out.state, out.events, "P1"))
+
+
+def test_a_card_not_in_hand_is_refused_without_revealing_where_it_is() -> None:
+    state = new({1: 3})
+    elsewhere = [state.piles.hand("P2")[0], state.piles.draw[0], "HMS-Nonesuch"]
+    reasons = []
+    for card in elsewhere:
+        [problem] = GAME.parse(state, "P1", lines(f"PLAY {card}")).problems
+        assert (problem.line, problem.kind) == (1, ProblemKind.ILLEGAL)
+        reasons.append(problem.reason.replace(card, "X"))
+    own = ", ".join(state.piles.hand("P1"))
+    assert reasons == [f"X is not in your hand (your hand: {own})"] * 3
+
+
+def test_parse_round_trip_and_problems() -> None:
+    state = new({1: 3})
+    card, other = state.piles.hand("P1")[:2]
+    messy = lines(f"play {card.lower().replace('-', ' ')}", f"Discards: {other.upper()}")
+    parsed = GAME.parse(state, "P1", messy)
+    assert parsed.normalised == (f"PLAY {card}", f"DISCARD {other}")
+    again = GAME.parse(state, "P1", lines(*parsed.normalised))
+    assert (again.normalised, again.orders) == (parsed.normalised, parsed.orders)
+    assert GAME.parse(state, "P1", lines("PASS")).normalised == ("PASS",)
+    bad = GAME.parse(state, "P1", lines(f"PLAY {card}", f"DISCARD {card}", "PASS", "PLAY", "SINK Bismarck"))
+    assert [(p.line, p.kind) for p in bad.problems] == [
+        (2, ProblemKind.ILLEGAL),
+        (3, ProblemKind.AMBIGUOUS),
+        (4, ProblemKind.INVALID),
+        (5, ProblemKind.INVALID),
+    ]
+    assert bad.problems[0].reason == f"{card} was already given up on line 1"
+
+
+def test_the_timeline_ends_after_c40() -> None:
+    state = new({1: 3})
+    out = play(state, {})
+    assert out.finished
+    assert out.result == "All 40 convoys examined: 1 selected for play (C1)."
+    assert GAME.step(out.state) is None
+    assert len(out.state.sheet) == 40
+    assert [e.kind for e in out.events][-1] == "game-over"
+    assert GAME.parse(out.state, "P1", lines("PASS")).problems[0].reason.startswith("the timeline is done")
+
+
+def test_dump_and_load_round_trip_through_json() -> None:
+    state = new({1: 3}, enhanced=True)
+    hand = state.piles.hand("P3")
+    state = play(state, {7: 3}, {"P3": [f"DISCARD {hand[2]}"]}).state
+    data = json.loads(json.dumps(GAME.dump(state)))
+    assert GAME.load(data) == state
+    assert GAME.dump(GAME.load(data)) == data
+
+
+def test_registry_seats_and_deck_data() -> None:
+    assert isinstance(find_game("atlantic-storm"), AtlanticStormGame)
+    assert GAME.seats("standard", {}) == ("P1", "P2", "P3", "P4")
+    assert GAME.seats("3p", {}) == ("P1", "P2", "P3")
+    data = deck_data()
+    assert data["default"] is True  # a design default: the seed does not list the cards
+    assert [len(p.cards) for p in read_parts(data)] == [32, 24, 24, 20]
+    assert [
+        len(p.cards)
+        for p in read_parts({"parts": [{"year": y, "size": 5} for y in (1943, 1942, 1941, 1940)]})
+    ] == [5] * 4
+    assert read_parts({})[0].cards[:2] == ("F1940-01", "F1940-02")
+
+
+def test_simulation_figures_and_report_lines() -> None:
+    simple = simulate(2000, False, random.Random(7))
+    enhanced = simulate(2000, True, random.Random(7))
+    assert 19.5 < simple.mean < 20.5
+    assert enhanced.mean == pytest.approx(20, abs=0.05)
+    assert enhanced.share(20, 20) > 0.75
+    assert simple.share(20, 20) < 0.2
+    report = format_report(enhanced)
+    assert re.fullmatch(r"share exactly 20: 0\.\d{4}", report[-3])
+    assert re.fullmatch(r"share 15-25: [01]\.\d{4}", report[-2])
+    assert re.fullmatch(r"share no 1943 convoys: 0\.\d{4}", report[-1])
+
+
+def test_report_templates_render_a_seats_view() -> None:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(ROOT / "templates")),
+        undefined=jinja2.StrictUndefined,
+        autoescape=jinja2.select_autoescape(["html"]),
+    )
+    state = new({1: 3}, enhanced=True)
+    hand = state.piles.hand("P1")
+    out = play(state, {3: 9}, {"P1": [f"PLAY {hand[0]}"]})
+    view = GAME.view(out.state, out.events, "P2")
+    text = env.get_template("atlantic_storm/report.txt.j2").render(r=view)
+    html = env.get_template("atlantic_storm/report.html.j2").render(r=view)
+    for rendered in (text, html):
+        assert f"P1 plays {hand[0]}" in rendered
+        assert all(card in rendered for card in out.state.piles.hand("P2"))
+        assert not any(card in rendered for card in out.state.piles.hand("P1"))
+        assert "4/39" in rendered
+    assert "PASS" in text
+    assert "<td>4/39</td>" in html
+
+
+def test_every_roll_is_labelled_ruled_and_verifiable() -> None:
+    seed = b"a seed revealed after the game"
+    dice = DiceStream(seed, "0" * 64, "start")
+    state = GAME.new_game(Setup("standard", SEATS, {"enhanced": True}, deck_data()), dice=dice)
+    assert verify_log(seed, "0" * 64, dice.log) is None
+    labels = {roll.label for roll in dice.log}
+    assert {"deck/C1/shuffle", "convoy/C1"} <= labels
+    assert all(roll.rule.startswith("seed 000") for roll in dice.log)
+    first = next(roll for roll in dice.log if roll.label == "convoy/C1")
+    assert (first.count, first.sides, dict(first.modifiers)) == (3, 6, {"DR modif 0/40": 0})
+    assert state.sheet[0].roll == sum(first.faces)
