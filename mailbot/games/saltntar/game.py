@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The Salt'n'Tar plugin: the ``Game`` contract over the rules modules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from mailbot.core.dice import Dice
+from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind
+from mailbot.games.saltntar.orders import Order, parse_orders
+from mailbot.games.saltntar.resolve import resolve_turn
+from mailbot.games.saltntar.scenario import build_state, scenario_data, scenario_seats
+from mailbot.games.saltntar.state import State, dump_state, load_state
+from mailbot.games.saltntar.view import build_view, order_help
+from mailbot.games.saltntar.wind import wind_roll, wind_text
+
+
+class SaltNTarGame:
+    """Sailing races and chases after seed 001, moderated by e-mail."""
+
+    name: ClassVar[str] = "salt-n-tar"
+    aliases: ClassVar[tuple[str, ...]] = ("saltntar", "salt'n'tar", "salt-and-tar", "sailing", "regatta")
+    title: ClassVar[str] = "Salt'n'Tar"
+    hidden_information: ClassVar[bool] = False
+
+    def seats(self, scenario: str, data: Mapping[str, Any]) -> tuple[str, ...]:
+        return scenario_seats(scenario_data(scenario, data))
+
+    def new_game(self, setup: Setup, *, dice: Dice) -> State:
+        state = build_state(setup, dice)
+        initial = state.wind.note
+        wind_roll(state, dice)  # turn 1 opens with its Wind Roll like every other
+        state.wind.note = f"{initial}; {state.wind.note}" if initial else state.wind.note
+        return state
+
+    def step(self, state: State) -> Step | None:
+        if state.finished:
+            return None
+        owing = frozenset(ship.seat for ship in state.ships if ship.afloat)
+        title = f"Turn {state.turn} orders: {wind_text(state)}"
+        return Step(f"T{state.turn}.orders", state.turn, StepKind.ORDERS, owing, title)
+
+    def parse(self, state: State, seat: str, lines: Sequence[Line]) -> Parsed[Order]:
+        return parse_orders(state, seat, lines)
+
+    def default_orders(self, state: State, seat: str) -> Sequence[str]:
+        # Silence holds course: no turn, no luck die, no maneuver.
+        return ()
+
+    def resolve(self, state: State, orders: Mapping[str, Sequence[Order]], *, dice: Dice) -> Outcome[State]:
+        return resolve_turn(state, orders, dice)
+
+    def view(self, state: State, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:
+        return build_view(state, events, seat)
+
+    def order_help(self, state: State, seat: str) -> Sequence[str]:
+        return order_help(state, seat)
+
+    def dump(self, state: State) -> dict[str, Any]:
+        return dump_state(state)
+
+    def load(self, data: Mapping[str, Any]) -> State:
+        return load_state(data)
+
+
+if TYPE_CHECKING:
+    from mailbot.core.game import Game
+
+    _CONFORMS: Game[State, Order] = SaltNTarGame()

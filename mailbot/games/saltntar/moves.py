@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Step 4 of the game turn: every ship moves, possibly changing direction.
+
+Grid movement, where the seed (written for open tables) is silent: a ship
+moves ``speed`` inches along its direction of travel; every
+``inches_per_cell`` inches take her one cell on, and what is left over is
+carried to the next turn whatever her next direction (as a tabletop ship
+keeps the ground she made). Ships move simultaneously: each cell entry gets
+a time within the turn (0 < t <= 1, the share of her move done), so who
+crossed the finish line first, or whether a chaser closed in mid-move, is
+decided by time, not by the order ships are listed. Ships may share a cell:
+collisions and ramming belong to the combat system (seed 001, step 8).
+
+Turning (seed 001): "ships may normally change direction by one point per
+turn. Changing direction by two points per turn is dangerous and causes
+Strain." The change is made before the move. In naval-combat turns each half
+move may change one point, and "Any ship that does a second change of
+direction must mark 1 Strain!" Strain so marked is rolled for next turn,
+because this turn's Strain Rolls (step 3) come before the move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from mailbot.core.game import Event
+from mailbot.games.saltntar.geometry import Cell
+from mailbot.games.saltntar.movement import Motion, forced_heading, inches, motion
+from mailbot.games.saltntar.state import CHASER, QUARRY, Ship, State
+
+
+@dataclass
+class Track:
+    """A ship's cells this turn: ``stops`` are (time, cell entered), in time order."""
+
+    ship: str
+    start: Cell
+    stops: list[tuple[Fraction, Cell]] = field(default_factory=list)
+
+    def at(self, time: Fraction) -> Cell:
+        cell = self.start
+        for when, entered in self.stops:
+            if when > time:
+                break
+            cell = entered
+        return cell
+
+
+@dataclass(frozen=True)
+class Leg:
+    """One (half) move: the heading change before it, when it starts and its share of the turn."""
+
+    change: int
+    start: Fraction
+    share: Fraction
+
+
+def _advance(state: State, ship: Ship, way: Motion, leg: Leg, track: Track) -> int:
+    """Sail the leg's share of the turn's speed, logging the time of each cell entered."""
+    distance = way.speed * leg.share
+    per_cell = state.course.inches_per_cell
+    before, cells = ship.progress, 0
+    total = ship.progress + distance
+    while total >= per_cell:
+        total -= per_cell
+        cells += 1
+        ship.cell = state.grid.step(ship.cell, way.direction)
+        done = (cells * per_cell - before) / distance
+        track.stops.append((leg.start + done * leg.share, ship.cell))
+    ship.progress = total
+    return cells
+
+
+def _steer(state: State, ship: Ship, change: int, ws: int) -> tuple[str, int]:
+    """Apply one heading change; returns what happened and the change actually made."""
+    forced = forced_heading(state, ship, ws)
+    if forced is not None:
+        lapsed = f" (turn {change:+d} lapses)" if change else ""
+        was, ship.heading = ship.heading, forced
+        return (f"swung downwind{lapsed}; " if was != forced or change else ""), 0
+    if change == 0 or ship.anchored:
+        return "", 0
+    ship.heading = state.grid.rotate(ship.heading, change)
+    return f"turns {change:+d} to {state.grid.short(ship.heading)}; ", change
+
+
+def _part(state: State, ship: Ship, ws: int, leg: Leg, track: Track) -> tuple[str, int, Motion]:
+    """One (half) move: steer, then sail."""
+    steering, made = _steer(state, ship, leg.change, ws)
+    way = motion(state, ship, ws)
+    cells = _advance(state, ship, way, leg, track)
+    where = f"{cells} cell(s) {state.grid.short(way.direction)}" if cells else "no full cell"
+    return f"{steering}{way.why}; {where}", made, way
+
+
+def _move_text(state: State, ship: Ship, notes: Sequence[str], turning_strain: bool) -> str:
+    halves = ("first half: ", "second half: ") if len(notes) == 2 else ("",)
+    text = "; ".join(f"{half}{note}" for half, note in zip(halves, notes, strict=True))
+    if turning_strain:
+        text += "; two points of turning: mark 1 Strain"
+    text = f"{ship.name}: {text}. Now at {ship.cell}, heading {state.grid.short(ship.heading)}"
+    return text + (f", {inches(ship.progress)}'' towards the next cell." if ship.progress else ".")
+
+
+def move_ship(state: State, ship: Ship, changes: Sequence[int], ws: int) -> tuple[Track, Event]:
+    """Move one ship a whole turn (two half moves in naval-combat turns)."""
+    parts = 2 if state.course.combat else 1
+    share = Fraction(1, parts)
+    track = Track(ship.name, ship.cell)
+    legs = [
+        _part(state, ship, ws, Leg(change, index * share, share), track)
+        for index, change in enumerate((*changes, 0, 0)[:parts])
+    ]
+    turning_strain = sum(abs(turned) for _, turned, _ in legs) >= 2
+    strain = max(way.strain for _, _, way in legs) + int(turning_strain)
+    ship.strain += strain
+    ways = [{"mode": way.mode, "speed": str(way.speed), "direction": way.direction} for _, _, way in legs]
+    data = {"ship": ship.name, "cell": list(ship.cell), "heading": ship.heading, "strain_marked": strain}
+    text = _move_text(state, ship, [note for note, _, _ in legs], turning_strain)
+    return track, Event("move", text, data=data | {"ways": ways})
+
+
+def move_all(
+    state: State, turns: Mapping[str, Sequence[int]], winds: Mapping[str, int]
+) -> tuple[list[Track], list[Event]]:
+    """Move every ship afloat; ``winds`` is each ship's Wind Speed this turn."""
+    tracks, events = [], []
+    for ship in state.ships:
+        if ship.afloat:
+            track, event = move_ship(state, ship, turns.get(ship.name, ()), winds[ship.name])
+            tracks.append(track)
+            events.append(event)
+    return tracks, events
+
+
+def finish_times(state: State, tracks: Sequence[Track]) -> dict[str, Fraction]:
+    """When in the turn each ship first entered a finish-line cell."""
+    line = set(state.course.finish)
+    times = {}
+    for track in tracks:
+        crossed = [when for when, cell in track.stops if cell in line]
+        if crossed:
+            times[track.ship] = crossed[0]
+    return times
+
+
+def _pair_within(
+    state: State, when: Fraction, chasers: list[Track], quarries: list[Track]
+) -> tuple[str, str] | None:
+    reach, per_cell = state.course.catch_within, state.course.inches_per_cell
+    for chaser in chasers:
+        for quarry in quarries:
+            if state.grid.distance(chaser.at(when), quarry.at(when)) * per_cell <= reach:
+                return chaser.ship, quarry.ship
+    return None
+
+
+def first_catch(state: State, tracks: Sequence[Track]) -> tuple[Fraction, str, str] | None:
+    """The earliest moment in the turn a chaser is within ``catch_within`` inches of a quarry."""
+    chasers = [track for track in tracks if state.ship(track.ship).role == CHASER]
+    quarries = [track for track in tracks if state.ship(track.ship).role == QUARRY]
+    moments = sorted({Fraction(0)} | {when for track in tracks for when, _ in track.stops})
+    for when in moments:
+        pair = _pair_within(state, when, chasers, quarries)
+        if pair is not None:
+            return when, pair[0], pair[1]
+    return None

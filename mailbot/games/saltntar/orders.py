@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Order lines for Salt'n'Tar, one order a line, any case.
+
+::
+
+    TURN <ship> +1 | -1 | +2 | -2 | 0 | TO <point>
+    TURN <ship> <first> <second>      naval-combat turns: -1, 0 or +1 per half move
+    LUCK [<ship>]                     the side's luck die, for one ship or (no ship) all of them
+    REEF | UNREEF | FURL | SET SAIL | ANCHOR | WEIGH [<ship>]
+
+A ship may be named by an unambiguous beginning of its name, and left out
+when the side has one ship afloat. ``TO`` takes a point's number or its
+compass name (``TO 3``, ``TO NE``). Text after ``#`` is a comment. Each ship
+takes one TURN and one maneuver a turn, each side one LUCK ("Each side may
+roll a luck die"); a second such line is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mailbot.core.game import Accepted, Line, Parsed, Problem, ProblemKind
+from mailbot.games.saltntar import maneuvers
+from mailbot.games.saltntar.state import Ship, State
+
+_SIGNED = re.compile(r"^[+-]\d+$")
+
+
+@dataclass(frozen=True)
+class TurnOrder:
+    ship: str
+    changes: tuple[int, ...]  # points clockwise, one per (half) move
+    text: str
+
+
+@dataclass(frozen=True)
+class LuckOrder:
+    ship: str | None  # None: every ship of the side
+    text: str
+
+
+@dataclass(frozen=True)
+class ManeuverOrder:
+    ship: str
+    kind: str  # a maneuvers constant
+    text: str
+
+
+Order = TurnOrder | LuckOrder | ManeuverOrder
+
+
+@dataclass(frozen=True)
+class Refusal:
+    kind: ProblemKind
+    reason: str
+
+
+def _names(ships: Sequence[Ship]) -> str:
+    return ", ".join(ship.name for ship in ships) or "none"
+
+
+def find_ship(state: State, seat: str, word: str) -> Ship | Refusal:
+    """The seat's ship called ``word`` (or the only one beginning so)."""
+    wanted = word.lower()
+    for ship in state.ships:
+        if ship.name.lower() == wanted:
+            if ship.seat != seat:
+                return Refusal(ProblemKind.ILLEGAL, f"{ship.name} is not your ship")
+            return ship if ship.afloat else Refusal(ProblemKind.ILLEGAL, f"{ship.name} has sunk")
+    own = state.fleet(seat)
+    matches = [ship for ship in own if ship.name.lower().startswith(wanted)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        return Refusal(ProblemKind.AMBIGUOUS, f"{word!r} could be {_names(matches)}")
+    return Refusal(ProblemKind.INVALID, f"no ship of yours called {word!r} (yours: {_names(own)})")
+
+
+def _only_ship(state: State, seat: str) -> Ship | Refusal:
+    own = state.fleet(seat)
+    if len(own) == 1:
+        return own[0]
+    return Refusal(ProblemKind.AMBIGUOUS, f"name the ship: yours are {_names(own)}")
+
+
+def _is_change(word: str) -> bool:
+    return word.upper() == "TO" or word.isdigit() or bool(_SIGNED.match(word))
+
+
+def _ship_and_rest(
+    state: State, seat: str, args: list[str], turning: bool
+) -> tuple[Ship | Refusal, list[str]]:
+    """Split off the ship named first, or use the side's only ship when none is named."""
+    if not args or (turning and _is_change(args[0])):
+        return _only_ship(state, seat), args
+    return find_ship(state, seat, args[0]), args[1:]
+
+
+def _change(word: str) -> int | Refusal:
+    if word == "0" or _SIGNED.match(word):
+        return int(word)
+    if word.isdigit():
+        why = f"{word!r}: write +{word} or -{word} for a change of heading, TO {word} for heading {word}"
+        return Refusal(ProblemKind.AMBIGUOUS, why)
+    return Refusal(
+        ProblemKind.INVALID, f"{word!r} is not a change of heading (+1, -1, +2, -2, 0 or TO <point>)"
+    )
+
+
+def _signed(value: int) -> str:
+    return f"{value:+d}" if value else "0"
+
+
+def _target(state: State, ship: Ship, args: list[str]) -> tuple[int, str] | Refusal:
+    """``TO <point>``: the change it takes, and the normalised words."""
+    grid = state.grid
+    point = grid.point_named(args[1]) if len(args) == 2 else None
+    if point is None:
+        names = ", ".join(grid.short(p) for p in range(1, grid.points + 1))
+        return Refusal(ProblemKind.INVALID, f"TO needs one heading: 1..{grid.points} or {names}")
+    change = grid.difference(ship.heading, point)
+    if abs(change) > 2:
+        away = f"{grid.short(point)} is {abs(change)} points from her heading {grid.short(ship.heading)}"
+        return Refusal(ProblemKind.ILLEGAL, f"{away}: at most 2 a turn")
+    return change, f"TO {point}"
+
+
+def _split(total: int) -> tuple[int, ...]:
+    """Naval combat: +2 is one point in each half move; +1 turns before the first."""
+    return (total // 2, total // 2) if abs(total) == 2 else (total,)
+
+
+def _combat(values: list[int]) -> tuple[tuple[int, ...], str] | Refusal:
+    if len(values) == 1 and abs(values[0]) <= 2:
+        changes = _split(values[0])
+        return changes, " ".join(_signed(value) for value in changes)
+    if len(values) == 2 and all(abs(value) <= 1 for value in values):
+        return tuple(values), " ".join(_signed(value) for value in values)
+    return Refusal(ProblemKind.ILLEGAL, "one point per half move: TURN <ship> <-1|0|+1> <-1|0|+1>")
+
+
+def _whole(values: list[int]) -> tuple[tuple[int, ...], str] | Refusal:
+    if len(values) != 1:
+        return Refusal(ProblemKind.INVALID, "one change per turn (two numbers are for naval-combat turns)")
+    if abs(values[0]) > 2:
+        return Refusal(ProblemKind.ILLEGAL, "a ship changes direction by at most two points a turn")
+    return (values[0],), _signed(values[0])
+
+
+def _changes(state: State, ship: Ship, args: list[str]) -> tuple[tuple[int, ...], str] | Refusal:
+    """The heading changes of a TURN line and their normalised words."""
+    if not args:
+        return Refusal(ProblemKind.INVALID, "TURN needs a change: +1, -1, +2, -2, 0 or TO <point>")
+    if args[0].upper() == "TO":
+        found = _target(state, ship, args)
+        if isinstance(found, Refusal):
+            return found
+        return (_split(found[0]) if state.course.combat else (found[0],)), found[1]
+    values = []
+    for word in args:
+        value = _change(word)
+        if isinstance(value, Refusal):
+            return value
+        values.append(value)
+    return _combat(values) if state.course.combat else _whole(values)
+
+
+def _turn(state: State, seat: str, args: list[str]) -> Order | Refusal:
+    ship, rest = _ship_and_rest(state, seat, args, turning=True)
+    if isinstance(ship, Refusal):
+        return ship
+    if ship.anchored:
+        return Refusal(ProblemKind.ILLEGAL, f"{ship.name} lies at anchor: WEIGH first")
+    if ship.sinks_after is not None:
+        return Refusal(ProblemKind.ILLEGAL, f"{ship.name} is sinking: she can only drift or run downwind")
+    found = _changes(state, ship, rest)
+    if isinstance(found, Refusal):
+        return found
+    return TurnOrder(ship.name, found[0], f"TURN {ship.name} {found[1]}")
+
+
+def _luck(state: State, seat: str, args: list[str]) -> Order | Refusal:
+    if not args:
+        return LuckOrder(None, "LUCK")
+    if len(args) > 1:
+        return Refusal(ProblemKind.INVALID, "LUCK takes at most one ship")
+    ship = find_ship(state, seat, args[0])
+    return ship if isinstance(ship, Refusal) else LuckOrder(ship.name, f"LUCK {ship.name}")
+
+
+def _maneuver(state: State, seat: str, kind: str, args: list[str]) -> Order | Refusal:
+    ship, rest = _ship_and_rest(state, seat, args, turning=False)
+    if isinstance(ship, Refusal):
+        return ship
+    if rest:
+        return Refusal(ProblemKind.INVALID, f"{maneuvers.WORDS[kind]} takes just a ship")
+    why = maneuvers.problem(ship, kind)
+    if why is not None:
+        return Refusal(ProblemKind.ILLEGAL, why)
+    return ManeuverOrder(ship.name, kind, f"{maneuvers.WORDS[kind]} {ship.name}")
+
+
+_KINDS = {word: kind for kind, word in maneuvers.WORDS.items()} | {"SETSAIL": maneuvers.SET_SAIL}
+
+
+def parse_text(state: State, seat: str, text: str) -> Order | Refusal:
+    """One order line (comment and blanks already stripped)."""
+    if not state.fleet(seat):
+        return Refusal(ProblemKind.ILLEGAL, "you have no ship afloat")
+    words = text.split()
+    verb, args = words[0].upper(), words[1:]
+    if verb == "SET" and args and args[0].upper() == "SAIL":
+        verb, args = "SET SAIL", args[1:]
+    if verb == "TURN":
+        return _turn(state, seat, args)
+    if verb == "LUCK":
+        return _luck(state, seat, args)
+    if verb in _KINDS:
+        return _maneuver(state, seat, _KINDS[verb], args)
+    orders = "TURN, LUCK, REEF, UNREEF, FURL, SET SAIL, ANCHOR, WEIGH"
+    return Refusal(ProblemKind.INVALID, f"unknown order {words[0]!r}; the orders are {orders}")
+
+
+def _slot(order: Order, seat: str) -> tuple[str, str, str]:
+    """What an order uses up, and why a second one is refused."""
+    if isinstance(order, TurnOrder):
+        return "turn", order.ship, f"a second TURN for {order.ship}: one change of heading a turn"
+    if isinstance(order, LuckOrder):
+        return "luck", seat, "a second LUCK: each side may roll one luck die a turn"
+    return "maneuver", order.ship, f"a second maneuver for {order.ship}: one a turn"
+
+
+def parse_orders(state: State, seat: str, lines: Sequence[Line]) -> Parsed[Order]:
+    accepted: list[Accepted[Order]] = []
+    problems: list[Problem] = []
+    used: set[tuple[str, str]] = set()
+    for line in lines:
+        text = line.text.split("#", 1)[0].strip()
+        if not text:
+            continue
+        result = (
+            parse_text(state, seat, text)
+            if not state.finished
+            else Refusal(ProblemKind.ILLEGAL, "the game is over")
+        )
+        if not isinstance(result, Refusal):
+            slot, key, why = _slot(result, seat)
+            if (slot, key) in used:
+                result = Refusal(ProblemKind.ILLEGAL, why)
+            used.add((slot, key))
+        if isinstance(result, Refusal):
+            problems.append(Problem(line.number, line.text, result.kind, result.reason))
+        else:
+            accepted.append(Accepted(line.number, result.text, result))
+    return Parsed(tuple(accepted), tuple(problems))
