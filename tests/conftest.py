@@ -13,8 +13,7 @@ from sqlalchemy.engine import Engine
 
 from mailbot.store import db
 
-import importlib.util  # TEMP
-pytest_plugins = ["tests.rig_fixtures"] if importlib.util.find_spec("tests.rig_fixtures") else []
+pytest_plugins = ["tests.rig_fixtures"]
 
 # make test creates this role (tools/system-deps.sh); override for another server.
 PG_ADMIN_URL = os.environ.get(

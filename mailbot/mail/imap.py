@@ -235,3 +235,8 @@ class ImapSource:
             await asyncio.wait_for(imap.logout(), 5)
         except (TimeoutError, OSError, aioimaplib.Abort, aioimaplib.CommandTimeout):
             log.debug("IMAP logout failed; the connection is dropped anyway")
+        finally:
+            # aioimaplib leaves the socket open after LOGOUT; close it ourselves.
+            transport = getattr(imap.protocol, "transport", None)
+            if transport is not None:
+                transport.close()

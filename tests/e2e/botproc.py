@@ -15,6 +15,7 @@ import time
 from email.message import EmailMessage
 from pathlib import Path
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -70,6 +71,7 @@ class BotProcess:
         env["MAILBOT_IMAP__PASSWORD"] = self.rig.player_password
         env["MAILBOT_SMTP__PASSWORD"] = self.rig.player_password
         env.pop("MAILBOT_DEBUG__CRASH_AT", None)
+        env.pop("PYTHONTRACEMALLOC", None)
         if crash_at:
             env["MAILBOT_DEBUG__CRASH_AT"] = json.dumps([crash_at])
         with self.log.open("ab") as log:
@@ -103,6 +105,8 @@ class BotProcess:
     def rows(self) -> tuple[list[Inbound], list[Outbound]]:
         eng = self.engine()
         try:
+            if not sa.inspect(eng).has_table("outbound"):
+                return [], []  # the bot has not created its schema yet
             with Session(eng) as session:
                 inbound = list(session.exec(select(Inbound).order_by(col(Inbound.id))))
                 outbound = list(session.exec(select(Outbound).order_by(col(Outbound.id))))
