@@ -9,6 +9,7 @@ send the outbox). Intake wakes work; work also wakes when the next retry is due.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -92,7 +93,9 @@ class Bot:
         self.checkpoint = crash_checkpoint(settings.debug.crash_at)
         self.renderer = Renderer(settings.bot.templates_dir)
         bot = settings.bot
-        self.identity = Identity(bot.address, bot.name, bot.gm_address, bot.max_message_bytes, bot.max_text_chars)
+        self.identity = Identity(
+            bot.address, bot.name, bot.gm_address, bot.max_message_bytes, bot.max_text_chars
+        )
         self.wake = asyncio.Event()
         self.imap_failures: list[datetime] = []
         self.intake = Intake(
@@ -186,10 +189,8 @@ class Bot:
     async def _sleep_until_woken(self) -> None:
         due = self.outbox.next_due()
         timeout = 60.0 if due is None else max((due - self.clock()).total_seconds(), 0.05)
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.wake.wait(), timeout=min(timeout, 60.0))
-        except TimeoutError:
-            pass
         self.wake.clear()
 
     # -- one-off entry points ----------------------------------------------

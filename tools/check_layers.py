@@ -40,7 +40,7 @@ def imports(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def problem(name: str) -> str | None:
-    top = name.split(".")[0]
+    top = name.split(".", maxsplit=1)[0]
     if top == "mailbot":
         ok = any(name == allowed or name.startswith(allowed + ".") for allowed in ALLOWED_MAILBOT)
         return None if ok else "imports an adapter"

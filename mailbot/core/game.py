@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from enum import Enum
+from enum import StrEnum
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from mailbot.core.dice import Dice
@@ -39,7 +39,7 @@ class Line:
     text: str
 
 
-class ProblemKind(str, Enum):
+class ProblemKind(StrEnum):
     INVALID = "invalid"  # not understood at all (syntax)
     ILLEGAL = "illegal"  # understood, but the rules forbid it now
     AMBIGUOUS = "ambiguous"  # could mean more than one thing
@@ -76,7 +76,7 @@ class Parsed(Generic[OrderT]):
         return tuple(a.normalised for a in self.accepted)
 
 
-class StepKind(str, Enum):
+class StepKind(StrEnum):
     ORDERS = "orders"  # ordinary orders for the turn
     SEALED = "sealed"  # a sealed value per seat (SEAL <label> <value>)
     CHOICE = "choice"  # a short sub-step addressed to some seats

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 
 
-class Automatic(str, Enum):
+class Automatic(StrEnum):
     """Why a letter was judged machine-generated (never answered: no mail loops)."""
 
     NO = "no"

@@ -154,7 +154,9 @@ class ImapSource:
 
     async def search_after(self, last_uid: int) -> list[int]:
         """UIDs above ``last_uid``; the server may echo the highest UID for n:*, so filter."""
-        response = await self._call("UID SEARCH", self._imap.uid_search(f"UID {last_uid + 1}:*", charset=None))
+        response = await self._call(
+            "UID SEARCH", self._imap.uid_search(f"UID {last_uid + 1}:*", charset=None)
+        )
         found = [int(tok) for tok in response.lines[0].split()] if response.lines else []
         return sorted(uid for uid in found if uid > last_uid)
 

@@ -172,11 +172,15 @@ class InboundProcessor:
             if spec.name not in seen:
                 seen.add(spec.name)
                 lines.append(f"{spec.usage:<28} {spec.summary}")
-        reply.section("Commands", [*lines, "", "Commands may stand in the subject or one per line in the body."])
+        reply.section(
+            "Commands", [*lines, "", "Commands may stand in the subject or one per line in the body."]
+        )
 
     def _ping(self, _command: Command, context: Context, reply: Reply) -> None:
         letter, row, reading = context.letter, context.row, context.reading
-        found = [f"line {c.line or 'subject'}: {c.name} {' '.join(c.args)}".rstrip() for c in reading.commands]
+        found = [
+            f"line {c.line or 'subject'}: {c.name} {' '.join(c.args)}".rstrip() for c in reading.commands
+        ]
         reply.section(
             "PING: how your letter was read",
             [

@@ -28,7 +28,9 @@ class GmNotifier:
         gm = self.identity.gm_address
         if not gm:
             return
-        body = self.renderer.render("common/notice", {"bot": self.identity.name, "title": title, "lines": lines})
+        body = self.renderer.render(
+            "common/notice", {"bot": self.identity.name, "title": title, "lines": lines}
+        )
         out = Outgoing(
             sender=self.identity.address,
             sender_name=self.identity.name,

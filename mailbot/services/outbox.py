@@ -43,7 +43,9 @@ class RetryPolicy:
         return timedelta(seconds=min(self.base * 2 ** max(attempts - 1, 0), self.maximum))
 
 
-def enqueue(session: Session, out: Outgoing, *, kind: str, now: datetime, inbound_id: int | None = None) -> Outbound:
+def enqueue(
+    session: Session, out: Outgoing, *, kind: str, now: datetime, inbound_id: int | None = None
+) -> Outbound:
     """Add a rendered message to the outbox inside the caller's transaction."""
     row = Outbound(
         message_id=out.message_id,

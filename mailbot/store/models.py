@@ -8,7 +8,7 @@ that the migrations produce exactly these tables.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 import sqlalchemy as sa
@@ -33,14 +33,14 @@ class UTCDateTime(TypeDecorator[datetime]):
         return None if value is None else value.replace(tzinfo=UTC)
 
 
-class InboundState(str, Enum):
+class InboundState(StrEnum):
     NEW = "new"
     PROCESSED = "processed"
     IGNORED = "ignored"
     SHUNTED = "shunted"
 
 
-class OutboundState(str, Enum):
+class OutboundState(StrEnum):
     PENDING = "pending"
     SENDING = "sending"
     SENT = "sent"

@@ -103,12 +103,16 @@ async def _deliver_by_lmtp(rig: MailRig, sender: str, recipient: str, raw: bytes
     assert all(reply.ok for reply in replies.values())
 
 
-async def test_smtp_outage_keeps_replies_in_the_outbox(mail_rig: MailRig, bot: BotProcess, player_address: str) -> None:
+async def test_smtp_outage_keeps_replies_in_the_outbox(
+    mail_rig: MailRig, bot: BotProcess, player_address: str
+) -> None:
     mail_rig.stop_smtp()
     try:
         bot.start()
         # SMTP is down, so the letter reaches the bot's mailbox over LMTP.
-        await _deliver_by_lmtp(mail_rig, player_address, bot.address, ping(player_address, bot.address).as_bytes())
+        await _deliver_by_lmtp(
+            mail_rig, player_address, bot.address, ping(player_address, bot.address).as_bytes()
+        )
         await wait_until(
             lambda: any(row.attempts >= 2 and row.last_error for row in bot.rows()[1]), what="failed attempts"
         )

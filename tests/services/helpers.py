@@ -23,6 +23,7 @@ GM = "gm@example.test"
 
 
 def letter(
+    *,
     sender: str = "alice@players.test",
     subject: str = "PING",
     body: str = "",
@@ -78,7 +79,9 @@ class Wired:
             new_message_id=lambda: f"out-{next(counter)}@example.test",
         )
         self.notifier = GmNotifier(
-            renderer=self.processor.renderer, identity=self.processor.identity, new_message_id=self.processor.new_message_id
+            renderer=self.processor.renderer,
+            identity=self.processor.identity,
+            new_message_id=self.processor.new_message_id,
         )
         self.outbox = Outbox(
             engine=engine,

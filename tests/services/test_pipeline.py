@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import email
-from datetime import UTC, datetime
 import email.policy
+from datetime import UTC, datetime
 from email.message import EmailMessage
 
 from sqlalchemy.engine import Engine
@@ -279,9 +279,13 @@ async def test_letters_are_handled_in_server_receipt_order_not_date_header(engin
     wired = Wired(engine)
     box = FakeMailbox()
     # The first to arrive claims a later Date: the server's receipt order wins.
-    box.deliver(letter(subject="PING first-arrived", date=datetime(2026, 12, 1, tzinfo=UTC)), when=wired.clock.now)
+    box.deliver(
+        letter(subject="PING first-arrived", date=datetime(2026, 12, 1, tzinfo=UTC)), when=wired.clock.now
+    )
     wired.clock.advance(60)
-    box.deliver(letter(subject="PING second-arrived", date=datetime(2026, 1, 1, tzinfo=UTC)), when=wired.clock.now)
+    box.deliver(
+        letter(subject="PING second-arrived", date=datetime(2026, 1, 1, tzinfo=UTC)), when=wired.clock.now
+    )
     await wired.intake.poll(FakeSource(box), 1)
     with Session(engine) as session:
         ids = repo.pending_inbound_ids(session)

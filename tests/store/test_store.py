@@ -56,14 +56,26 @@ def test_duplicate_key_is_refused_by_the_database_too(engine: Engine) -> None:
     with Session(engine) as session, session.begin():
         assert repo.add_inbound(session, "INBOX", 1, [_item("mid:a"), _item("mid:a")], NOW) == 0
     with pytest.raises(sa.exc.IntegrityError), Session(engine) as session, session.begin():
-        session.add(Inbound(mailbox="X", dedupe_key="mid:a", content_hash="0", raw=b"", received_at=NOW, stored_at=NOW))
+        session.add(
+            Inbound(
+                mailbox="X", dedupe_key="mid:a", content_hash="0", raw=b"", received_at=NOW, stored_at=NOW
+            )
+        )
 
 
 def test_outbox_due_ordering_and_next_due(engine: Engine) -> None:
     with Session(engine) as session, session.begin():
         for i, due in enumerate([NOW, NOW.replace(hour=13), NOW.replace(hour=11)]):
-            session.add(Outbound(message_id=f"m{i}@x", sender="b@x", recipient="r@x", raw=b"", next_attempt_at=due,
-                                 created_at=NOW))
+            session.add(
+                Outbound(
+                    message_id=f"m{i}@x",
+                    sender="b@x",
+                    recipient="r@x",
+                    raw=b"",
+                    next_attempt_at=due,
+                    created_at=NOW,
+                )
+            )
     with Session(engine) as session:
         due = repo.due_outbound(session, NOW)
         assert [row.message_id for row in due] == ["m0@x", "m2@x"]

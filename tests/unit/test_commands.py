@@ -38,7 +38,10 @@ def test_block_command_owns_lines_up_to_end() -> None:
     body = "ORDERS\nTF1 V-F22 V-F23\n\nAF3 search V-F20\nEND\nPING\n"
     reading = read_commands("", body, SPECS)
     orders, ping = reading.commands
-    assert [(line.number, line.text) for line in orders.block] == [(2, "TF1 V-F22 V-F23"), (4, "AF3 search V-F20")]
+    assert [(line.number, line.text) for line in orders.block] == [
+        (2, "TF1 V-F22 V-F23"),
+        (4, "AF3 search V-F20"),
+    ]
     assert ping.name == "PING" and reading.unknown == ()
 
 

@@ -15,7 +15,7 @@ def test_example_file_is_valid_and_documents_every_key() -> None:
     example = PROJECT_ROOT / "config" / "mailbot.example.toml"
     settings = load_settings(example)
     text = example.read_text()
-    for section, model in Settings.model_fields.items():
+    for section in Settings.model_fields:
         assert f"[{section}]" in text
         sub = getattr(settings, section)
         for key in type(sub).model_fields:

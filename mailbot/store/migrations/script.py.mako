@@ -9,7 +9,7 @@ Create Date: ${create_date}
 from __future__ import annotations
 
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
 
 import mailbot.store.models
