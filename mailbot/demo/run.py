@@ -13,6 +13,7 @@ import asyncio
 import tempfile
 from dataclasses import dataclass
 from email.message import EmailMessage
+from email.utils import make_msgid
 from pathlib import Path
 
 import aiosmtplib
@@ -40,6 +41,7 @@ class Player:
     async def send(self, subject: str, body: str) -> None:
         msg = EmailMessage()
         msg["From"], msg["To"], msg["Subject"] = self.address, BOT, subject
+        msg["Message-ID"] = make_msgid(domain="demo.localhost")
         msg.set_content(body)
         await aiosmtplib.send(
             msg,

@@ -33,6 +33,7 @@ class Outgoing:
     date: datetime
     in_reply_to: str | None = None
     references: Sequence[str] = ()
+    is_reply: bool = False  # an answer to a letter (even one without a Message-ID to thread on)
     attachments: Sequence[Attachment] = field(default_factory=tuple)
 
 
@@ -49,7 +50,7 @@ def compose(out: Outgoing) -> bytes:
     msg["Date"] = format_datetime(out.date)
     msg["Message-ID"] = f"<{out.message_id}>"
     # RFC 3834: tells vacation responders and other bots not to answer us (no mail loops).
-    msg["Auto-Submitted"] = "auto-replied" if out.in_reply_to else "auto-generated"
+    msg["Auto-Submitted"] = "auto-replied" if out.is_reply or out.in_reply_to else "auto-generated"
     msg["X-Auto-Response-Suppress"] = "All"
     if out.in_reply_to:
         msg["In-Reply-To"] = f"<{out.in_reply_to}>"

@@ -210,5 +210,6 @@ class InboundProcessor:
             date=now,
             in_reply_to=letter.message_id,
             references=letter.references,
+            is_reply=True,
         )
         enqueue(session, out, kind="reply", now=now, inbound_id=row.id)

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The same mail pipeline on the embedded demo server (aiosmtpd + pymap), and `mailbot demo` itself."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from mailbot.app import Bot
+from mailbot.demo.mailserver import EmbeddedMailServer
+from mailbot.demo.run import BOT, PASSWORD, Player, demo_settings
+from mailbot.store.models import InboundState, OutboundState
+from tests.e2e.botproc import parse, text_of
+
+
+async def test_ping_round_trip_on_the_embedded_server(tmp_path: Path) -> None:
+    async with EmbeddedMailServer() as server:
+        for address in (BOT, "carol@demo.localhost"):
+            server.add_account(address, PASSWORD)
+        bot = Bot(demo_settings(server, tmp_path))
+        stop = asyncio.Event()
+        running = asyncio.create_task(bot.run(stop))
+        try:
+            carol = Player("carol@demo.localhost", server)
+            await carol.send("PING", "PING\nwhat is this\n")
+            (reply,) = await carol.wait_for(1, timeout=10)
+        finally:
+            stop.set()
+            await running
+    assert parse(reply)["Auto-Submitted"] == "auto-replied"
+    assert 'Line 2: "what is this"' in text_of(reply)
+    inbound, outbound = _states(bot)
+    bot.engine.dispose()
+    assert inbound == [InboundState.PROCESSED]
+    assert outbound == [OutboundState.SENT]
+
+
+def _states(bot: Bot) -> tuple[list[InboundState], list[OutboundState]]:
+    from sqlmodel import Session, select
+
+    from mailbot.store.models import Inbound, Outbound
+
+    with Session(bot.engine) as session:
+        inbound = [r.state for r in session.exec(select(Inbound))]
+        return inbound, [r.state for r in session.exec(select(Outbound))]
+
+
+def test_mailbot_demo_command_ends_with_the_summary_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mailbot", "demo", "--workdir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"demo: \d+ mails in, \d+ replies out, \d+ turns, game \S+ \S+", last), last
