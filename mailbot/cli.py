@@ -11,12 +11,15 @@ from typing import Annotated
 
 import typer
 
+from mailbot.cli_tools import envelope, simulate_app
 from mailbot.errors import ConfigError, MailbotError
 from mailbot.settings import Settings, load_settings
 
 app = typer.Typer(help="mailbot: an e-mail game moderator.", no_args_is_help=True, add_completion=False)
 db_app = typer.Typer(help="Database schema commands.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+app.add_typer(simulate_app, name="simulate")
+app.command("envelope")(envelope)
 
 ConfigOption = Annotated[
     Path | None,

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Command-line tools that need no mailbox: simulations and seed 004's envelope number."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import typer
+
+from mailbot.settings import PROJECT_ROOT
+
+simulate_app = typer.Typer(help="Measure what a rule gives over many simulated games.", no_args_is_help=True)
+
+
+@simulate_app.command("wif-turn-end")
+def simulate_wif(
+    dice: int = typer.Option(2, "--dice", min=1, max=4, help="d10s per impulse (circled weather number)."),
+    turns: int = typer.Option(100_000, "--turns", min=1),
+    seed: int | None = typer.Option(None, "--seed", help="Seed for a repeatable run."),
+    pass_bonus: int = typer.Option(0, "--pass-bonus", min=0, help="Pass bonus on each die, every impulse."),
+    sides: int = typer.Option(2, "--sides", min=2),
+) -> None:
+    """World in Flames last impulse test (seed 002): impulses per turn."""
+    from mailbot.games.wif.simulate import always_pass, format_report, no_passes, simulate_turn_end
+
+    passes = always_pass(pass_bonus) if pass_bonus else no_passes
+    stats = simulate_turn_end(dice, turns, random.Random(seed), passes=passes, sides=sides)
+    for line in format_report(stats):
+        typer.echo(line)
+
+
+@simulate_app.command("atlantic-storm")
+def simulate_atlantic(
+    games: int = typer.Option(100_000, "--games", min=1),
+    enhanced: bool = typer.Option(False, "--enhanced", help="Use the enhanced selection algorithm."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed for a repeatable run."),
+) -> None:
+    """Atlantic Storm linear time (seed 000): how many convoys a campaign selects."""
+    from mailbot.games.atlantic_storm.simulate import format_report, simulate
+
+    for line in format_report(simulate(games, enhanced, random.Random(seed))):
+        typer.echo(line)
+
+
+def envelope(
+    attacks: list[str] = typer.Argument(..., help="ODDS@HEX[+HEX...] each, e.g. 3-1@F12 5-1@G13 1-4@I-11"),
+    modulus: int = typer.Option(5, "--modulus", min=1, help="How many coin envelopes are in use."),
+    chart: Path = typer.Option(
+        PROJECT_ROOT / "config" / "envelope" / "hex-values.toml", "--chart", help="Hex value chart (TOML)."
+    ),
+) -> None:
+    """Seed 004's sealed-envelope number from hex values and odds."""
+    from mailbot.core.envelope import Attack, envelope_number, load_chart
+
+    parsed = []
+    for text in attacks:
+        odds, _, hexes = text.partition("@")
+        parsed.append(Attack(odds, tuple(h for h in hexes.split("+") if h)))
+    result = envelope_number(parsed, load_chart(chart.read_text(encoding="utf-8")), modulus)
+    for line in result.lines:
+        typer.echo(f"  {line.text}")
+    for problem in result.problems:
+        typer.echo(f"  problem: {problem.reason}", err=True)
+    typer.echo(result.summary)
+    if result.envelope is None:
+        raise typer.Exit(1)
