@@ -15,22 +15,30 @@ import os
 import signal
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
+from mailbot.core import deadlines
 from mailbot.core.letter import RawMessage
 from mailbot.errors import ImapError
 from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
+from mailbot.scheduler.deadlines import DeadlineScheduler
+from mailbot.services.games import Games
+from mailbot.services.gm import GM_COMMANDS, GmActions, GmMail
 from mailbot.services.inbound import Identity, InboundProcessor
 from mailbot.services.intake import Intake, describe
+from mailbot.services.letters import Postman
+from mailbot.services.mailgame import PLAYER_COMMANDS, MailGame
 from mailbot.services.notices import GmNotifier
 from mailbot.services.outbox import Outbox, RetryPolicy, Sink
+from mailbot.services.turns import Interlock, Turns
 from mailbot.settings import Settings, secret
 from mailbot.store import db, repo
+from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +123,17 @@ class Bot:
         self.notifier = GmNotifier(
             renderer=self.renderer, identity=self.identity, new_message_id=self.new_message_id
         )
+        self.postman = Postman(
+            renderer=self.renderer, identity=self.identity, new_message_id=self.new_message_id
+        )
+        self.games = Games(postman=self.postman, data_dir=settings.bot.data_dir, clock=clock)
+        self.turns = Turns(games=self.games, postman=self.postman, renderer=self.renderer, clock=clock)
+        self.gm = GmActions(games=self.games, turns=self.turns, postman=self.postman, clock=clock)
+        self.mailgame = MailGame(games=self.games, postman=self.postman, clock=clock)
+        self.processor.register(PLAYER_COMMANDS, self.mailgame.handlers())
+        self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, mailgame=self.mailgame).handlers())
+        self.started_at = clock()
+        self.scheduler: DeadlineScheduler | None = None
         self.outbox = Outbox(
             engine=self.engine,
             sink=sink or SmtpSink(smtp_config(settings)),
@@ -141,9 +160,12 @@ class Bot:
         if requeued:
             log.warning("%d message(s) left in 'sending' by a crash will be sent again", requeued)
         tasks = [asyncio.create_task(self.intake_loop(stop)), asyncio.create_task(self.work_loop(stop))]
+        self.scheduler = DeadlineScheduler(tick=self.tick_games, wake_times=self.wake_times, clock=self.clock)
+        self.scheduler.start()
         try:
             await stop.wait()
         finally:
+            self.scheduler.shutdown()
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -183,8 +205,55 @@ class Bot:
             await self._sleep_until_woken()
 
     async def work_once(self) -> None:
-        self.processor.process_pending()
+        if self.processor.process_pending() and self.scheduler is not None:
+            self.scheduler.rebuild()  # letters may have made a step ready for early processing
         await self.outbox.send_due()
+
+    # -- games -----------------------------------------------------------------
+
+    def interlock(self) -> Interlock:
+        recent = timedelta(minutes=self.settings.bot.imap_trouble_minutes)
+        return Interlock(
+            started_at=self.started_at,
+            max_missed_share=self.settings.bot.max_missed_share,
+            imap_trouble=lambda now: any(now - t < recent for t in self.imap_failures),
+        )
+
+    def tick_once(self) -> list[str]:
+        """Do whatever is due in every running game (one transaction per game)."""
+        with Session(self.engine) as session:
+            ids = [g.id for g in session.exec(select(Game).where(Game.status == GameStatus.RUNNING))]
+        done = []
+        for game_id in ids:
+            with Session(self.engine) as session, session.begin():
+                game = session.get_one(Game, game_id)
+                done.append(f"game {game_id}: {self.turns.tick(session, game, self.interlock())}")
+        return done
+
+    async def tick_games(self) -> None:
+        done = self.tick_once()
+        if any("idle" not in line for line in done):
+            self.wake.set()
+            if self.scheduler is not None:
+                self.scheduler.rebuild()
+
+    def wake_times(self) -> list[datetime]:
+        """Every future moment at which some game may have something to do."""
+        times: list[datetime] = []
+        with Session(self.engine) as session:
+            for game, step in session.exec(
+                select(Game, StepRow).where(
+                    StepRow.game_id == Game.id,
+                    Game.status == GameStatus.RUNNING,
+                    StepRow.state == StepState.OPEN,
+                )
+            ):
+                times.append(step.deadline_at + timedelta(seconds=game.grace_seconds))
+                if step.early_at is not None:
+                    times.append(step.early_at)
+                offsets = [timedelta(seconds=r) for r in game.reminders]
+                times.extend(deadlines.reminder_times(step.deadline_at, offsets, step.opened_at))
+        return times
 
     async def _sleep_until_woken(self) -> None:
         due = self.outbox.next_due()

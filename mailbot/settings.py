@@ -72,6 +72,10 @@ class BotSettings(_Section):
     templates_dir: Path = PROJECT_ROOT / "templates"
     data_dir: Path = PROJECT_ROOT / "config"
     timezone: str = "UTC"
+    # Safety interlock: do not process a deadline when more than this share of seats sent
+    # nothing, or when reading the mailbox failed within this many minutes; pause and ask the GM.
+    max_missed_share: float = 0.5
+    imap_trouble_minutes: float = 10.0
 
 
 class DebugSettings(_Section):

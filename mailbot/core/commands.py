@@ -72,18 +72,24 @@ def _split(text: str) -> tuple[str, tuple[str, ...]]:
 
 
 def read_commands(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> Reading:
-    """Commands from the subject (if it starts with one) and from every body line."""
-    commands: list[Command] = []
-    keyword, args = _split(clean_subject(subject))
+    """Commands from the body, or from the subject when the body holds none.
+
+    The subject is a shortcut for short letters ("STATUS", or "ORDERS" with
+    the orders as the body). When the body has commands of its own, the
+    subject is free text: otherwise "Re: orders" above an ORDERS block would
+    give the orders twice.
+    """
     body_lines = [Line(n, text.rstrip()) for n, text in enumerate(body.splitlines(), start=1)]
-    if keyword in specs:
-        spec = specs[keyword]
-        block = tuple(line for line in body_lines if line.text.strip()) if spec.takes_block else ()
-        commands.append(Command(spec.name, args, 0, clean_subject(subject), block))
-        if spec.takes_block:
-            return Reading(tuple(commands), ())
     body_reading = _read_body(body_lines, specs)
-    return Reading((*commands, *body_reading.commands), body_reading.unknown)
+    keyword, args = _split(clean_subject(subject))
+    if body_reading.commands or keyword not in specs:
+        return body_reading
+    spec = specs[keyword]
+    if spec.takes_block:
+        block = tuple(line for line in body_lines if line.text.strip())
+        return Reading((Command(spec.name, args, 0, clean_subject(subject), block),), ())
+    subject_command = Command(spec.name, args, 0, clean_subject(subject))
+    return Reading((subject_command,), body_reading.unknown)
 
 
 def _read_body(lines: list[Line], specs: Mapping[str, CommandSpec]) -> Reading:

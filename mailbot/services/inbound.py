@@ -55,13 +55,20 @@ class Reply:
         self.problems.append({"line": line, "text": text, "reason": reason})
 
 
-@dataclass(frozen=True)
+@dataclass
 class Context:
-    """What a command handler may look at: the letter, its stored row, all commands read."""
+    """What a command handler may look at: the letter, its stored row, all commands read.
+
+    ``session`` is the letter's transaction: handlers write through it, so a
+    failure anywhere rolls back everything the letter caused. ``extra`` caches
+    what handlers work out once per letter (e.g. who the sender is).
+    """
 
     letter: Letter
     row: Inbound
     reading: Reading
+    session: Session
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 Handler = Callable[[Command, Context, Reply], None]
@@ -124,7 +131,7 @@ class InboundProcessor:
             row.state, row.reason = InboundState.IGNORED, reason
             log.info("letter %s ignored: %s", row.id, reason)
             return
-        reply = self._too_large() if letter.too_large else self._answer(letter, row)
+        reply = self._too_large() if letter.too_large else self._answer(session, letter, row)
         self._send_reply(session, letter, row, reply)
         row.state = InboundState.PROCESSED
 
@@ -149,10 +156,15 @@ class InboundProcessor:
         )
         return reply
 
-    def _answer(self, letter: Letter, row: Inbound) -> Reply:
+    def register(self, specs: Sequence[CommandSpec], handlers: dict[str, Handler]) -> None:
+        """Add commands (the game commands plug in here)."""
+        self.specs.update(index_specs(specs))
+        self.handlers.update(handlers)
+
+    def _answer(self, session: Session, letter: Letter, row: Inbound) -> Reply:
         reading = read_commands(letter.subject, letter.command_text, self.specs)
         reply = Reply()
-        context = Context(letter, row, reading)
+        context = Context(letter, row, reading, session)
         for command in reading.commands:
             self.handlers[command.name](command, context, reply)
         self._unknown(reading, reply)

@@ -47,7 +47,7 @@ class OutboundState(StrEnum):
     FAILED = "failed"
 
 
-def _state(enum: type[Enum]) -> Any:
+def state_type(enum: type[Enum]) -> Any:
     # Stored as its short string value (portable), read back as the enum member.
     return sa.Enum(enum, native_enum=False, length=16, values_callable=lambda e: [m.value for m in e])
 
@@ -72,7 +72,7 @@ class Inbound(SQLModel, table=True):
     raw: bytes = Field(sa_type=sa.LargeBinary)
     received_at: datetime = _ts()  # the server's INTERNALDATE: the order of arrival
     stored_at: datetime = _ts()
-    state: InboundState = Field(default=InboundState.NEW, sa_type=_state(InboundState), index=True)
+    state: InboundState = Field(default=InboundState.NEW, sa_type=state_type(InboundState), index=True)
     reason: str = Field(default="", max_length=200)  # why ignored, in short
     sender: str = Field(default="", max_length=320)
     subject: str = Field(default="", max_length=998)
@@ -104,7 +104,7 @@ class Outbound(SQLModel, table=True):
     kind: str = Field(default="reply", max_length=32)  # reply, notice, report, ...
     raw: bytes = Field(sa_type=sa.LargeBinary)
     inbound_id: int | None = Field(default=None, foreign_key="inbound.id", index=True)
-    state: OutboundState = Field(default=OutboundState.PENDING, sa_type=_state(OutboundState), index=True)
+    state: OutboundState = Field(default=OutboundState.PENDING, sa_type=state_type(OutboundState), index=True)
     attempts: int = 0
     next_attempt_at: datetime = _ts()
     last_error: str | None = Field(default=None, sa_type=sa.Text)

@@ -113,7 +113,7 @@ async def test_reconcile_flags_mail_stored_before_a_crash(engine: Engine) -> Non
 
 async def test_ping_reply_is_threaded_automatic_and_multipart(engine: Engine) -> None:
     box = FakeMailbox()
-    box.deliver(letter(subject="ping", body="help\n", message_id="orig-1@players.test"))
+    box.deliver(letter(subject="ping", body="PING\nhelp\n", message_id="orig-1@players.test"))
     wired = Wired(engine)
     await wired.intake.poll(FakeSource(box), box.uidvalidity)
 
@@ -130,7 +130,7 @@ async def test_ping_reply_is_threaded_automatic_and_multipart(engine: Engine) ->
     assert msg.get_content_type() == "multipart/alternative"
     text = _text(sent.raw)
     assert "From: alice@players.test" in text
-    assert "subject: PING" in text and "line 1: HELP" in text
+    assert "line 1: PING" in text and "line 2: HELP" in text
     assert _outbound(engine)[0].state is OutboundState.SENT
     assert _inbound(engine)[0].state is InboundState.PROCESSED
 

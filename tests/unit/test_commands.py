@@ -14,6 +14,15 @@ def test_subject_command_is_read_after_reply_prefixes_and_tags() -> None:
     assert [(c.name, c.line) for c in reading.commands] == [("PING", 0)]
 
 
+def test_subject_is_free_text_when_the_body_has_commands() -> None:
+    reading = read_commands(
+        "Re: orders",
+        "ORDERS T3\nTF1 V-F22\nEND\nWAIT\n",
+        SPECS | index_specs([CommandSpec("WAIT", "WAIT", "")]),
+    )
+    assert [(c.name, c.line, c.args) for c in reading.commands] == [("ORDERS", 1, ("T3",)), ("WAIT", 4, ())]
+
+
 def test_free_text_subject_is_not_an_error() -> None:
     reading = read_commands("my orders for tonight", "HELP\n", SPECS)
     assert [c.name for c in reading.commands] == ["HELP"]
@@ -46,10 +55,10 @@ def test_block_command_owns_lines_up_to_end() -> None:
 
 
 def test_block_in_subject_takes_the_whole_body() -> None:
-    reading = read_commands("ORDERS turn 3", "TF1 V-F22\nHELP\n", SPECS)
+    reading = read_commands("ORDERS turn 3", "TF1 V-F22\nAF3 search V-F20\n", SPECS)
     (orders,) = reading.commands
     assert orders.args == ("turn", "3")
-    assert [line.text for line in orders.block] == ["TF1 V-F22", "HELP"]
+    assert [line.text for line in orders.block] == ["TF1 V-F22", "AF3 search V-F20"]
 
 
 def test_keyword_with_colon_is_accepted() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from alembic import context
 from sqlmodel import SQLModel
 
+import mailbot.store.game_tables
 import mailbot.store.models  # noqa: F401  (registers the tables)
 
 engine = context.config.attributes["engine"]

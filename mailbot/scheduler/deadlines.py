@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""APScheduler drives deadlines, early processing and reminders; the database is the truth.
+
+Jobs are only wake-up calls: each one runs ``tick``, which looks at the
+database and does whatever is due. So the job list can be thrown away and
+rebuilt from the open steps at any moment (start-up, after every change),
+and a job that fires twice does nothing the second time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import datetime, timedelta
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.date import DateTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+log = logging.getLogger(__name__)
+
+SAFETY_INTERVAL = timedelta(seconds=60)
+
+
+class DeadlineScheduler:
+    def __init__(
+        self,
+        *,
+        tick: Callable[[], Awaitable[None]],
+        wake_times: Callable[[], Iterable[datetime]],
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._tick = tick
+        self._wake_times = wake_times
+        self._clock = clock
+        self._scheduler = AsyncIOScheduler(timezone="UTC")
+
+    def start(self) -> None:
+        self._scheduler.add_job(
+            self._tick, IntervalTrigger(seconds=SAFETY_INTERVAL.total_seconds()), id="safety"
+        )
+        self._scheduler.start()
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """Replace every wake-up job with the ones the database asks for now."""
+        for job in self._scheduler.get_jobs():
+            if job.id != "safety":
+                job.remove()
+        now = self._clock()
+        for n, when in enumerate(sorted(set(self._wake_times()))):
+            run_at = max(when, now)
+            self._scheduler.add_job(
+                self._tick, DateTrigger(run_date=run_at), id=f"wake-{n}", misfire_grace_time=None
+            )
+        log.debug("scheduler rebuilt: %d wake-up(s)", len(self._scheduler.get_jobs()) - 1)
+
+    def jobs(self) -> list[datetime]:
+        return sorted(job.next_run_time for job in self._scheduler.get_jobs() if job.id != "safety")
+
+    def shutdown(self) -> None:
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=False)

@@ -1,0 +1,267 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Game-master actions, from the command line or by mail (GM address + GM secret).
+
+Every action is written to the game's event chain with its reason and
+announced to the players.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from mailbot.core import deadlines
+from mailbot.core.commands import Command, CommandSpec
+from mailbot.services.games import Games
+from mailbot.services.inbound import Context, Handler, Reply
+from mailbot.services.letters import Letter, Postman
+from mailbot.services.mailgame import MailGame
+from mailbot.services.turns import Turns
+from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, StepState, row_id
+
+GM_COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("PAUSE", "PAUSE [reason]", "GM: stop deadlines until RESUME"),
+    CommandSpec("RESUME", "RESUME [reason]", "GM: go on after a pause"),
+    CommandSpec("EXTEND", "EXTEND <step> <duration> [reason]", "GM: move the open step's deadline"),
+    CommandSpec("FORCE", "FORCE [reason]", "GM: process the open step now"),
+    CommandSpec("PREVIEW", "PREVIEW", "GM: resolve a copy of the open step; the result goes to the GM only"),
+    CommandSpec("ROLLBACK", "ROLLBACK <step> [reason]", "GM: restore the state before a step and reopen it"),
+    CommandSpec("REPLACE", "REPLACE <seat> <address> [reason]", "GM: hand a seat to a new player"),
+    CommandSpec("EJECT", "EJECT <seat> [reason]", "GM: remove a player; the seat plays defaults"),
+)
+
+
+class GmError(Exception):
+    """A GM request that cannot be done; its text is the answer to the GM."""
+
+
+class GmActions:
+    def __init__(
+        self, *, games: Games, turns: Turns, postman: Postman, clock: Callable[[], datetime]
+    ) -> None:
+        self.games = games
+        self.turns = turns
+        self.postman = postman
+        self.clock = clock
+
+    def _log(self, session: Session, game: Game, action: str, reason: str, announce: Sequence[str]) -> None:
+        self.games.note(session, game, f"gm-{action}", {"reason": reason or "(no reason given)"})
+        self.turns.announce(
+            session, game, f"Game master: {action}", [*announce, f"Reason: {reason or '(none given)'}"]
+        )
+
+    def _open(self, session: Session, game: Game) -> StepRow:
+        step = Games.open_step(session, row_id(game))
+        if step is None:
+            raise GmError("no step is open")
+        return step
+
+    def pause(self, session: Session, game: Game, reason: str) -> str:
+        if game.status is not GameStatus.RUNNING:
+            raise GmError(f"the game is {game.status.value}")
+        game.status, game.pause_reason = GameStatus.PAUSED, reason or "paused by the GM"
+        session.add(game)
+        self._log(session, game, "pause", reason, ["The game is paused; deadlines are suspended."])
+        return "paused"
+
+    def resume(self, session: Session, game: Game, reason: str) -> str:
+        if game.status is not GameStatus.PAUSED:
+            raise GmError(f"the game is {game.status.value}")
+        game.status, game.pause_reason = GameStatus.RUNNING, ""
+        session.add(game)
+        step = Games.open_step(session, row_id(game))
+        if step is not None and step.deadline_at < self.clock():
+            # A deadline that passed during the pause would fire at once: give a fresh one.
+            step.deadline_at = self.games.fresh_deadline(game, step)
+            session.add(step)
+        self._log(session, game, "resume", reason, ["The game goes on."])
+        return "resumed"
+
+    def extend(self, session: Session, game: Game, key: str, duration: str, reason: str) -> str:
+        step = self._open(session, game)
+        if key.upper() != step.key.upper():
+            raise GmError(f"the open step is {step.key}")
+        delta = deadlines.parse_duration(duration)
+        if delta is None:
+            raise GmError(f"not a duration: {duration!r} (e.g. 24h, 2d)")
+        step.deadline_at = step.deadline_at + delta
+        session.add(step)
+        when = deadlines.local_time(step.deadline_at, game.timezone)
+        self._log(session, game, "extend", reason, [f"The deadline of {step.title} is now {when}."])
+        return f"deadline now {when}"
+
+    def force(self, session: Session, game: Game, reason: str) -> str:
+        step = self._open(session, game)
+        self._log(session, game, "force", reason, [f"{step.title} is processed now."])
+        self.turns.process(session, game, step)
+        return f"{step.key} processed"
+
+    def preview(self, session: Session, game: Game) -> list[str]:
+        step = self._open(session, game)
+        result = self.turns.compute(session, game, step)
+        lines = [f"Preview of {step.title} (nothing was changed, nobody else was told):"]
+        lines += [
+            f"  {seat}: {'; '.join(orders)}" + (" (default)" if seat in result.defaulted else "")
+            for seat, orders in result.orders.items()
+        ]
+        lines += [f"  event [{', '.join(sorted(e.audience))}]: {e.text}" for e in result.outcome.events]
+        return lines
+
+    def rollback(self, session: Session, game: Game, key: str, reason: str) -> str:
+        target = self._last_resolved(session, game, key)
+        for step in self._steps_from(session, game, target):
+            step.state = StepState.ROLLED_BACK
+            session.add(step)
+        game.state, game.status, game.result, game.finished_at = (
+            dict(target.snapshot),
+            GameStatus.RUNNING,
+            "",
+            None,
+        )
+        session.add(game)
+        reopened = self.games.open_next(session, game)
+        if reopened is None:
+            raise GmError("the plugin opened no step after the rollback")
+        reopened.seed, reopened.commitment = target.seed, target.commitment  # same dice as before
+        session.add(reopened)
+        self._copy_orders(session, target, reopened)
+        self._log(
+            session, game, "rollback", reason, [f"{target.title} is open again; orders sent for it stand."]
+        )
+        return f"{target.key} reopened"
+
+    def _last_resolved(self, session: Session, game: Game, key: str) -> StepRow:
+        query = (
+            select(StepRow)
+            .where(StepRow.game_id == game.id, StepRow.key == key, StepRow.state == StepState.RESOLVED)
+            .order_by(col(StepRow.id).desc())
+        )
+        found = session.exec(query).first()
+        if found is None:
+            raise GmError(f"no resolved step {key!r}")
+        return found
+
+    @staticmethod
+    def _steps_from(session: Session, game: Game, target: StepRow) -> list[StepRow]:
+        query = select(StepRow).where(StepRow.game_id == game.id, col(StepRow.id) >= target.id)
+        return [s for s in session.exec(query) if s.state is not StepState.ROLLED_BACK]
+
+    @staticmethod
+    def _copy_orders(session: Session, source: StepRow, target: StepRow) -> None:
+        for row in Games.current_orders(session, row_id(source)).values():
+            if not row.defaulted:
+                session.add(
+                    OrderSet(
+                        step_id=row_id(target),
+                        seat=row.seat,
+                        lines=list(row.lines),
+                        sealed=dict(row.sealed),
+                        inbound_id=row.inbound_id,
+                        received_at=row.received_at,
+                    )
+                )
+
+    def replace(self, session: Session, game: Game, seat_name: str, address: str, reason: str) -> str:
+        seat = self._seat(session, game, seat_name)
+        seat.secret, seat.status = _new_secret(), SeatStatus.INVITED
+        self._log(session, game, "replace", reason, [f"Seat {seat.name} has a new player."])
+        self.games.take_seat(session, game, seat, address)
+        self._resend_reports(session, game, seat)
+        return f"{seat.name} now played by {address}"
+
+    def _resend_reports(self, session: Session, game: Game, seat: Seat) -> None:
+        """The newcomer gets the seat's own past reports: never more than that seat saw."""
+        from mailbot.store.game_tables import Report
+
+        query = (
+            select(Report).where(Report.game_id == game.id, Report.seat == seat.name).order_by(col(Report.id))
+        )
+        for report in session.exec(query):
+            letter = Letter(seat.address, f"[history] {report.subject}").section(
+                report.subject, report.text.splitlines()
+            )
+            self.postman.post(session, letter, kind="history", now=self.clock())
+
+    def eject(self, session: Session, game: Game, seat_name: str, reason: str) -> str:
+        seat = self._seat(session, game, seat_name)
+        seat.status = SeatStatus.EJECTED
+        session.add(seat)
+        self._log(
+            session,
+            game,
+            "eject",
+            reason,
+            [f"The player of {seat.name} was removed; the seat plays defaults."],
+        )
+        return f"{seat.name} ejected"
+
+    @staticmethod
+    def _seat(session: Session, game: Game, name: str) -> Seat:
+        seat = Games.seat(session, row_id(game), name.lower())
+        if seat is None:
+            raise GmError(f"no seat {name!r}")
+        return seat
+
+
+def _new_secret() -> str:
+    from mailbot.services.games import new_token
+
+    return new_token()
+
+
+class GmMail:
+    """The GM commands by mail: the same actions, answered to the GM."""
+
+    def __init__(self, *, actions: GmActions, mailgame: MailGame) -> None:
+        self.actions = actions
+        self.mailgame = mailgame
+
+    def handlers(self) -> dict[str, Handler]:
+        return {spec.name: self.handle for spec in GM_COMMANDS}
+
+    def handle(self, command: Command, ctx: Context, reply: Reply) -> None:
+        who = self.mailgame.identify(ctx, reply)
+        if who is None or not who.gm:
+            if who is not None:
+                reply.problem(command.line, command.text, "only the game master may do that")
+            return
+        try:
+            answer = self._dispatch(command, ctx.session, who.game)
+        except GmError as exc:
+            reply.problem(command.line, command.text, str(exc))
+            return
+        reply.section(f"GM: {command.name}", answer if isinstance(answer, list) else [answer])
+
+    def _dispatch(self, command: Command, session: Session, game: Game) -> str | list[str]:
+        a, args = self.actions, list(command.args)
+
+        def rest(n: int) -> str:
+            return " ".join(args[n:])
+
+        def need(n: int) -> None:
+            if len(args) < n:
+                raise GmError(f"usage: {next(s.usage for s in GM_COMMANDS if s.name == command.name)}")
+
+        match command.name:
+            case "PAUSE":
+                return a.pause(session, game, rest(0))
+            case "RESUME":
+                return a.resume(session, game, rest(0))
+            case "EXTEND":
+                need(2)
+                return a.extend(session, game, args[0], args[1], rest(2))
+            case "FORCE":
+                return a.force(session, game, rest(0))
+            case "PREVIEW":
+                return a.preview(session, game)
+            case "ROLLBACK":
+                need(1)
+                return a.rollback(session, game, args[0], rest(1))
+            case "REPLACE":
+                need(2)
+                return a.replace(session, game, args[0], args[1], rest(2))
+            case _:
+                need(1)
+                return a.eject(session, game, args[0], rest(1))

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Letters the moderator writes on its own (welcome, reports, reminders, notices) into the outbox."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from markupsafe import Markup
+from sqlmodel import Session
+
+from mailbot.mail.compose import Attachment, Outgoing
+from mailbot.render.templates import Rendered, Renderer
+from mailbot.services.inbound import Identity
+from mailbot.services.outbox import enqueue
+
+
+@dataclass
+class Letter:
+    """A letter being written: titled sections of lines, plus an optional game body."""
+
+    recipient: str
+    subject: str
+    sections: list[dict[str, Any]] = field(default_factory=list)
+    body: Rendered | None = None  # a game's rendered report, placed before the sections
+    attachments: list[Attachment] = field(default_factory=list)
+    footer: list[str] = field(default_factory=list)
+
+    def section(self, title: str, lines: Sequence[str]) -> Letter:
+        self.sections.append({"title": title, "lines": list(lines)})
+        return self
+
+
+class Postman:
+    """Renders letters with ``templates/common/letter`` and queues them in the caller's transaction."""
+
+    def __init__(
+        self,
+        *,
+        renderer: Renderer,
+        identity: Identity,
+        new_message_id: Callable[[], str],
+    ) -> None:
+        self.renderer = renderer
+        self.identity = identity
+        self.new_message_id = new_message_id
+
+    def render(self, letter: Letter) -> Rendered:
+        context: Mapping[str, Any] = {
+            "bot": self.identity.name,
+            "sections": letter.sections,
+            "body_text": letter.body.text if letter.body else "",
+            "body_html": Markup(letter.body.html) if letter.body else "",  # already escaped by its template
+            "footer": letter.footer,
+        }
+        return self.renderer.render("common/letter", context)
+
+    def post(self, session: Session, letter: Letter, *, kind: str, now: datetime) -> str:
+        """Queue the letter; returns its Message-ID."""
+        out = Outgoing(
+            sender=self.identity.address,
+            sender_name=self.identity.name,
+            recipient=letter.recipient,
+            subject=letter.subject,
+            body=self.render(letter),
+            message_id=self.new_message_id(),
+            date=now,
+            attachments=tuple(letter.attachments),
+        )
+        enqueue(session, out, kind=kind, now=now)
+        return out.message_id

@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Tables of games played by mail: games, seats, steps, orders, rolls, reports, the event chain."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from mailbot.errors import StoreError
+from mailbot.store.models import UTCDateTime, state_type
+
+
+class GameStatus(StrEnum):
+    SETUP = "setup"  # waiting for every seat to be taken
+    RUNNING = "running"
+    PAUSED = "paused"
+    FINISHED = "finished"
+
+
+class SeatStatus(StrEnum):
+    INVITED = "invited"
+    ACTIVE = "active"
+    RESIGNED = "resigned"
+    EJECTED = "ejected"
+
+
+class StepState(StrEnum):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    ROLLED_BACK = "rolled-back"
+
+
+def row_id(row: Game | Seat | StepRow) -> int:
+    """The id of a row that has been flushed (every row this code hands around has one)."""
+    if row.id is None:
+        raise StoreError(f"{type(row).__name__} has no id yet; flush first")
+    return row.id
+
+
+def _json() -> Any:
+    return Field(default_factory=dict, sa_type=sa.JSON)
+
+
+class Game(SQLModel, table=True):
+    __tablename__ = "game"
+
+    id: int | None = Field(default=None, primary_key=True)
+    plugin: str = Field(max_length=64)  # registry name
+    scenario: str = Field(max_length=200)
+    title: str = Field(max_length=200)
+    status: GameStatus = Field(default=GameStatus.SETUP, sa_type=state_type(GameStatus))
+    deadline_spec: str = Field(max_length=200)
+    timezone: str = Field(default="UTC", max_length=64)
+    grace_seconds: int = 0
+    early_seconds: int = 300  # wait this long after the last owing seat reported (a late correction)
+    reminders: list[int] = Field(default_factory=list, sa_type=sa.JSON)  # seconds before the deadline
+    late_limit: int = 2  # misses in a row before the GM is told
+    gm_address: str = Field(max_length=320)
+    gm_secret: str = Field(max_length=64)
+    anonymous_press: bool = False
+    require_dkim: bool = False  # letters must carry a passing DKIM result for the sender's domain
+    reveal_at_end: bool = True  # hidden-information games reveal dice seeds only at the end
+    options: dict[str, Any] = _json()
+    state: dict[str, Any] = _json()  # the plugin's dump of the current state
+    result: str = Field(default="", max_length=500)
+    pause_reason: str = Field(default="", max_length=500)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class Seat(SQLModel, table=True):
+    __tablename__ = "seat"
+    __table_args__ = (sa.UniqueConstraint("game_id", "name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    name: str = Field(max_length=64)
+    address: str = Field(max_length=320, index=True)
+    secret: str = Field(max_length=64)
+    invite_code: str = Field(max_length=64)
+    status: SeatStatus = Field(default=SeatStatus.INVITED, sa_type=state_type(SeatStatus))
+    timezone: str = Field(default="", max_length=64)  # empty: the game's zone
+    wait: bool = False
+    missed_in_row: int = 0
+
+
+class StepRow(SQLModel, table=True):
+    __tablename__ = "step"
+    __table_args__ = (sa.UniqueConstraint("game_id", "key", "attempt"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    key: str = Field(max_length=64)
+    attempt: int = 1  # a rolled-back step is opened again as the next attempt
+    turn: int
+    kind: str = Field(max_length=16)
+    title: str = Field(max_length=200)
+    owing: list[str] = Field(default_factory=list, sa_type=sa.JSON)
+    seal_labels: list[str] = Field(default_factory=list, sa_type=sa.JSON)
+    state: StepState = Field(default=StepState.OPEN, sa_type=state_type(StepState))
+    opened_at: datetime = Field(sa_type=UTCDateTime)
+    deadline_at: datetime = Field(sa_type=UTCDateTime)
+    early_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    reminders_sent: list[str] = Field(default_factory=list, sa_type=sa.JSON)
+    closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    seed: str = Field(max_length=64)  # hex; secret until revealed
+    commitment: str = Field(max_length=64)  # SHA-256 of the seed, published when the step opens
+    revealed: bool = False
+    orders_digest: str = Field(default="", max_length=64)
+    snapshot: dict[str, Any] = _json()  # the state the step opened on (for rollback and preview)
+
+
+class OrderSet(SQLModel, table=True):
+    """One seat's orders for one step; a resubmission replaces the current set (kept, not current)."""
+
+    __tablename__ = "order_set"
+
+    id: int | None = Field(default=None, primary_key=True)
+    step_id: int = Field(foreign_key="step.id", index=True)
+    seat: str = Field(max_length=64)
+    lines: list[str] = Field(default_factory=list, sa_type=sa.JSON)  # normalised
+    # Sealed values: label -> {"value", "salt", "receipt"}; never shown to another seat before opening.
+    sealed: dict[str, Any] = _json()
+    current: bool = True
+    defaulted: bool = False
+    inbound_id: int | None = Field(default=None, foreign_key="inbound.id")
+    received_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class RollRow(SQLModel, table=True):
+    __tablename__ = "roll"
+
+    id: int | None = Field(default=None, primary_key=True)
+    step_id: int = Field(foreign_key="step.id", index=True)
+    position: int
+    data: dict[str, Any] = _json()  # Roll.as_dict(): label, sides, faces, modifiers, total, rule, counter
+
+
+class Report(SQLModel, table=True):
+    """What one seat (or the GM) was told at a step: kept for HISTORY and for substitutes."""
+
+    __tablename__ = "report"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat: str = Field(max_length=64)  # "" for the GM
+    turn: int
+    step_key: str = Field(max_length=64)
+    subject: str = Field(max_length=998)
+    text: str = Field(sa_type=sa.Text)
+    html: str = Field(sa_type=sa.Text)
+    chain_head: str = Field(max_length=64)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class ChainRow(SQLModel, table=True):
+    """The tamper-evident event log: each entry carries the hash of the one before."""
+
+    __tablename__ = "chain"
+    __table_args__ = (sa.UniqueConstraint("game_id", "position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    position: int
+    kind: str = Field(max_length=64)
+    payload: dict[str, Any] = _json()
+    prev_hash: str = Field(max_length=64)
+    hash: str = Field(max_length=64)
+    created_at: datetime = Field(sa_type=UTCDateTime)

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A bot with injected time and a fake SMTP sink, for game-by-mail service tests."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from datetime import timedelta
+from email.message import EmailMessage
+
+from sqlmodel import Session, col, select
+
+from mailbot.app import Bot
+from mailbot.services.games import GameSetup
+from mailbot.settings import BotSettings, Settings, StoreSettings
+from mailbot.store.game_tables import Game, Seat, StepRow
+from mailbot.store.models import Outbound
+from mailbot.testing.fakes import FakeSink
+from tests.services.helpers import BOT, GM, Clock, letter
+
+
+class Harness:
+    def __init__(self, db_url: str) -> None:
+        self.clock = Clock()
+        self.sink = FakeSink()
+        settings = Settings(
+            store=StoreSettings(url=db_url),
+            bot=BotSettings(address=BOT, name="mailbot test", gm_address=GM),
+        )
+        self.bot = Bot(settings, clock=self.clock, sink=self.sink)
+        self.bot.upgrade()
+        self.bot.started_at = self.clock.now
+        self.seen = 0
+
+    def create(self, deadline: str = "48h", **options: object) -> int:
+        setup = GameSetup(
+            plugin="duel",
+            scenario="standard",
+            title="Test duel",
+            deadline=deadline,
+            timezone="Europe/Berlin",
+            gm_address=GM,
+            options=dict(options),
+            early=timedelta(minutes=5),
+            reminders=(timedelta(hours=12),),
+        )
+        with Session(self.bot.engine) as session, session.begin():
+            game = self.bot.games.create(session, setup)
+            return int(game.id or 0)
+
+    def seat(self, game_id: int, name: str) -> Seat:
+        with Session(self.bot.engine) as session:
+            found = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.name == name)).one()
+            session.expunge(found)
+            return found
+
+    def game(self, game_id: int) -> Game:
+        with Session(self.bot.engine) as session:
+            found = session.get_one(Game, game_id)
+            session.expunge(found)
+            return found
+
+    def steps(self, game_id: int) -> list[StepRow]:
+        with Session(self.bot.engine) as session:
+            rows = list(
+                session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id)))
+            )
+            for row in rows:
+                session.expunge(row)
+            return rows
+
+    def invite(self, game_id: int, seat: str, address: str) -> None:
+        with Session(self.bot.engine) as session, session.begin():
+            game = session.get_one(Game, game_id)
+            row = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.name == seat)).one()
+            self.bot.games.take_seat(session, game, row, address)
+
+    def mail(self, sender: str, subject: str, body: str = "", **headers: str) -> list[EmailMessage]:
+        """Deliver one letter, handle it, send the outbox; returns the letters it caused."""
+        self.clock.advance(1)
+        self.bot.inject(letter(sender=sender, subject=subject, body=body, headers=headers))
+        self.bot.processor.process_pending()
+        return self.flush()
+
+    def tick(self, seconds: float = 0) -> list[EmailMessage]:
+        self.clock.advance(seconds)
+        self.bot.tick_once()
+        return self.flush()
+
+    def flush(self) -> list[EmailMessage]:
+        import asyncio
+
+        asyncio.run(self.bot.outbox.send_due())
+        new = self.sink.sent[self.seen :]
+        self.seen = len(self.sink.sent)
+        return [parse(s.raw) for s in new]
+
+    def outbox(self) -> list[Outbound]:
+        with Session(self.bot.engine) as session:
+            return list(session.exec(select(Outbound).order_by(col(Outbound.id))))
+
+
+def parse(raw: bytes) -> EmailMessage:
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def text(msg: EmailMessage) -> str:
+    part = msg.get_body(preferencelist=("plain",))
+    assert part is not None
+    return str(part.get_content())
+
+
+def to(msgs: list[EmailMessage], address: str) -> list[EmailMessage]:
+    return [m for m in msgs if m["To"] == address]
+
+
+def tag_of(msg: EmailMessage) -> str:
+    found = re.search(r"\[[A-Z]{2}-\d+ [A-Za-z0-9]+\]", msg["Subject"])
+    assert found, msg["Subject"]
+    return found.group(0)

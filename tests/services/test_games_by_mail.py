@@ -1,0 +1,255 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Games by mail on SQLite and PostgreSQL: seats, secrets, orders, deadlines, GM tools.
+
+Time is injected (the harness clock), never waited for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from sqlmodel import Session, select
+
+from mailbot.core.chain import verify_chain
+from mailbot.core.sealed import check_receipt
+from mailbot.services import chainlog
+from mailbot.store.game_tables import GameStatus, OrderSet, SeatStatus, StepState
+from tests.services.game_helpers import Harness, tag_of, text, to
+from tests.services.helpers import GM
+
+NORTH, SOUTH = "north@players.test", "south@players.test"
+
+
+@pytest.fixture
+def h(db_url: str) -> Iterator[Harness]:
+    harness = Harness(db_url)
+    yield harness
+    harness.bot.engine.dispose()
+
+
+def _started(h: Harness) -> tuple[int, str, str]:
+    """A running duel: north invited by the GM, south joined by mail; returns the two subject tags."""
+    game_id = h.create()
+    h.invite(game_id, "north", NORTH)
+    code = h.seat(game_id, "south").invite_code
+    replies = h.mail(SOUTH, "joining", f"JOIN {game_id} south {code}\n")
+    welcome_north = to(h.flush() or [], NORTH)
+    del welcome_north
+    south_welcome = next(m for m in replies if m["To"] == SOUTH and "Welcome" in m["Subject"])
+    north = h.seat(game_id, "north")
+    return game_id, f"[DU-{game_id} {north.secret}]", tag_of(south_welcome)
+
+
+def test_join_by_mail_starts_the_game_when_every_seat_is_taken(h: Harness) -> None:
+    game_id, north_tag, south_tag = _started(h)
+    game = h.game(game_id)
+    assert game.status is GameStatus.RUNNING
+    assert h.seat(game_id, "south").status is SeatStatus.ACTIVE
+    (step,) = [s for s in h.steps(game_id) if s.state is StepState.OPEN]
+    assert step.key == "T1.orders" and step.owing == ["north", "south"]
+    assert step.deadline_at == h.clock.now + timedelta(hours=48) or step.deadline_at > h.clock.now
+    assert north_tag != south_tag
+
+
+def test_wrong_join_code_reveals_nothing(h: Harness) -> None:
+    game_id = h.create()
+    (reply,) = h.mail("stranger@players.test", "hi", f"JOIN {game_id} south WRONGCODE\n")
+    body = text(reply)
+    assert "no open invitation matches" in body
+    assert h.seat(game_id, "south").status is SeatStatus.INVITED
+    (reply2,) = h.mail("stranger@players.test", "hi", "JOIN 999 south WRONGCODE\n")
+    # The same answer for an existing and a missing game: nothing is revealed.
+    assert text(reply2) == body.replace(f"JOIN {game_id} ", "JOIN 999 ")
+
+
+def test_orders_are_confirmed_with_problems_then_replaced_with_a_diff(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    (first,) = to(h.mail(NORTH, f"Re: {north_tag} orders", "ORDERS\nATTACK 2\nCHARGE!\nEND\n"), NORTH)
+    body = text(first)
+    assert "ATTACK 2" in body
+    assert 'Line 3: "CHARGE!"' in body
+    (second,) = to(
+        h.mail(NORTH, f"Re: {north_tag} orders", "ORDERS T1.orders\nATTACK 1\nDEFEND 2\nEND\n"), NORTH
+    )
+    body2 = text(second)
+    assert "These replace your earlier orders" in body2
+    assert "- ATTACK 2" in body2 and "+ ATTACK 1" in body2
+    with Session(h.bot.engine) as session:
+        rows = session.exec(select(OrderSet).where(OrderSet.seat == "north")).all()
+    assert [r.current for r in rows] == [False, True]
+
+
+def test_refusals_change_nothing(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    secret = north_tag.split()[1].rstrip("]")
+    # Wrong secret from the registered address: refused to that address, no game content.
+    (wrong,) = h.mail(NORTH, f"[DU-{game_id} nope99] orders", "ORDERS\nATTACK 3\nEND\n")
+    assert "refused" in text(wrong) and "the secret was wrong" in text(wrong)
+    # The right secret from another address: the stranger learns nothing, the owner is told.
+    letters = h.mail("mallory@evil.test", f"[DU-{game_id} {secret}] orders", "ORDERS\nATTACK 3\nEND\n")
+    (to_mallory,) = to(letters, "mallory@evil.test")
+    (to_owner,) = to(letters, NORTH)
+    assert "not registered for any game" in text(to_mallory) and "ATTACK" not in text(to_mallory)
+    assert "mallory@evil.test" in text(to_owner)
+    # Stale step tag.
+    (stale,) = to(h.mail(NORTH, f"{north_tag} orders", "ORDERS T7.orders\nATTACK 1\nEND\n"), NORTH)
+    assert "the open step is T1.orders" in text(stale)
+    with Session(h.bot.engine) as session:
+        assert session.exec(select(OrderSet)).all() == []
+
+
+def test_spoofed_sender_failing_dkim_is_refused_when_the_game_requires_it(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    with Session(h.bot.engine) as session, session.begin():
+        from mailbot.store.game_tables import Game
+
+        session.get_one(Game, game_id).require_dkim = True
+    results = "mx.example.test; dkim=fail header.d=players.test; spf=softfail"
+    letters = h.mail(
+        NORTH, f"{north_tag} orders", "ORDERS\nATTACK 1\nEND\n", **{"Authentication-Results": results}
+    )
+    assert "DKIM" in text(to(letters, NORTH)[0])
+    good = "mx.example.test; dkim=pass header.d=players.test"
+    letters = h.mail(
+        NORTH, f"{north_tag} orders", "ORDERS\nATTACK 1\nEND\n", **{"Authentication-Results": good}
+    )
+    assert "Orders accepted" in text(to(letters, NORTH)[0])
+
+
+def test_stranger_gets_help_and_no_game_information(h: Harness) -> None:
+    _started(h)
+    (reply,) = h.mail("nobody@players.test", "STATUS", "")
+    body = text(reply)
+    assert "not registered for any game" in body
+    assert "T1" not in body and "north" not in body
+
+
+def test_deadline_applies_defaults_names_the_late_seat_and_tells_the_gm(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    assert h.tick(3600) == []  # nothing due an hour later
+    letters = h.tick(48 * 3600)
+    gm = to(letters, GM)
+    assert any("late list" in m["Subject"] and "south" in text(m) for m in gm)
+    assert {m["To"] for m in letters} >= {NORTH, SOUTH}
+    with Session(h.bot.engine) as session:
+        defaulted = session.exec(select(OrderSet).where(OrderSet.defaulted)).all()
+    assert [row.seat for row in defaulted] == ["south"]
+    assert h.seat(game_id, "south").missed_in_row == 1
+
+
+def test_reminders_go_only_to_seats_that_still_owe(h: Harness) -> None:
+    _, north_tag, _ = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    letters = h.tick(37 * 3600)  # 12 h before the 48 h deadline
+    assert [m["To"] for m in letters] == [SOUTH]
+    assert "Reminder" in letters[0]["Subject"]
+    assert any(part.get_filename() == "deadline.ics" for part in letters[0].iter_attachments())
+    assert h.tick(60) == []  # once only
+
+
+def test_early_processing_waits_for_the_delay_and_respects_wait(h: Harness) -> None:
+    game_id, north_tag, south_tag = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nEND\nWAIT\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 1\nDEFEND 2\nEND\n")
+    assert h.tick(600) == []  # everyone is in, but north asked to WAIT
+    h.mail(NORTH, f"{north_tag} go", "NOWAIT\n")
+    letters = h.tick(1)
+    assert {m["To"] for m in letters} == {NORTH, SOUTH}
+    assert [s.key for s in h.steps(game_id) if s.state is StepState.OPEN] == ["T1.bid"]
+
+
+def test_early_processing_gives_time_for_a_last_correction(h: Harness) -> None:
+    game_id, north_tag, south_tag = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 1\nDEFEND 2\nEND\n")
+    assert h.tick(120) == []  # the 5-minute correction delay is not over
+    assert h.tick(200) != []
+    assert [s.key for s in h.steps(game_id) if s.state is StepState.OPEN] == ["T1.bid"]
+
+
+def test_status_shows_deadline_in_the_players_zone(h: Harness) -> None:
+    _, north_tag, _ = _started(h)
+    h.mail(NORTH, f"{north_tag} tz", "TIMEZONE America/New_York\n")
+    (reply,) = h.mail(NORTH, f"{north_tag} status", "STATUS\n")
+    body = text(reply)
+    assert "Open step: T1.orders" in body
+    assert "Still to send: north, south" in body
+    assert "EST" in body
+
+
+def test_pause_resume_and_interlock_when_the_bot_was_down(h: Harness) -> None:
+    game_id, _, _ = _started(h)
+    h.bot.started_at = h.clock.now + timedelta(hours=100)  # as if restarted long after the deadline
+    letters = h.tick(49 * 3600)
+    assert h.game(game_id).status is GameStatus.PAUSED
+    assert any("not running at the deadline" in text(m) for m in to(letters, GM))
+    gm_secret = h.game(game_id).gm_secret
+    (answer,) = to(h.mail(GM, f"[DU-{game_id} {gm_secret}] resume", "RESUME checked the mailbox\n"), GM)
+    assert "GM: RESUME" in text(answer)
+    assert h.game(game_id).status is GameStatus.RUNNING
+
+
+def test_rollback_then_reprocess_gives_the_same_result(h: Harness) -> None:
+    game_id, north_tag, south_tag = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    h.tick(49 * 3600)
+    first_state = h.game(game_id).state
+    gm_secret = h.game(game_id).gm_secret
+    h.mail(GM, f"[DU-{game_id} {gm_secret}] rollback", "ROLLBACK T1.orders wrong dice table\n")
+    assert h.steps(game_id)[-1].key == "T1.orders" and h.steps(game_id)[-1].attempt == 2
+    h.mail(GM, f"[DU-{game_id} {gm_secret}] force", "FORCE same again\n")
+    assert h.game(game_id).state == first_state
+
+
+def test_gm_preview_goes_to_the_gm_only(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n")
+    gm_secret = h.game(game_id).gm_secret
+    letters = h.mail(GM, f"[DU-{game_id} {gm_secret}] preview", "PREVIEW\n")
+    assert [m["To"] for m in letters] == [GM]
+    assert "Preview of" in text(letters[0])
+    assert [s.state for s in h.steps(game_id) if s.key == "T1.orders"] == [StepState.OPEN]
+
+
+def test_gm_commands_from_a_player_are_refused(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    (reply,) = to(h.mail(NORTH, f"{north_tag} pause", "PAUSE\n"), NORTH)
+    assert "only the game master" in text(reply)
+    assert h.game(game_id).status is GameStatus.RUNNING
+
+
+def test_sealed_bid_receipts_and_opening(h: Harness) -> None:
+    game_id, north_tag, south_tag = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    h.tick(49 * 3600)
+    step = [s for s in h.steps(game_id) if s.state is StepState.OPEN][0]
+    assert step.kind == "sealed"
+    letters = h.mail(NORTH, f"{north_tag} bid", "SEAL bid 2\n")
+    (receipt_letter,) = to(letters, NORTH)
+    (notice,) = to(letters, SOUTH)
+    receipt = text(receipt_letter).split("Receipt: ")[1].split()[0]
+    assert "2" not in text(notice).replace(f"DU-{game_id}", "")  # south learns only that a value arrived
+    letters = h.mail(SOUTH, f"{south_tag} bid", "SEAL bid 1\n")
+    opening = h.tick(13 * 3600)
+    north_report = [m for m in to(opening, NORTH) if "resolved" in m["Subject"]][0]
+    line = next(line for line in text(north_report).splitlines() if line.startswith("north bid"))
+    salt = line.split("salt ")[1].split(",")[0]
+    assert check_receipt("2", salt, receipt)
+
+
+def test_every_event_is_chained_and_verifies(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    h.tick(49 * 3600)
+    with Session(h.bot.engine) as session:
+        entries = chainlog.entries(session, game_id)
+    kinds = [e.kind for e in entries]
+    assert (
+        kinds[:1] == ["game-created"] and "orders" in kinds and "step-resolved" in kinds and "report" in kinds
+    )
+    assert verify_chain(entries) is None
