@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from mailbot.cli_game import game_app
 from mailbot.cli_tools import envelope, simulate_app
 from mailbot.errors import ConfigError, MailbotError
 from mailbot.settings import Settings, load_settings
@@ -19,6 +20,7 @@ app = typer.Typer(help="mailbot: an e-mail game moderator.", no_args_is_help=Tru
 db_app = typer.Typer(help="Database schema commands.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(simulate_app, name="simulate")
+app.add_typer(game_app, name="game")
 app.command("envelope")(envelope)
 
 ConfigOption = Annotated[

@@ -395,7 +395,7 @@ class MailGame:
         lines = [
             str(item.get("line", f"{name.upper()} {item['value']}")) for name, item in sorted(sealed.items())
         ]
-        self._replace_sealed(ctx, who, step, lines, sealed, held)
+        self._replace_sealed(ctx, who, step, lines=lines, sealed=sealed, held=held)
         reply.section(
             "Sealed",
             [
@@ -410,6 +410,7 @@ class MailGame:
         ctx: Context,
         who: Who,
         step: StepRow,
+        *,
         lines: list[str],
         sealed: dict[str, Any],
         held: OrderSet | None,

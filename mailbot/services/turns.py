@@ -178,7 +178,7 @@ class Turns:
             self._next_step_section(letter, game, seat, nxt)
             head = chainlog.head(session, self._id(game))
             letter.footer.append(f"Game log chain head: {head}")
-            self._keep(session, game, seat.name, step, letter, head, now)
+            self._keep(session, game, seat.name, step, letter=letter, head=head, now=now)
             self.postman.post(session, letter, kind="report", now=now)
 
     @staticmethod
@@ -214,7 +214,15 @@ class Turns:
         )
 
     def _keep(
-        self, session: Session, game: Game, seat: str, step: StepRow, letter: Letter, head: str, now: datetime
+        self,
+        session: Session,
+        game: Game,
+        seat: str,
+        step: StepRow,
+        *,
+        letter: Letter,
+        head: str,
+        now: datetime,
     ) -> None:
         rendered = self.postman.render(letter)
         session.add(

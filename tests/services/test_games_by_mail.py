@@ -65,7 +65,7 @@ def test_wrong_join_code_reveals_nothing(h: Harness) -> None:
 
 
 def test_orders_are_confirmed_with_problems_then_replaced_with_a_diff(h: Harness) -> None:
-    game_id, north_tag, _ = _started(h)
+    _game_id, north_tag, _ = _started(h)
     (first,) = to(h.mail(NORTH, f"Re: {north_tag} orders", "ORDERS\nATTACK 2\nCHARGE!\nEND\n"), NORTH)
     body = text(first)
     assert "ATTACK 2" in body
@@ -227,7 +227,7 @@ def test_sealed_bid_receipts_and_opening(h: Harness) -> None:
     h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
     h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
     h.tick(49 * 3600)
-    step = [s for s in h.steps(game_id) if s.state is StepState.OPEN][0]
+    step = next(s for s in h.steps(game_id) if s.state is StepState.OPEN)
     assert step.kind == "sealed"
     letters = h.mail(NORTH, f"{north_tag} bid", "SEAL bid 2\n")
     (receipt_letter,) = to(letters, NORTH)
@@ -236,7 +236,7 @@ def test_sealed_bid_receipts_and_opening(h: Harness) -> None:
     assert "2" not in text(notice).replace(f"DU-{game_id}", "")  # south learns only that a value arrived
     letters = h.mail(SOUTH, f"{south_tag} bid", "SEAL bid 1\n")
     opening = h.tick(13 * 3600)
-    north_report = [m for m in to(opening, NORTH) if "resolved" in m["Subject"]][0]
+    north_report = next(m for m in to(opening, NORTH) if "resolved" in m["Subject"])
     line = next(line for line in text(north_report).splitlines() if line.startswith("north bid"))
     salt = line.split("salt ")[1].split(",")[0]
     assert check_receipt("2", salt, receipt)

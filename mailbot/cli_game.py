@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""``mailbot game ...``: the game master's commands on the command line.
+
+They work on the database; letters they cause (welcome, announcements) go
+into the outbox, which the running service sends (or ``--send`` sends now).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from sqlmodel import Session, col, select
+
+from mailbot.errors import MailbotError
+from mailbot.settings import load_settings
+
+game_app = typer.Typer(help="Create games, invite players, and act as game master.", no_args_is_help=True)
+
+ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Settings file (TOML).")]
+SendOption = Annotated[bool, typer.Option("--send", help="Send the resulting letters now.")]
+ReasonOption = Annotated[str, typer.Option("--reason", "-r", help="Why (logged and announced).")]
+
+
+@contextmanager
+def _bot(config: Path | None, send: bool = False) -> Iterator[Any]:
+    from mailbot.app import Bot
+
+    bot = Bot(load_settings(config))
+    bot.upgrade()
+    try:
+        yield bot
+        if send:
+            report = asyncio.run(bot.outbox.send_due())
+            typer.echo(f"sent {report.sent}, retry later {report.retried}, failed {report.failed}")
+    except MailbotError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    finally:
+        bot.engine.dispose()
+
+
+def _in_game(config: Path | None, game_id: int, send: bool, act: Callable[[Any, Session, Any], str]) -> None:
+    from mailbot.services.gm import GmError
+    from mailbot.store.game_tables import Game
+
+    with _bot(config, send) as bot, Session(bot.engine) as session, session.begin():
+        game = session.get(Game, game_id)
+        if game is None:
+            typer.echo(f"no game {game_id}", err=True)
+            raise typer.Exit(1)
+        try:
+            answer = act(bot, session, game)
+        except GmError as exc:
+            typer.echo(f"refused: {exc}", err=True)
+            raise typer.Exit(1) from exc
+        typer.echo(answer)
+
+
+@game_app.command("create")
+def create(
+    game: str = typer.Option(
+        ..., "--game", help="Game plugin name or alias (duel, wif, atlantic-storm, ...)."
+    ),
+    scenario: str = typer.Option("standard", "--scenario"),
+    title: str = typer.Option(..., "--title"),
+    deadline: str = typer.Option(
+        ..., "--deadline", help='e.g. "48h", "2026-12-01 20:00", "Mon,Thu 20:00 Europe/Berlin"'
+    ),
+    timezone: str = typer.Option("UTC", "--timezone"),
+    gm: str = typer.Option("", "--gm", help="Game master address (default: bot.gm_address)."),
+    grace: str = typer.Option("0m", "--grace", help="Grace after each deadline, e.g. 30m."),
+    reminder: list[str] = typer.Option(
+        ["12h"], "--reminder", help="Reminder before the deadline (repeatable)."
+    ),
+    config: ConfigOption = None,
+) -> None:
+    """Create a game; prints its number, the GM secret and each seat's invite code."""
+    from mailbot.core.deadlines import parse_duration
+    from mailbot.services.games import GameSetup, tag
+
+    with _bot(config) as bot, Session(bot.engine) as session, session.begin():
+        setup = GameSetup(
+            plugin=game,
+            scenario=scenario,
+            title=title,
+            deadline=deadline,
+            timezone=timezone,
+            gm_address=gm or bot.settings.bot.gm_address or bot.settings.bot.address,
+            grace=parse_duration(grace) or timedelta(0),
+            reminders=tuple(d for d in map(parse_duration, reminder) if d),
+        )
+        row = bot.games.create(session, setup)
+        typer.echo(f"game {row.id} created: {tag(row)} {row.title} ({row.plugin}/{row.scenario})")
+        typer.echo(f"GM secret: {row.gm_secret} (GM letters carry [{tag(row)} {row.gm_secret}])")
+        for seat in bot.games.seats(session, int(row.id or 0)):
+            join = f"JOIN {row.id} {seat.name} {seat.invite_code}"
+            typer.echo(f"seat {seat.name}: invite code {seat.invite_code}  ({join})")
+
+
+@game_app.command("invite")
+def invite(
+    game_id: int,
+    address: str,
+    seat: str = typer.Option(..., "--seat"),
+    config: ConfigOption = None,
+    send: SendOption = False,
+) -> None:
+    """Give a seat to a player's address; the player gets a welcome letter with a secret."""
+    from mailbot.services.gm import GmError
+
+    def act(bot: Any, session: Session, game: Any) -> str:
+        row = bot.games.seat(session, game_id, seat.lower())
+        if row is None or row.address:
+            raise GmError(f"seat {seat!r} does not exist or is taken")
+        bot.games.take_seat(session, game, row, address)
+        return f"{address} plays {row.name}"
+
+    _in_game(config, game_id, send, act)
+
+
+@game_app.command("list")
+def list_games(config: ConfigOption = None) -> None:
+    """Every game with its status."""
+    from mailbot.services.games import tag
+    from mailbot.store.game_tables import Game
+
+    with _bot(config) as bot, Session(bot.engine) as session:
+        for game in session.exec(select(Game).order_by(col(Game.id))):
+            typer.echo(f"{game.id:4d} {tag(game):8s} {game.status.value:9s} {game.plugin:15s} {game.title}")
+
+
+@game_app.command("show")
+def show(game_id: int, config: ConfigOption = None) -> None:
+    """A game's seats, open step and deadline (the GM's view)."""
+
+    def act(bot: Any, session: Session, game: Any) -> str:
+        lines = [f"{game.title} ({game.plugin}/{game.scenario}), status {game.status.value}"]
+        for seat in bot.games.seats(session, game_id):
+            lines.append(f"  seat {seat.name:10s} {seat.status.value:9s} {seat.address or '(open)'}")
+        lines += bot.mailgame.status_lines(session, game, None)
+        return "\n".join(lines)
+
+    _in_game(config, game_id, False, act)
+
+
+@game_app.command("pause")
+def pause(
+    game_id: int, reason: ReasonOption = "", config: ConfigOption = None, send: SendOption = False
+) -> None:
+    """Stop the game's deadlines until resume."""
+    _in_game(config, game_id, send, lambda bot, s, g: bot.gm.pause(s, g, reason))
+
+
+@game_app.command("resume")
+def resume(
+    game_id: int, reason: ReasonOption = "", config: ConfigOption = None, send: SendOption = False
+) -> None:
+    """Go on after a pause (a deadline that passed meanwhile is renewed)."""
+    _in_game(config, game_id, send, lambda bot, s, g: bot.gm.resume(s, g, reason))
+
+
+@game_app.command("extend")
+def extend(
+    game_id: int,
+    step: str,
+    duration: str,
+    reason: ReasonOption = "",
+    config: ConfigOption = None,
+    send: SendOption = False,
+) -> None:
+    """Move the open step's deadline by a duration (e.g. 24h)."""
+    _in_game(config, game_id, send, lambda bot, s, g: bot.gm.extend(s, g, step, duration, reason))
+
+
+@game_app.command("force")
+def force(
+    game_id: int, reason: ReasonOption = "", config: ConfigOption = None, send: SendOption = False
+) -> None:
+    """Process the open step now."""
+    _in_game(config, game_id, send, lambda bot, s, g: bot.gm.force(s, g, reason))
+
+
+@game_app.command("preview")
+def preview(game_id: int, config: ConfigOption = None) -> None:
+    """Resolve a copy of the open step and print it; nothing is changed or sent."""
+    _in_game(config, game_id, False, lambda bot, s, g: "\n".join(bot.gm.preview(s, g)))
+
+
+@game_app.command("rollback")
+def rollback(
+    game_id: int, step: str, reason: ReasonOption = "", config: ConfigOption = None, send: SendOption = False
+) -> None:
+    """Restore the state before a resolved step and reopen it (same dice, same orders)."""
+    _in_game(config, game_id, send, lambda bot, s, g: bot.gm.rollback(s, g, step, reason))
+
+
+@game_app.command("replace")
+def replace(
+    game_id: int,
+    seat: str,
+    address: str,
+    reason: ReasonOption = "",
+    config: ConfigOption = None,
+    send: SendOption = False,
+) -> None:
+    """Hand a seat to a new player, who gets the seat's own past reports."""
+    _in_game(config, game_id, send, lambda bot, s, g: bot.gm.replace(s, g, seat, address, reason))
+
+
+@game_app.command("eject")
+def eject(
+    game_id: int, seat: str, reason: ReasonOption = "", config: ConfigOption = None, send: SendOption = False
+) -> None:
+    """Remove a player; the seat plays its default orders."""
+    _in_game(config, game_id, send, lambda bot, s, g: bot.gm.eject(s, g, seat, reason))
