@@ -10,22 +10,28 @@ embedded (aiosmtpd + pymap), so it runs with no accounts and no root.
 from __future__ import annotations
 
 import asyncio
+import email
+import email.policy
+import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
 import aiosmtplib
 from pydantic import SecretStr
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from mailbot.app import Bot
 from mailbot.demo.mailserver import EmbeddedMailServer
 from mailbot.errors import MailbotError
 from mailbot.mail.imap import ImapConfig, ImapSource
+from mailbot.services.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store import repo
+from mailbot.store.game_tables import Game, StepRow, StepState
 from mailbot.store.models import Inbound, Outbound
 
 BOT = "mailbot@demo.localhost"
@@ -98,22 +104,106 @@ def demo_settings(server: EmbeddedMailServer, workdir: Path) -> Settings:
     )
 
 
-async def _script(players: list[Player]) -> None:
-    """Until the game issues land: each player asks for help, then pings with a stray line."""
-    alice, bob = players
-    await alice.send("HELP", "")
-    await bob.send("Re: hello", "PING\nattack at dawn\n")
-    await alice.wait_for(1)
-    await bob.wait_for(1)
-    await alice.send("ping", "Hello moderator,\nPING\n\n-- \nAlice\n")
-    await alice.wait_for(2)
+@dataclass
+class Script:
+    """What one scripted player sends: orders per step kind, with one mistake to show the reply."""
+
+    player: Player
+    orders: str
+    bid: int
+    mistake: str = ""
+    tag: str = ""
+    answered: set[str] = field(default_factory=set)
+    seen: int = 0
+    done: bool = False
+
+    async def play(self) -> None:
+        """Answer every step the letters ask for, until a letter says the game is over."""
+        mails = await self.player.inbox()
+        for raw in mails[self.seen :]:
+            text = _text(raw)
+            subject = str(_parse(raw)["Subject"])
+            if "Welcome" in subject:
+                self.tag = subject[subject.index("[") : subject.index("]") + 1]
+            await self._answer(text)
+            self.done = self.done or "The game is over" in text
+        self.seen = len(mails)
+
+    async def _answer(self, text: str) -> None:
+        found = re.search(r"Send: (ORDERS|SEAL <label> <value> for) (\S+)", text)
+        if not found or found.group(2) in self.answered:
+            return
+        key = found.group(2)
+        self.answered.add(key)
+        if found.group(1) == "ORDERS":
+            if self.mistake:
+                await self.player.send(f"Re: {self.tag} orders", f"ORDERS {key}\n{self.mistake}\nEND\n")
+                self.mistake = ""
+            await self.player.send(f"Re: {self.tag} orders", f"ORDERS {key}\n{self.orders}\nEND\n")
+        else:
+            await self.player.send(f"Re: {self.tag} bid", f"SEAL bid {self.bid}\n")
 
 
-def _counts(bot: Bot) -> tuple[int, int]:
+def _parse(raw: bytes) -> EmailMessage:
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def _text(raw: bytes) -> str:
+    part = _parse(raw).get_body(preferencelist=("plain",))
+    return str(part.get_content()) if part is not None else ""
+
+
+def _create_game(bot: Bot) -> tuple[int, str]:
+    setup = GameSetup(
+        plugin="duel",
+        scenario="standard",
+        title="Demo duel",
+        deadline="24h",
+        timezone="Europe/Berlin",
+        gm_address=GM,
+        early=timedelta(seconds=0.5),  # the demo need not wait for late corrections
+        reminders=(),
+    )
+    with Session(bot.engine) as session, session.begin():
+        game = bot.games.create(session, setup)
+        north = bot.games.seat(session, int(game.id or 0), "north")
+        assert north is not None
+        bot.games.take_seat(session, game, north, "alice@demo.localhost")
+        south = bot.games.seat(session, int(game.id or 0), "south")
+        assert south is not None
+        return int(game.id or 0), south.invite_code
+
+
+async def _script(bot: Bot, server: EmbeddedMailServer, timeout: float = 90.0) -> int:
+    """The GM creates a duel; alice is invited, bob joins by mail; both play it to the end."""
+    game_id, code = _create_game(bot)
+    bot.wake.set()
+    alice = Script(Player("alice@demo.localhost", server), "ATTACK 2\nDEFEND 1", bid=1)
+    bob = Script(Player("bob@demo.localhost", server), "ATTACK 3", bid=0, mistake="ATTACK 4")
+    await bob.player.send("joining", f"HELP\nJOIN {game_id} south {code}\n")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not (alice.done and bob.done):
+        if loop.time() > deadline:
+            raise MailbotError("the demo game did not finish in time")
+        await alice.play()
+        await bob.play()
+        await asyncio.sleep(0.2)
+    return game_id
+
+
+def _counts(bot: Bot, game_id: int) -> tuple[int, int, int, str]:
     with Session(bot.engine) as session:
         inbound = sum(repo.count_by_state(session, Inbound).values())
         outbound = repo.count_by_state(session, Outbound).get("sent", 0)
-    return inbound, outbound
+        steps = session.exec(
+            select(StepRow).where(StepRow.game_id == game_id, StepRow.state == StepState.RESOLVED)
+        )
+        turns = len({step.turn for step in steps if step.turn > 0})
+        game = session.get_one(Game, game_id)
+        return inbound, outbound, turns, game.status.value
 
 
 async def run_demo(game: str = "duel", archive: Path | None = None, workdir: Path | None = None) -> str:
@@ -123,13 +213,15 @@ async def run_demo(game: str = "duel", archive: Path | None = None, workdir: Pat
         for address in (BOT, GM, "alice@demo.localhost", "bob@demo.localhost"):
             server.add_account(address, PASSWORD)
         bot = Bot(demo_settings(server, workdir))
+        bot.upgrade()
         stop = asyncio.Event()
         running = asyncio.create_task(bot.run(stop))
         try:
-            await _script([Player("alice@demo.localhost", server), Player("bob@demo.localhost", server)])
+            game_id = await _script(bot, server)
+            await asyncio.sleep(0.5)  # the last reports leave the outbox
         finally:
             stop.set()
             await running
-    mails_in, replies_out = _counts(bot)
+    mails_in, replies_out, turns, status = _counts(bot, game_id)
     bot.engine.dispose()
-    return f"demo: {mails_in} mails in, {replies_out} replies out, 0 turns, game - none"
+    return f"demo: {mails_in} mails in, {replies_out} replies out, {turns} turns, game {game_id} {status}"

@@ -80,6 +80,8 @@ class Games:
         self.data_dir = data_dir
         self.clock = clock
         self.draw_seed = draw_seed
+        # Set by Turns: writes the opening letters once the first step is open.
+        self.on_start: Callable[[Session, Game, StepRow | None], None] = lambda *_: None
 
     # -- queries -------------------------------------------------------------
 
@@ -251,7 +253,7 @@ class Games:
         game.status = GameStatus.RUNNING
         session.add(game)
         chainlog.append(session, self._id(game), "game-started", {}, self.clock())
-        self.open_next(session, game)
+        self.on_start(session, game, self.open_next(session, game))
 
     def open_next(self, session: Session, game: Game) -> StepRow | None:
         """Open the step the plugin declares now; finish the game when there is none."""

@@ -205,7 +205,12 @@ class MailGame:
         plugin = self.games.plugin(who.game)
         lines = [Line(line.number, line.text) for line in command.block]
         parsed = plugin.parse(plugin.load(step.snapshot), who.seat.name, lines)
-        self._store_orders(ctx, who, step, list(parsed.normalised), reply)
+        if parsed.accepted or not parsed.problems:
+            self._store_orders(ctx, who, step, list(parsed.normalised), reply)
+        else:  # nothing usable: keep what the seat sent before rather than an empty set
+            reply.section(
+                f"No orders accepted for {step.title}", ["Your earlier orders (if any) still stand."]
+            )
         for problem in parsed.problems:
             reply.problem(problem.line, problem.text, f"{problem.kind.value}: {problem.reason}")
 

@@ -68,6 +68,7 @@ class Turns:
         self.postman = postman
         self.renderer = renderer
         self.clock = clock
+        games.on_start = self.opening
 
     # -- resolving ---------------------------------------------------------------
 
@@ -159,6 +160,24 @@ class Turns:
 
     # -- reports -------------------------------------------------------------------
 
+    def opening(self, session: Session, game: Game, first: StepRow | None) -> None:
+        """Every seat's first report: the starting position and the first step with its deadline."""
+        plugin = self.games.plugin(game)
+        state = plugin.load(game.state)
+        now = self.clock()
+        for seat in Games.seats(session, self._id(game)):
+            body = self.renderer.render(
+                f"{package_dir(game.plugin)}/report", {"r": plugin.view(state, (), seat.name)}
+            )
+            letter = Letter(
+                seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game begins", body=body
+            )
+            self._next_step_section(letter, game, seat, first)
+            head = chainlog.head(session, self._id(game))
+            letter.footer.append(f"Game log chain head: {head}")
+            self._keep(session, game, seat.name, first, letter=letter, head=head, now=now)
+            self.postman.post(session, letter, kind="report", now=now)
+
     def _reports(
         self, session: Session, game: Game, step: StepRow, events: Sequence[Event], nxt: StepRow | None
     ) -> None:
@@ -206,19 +225,28 @@ class Turns:
                 f"Deadline: {deadlines.local_time(nxt.deadline_at, zone)}",
                 "You owe orders for this step." if owes else "Nothing is owed by you in this step.",
                 f"Dice commitment for this step (SHA-256 of its secret seed): {nxt.commitment}",
-                f"Send: ORDERS {nxt.key} followed by your orders, one per line, then END.",
+                *self._how_to_send(nxt),
             ],
         )
         letter.attachments.append(
             Attachment("deadline.ics", self.games.ics_for(game, nxt), "text", "calendar")
         )
 
+    @staticmethod
+    def _how_to_send(step: StepRow) -> list[str]:
+        if step.kind == "sealed":
+            labels = ", ".join(step.seal_labels)
+            return [
+                f"Send: SEAL <label> <value> for {step.key} (labels: {labels}); others see only a receipt."
+            ]
+        return [f"Send: ORDERS {step.key} followed by your orders, one per line, then END."]
+
     def _keep(
         self,
         session: Session,
         game: Game,
         seat: str,
-        step: StepRow,
+        step: StepRow | None,
         *,
         letter: Letter,
         head: str,
@@ -229,8 +257,8 @@ class Turns:
             Report(
                 game_id=row_id(game),
                 seat=seat,
-                turn=step.turn,
-                step_key=step.key,
+                turn=step.turn if step else 0,
+                step_key=step.key if step else "start",
                 subject=letter.subject,
                 text=rendered.text,
                 html=rendered.html,
@@ -238,7 +266,9 @@ class Turns:
                 created_at=now,
             )
         )
-        chainlog.append(session, self._id(game), "report", {"seat": seat, "step": step.key}, now)
+        chainlog.append(
+            session, self._id(game), "report", {"seat": seat, "step": step.key if step else "start"}, now
+        )
 
     def _gm(self, session: Session, game: Game, title: str, lines: Sequence[str]) -> None:
         letter = Letter(game.gm_address, f"[{tag(game)} GM] {title}").section(title, lines)

@@ -267,9 +267,9 @@ def check_unique(r: Reader, bases: tuple[Base, ...], tfs: tuple[TaskForce, ...])
     keys = [("bases", b.name) for b in bases] + [("task_forces", (tf.side.value, tf.number)) for tf in tfs]
     keys += [("ships", ship.name) for tf in tfs for ship in tf.ships]
     for where, key in keys:
-        if key in seen:
+        if (where, key) in seen:
             r.fail(where, f"{key!r} appears twice")
-        seen.add(key)
+        seen.add((where, key))
 
 
 _ROLES = {"F": ("interceptor", "escort", "bomber"), "E": ("interceptor", "escort"), "B": ("bomber",)}

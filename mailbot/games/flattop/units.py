@@ -242,6 +242,19 @@ class AirFormation:
         return sum(stack.count for stack in self.stacks)
 
 
+@dataclass(frozen=True)
+class Fact:
+    """Something the rules code found out, for the plugin to turn into events.
+
+    ``kind`` names it (e.g. ``cloud-moved``); ``text`` is a referee-level
+    sentence; ``data`` holds plain values. Who may see it is the plugin's call.
+    """
+
+    kind: str
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
 # --- JSON round trip ------------------------------------------------------------
 
 T = TypeVar("T")
