@@ -97,6 +97,38 @@ def inject(
         typer.echo(f"sent {report.sent}, retry later {report.retried}, failed {report.failed}")
 
 
+archive_app = typer.Typer(help="Verifiable game archives.", no_args_is_help=True)
+app.add_typer(archive_app, name="archive")
+
+
+@archive_app.command("export")
+def archive_export(
+    game: int = typer.Argument(..., help="Game number."),
+    out: Path = typer.Option(..., "--out", help="Folder to write game.json and verify.py into."),
+    config: ConfigOption = None,
+) -> None:
+    """Write a game's archive: steps, commitments, revealed seeds, orders, rolls, the event chain."""
+    from sqlmodel import Session
+
+    from mailbot.services.archive import export
+    from mailbot.store import db
+
+    engine = db.make_engine(_settings(config).store.url)
+    with Session(engine) as session:
+        typer.echo(f"archive written: {export(session, game, out)}")
+    engine.dispose()
+
+
+@app.command()
+def verify(
+    folder: Path = typer.Argument(..., help="An exported archive folder (holding game.json)."),
+) -> None:
+    """Re-derive every roll from the revealed seeds and archived orders; check the event chain."""
+    from mailbot.verify_archive import main as verify_main
+
+    raise typer.Exit(verify_main(["verify", str(folder)]))
+
+
 @db_app.command("upgrade")
 def db_upgrade(config: ConfigOption = None) -> None:
     """Create or migrate the database schema to the newest version."""

@@ -28,6 +28,7 @@ from mailbot.app import Bot
 from mailbot.demo.mailserver import EmbeddedMailServer
 from mailbot.errors import MailbotError
 from mailbot.mail.imap import ImapConfig, ImapSource
+from mailbot.services.archive import export
 from mailbot.services.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store import repo
@@ -223,5 +224,8 @@ async def run_demo(game: str = "duel", archive: Path | None = None, workdir: Pat
             stop.set()
             await running
     mails_in, replies_out, turns, status = _counts(bot, game_id)
+    if archive is not None:
+        with Session(bot.engine) as session:
+            export(session, game_id, archive)
     bot.engine.dispose()
     return f"demo: {mails_in} mails in, {replies_out} replies out, {turns} turns, game {game_id} {status}"

@@ -373,6 +373,9 @@ class MailGame:
         step = self._open_step_for(who, Command(command.name, (), command.line, command.text), ctx, reply)
         if step is None:
             return
+        if step.kind != "sealed":
+            reply.problem(command.line, command.text, f"no sealed value is open; the open step is {step.key}")
+            return
         if len(command.args) != 2 or command.args[0].lower() not in step_labels(step):
             reply.problem(
                 command.line,

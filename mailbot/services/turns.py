@@ -122,6 +122,7 @@ class Turns:
         for position, roll in enumerate(result.rolls):
             session.add(RollRow(step_id=row_id(step), position=position, data=roll))
         step.state, step.closed_at, step.orders_digest = StepState.RESOLVED, now, result.digest
+        step.revealed = not game.reveal_at_end  # open games show each seed with its results
         session.add(step)
         payload = {
             "step": step.key,
@@ -194,6 +195,8 @@ class Turns:
                 seat.address, f"[{tag(game)} {seat.secret}] {game.title}: {step.title} resolved", body=body
             )
             self._opening_section(session, letter, step)
+            if step.revealed:
+                letter.section("Dice of this step", [f"Seed (check it against the commitment): {step.seed}"])
             self._next_step_section(letter, game, seat, nxt)
             head = chainlog.head(session, self._id(game))
             letter.footer.append(f"Game log chain head: {head}")

@@ -59,3 +59,24 @@ def test_mailbot_demo_command_ends_with_the_summary_line(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     last = done.stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"demo: \d+ mails in, \d+ replies out, \d+ turns, game \S+ \S+", last), last
+
+
+def test_mailbot_demo_archive_verifies(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    done = subprocess.run(
+        [sys.executable, "-m", "mailbot", "demo", "--workdir", str(tmp_path), "--archive", str(archive)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"\d+ turns, game \d+ finished$", done.stdout.strip())
+    check = subprocess.run(
+        [sys.executable, str(archive / "verify.py"), str(archive)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert check.returncode == 0, check.stdout
+    assert re.fullmatch(r"verify: (\d+) rolls, \1 ok, 0 failed", check.stdout.strip().splitlines()[-1])

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Archives players can verify: export, the stand-alone verifier, and tampering caught."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session
+
+from mailbot.core.dice import DiceStream, order_digest
+from mailbot.services.archive import export
+from mailbot.store.game_tables import GameStatus, StepState
+from mailbot.verify_archive import faces, verify
+from tests.services.game_helpers import Harness, text, to
+from tests.services.test_games_by_mail import NORTH, SOUTH, _started
+
+
+@pytest.fixture
+def h(tmp_path: Path) -> Iterator[Harness]:
+    harness = Harness(f"sqlite:///{tmp_path}/a.db")
+    yield harness
+    harness.bot.engine.dispose()
+
+
+def _play_to_the_end(h: Harness) -> int:
+    game_id, north_tag, south_tag = _started(h)
+    for _ in range(20):
+        if h.game(game_id).status is GameStatus.FINISHED:
+            return game_id
+        step = next(s for s in h.steps(game_id) if s.state is StepState.OPEN)
+        if step.kind == "sealed":
+            h.mail(NORTH, f"{north_tag} bid", "SEAL bid 1\n")
+            h.mail(SOUTH, f"{south_tag} bid", "SEAL bid 0\n")
+        else:
+            h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+        h.tick(2 * 24 * 3600)
+    raise AssertionError("the duel did not end")
+
+
+def _export(h: Harness, game_id: int, out: Path) -> dict:
+    with Session(h.bot.engine) as session:
+        export(session, game_id, out)
+    return json.loads((out / "game.json").read_text())
+
+
+def test_finished_hidden_game_reveals_every_seed_and_verifies(h: Harness, tmp_path: Path) -> None:
+    game_id = _play_to_the_end(h)
+    data = _export(h, game_id, tmp_path / "arch")
+    assert all(step["seed"] for step in data["steps"])
+    checker = verify(tmp_path / "arch")
+    assert checker.problems == [] and checker.failed == 0
+    assert checker.rolls == sum(len(step["rolls"]) for step in data["steps"]) > 0
+    done = subprocess.run(
+        [sys.executable, "verify.py", "."], cwd=tmp_path / "arch", capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0
+    assert (
+        done.stdout.strip().splitlines()[-1] == f"verify: {checker.rolls} rolls, {checker.rolls} ok, 0 failed"
+    )
+
+
+def test_seeds_stay_secret_while_a_hidden_information_game_runs(h: Harness, tmp_path: Path) -> None:
+    game_id, north_tag, _ = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    letters = h.tick(2 * 24 * 3600)
+    data = _export(h, game_id, tmp_path / "mid")
+    assert [s["seed"] for s in data["steps"]] == [None] * len(data["steps"])
+    for step in h.steps(game_id):
+        assert all(step.seed not in text(m) for m in letters)
+        assert any(step.commitment in text(m) for m in letters) or step.state is not StepState.OPEN
+
+
+@pytest.mark.parametrize("edit", ["roll", "order", "chain"])
+def test_tampering_is_found(h: Harness, tmp_path: Path, edit: str) -> None:
+    game_id = _play_to_the_end(h)
+    folder = tmp_path / edit
+    data = _export(h, game_id, folder)
+    with_rolls = next(s for s in data["steps"] if s["rolls"])
+    if edit == "roll":
+        roll = with_rolls["rolls"][0]
+        roll["faces"][0] = roll["faces"][0] % roll["sides"] + 1
+        roll["total"] = sum(roll["faces"]) + sum(roll["modifiers"].values())
+    elif edit == "order":
+        seat = sorted(with_rolls["orders"])[0]
+        with_rolls["orders"][seat][0] = with_rolls["orders"][seat][0].replace("1", "3").replace("2", "3")
+    else:
+        data["chain"][3]["payload"]["tampered"] = True
+    (folder / "game.json").write_text(json.dumps(data))
+    done = subprocess.run(
+        [sys.executable, "-m", "mailbot", "verify", str(folder)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
+    assert "FAILED" in done.stdout
+    if edit == "chain":
+        assert "entry 3" in done.stdout
+    if edit == "roll":
+        assert done.stdout.strip().splitlines()[-1].endswith("1 failed")
+
+
+def test_the_standalone_derivation_agrees_with_the_dice_stream() -> None:
+    seed = bytes(range(32))
+    digest = order_digest({"north": ["ATTACK 2"], "south": []})
+    stream = DiceStream(seed, digest, "T3.orders")
+    for label, sides, count in [("a", 6, 3), ("a", 6, 2), ("b", 10, 4), ("c", 7, 40)]:
+        roll = stream.roll(label, sides, count)
+        derived, _ = faces(seed, ("T3.orders", digest, label), sides, count, roll.counter)
+        assert derived == list(roll.faces)
+
+
+def test_sealed_values_stay_hidden_from_the_other_seat_until_opening(h: Harness) -> None:
+    _, north_tag, south_tag = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    h.tick(2 * 24 * 3600)
+    letters = h.mail(NORTH, f"{north_tag} bid", "SEAL bid 3\n")
+    letters += h.mail(NORTH, f"{north_tag} bid", "SEAL bid 2\n")  # replaced before opening: a new receipt
+    south_saw = to(letters, SOUTH)
+    assert south_saw and all("bid 3" not in text(m) and "bid 2" not in text(m) for m in south_saw)
+    receipts = [
+        line for m in to(letters, NORTH) for line in text(m).splitlines() if line.startswith("Receipt:")
+    ]
+    assert len(set(receipts)) == 2
+    h.mail(SOUTH, f"{south_tag} bid", "SEAL bid 0\n")
+    h.tick(13 * 3600)  # the short bid step's deadline: opening
+    (late,) = to(h.mail(NORTH, f"{north_tag} bid", "SEAL bid 1\n"), NORTH)
+    assert "the open step is" in text(late) or "owes nothing" in text(late)
