@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A game by mail end to end on the real servers (Dovecot IMAPS + SMTP), with injected time.
+
+The GM creates a game, one player is invited, the other joins by mail, one
+sends orders with an error and then a correction, the other sends nothing;
+the deadline passes (the clock is moved, not waited for); reports arrive and
+the late player's defaults are applied and named.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+from pydantic import SecretStr
+from sqlmodel import Session
+
+from mailbot.app import Bot
+from mailbot.services.games import GameSetup
+from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
+from mailbot.testing.mailrig import MailRig
+from tests.e2e.botproc import parse, ping, text_of
+from tests.services.helpers import Clock
+
+
+def _settings(rig: MailRig, bot: str, gm: str, workdir: Path) -> Settings:
+    pw = SecretStr(rig.player_password)
+    return Settings(
+        imap=ImapSettings(host=rig.host, port=rig.imaps_port, cafile=rig.cafile, user=bot, password=pw),
+        smtp=SmtpSettings(host=rig.host, port=rig.smtp_port, cafile=rig.cafile, user=bot, password=pw),
+        store=StoreSettings(url=f"sqlite:///{workdir}/game.db"),
+        bot=BotSettings(address=bot, name="mailbot e2e", gm_address=gm),
+    )
+
+
+async def _cycle(bot: Bot) -> None:
+    """One pass of what the running service does: read the mailbox, handle, tick, send."""
+    from mailbot.app import imap_config
+    from mailbot.mail.imap import ImapSource
+
+    source = ImapSource(imap_config(bot.settings))
+    uidvalidity = await source.connect()
+    try:
+        await bot.intake.poll(source, uidvalidity)
+    finally:
+        await source.close()
+    bot.processor.process_pending()
+    bot.tick_once()
+    await bot.outbox.send_due()
+
+
+async def _letter(rig: MailRig, bot: Bot, address: str, subject: str, body: str) -> None:
+    await rig.send(ping(address, bot.settings.bot.address, subject=subject, body=body))
+
+
+async def test_a_game_by_mail_from_invitation_to_a_deadline_with_a_late_player(
+    mail_rig: MailRig, tmp_path: Path
+) -> None:
+    bot_address, gm, alice, bob = (mail_rig.new_address() for _ in range(4))
+    clock = Clock()
+    bot = Bot(_settings(mail_rig, bot_address, gm, tmp_path), clock=clock)
+    bot.upgrade()
+    bot.started_at = clock.now
+    with Session(bot.engine) as session, session.begin():
+        game = bot.games.create(
+            session,
+            GameSetup("duel", "standard", "E2E duel", "48h", "Europe/Berlin", gm, options={"turns": 2}),
+        )
+        game_id = int(game.id or 0)
+        north = bot.games.seat(session, game_id, "north")
+        south = bot.games.seat(session, game_id, "south")
+        assert north is not None and south is not None
+        bot.games.take_seat(session, game, north, alice)
+        code = south.invite_code
+    await bot.outbox.send_due()
+
+    await _letter(mail_rig, bot, bob, "joining", f"JOIN {game_id} south {code}\n")
+    await _cycle(bot)
+    (alice_welcome,) = [m for m in await _mails(mail_rig, alice) if "Welcome" in m["Subject"]]
+    alice_tag = re.search(r"\[DU-\d+ \w+\]", alice_welcome["Subject"]).group(0)  # type: ignore[union-attr]
+    bob_mails = await _mails(mail_rig, bob)
+    assert any("the game begins" in m["Subject"] for m in bob_mails)
+
+    await _letter(mail_rig, bot, alice, f"Re: {alice_tag} orders", "ORDERS\nATTACK 5\nEND\n")
+    await _cycle(bot)
+    await _letter(mail_rig, bot, alice, f"Re: {alice_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    await _cycle(bot)
+    replies = [m for m in await _mails(mail_rig, alice) if m["Subject"].startswith("Re:")]
+    assert "ATTACK is 1 to 3 dice" in text_of(replies[0].as_bytes())
+    assert "Orders accepted" in text_of(replies[1].as_bytes())
+
+    clock.advance(49 * 3600)  # the deadline passes: bob sent nothing
+    await _cycle(bot)
+    resolved = [m for m in await _mails(mail_rig, bob) if "resolved" in m["Subject"]]
+    assert resolved, "bob got no report"
+    assert "ATTACK 1, DEFEND 2" in text_of(resolved[0].as_bytes())  # bob's defaults, applied and named
+    gm_mail = await _mails(mail_rig, gm)
+    assert any("late list" in m["Subject"] and "south" in text_of(m.as_bytes()) for m in gm_mail)
+    bot.engine.dispose()
+
+
+async def _mails(rig: MailRig, address: str) -> list:  # type: ignore[type-arg]
+    await asyncio.sleep(0)
+    return [parse(raw) for raw in await rig.fetch_all(address, rig.player_password)]
