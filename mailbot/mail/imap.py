@@ -10,6 +10,7 @@ and turns any trouble into :class:`ImapError`; fetches are at most 100 UIDs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import ssl
@@ -238,7 +239,10 @@ class ImapSource:
         except (TimeoutError, OSError, aioimaplib.Abort, aioimaplib.CommandTimeout):
             log.debug("IMAP logout failed; the connection is dropped anyway")
         finally:
-            # aioimaplib leaves the socket open after LOGOUT; close it ourselves.
+            # aioimaplib leaves the socket open after LOGOUT; close it ourselves, and wait for
+            # the TLS close exchange to end so that the socket is really gone when we return.
             transport = getattr(imap.protocol, "transport", None)
             if transport is not None:
                 transport.close()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._lost.wait(), 2.0)

@@ -97,6 +97,7 @@ async def test_a_game_by_mail_from_invitation_to_a_deadline_with_a_late_player(
     assert "ATTACK 1, DEFEND 2" in text_of(resolved[0].as_bytes())  # bob's defaults, applied and named
     gm_mail = await _mails(mail_rig, gm)
     assert any("late list" in m["Subject"] and "south" in text_of(m.as_bytes()) for m in gm_mail)
+    await bot.outbox.sink.close()
     bot.engine.dispose()
 
 
