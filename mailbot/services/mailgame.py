@@ -13,8 +13,9 @@ import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, time
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlmodel import Session, col, select
 
@@ -43,6 +44,9 @@ PLAYER_COMMANDS: tuple[CommandSpec, ...] = (
         "PRESS", "PRESS <seat|ALL> ... END", "a message to other players through the moderator", True
     ),
     CommandSpec("TIMEZONE", "TIMEZONE <zone>", "show deadlines in your zone, e.g. Europe/Berlin"),
+    CommandSpec(
+        "VACATION", "VACATION <from> <to>", "away between two dates (YYYY-MM-DD): defaults, not late"
+    ),
     CommandSpec("RESIGN", "RESIGN", "leave the game (the seat plays its default orders)"),
     CommandSpec("SEAL", "SEAL <label> <value>", "a sealed value: kept secret until every seat has sealed"),
 )
@@ -81,6 +85,7 @@ class MailGame:
             "PRESS": self.press,
             "TIMEZONE": self.timezone,
             "RESIGN": self.resign,
+            "VACATION": self.vacation,
             "SEAL": self.seal,
         }
 
@@ -450,6 +455,28 @@ class MailGame:
                 letter.section("Sealed value", [f"{who.seat.name} has sealed a value for {step.title}."])
                 self.postman.post(ctx.session, letter, kind="sealed-notice", now=self.clock())
 
+    def vacation(self, command: Command, ctx: Context, reply: Reply) -> None:
+        """Announce an absence: the seat's defaults apply meanwhile and it is not counted late."""
+        who = self.player(ctx, reply)
+        if who is None or who.seat is None:
+            return
+        zone = who.seat.timezone or who.game.timezone
+        span = vacation_span(command.args, zone, self.clock(), who.game.vacation_days)
+        if isinstance(span, str):
+            reply.problem(command.line, command.text, span)
+            return
+        who.seat.vacation_from, who.seat.vacation_to = span
+        ctx.session.add(who.seat)
+        payload = {"seat": who.seat.name, "from": command.args[0], "to": command.args[1]}
+        self.games.note(ctx.session, who.game, "vacation", payload)
+        reply.section(
+            "Vacation",
+            [
+                f"From {command.args[0]} to {command.args[1]} ({zone}) your default orders apply,",
+                "and no step counts you as late.",
+            ],
+        )
+
     def resign(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.player(ctx, reply)
         if who is None or who.seat is None:
@@ -462,6 +489,28 @@ class MailGame:
 
 def _salt() -> bytes:
     return secrets.token_bytes(32)
+
+
+def vacation_span(
+    args: Sequence[str], zone: str, now: datetime, limit_days: int
+) -> tuple[datetime, datetime] | str:
+    """The vacation as UTC instants (whole days in the player's zone), or why it is refused."""
+    if len(args) != 2:
+        return "write VACATION <from> <to> with dates as YYYY-MM-DD"
+    try:
+        first, last = (date.fromisoformat(a) for a in args)
+    except ValueError:
+        return "dates are written YYYY-MM-DD, e.g. 2026-12-24"
+    tz = ZoneInfo(zone)
+    start = datetime.combine(first, time(0, 0), tz).astimezone(UTC)
+    end = datetime.combine(last, time(23, 59, 59), tz).astimezone(UTC)
+    if last < first:
+        return "the vacation ends before it begins"
+    if end < now:
+        return "that vacation is over already"
+    if (last - first).days + 1 > limit_days:
+        return f"this game allows at most {limit_days} days of vacation at a time"
+    return start, end
 
 
 def diff(old: Sequence[str], new: Sequence[str]) -> list[str]:

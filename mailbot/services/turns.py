@@ -139,15 +139,16 @@ class Turns:
         for seat in Games.seats(session, self._id(step, "game")):
             if seat.name not in step.owing:
                 continue
+            if seat.away(step.deadline_at):
+                continue  # an announced vacation is not a miss
             seat.missed_in_row = seat.missed_in_row + 1 if seat.name in result.defaulted else 0
             session.add(seat)
             if seat.missed_in_row >= game.late_limit:
                 flagged.append(f"{seat.name} ({seat.address}) has missed {seat.missed_in_row} steps in a row")
-        if result.defaulted:
-            lines = [
-                f"Late at {step.title}: {', '.join(result.defaulted)}; default orders applied.",
-                *flagged,
-            ]
+        away = {s.name for s in Games.seats(session, self._id(step, "game")) if s.away(step.deadline_at)}
+        late = [seat for seat in result.defaulted if seat not in away]
+        if late:
+            lines = [f"Late at {step.title}: {', '.join(late)}; default orders applied.", *flagged]
             self._gm(session, game, f"late list for {step.title}", lines)
 
     def _finish(self, session: Session, game: Game, result: str, now: datetime) -> None:
@@ -318,7 +319,8 @@ class Turns:
         if interlock.imap_trouble(now):
             return "the mailbox could not be read recently; letters may be missing"
         current = Games.current_orders(session, self._id(step))
-        missing = [seat for seat in step.owing if seat not in current]
+        away = {s.name for s in Games.seats(session, step.game_id) if s.away(step.deadline_at)}
+        missing = [seat for seat in step.owing if seat not in current and seat not in away]
         if len(step.owing) > 1 and len(missing) / len(step.owing) > interlock.max_missed_share:
             return f"{len(missing)} of {len(step.owing)} seats sent nothing ({', '.join(missing)})"
         return ""
@@ -333,7 +335,8 @@ class Turns:
         session.add(step)
         current = Games.current_orders(session, self._id(step))
         for seat in Games.seats(session, step.game_id):
-            if seat.name in step.owing and seat.name not in current and seat.status is SeatStatus.ACTIVE:
+            owes = seat.name in step.owing and seat.name not in current
+            if owes and seat.status is SeatStatus.ACTIVE and not seat.away(step.deadline_at):
                 self._reminder(session, game, step, seat, now)
         return True
 

@@ -59,6 +59,7 @@ class Game(SQLModel, table=True):
     early_seconds: int = 300  # wait this long after the last owing seat reported (a late correction)
     reminders: list[int] = Field(default_factory=list, sa_type=sa.JSON)  # seconds before the deadline
     late_limit: int = 2  # misses in a row before the GM is told
+    vacation_days: int = 14  # the longest VACATION a player may announce
     gm_address: str = Field(max_length=320)
     gm_secret: str = Field(max_length=64)
     anonymous_press: bool = False
@@ -86,6 +87,16 @@ class Seat(SQLModel, table=True):
     timezone: str = Field(default="", max_length=64)  # empty: the game's zone
     wait: bool = False
     missed_in_row: int = 0
+    vacation_from: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    vacation_to: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+    def away(self, when: datetime) -> bool:
+        """On announced vacation at ``when``: defaults apply, but nobody counts it as late."""
+        return (
+            self.vacation_from is not None
+            and self.vacation_to is not None
+            and (self.vacation_from <= when <= self.vacation_to)
+        )
 
 
 class StepRow(SQLModel, table=True):

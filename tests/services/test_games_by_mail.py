@@ -253,3 +253,18 @@ def test_every_event_is_chained_and_verifies(h: Harness) -> None:
         kinds[:1] == ["game-created"] and "orders" in kinds and "step-resolved" in kinds and "report" in kinds
     )
     assert verify_chain(entries) is None
+
+
+def test_vacation_applies_defaults_without_counting_late(h: Harness) -> None:
+    game_id, north_tag, south_tag = _started(h)
+    (bad,) = to(h.mail(SOUTH, f"{south_tag} away", "VACATION 2026-11-22 2027-01-30\n"), SOUTH)
+    assert "at most 14 days" in text(bad)
+    (ok,) = to(h.mail(SOUTH, f"{south_tag} away", "VACATION 2026-11-21 2026-11-30\n"), SOUTH)
+    assert "your default orders apply" in text(ok)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    assert h.tick(37 * 3600) == []  # no reminder for a player on vacation
+    letters = h.tick(12 * 3600)
+    assert not any("late list" in m["Subject"] for m in to(letters, GM))
+    assert h.seat(game_id, "south").missed_in_row == 0
+    with Session(h.bot.engine) as session:
+        assert [r.seat for r in session.exec(select(OrderSet).where(OrderSet.defaulted))] == ["south"]

@@ -3,7 +3,7 @@
 
 Revision ID: 0002
 Revises: 0001
-Create Date: 2026-11-21 20:16:32.186846
+Create Date: 2026-11-21 20:26:20.447461
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 import mailbot.store.models
+
 
 revision = "0002"
 down_revision = "0001"
@@ -40,6 +41,7 @@ def upgrade() -> None:
         sa.Column("early_seconds", sa.Integer(), nullable=False),
         sa.Column("reminders", sa.JSON(), nullable=False),
         sa.Column("late_limit", sa.Integer(), nullable=False),
+        sa.Column("vacation_days", sa.Integer(), nullable=False),
         sa.Column("gm_address", sa.String(length=320), nullable=False),
         sa.Column("gm_secret", sa.String(length=64), nullable=False),
         sa.Column("anonymous_press", sa.Boolean(), nullable=False),
@@ -112,6 +114,8 @@ def upgrade() -> None:
         sa.Column("timezone", sa.String(length=64), nullable=False),
         sa.Column("wait", sa.Boolean(), nullable=False),
         sa.Column("missed_in_row", sa.Integer(), nullable=False),
+        sa.Column("vacation_from", mailbot.store.models.UTCDateTime(), nullable=True),
+        sa.Column("vacation_to", mailbot.store.models.UTCDateTime(), nullable=True),
         sa.ForeignKeyConstraint(
             ["game_id"],
             ["game.id"],
