@@ -13,7 +13,6 @@ from alembic import op
 
 import mailbot.store.models
 
-
 revision = "0002"
 down_revision = "0001"
 branch_labels = None
