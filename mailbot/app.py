@@ -129,7 +129,9 @@ class Bot:
         self.games = Games(postman=self.postman, data_dir=settings.bot.data_dir, clock=clock)
         self.turns = Turns(games=self.games, postman=self.postman, renderer=self.renderer, clock=clock)
         self.gm = GmActions(games=self.games, turns=self.turns, postman=self.postman, clock=clock)
-        self.mailgame = MailGame(games=self.games, postman=self.postman, clock=clock)
+        self.mailgame = MailGame(
+            games=self.games, postman=self.postman, clock=clock, authserv_id=settings.bot.trusted_authserv_id
+        )
         self.processor.register(PLAYER_COMMANDS, self.mailgame.handlers())
         self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, mailgame=self.mailgame).handlers())
         self.started_at = clock()

@@ -75,6 +75,9 @@ class BotSettings(_Section):
     # Safety interlock: do not process a deadline when more than this share of seats sent
     # nothing, or when reading the mailbox failed within this many minutes; pause and ask the GM.
     max_missed_share: float = 0.5
+    # The authserv-id of the receiving mail server whose Authentication-Results (DKIM verdicts)
+    # are trusted for games that require DKIM; empty: no DKIM verdict is trusted.
+    trusted_authserv_id: str = ""
     imap_trouble_minutes: float = 10.0
 
 

@@ -7,6 +7,7 @@ commits. Resolution, deadlines and GM actions are in ``mailbot.services.turns``.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from mailbot.store.game_tables import (
     Game,
     GameStatus,
     OrderSet,
+    Report,
     RollRow,
     Seat,
     SeatStatus,
@@ -58,6 +60,14 @@ class GameSetup:
     reminders: Sequence[timedelta] = (timedelta(hours=12),)
     late_limit: int = 2
     anonymous_press: bool = False
+
+
+SUBJECT_TAG = re.compile(r"\[[A-Z]{2}-\d+ [A-Za-z0-9]+\]\s*")
+
+
+def untagged(subject: str) -> str:
+    """A subject without its [XX-n secret] tag: for letters that may reach someone else."""
+    return SUBJECT_TAG.sub("", subject)
 
 
 def tag(game: Game) -> str:
@@ -202,7 +212,8 @@ class Games:
         session.add(seat)
         chainlog.append(session, self._id(game), "seat-taken", {"seat": seat.name}, now)
         self._welcome(session, game, seat, now)
-        if all(s.status is SeatStatus.ACTIVE for s in self.seats(session, self._id(game))):
+        seats = self.seats(session, self._id(game))
+        if game.status is GameStatus.SETUP and all(s.status is SeatStatus.ACTIVE for s in seats):
             self.start(session, game)
 
     def _welcome(self, session: Session, game: Game, seat: Seat, now: datetime) -> None:
@@ -220,6 +231,18 @@ class Games:
             ],
         )
         self.postman.post(session, letter, kind="welcome", now=now)
+
+    def resend_reports(self, session: Session, game: Game, seat: Seat, turn: int | None = None) -> int:
+        """Send a seat's own past reports again, as they were written (HISTORY, substitutes)."""
+        query = select(Report).where(Report.game_id == game.id, Report.seat == seat.name)
+        if turn is not None:
+            query = query.where(Report.turn == turn)
+        reports = session.exec(query.order_by(col(Report.id))).all()
+        for report in reports:
+            title = untagged(report.subject)
+            letter = Letter(seat.address, f"[history] {title}").section(title, report.text.splitlines())
+            self.postman.post(session, letter, kind="history", now=self.clock())
+        return len(reports)
 
     # -- the log ---------------------------------------------------------------------
 

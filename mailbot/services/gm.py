@@ -16,7 +16,7 @@ from mailbot.core import deadlines
 from mailbot.core.commands import Command, CommandSpec
 from mailbot.services.games import Games
 from mailbot.services.inbound import Context, Handler, Reply
-from mailbot.services.letters import Letter, Postman
+from mailbot.services.letters import Postman
 from mailbot.services.mailgame import MailGame
 from mailbot.services.turns import Turns
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, StepState, row_id
@@ -168,21 +168,8 @@ class GmActions:
         seat.secret, seat.status = _new_secret(), SeatStatus.INVITED
         self._log(session, game, "replace", reason, [f"Seat {seat.name} has a new player."])
         self.games.take_seat(session, game, seat, address)
-        self._resend_reports(session, game, seat)
+        self.games.resend_reports(session, game, seat)  # never more than that seat saw
         return f"{seat.name} now played by {address}"
-
-    def _resend_reports(self, session: Session, game: Game, seat: Seat) -> None:
-        """The newcomer gets the seat's own past reports: never more than that seat saw."""
-        from mailbot.store.game_tables import Report
-
-        query = (
-            select(Report).where(Report.game_id == game.id, Report.seat == seat.name).order_by(col(Report.id))
-        )
-        for report in session.exec(query):
-            letter = Letter(seat.address, f"[history] {report.subject}").section(
-                report.subject, report.text.splitlines()
-            )
-            self.postman.post(session, letter, kind="history", now=self.clock())
 
     def eject(self, session: Session, game: Game, seat_name: str, reason: str) -> str:
         seat = self._seat(session, game, seat_name)

@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from mailbot.core import deadlines
 from mailbot.core.commands import Command, CommandSpec
@@ -26,7 +26,7 @@ from mailbot.core.sealed import seal as seal_receipt
 from mailbot.services.games import Games, tag
 from mailbot.services.inbound import Context, Handler, Reply
 from mailbot.services.letters import Letter, Postman
-from mailbot.store.game_tables import Game, GameStatus, OrderSet, Report, Seat, SeatStatus, StepRow, row_id
+from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, row_id
 
 TAG = re.compile(r"\[([A-Za-z]{2})-(\d+)\s+([A-Za-z0-9]+)(?:\s+[^\]]*)?\]")
 
@@ -66,10 +66,13 @@ def step_labels(step: StepRow) -> list[str]:
 class MailGame:
     """Handlers for the player commands; the GM commands live in ``mailbot.services.gm``."""
 
-    def __init__(self, *, games: Games, postman: Postman, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self, *, games: Games, postman: Postman, clock: Callable[[], datetime], authserv_id: str = ""
+    ) -> None:
         self.games = games
         self.postman = postman
         self.clock = clock
+        self.authserv_id = authserv_id  # the receiving server whose DKIM verdicts we trust
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -122,7 +125,7 @@ class MailGame:
         if seat.address != sender:
             return self._refuse(ctx, reply, game, seat.address, "it came from another address than yours")
         if game.require_dkim and not dkim_passed(
-            ctx.letter.headers.get("Authentication-Results", ""), sender
+            ctx.letter.headers.get("Authentication-Results", ""), sender, self.authserv_id
         ):
             return self._refuse(ctx, reply, game, seat.address, "its DKIM signature did not verify")
         return Who(game, seat)
@@ -311,16 +314,9 @@ class MailGame:
         who = self.player(ctx, reply)
         if who is None or who.seat is None:
             return
-        query = select(Report).where(Report.game_id == who.game.id, Report.seat == who.seat.name)
-        if command.args and command.args[0].isdigit():
-            query = query.where(Report.turn == int(command.args[0]))
-        reports = ctx.session.exec(query.order_by(col(Report.id))).all()
-        for report in reports:  # only this seat's own reports, re-sent as they were written
-            letter = Letter(who.seat.address, f"[history] {report.subject}").section(
-                report.subject, report.text.splitlines()
-            )
-            self.postman.post(ctx.session, letter, kind="history", now=self.clock())
-        reply.section("History", [f"{len(reports)} report(s) sent again in separate letters."])
+        turn = int(command.args[0]) if command.args and command.args[0].isdigit() else None
+        count = self.games.resend_reports(ctx.session, who.game, who.seat, turn)
+        reply.section("History", [f"{count} report(s) sent again in separate letters."])
 
     def press(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.player(ctx, reply)
@@ -520,10 +516,17 @@ def diff(old: Sequence[str], new: Sequence[str]) -> list[str]:
     return removed + added or ["(the same orders as before)"]
 
 
-def dkim_passed(results: str, sender: str) -> bool:
-    """Trust the receiving server's Authentication-Results: dkim=pass for the sender's domain."""
+def dkim_passed(results: str, sender: str, authserv_id: str) -> bool:
+    """Trust only our own receiving server's Authentication-Results: dkim=pass for the sender's domain.
+
+    Anyone can write an Authentication-Results header into a letter, so only a
+    header whose authserv-id is the configured one counts (RFC 8601 section 5);
+    with none configured, DKIM cannot be confirmed and the letter is refused.
+    """
+    if not authserv_id or not results.strip().lower().startswith(authserv_id.lower()):
+        return False
     domain = sender.rpartition("@")[2].lower()
-    for clause in results.lower().split(";"):
+    for clause in results.lower().split(";")[1:]:
         words = clause.split()
         if "dkim=pass" in words and any(w in (f"header.d={domain}", f"header.i=@{domain}") for w in words):
             return True

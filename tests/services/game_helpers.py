@@ -26,7 +26,9 @@ class Harness:
         self.sink = FakeSink()
         settings = Settings(
             store=StoreSettings(url=db_url),
-            bot=BotSettings(address=BOT, name="mailbot test", gm_address=GM),
+            bot=BotSettings(
+                address=BOT, name="mailbot test", gm_address=GM, trusted_authserv_id="mx.example.test"
+            ),
         )
         self.bot = Bot(settings, clock=self.clock, sink=self.sink)
         self.bot.upgrade()

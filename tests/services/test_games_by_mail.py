@@ -111,6 +111,11 @@ def test_spoofed_sender_failing_dkim_is_refused_when_the_game_requires_it(h: Har
         NORTH, f"{north_tag} orders", "ORDERS\nATTACK 1\nEND\n", **{"Authentication-Results": results}
     )
     assert "DKIM" in text(to(letters, NORTH)[0])
+    forged = "mx.forger.test; dkim=pass header.d=players.test"  # not our receiving server: not trusted
+    letters = h.mail(
+        NORTH, f"{north_tag} orders", "ORDERS\nATTACK 1\nEND\n", **{"Authentication-Results": forged}
+    )
+    assert "DKIM" in text(to(letters, NORTH)[0])
     good = "mx.example.test; dkim=pass header.d=players.test"
     letters = h.mail(
         NORTH, f"{north_tag} orders", "ORDERS\nATTACK 1\nEND\n", **{"Authentication-Results": good}
@@ -268,3 +273,27 @@ def test_vacation_applies_defaults_without_counting_late(h: Harness) -> None:
     assert h.seat(game_id, "south").missed_in_row == 0
     with Session(h.bot.engine) as session:
         assert [r.seat for r in session.exec(select(OrderSet).where(OrderSet.defaulted))] == ["south"]
+
+
+def test_a_deadline_tick_twice_at_the_same_moment_processes_once(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    h.clock.advance(49 * 3600)
+    assert h.bot.tick_once() == [f"game {game_id}: processed (deadline)"]
+    assert h.bot.tick_once() == [f"game {game_id}: idle"]
+    assert [s.key for s in h.steps(game_id) if s.state is StepState.RESOLVED] == ["setup", "T1.orders"]
+
+
+def test_a_substitute_gets_only_the_seats_own_past_reports(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    h.tick(49 * 3600)
+    gm_secret = h.game(game_id).gm_secret
+    letters = h.mail(
+        GM, f"[DU-{game_id} {gm_secret}] replace", "REPLACE south carol@players.test moved away\n"
+    )
+    carol = to(letters, "carol@players.test")
+    history = [m for m in carol if m["Subject"].startswith("[history]")]
+    assert len(history) == 2, [m["Subject"] for m in history]  # south's opening report and its T1 report
+    assert all("report for south" in text(m) and "report for north" not in text(m) for m in history)
+    assert h.seat(game_id, "south").address == "carol@players.test"
