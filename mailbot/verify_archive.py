@@ -144,6 +144,13 @@ class Checker:
             if entry["kind"] == "step-resolved" and p["orders_digest"] != st["orders_digest"]:
                 self.fail(f"step {st['key']}: its orders digest differs from the one logged when it resolved")
 
+    def reports(self, reports: list[dict[str, Any]], entries: list[dict[str, Any]]) -> None:
+        """Every archived report must be the text whose hash the chain recorded when it was sent."""
+        logged = {e["payload"].get("sha256") for e in entries if e["kind"] == "report"}
+        for n, report in enumerate(reports):
+            if hashlib.sha256(report["text"].encode("utf-8")).hexdigest() not in logged:
+                self.fail(f"report {n} (to {report['seat'] or 'the GM'}, {report['step']}) was altered")
+
 
 def verify(folder: Path) -> Checker:
     data = json.loads((folder / "game.json").read_text(encoding="utf-8"))
@@ -151,6 +158,7 @@ def verify(folder: Path) -> Checker:
     for step in data["steps"]:
         checker.step(step)
     checker.chain(data["chain"], data["steps"])
+    checker.reports(data.get("reports", []), data["chain"])
     return checker
 
 

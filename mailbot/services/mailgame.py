@@ -128,7 +128,13 @@ class MailGame:
             ctx.letter.headers.get("Authentication-Results", ""), sender, self.authserv_id
         ):
             return self._refuse(ctx, reply, game, seat.address, "its DKIM signature did not verify")
+        self.games.note(ctx.session, game, "letter", {"seat": seat.name, "message": self._fingerprint(ctx)})
         return Who(game, seat)
+
+    @staticmethod
+    def _fingerprint(ctx: Context) -> str:
+        """The accepted letter, as its content hash: provable later, readable by nobody."""
+        return ctx.row.content_hash
 
     @staticmethod
     def _credentials(ctx: Context) -> tuple[int | None, str]:

@@ -9,6 +9,7 @@ So a rolled-back step processed again with the same orders gives the same result
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -106,7 +107,8 @@ class Turns:
         nxt = None if result.outcome.finished else self.games.open_next(session, game)
         if nxt is None:
             self._finish(session, game, result.outcome.result or "the game has no further step", now)
-        self._reports(session, game, step, result.outcome.events, nxt)
+        defaults = {seat: result.orders[seat] for seat in result.defaulted}
+        self._reports(session, game, step, result.outcome.events, nxt=nxt, defaults=defaults)
 
     def _store(self, session: Session, game: Game, step: StepRow, result: Resolution, now: datetime) -> None:
         for seat in result.defaulted:
@@ -181,7 +183,14 @@ class Turns:
             self.postman.post(session, letter, kind="report", now=now)
 
     def _reports(
-        self, session: Session, game: Game, step: StepRow, events: Sequence[Event], nxt: StepRow | None
+        self,
+        session: Session,
+        game: Game,
+        step: StepRow,
+        events: Sequence[Event],
+        *,
+        nxt: StepRow | None,
+        defaults: Mapping[str, Sequence[str]],
     ) -> None:
         plugin = self.games.plugin(game)
         state = plugin.load(game.state)
@@ -195,6 +204,7 @@ class Turns:
             letter = Letter(
                 seat.address, f"[{tag(game)} {seat.secret}] {game.title}: {step.title} resolved", body=body
             )
+            self._defaults_section(letter, seat.name, defaults)
             self._opening_section(session, letter, step)
             if step.revealed:
                 letter.section("Dice of this step", [f"Seed (check it against the commitment): {step.seed}"])
@@ -203,6 +213,19 @@ class Turns:
             letter.footer.append(f"Game log chain head: {head}")
             self._keep(session, game, seat.name, step, letter=letter, head=head, now=now)
             self.postman.post(session, letter, kind="report", now=now)
+
+    @staticmethod
+    def _defaults_section(letter: Letter, seat: str, defaults: Mapping[str, Sequence[str]]) -> None:
+        """Who sent nothing (public); what was played for you (yours alone)."""
+        if seat in defaults:
+            letter.section(
+                "You sent no orders: these defaults were applied", [f"  {o}" for o in defaults[seat]]
+            )
+        others = sorted(name for name in defaults if name != seat)
+        if others:
+            letter.section(
+                "Default orders", [f"No orders came from {', '.join(others)}; defaults were applied."]
+            )
 
     @staticmethod
     def _opening_section(session: Session, letter: Letter, step: StepRow) -> None:
@@ -270,9 +293,10 @@ class Turns:
                 created_at=now,
             )
         )
-        chainlog.append(
-            session, self._id(game), "report", {"seat": seat, "step": step.key if step else "start"}, now
-        )
+        # The text's hash in the chain makes any later edit of a stored report detectable.
+        digest = hashlib.sha256(rendered.text.encode("utf-8")).hexdigest()
+        payload = {"seat": seat, "step": step.key if step else "start", "sha256": digest}
+        chainlog.append(session, self._id(game), "report", payload, now)
 
     def _gm(self, session: Session, game: Game, title: str, lines: Sequence[str]) -> None:
         letter = Letter(game.gm_address, f"[{tag(game)} GM] {title}").section(title, lines)

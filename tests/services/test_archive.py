@@ -75,7 +75,7 @@ def test_seeds_stay_secret_while_a_hidden_information_game_runs(h: Harness, tmp_
         assert any(step.commitment in text(m) for m in letters) or step.state is not StepState.OPEN
 
 
-@pytest.mark.parametrize("edit", ["roll", "order", "chain"])
+@pytest.mark.parametrize("edit", ["roll", "order", "chain", "report"])
 def test_tampering_is_found(h: Harness, tmp_path: Path, edit: str) -> None:
     game_id = _play_to_the_end(h)
     folder = tmp_path / edit
@@ -88,6 +88,8 @@ def test_tampering_is_found(h: Harness, tmp_path: Path, edit: str) -> None:
     elif edit == "order":
         seat = sorted(with_rolls["orders"])[0]
         with_rolls["orders"][seat][0] = with_rolls["orders"][seat][0].replace("1", "3").replace("2", "3")
+    elif edit == "report":
+        data["reports"][1]["text"] = data["reports"][1]["text"].replace("hit points", "hitpoints")
     else:
         data["chain"][3]["payload"]["tampered"] = True
     (folder / "game.json").write_text(json.dumps(data))
@@ -100,6 +102,8 @@ def test_tampering_is_found(h: Harness, tmp_path: Path, edit: str) -> None:
         assert "entry 3" in done.stdout
     if edit == "roll":
         assert done.stdout.strip().splitlines()[-1].endswith("1 failed")
+    if edit == "report":
+        assert "report 1" in done.stdout
 
 
 def test_the_standalone_derivation_agrees_with_the_dice_stream() -> None:

@@ -142,6 +142,11 @@ def test_deadline_applies_defaults_names_the_late_seat_and_tells_the_gm(h: Harne
     with Session(h.bot.engine) as session:
         defaulted = session.exec(select(OrderSet).where(OrderSet.defaulted)).all()
     assert [row.seat for row in defaulted] == ["south"]
+    south_report = next(m for m in to(letters, SOUTH) if "resolved" in m["Subject"])
+    north_report = next(m for m in to(letters, NORTH) if "resolved" in m["Subject"])
+    assert "You sent no orders: these defaults were applied" in text(south_report)
+    assert "ATTACK 1" in text(south_report).split("these defaults were applied")[1]
+    assert "No orders came from south" in text(north_report)
     assert h.seat(game_id, "south").missed_in_row == 1
 
 
@@ -297,3 +302,29 @@ def test_a_substitute_gets_only_the_seats_own_past_reports(h: Harness) -> None:
     assert len(history) == 2, [m["Subject"] for m in history]  # south's opening report and its T1 report
     assert all("report for south" in text(m) and "report for north" not in text(m) for m in history)
     assert h.seat(game_id, "south").address == "carol@players.test"
+
+
+def test_a_letter_for_a_finished_game_is_answered_and_changes_nothing(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    with Session(h.bot.engine) as session, session.begin():
+        from mailbot.store.game_tables import Game
+
+        game = session.get_one(Game, game_id)
+        game.status, game.result = GameStatus.FINISHED, "north wins"
+    before = len(h.steps(game_id))
+    (reply,) = to(h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nEND\n"), NORTH)
+    assert "the game is finished" in text(reply)
+    assert len(h.steps(game_id)) == before
+
+
+def test_grace_delays_processing_past_the_announced_deadline(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    with Session(h.bot.engine) as session, session.begin():
+        from mailbot.store.game_tables import Game
+
+        session.get_one(Game, game_id).grace_seconds = 3600
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    h.clock.advance(48 * 3600 + 60)  # past the deadline, within the grace hour
+    assert h.bot.tick_once() == [f"game {game_id}: reminded"]  # the 12-hour reminder, not processing
+    h.clock.advance(3600)
+    assert h.bot.tick_once() == [f"game {game_id}: processed (deadline)"]
