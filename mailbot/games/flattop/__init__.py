@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Flat Top by e-mail (seed 003): the carrier battle wargame, moderated.
+
+The rules live in small pure modules; the plugin class comes later.
+
+- ``hexes``: the global hex grid, board sections (sectors) and hex IDs such as ``V-F24``.
+- ``scenario``: loading a scenario from parsed TOML into frozen dataclasses
+  (``scenario_reader``: the problem-collecting reader and the order of battle).
+- ``units``: ships, task forces, air factors, bases (JSON round-trippable).
+- ``weather``: wind and clouds (seed 003, 6.3 and 6.4.1).
+- ``movement``: TF plots and plane movement primitives (seed 003, 14.11).
+- ``initiative``: the initiative roll with the catch-up bonus (seed 003, 13).
+- ``search``, ``observe``, ``reports``, ``knowledge``: observation (seed 003, 7).
+- ``shadowing``: shadowing attempts, rolled secretly (seed 003, 11).
+"""

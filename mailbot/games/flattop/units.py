@@ -1,0 +1,331 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Ships, task forces, air factors, air formations and bases (reference A.5, PART C).
+
+Every unit is a frozen dataclass; a change makes a new value
+(``dataclasses.replace``). :func:`dump` turns any of them into plain JSON
+data and :func:`load` reads it back, driven by the type hints, so a new field
+needs no serialisation code: hexes become ``[col, row]``, enums their value,
+tuples lists.
+
+Factors come from the scenario and the tables under ``config/flattop/``; the
+few derived values the standard rules define (crippled, sunk, the TF's
+slowest ship) are properties here, never stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum, StrEnum
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
+
+from mailbot.errors import GameError
+from mailbot.games.flattop.hexes import Hex
+
+
+class Side(StrEnum):
+    ALLIED = "allied"
+    JAPANESE = "japanese"
+
+    @property
+    def opponent(self) -> Side:
+        return Side.JAPANESE if self is Side.ALLIED else Side.ALLIED
+
+
+class ShipCategory(StrEnum):
+    """The classes an observation report names (standard 7.12; seed 003, 7.12.2)."""
+
+    CARRIER = "carrier"
+    CAPITAL = "capital"
+    SMALL = "small"
+    SUBMARINE = "submarine"
+
+
+class ShipType(StrEnum):
+    CV = "CV"
+    CVL = "CVL"
+    AV = "AV"
+    CAV = "CAV"
+    BB = "BB"
+    CA = "CA"
+    CL = "CL"
+    DD = "DD"
+    PG = "PG"
+    AO = "AO"
+    AP = "AP"
+    APD = "APD"
+    SS = "SS"
+
+    @property
+    def category(self) -> ShipCategory:
+        return _CATEGORY[self]
+
+    @property
+    def carries_planes(self) -> bool:
+        """Plane-carrying ships (reference A.5.1: only in TFs 1-9). Japanese BBs' one float plane aside."""
+        return self in (ShipType.CV, ShipType.CVL, ShipType.AV, ShipType.CAV)
+
+
+_CATEGORY = dict.fromkeys(ShipType, ShipCategory.SMALL) | {
+    ShipType.CV: ShipCategory.CARRIER,
+    ShipType.CVL: ShipCategory.CARRIER,
+    ShipType.AV: ShipCategory.CAPITAL,
+    ShipType.CAV: ShipCategory.CAPITAL,
+    ShipType.BB: ShipCategory.CAPITAL,
+    ShipType.CA: ShipCategory.CAPITAL,
+    ShipType.CL: ShipCategory.CAPITAL,
+    ShipType.SS: ShipCategory.SUBMARINE,
+}
+
+
+class Altitude(StrEnum):
+    HIGH = "high"
+    LOW = "low"
+
+
+class Armament(StrEnum):
+    GP = "GP"
+    AP = "AP"
+    TORPEDO = "torpedo"
+
+
+class PlaneCategory(StrEnum):
+    """Standard 8.9: who may handle the plane."""
+
+    CARRIER = "carrier"
+    FLOAT = "float"
+    LAND = "land"
+    SEA = "sea"
+
+
+class Handling(StrEnum):
+    """Standard 8.9: LP bases handle land and carrier planes, SP bases sea and float planes."""
+
+    LP = "LP"
+    SP = "SP"
+    BOTH = "LP+SP"
+
+
+@dataclass(frozen=True)
+class PlaneType:
+    """One plane name's data (reference A.14; table ``planes.toml``)."""
+
+    name: str
+    side: Side
+    category: PlaneCategory
+    movement: int  # MF: hexes (MP) per turn
+    range: int  # RF: turns aloft, counting the take-off turn (standard 8.5.5)
+    air_to_air: int  # air-to-air BHT
+    roles: tuple[str, ...] = ("bomber",)  # of "interceptor", "escort", "bomber" (standard 8.12)
+    default: bool = False  # True: a design default, not checked against the counters
+
+
+@dataclass(frozen=True)
+class AirFactors:
+    """Air Factors of one plane name (1 factor is about 3 planes)."""
+
+    plane: str
+    count: int
+    carrier_plane: bool = False  # the black dot: a carrier-qualified counter
+    armament: Armament | None = None
+    altitude: Altitude = Altitude.LOW
+
+
+@dataclass(frozen=True)
+class AirBoxes:
+    """The boxes of a plane-carrier or base (standard 8.2-8.10)."""
+
+    just_landed: tuple[AirFactors, ...] = ()
+    readying: tuple[AirFactors, ...] = ()
+    ready: tuple[AirFactors, ...] = ()
+    dispersed: tuple[AirFactors, ...] = ()  # bases only
+
+    @property
+    def total(self) -> int:
+        boxes = (self.just_landed, self.readying, self.ready, self.dispersed)
+        return sum(stack.count for box in boxes for stack in box)
+
+
+@dataclass(frozen=True)
+class Ship:
+    """One ship counter; factors per reference A.5.2, plane-carrier data per A.5.4."""
+
+    name: str
+    type: ShipType
+    gunnery: int
+    aa: int
+    torpedo: int
+    movement: int  # MF: hexes per turn
+    damage: int  # Damage Factor: hits to sink
+    ammo: int = 0  # Ammunition Factors (DDs and APDs fire once instead)
+    radar: bool = False
+    capacity: int = 0  # MC, plane-carriers only
+    launch: int = 0  # normal LF; maximum LF is twice this (A.5.4)
+    launch_min: int = 0
+    readying: int = 0  # Readying Factor
+    hits: int = 0
+    anchored: bool = False
+    torpedoes_fired: bool = False
+    boxes: AirBoxes = field(default_factory=AirBoxes)
+
+    @property
+    def sunk(self) -> bool:
+        return self.hits >= self.damage
+
+    @property
+    def crippled(self) -> bool:
+        """Standard 21: at Damage Factor - 1 hits a ship with Damage Factor >= 3 is dead in the water."""
+        return self.damage >= 3 and self.hits >= self.damage - 1 and not self.sunk
+
+
+@dataclass(frozen=True)
+class TaskForce:
+    """A TF: ships moving together; ``plot`` holds the hexes plotted for this and later turns."""
+
+    number: int
+    side: Side
+    hex: Hex
+    ships: tuple[Ship, ...]
+    plot: tuple[tuple[Hex, ...], ...] = ()  # one leg per turn; an empty leg holds position
+    hidden: bool = True  # not on the map board for the enemy (standard 7.1)
+
+    @property
+    def afloat(self) -> tuple[Ship, ...]:
+        return tuple(ship for ship in self.ships if not ship.sunk)
+
+    @property
+    def carriers(self) -> tuple[Ship, ...]:
+        return tuple(s for s in self.afloat if s.type.category is ShipCategory.CARRIER)
+
+
+@dataclass(frozen=True)
+class Base:
+    """An airbase (reference A.5.5). ``hex`` is None for off-board bases, reached by ``entry`` hexes."""
+
+    name: str
+    side: Side
+    hex: Hex | None
+    handling: Handling
+    capacity: int | None  # MC; None = unlimited (the printed infinity)
+    launch: int
+    launch_min: int
+    readying: int
+    aa: int
+    surface: int = 0
+    radar: bool = False
+    hits: int = 0
+    entry: tuple[str, ...] = ()  # entry-hex labels for off-board bases, e.g. "5N"
+    boxes: AirBoxes = field(default_factory=AirBoxes)
+
+    @property
+    def off_board(self) -> bool:
+        return self.hex is None
+
+
+@dataclass(frozen=True)
+class AirFormation:
+    """An AF in the air (standard 14): numbered 1-35 per side."""
+
+    number: int
+    side: Side
+    hex: Hex | None  # None while in an off-board In Flight box
+    stacks: tuple[AirFactors, ...]
+    origin: str  # base or ship it took off from
+    takeoff_turn: int
+    searching: bool = False
+    rf_spent: int = 0  # combat costs RF (standard 15.6): the landing deadline comes earlier
+
+    @property
+    def factors(self) -> int:
+        return sum(stack.count for stack in self.stacks)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """Something the rules code found out, for the plugin to turn into events.
+
+    ``kind`` names it (e.g. ``cloud-moved``); ``text`` is a referee-level
+    sentence; ``data`` holds plain values. Who may see it is the plugin's call.
+    """
+
+    kind: str
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+# --- JSON round trip ------------------------------------------------------------
+
+T = TypeVar("T")
+_SCALARS: tuple[type, ...] = (bool, int, float, str)
+
+
+def dump(value: Any) -> Any:
+    """Plain JSON data for a unit (or any value built of them)."""
+    if isinstance(value, Hex):
+        return value.as_list()
+    if isinstance(value, Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: dump(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+    if isinstance(value, tuple | list | frozenset):
+        return [dump(item) for item in value]
+    if isinstance(value, Mapping):
+        return {str(key): dump(item) for key, item in value.items()}
+    return value
+
+
+def load(cls: type[T], data: Mapping[str, Any]) -> T:
+    """The dataclass ``cls`` from :func:`dump`'s output; GameError on malformed data."""
+    hints = get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
+    unknown = set(data) - names
+    if unknown:
+        raise GameError(f"{cls.__name__}: unknown field(s) {sorted(unknown)}")
+    kwargs = {name: _convert(hints[name], data[name], f"{cls.__name__}.{name}") for name in data}
+    return cls(**kwargs)
+
+
+def _convert(tp: Any, value: Any, where: str) -> Any:
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        return _convert_optional(tp, value, where)
+    if origin in (tuple, frozenset):
+        return _convert_sequence(tp, origin, value, where)
+    if tp is Hex:
+        return Hex.from_list(value)
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return tp(value)
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return load(tp, value)
+    return _convert_scalar(tp, value, where)
+
+
+def _convert_scalar(tp: Any, value: Any, where: str) -> Any:
+    if isinstance(value, bool) and tp is not bool:
+        raise GameError(f"{where}: expected {tp}, got {value!r}")
+    if tp is float and isinstance(value, int):
+        return float(value)
+    if tp in _SCALARS and isinstance(value, tp):
+        return value
+    raise GameError(f"{where}: expected {tp}, got {value!r}")
+
+
+def _convert_optional(tp: Any, value: Any, where: str) -> Any:
+    args = [arg for arg in get_args(tp) if arg is not type(None)]
+    if value is None:
+        return None
+    if len(args) != 1:
+        raise GameError(f"{where}: unsupported union {tp}")
+    return _convert(args[0], value, where)
+
+
+def _convert_sequence(tp: Any, origin: Any, value: Any, where: str) -> Any:
+    if not isinstance(value, list | tuple):
+        raise GameError(f"{where}: expected a list, got {value!r}")
+    args = get_args(tp)
+    if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+        return tuple(_convert(arg, item, where) for arg, item in zip(args, value, strict=True))
+    items = (_convert(args[0], item, where) for item in value)
+    return tuple(items) if origin is tuple else frozenset(items)
