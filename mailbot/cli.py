@@ -141,7 +141,7 @@ def db_upgrade(config: ConfigOption = None) -> None:
 
 @app.command()
 def demo(
-    game: str = typer.Option("duel", help="Which game the scripted players play."),
+    game: str = typer.Option("duel", help="Which game: duel, wif, atlantic-storm, salt-n-tar, flattop."),
     archive: Path | None = typer.Option(None, help="Export the finished game's archive here."),
     workdir: Path | None = typer.Option(None, help="Keep the demo's database and logs here."),
     verbose: bool = typer.Option(False, "--verbose", "-v"),

@@ -115,7 +115,7 @@ def invite(
     from mailbot.services.gm import GmError
 
     def act(bot: Any, session: Session, game: Any) -> str:
-        row = bot.games.seat(session, game_id, seat.lower())
+        row = bot.games.seat(session, game_id, seat)
         if row is None or row.address:
             raise GmError(f"seat {seat!r} does not exist or is taken")
         bot.games.take_seat(session, game, row, address)

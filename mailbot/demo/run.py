@@ -26,13 +26,14 @@ from sqlmodel import Session, select
 
 from mailbot.app import Bot
 from mailbot.demo.mailserver import EmbeddedMailServer
+from mailbot.demo.scripts import DEMOS, DemoGame, find_demo
 from mailbot.errors import MailbotError
 from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.services.archive import export
 from mailbot.services.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store import repo
-from mailbot.store.game_tables import Game, StepRow, StepState
+from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 from mailbot.store.models import Inbound, Outbound
 
 BOT = "mailbot@demo.localhost"
@@ -107,42 +108,37 @@ def demo_settings(server: EmbeddedMailServer, workdir: Path) -> Settings:
 
 @dataclass
 class Script:
-    """What one scripted player sends: orders per step kind, with one mistake to show the reply."""
+    """One scripted player: answers every step its letters say it owes, as its game's script says."""
 
     player: Player
-    orders: str
-    bid: int
+    seat: str
+    demo: DemoGame
     mistake: str = ""
     tag: str = ""
     answered: set[str] = field(default_factory=set)
     seen: int = 0
-    done: bool = False
 
     async def play(self) -> None:
-        """Answer every step the letters ask for, until a letter says the game is over."""
         mails = await self.player.inbox()
         for raw in mails[self.seen :]:
-            text = _text(raw)
             subject = str(_parse(raw)["Subject"])
-            if "Welcome" in subject:
-                self.tag = subject[subject.index("[") : subject.index("]") + 1]
-            await self._answer(text)
-            self.done = self.done or "The game is over" in text
+            found = re.search(r"\[[A-Z]{2}-\d+ [A-Za-z0-9]+\]", subject)
+            if found and not self.tag:
+                self.tag = found.group(0)
+            await self._answer(_text(raw))
         self.seen = len(mails)
 
     async def _answer(self, text: str) -> None:
         found = re.search(r"Send: (ORDERS|SEAL <label> <value> for) (\S+)", text)
-        if not found or found.group(2) in self.answered:
+        if not found or "You owe orders for this step." not in text or found.group(2) in self.answered:
             return
-        key = found.group(2)
+        key, kind = found.group(2), "orders" if found.group(1) == "ORDERS" else "sealed"
+        if self.mistake and kind == "orders":
+            await self.player.send(f"Re: {self.tag} orders", f"ORDERS {key}\n{self.mistake}\nEND\n")
+            self.mistake = ""
+        body = self.demo.answer(self.seat, key, kind, len(self.answered))
         self.answered.add(key)
-        if found.group(1) == "ORDERS":
-            if self.mistake:
-                await self.player.send(f"Re: {self.tag} orders", f"ORDERS {key}\n{self.mistake}\nEND\n")
-                self.mistake = ""
-            await self.player.send(f"Re: {self.tag} orders", f"ORDERS {key}\n{self.orders}\nEND\n")
-        else:
-            await self.player.send(f"Re: {self.tag} bid", f"SEAL bid {self.bid}\n")
+        await self.player.send(f"Re: {self.tag} {kind}", body)
 
 
 def _parse(raw: bytes) -> EmailMessage:
@@ -156,43 +152,62 @@ def _text(raw: bytes) -> str:
     return str(part.get_content()) if part is not None else ""
 
 
-def _create_game(bot: Bot) -> tuple[int, str]:
+def _create_game(bot: Bot, demo: DemoGame, players: list[str]) -> tuple[int, list[tuple[str, str]]]:
+    """The GM creates the game and invites the first player; returns the other seats' invite codes."""
     setup = GameSetup(
-        plugin="duel",
-        scenario="standard",
-        title="Demo duel",
+        plugin=demo.plugin,
+        scenario=demo.scenario,
+        title=demo.title,
         deadline="24h",
         timezone="Europe/Berlin",
         gm_address=GM,
+        options=dict(demo.options),
         early=timedelta(seconds=0.5),  # the demo need not wait for late corrections
         reminders=(),
     )
     with Session(bot.engine) as session, session.begin():
         game = bot.games.create(session, setup)
-        north = bot.games.seat(session, int(game.id or 0), "north")
-        assert north is not None
-        bot.games.take_seat(session, game, north, "alice@demo.localhost")
-        south = bot.games.seat(session, int(game.id or 0), "south")
-        assert south is not None
-        return int(game.id or 0), south.invite_code
+        game_id = int(game.id or 0)
+        seats = bot.games.seats(session, game_id)
+        bot.games.take_seat(session, game, seats[0], players[0])
+        return game_id, [(seat.name, seat.invite_code) for seat in seats[1:]]
 
 
-async def _script(bot: Bot, server: EmbeddedMailServer, timeout: float = 90.0) -> int:
-    """The GM creates a duel; alice is invited, bob joins by mail; both play it to the end."""
-    game_id, code = _create_game(bot)
+def _finished(bot: Bot, game_id: int, stop_turn: int | None) -> bool:
+    with Session(bot.engine) as session:
+        game = session.get_one(Game, game_id)
+        step = bot.games.open_step(session, game_id)
+        if game.status is GameStatus.FINISHED:
+            return True
+        return stop_turn is not None and step is not None and step.turn >= stop_turn
+
+
+async def _script(bot: Bot, server: EmbeddedMailServer, demo: DemoGame, timeout: float = 120.0) -> int:
+    """The GM creates the game; the first player is invited, the others join by mail; all play."""
+    addresses = [f"player{n}@demo.localhost" for n in range(1, 5)]
+    game_id, joining = _create_game(bot, demo, addresses)
     bot.wake.set()
-    alice = Script(Player("alice@demo.localhost", server), "ATTACK 2\nDEFEND 1", bid=1)
-    bob = Script(Player("bob@demo.localhost", server), "ATTACK 3", bid=0, mistake="ATTACK 4")
-    await bob.player.send("joining", f"HELP\nJOIN {game_id} south {code}\n")
+    seat_names = _seat_names(bot, game_id)
+    scripts = [
+        Script(Player(address, server), seat, demo, mistake=demo.mistake if n == 1 else "")
+        for n, (address, seat) in enumerate(zip(addresses, seat_names, strict=False))
+    ]
+    for script, (seat, code) in zip(scripts[1:], joining, strict=True):
+        await script.player.send("joining", f"HELP\nJOIN {game_id} {seat} {code}\n")
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while not (alice.done and bob.done):
+    while not _finished(bot, game_id, demo.stop_turn):
         if loop.time() > deadline:
-            raise MailbotError("the demo game did not finish in time")
-        await alice.play()
-        await bob.play()
+            raise MailbotError(f"the demo game did not get far enough in {timeout:.0f} s")
+        for script in scripts:
+            await script.play()
         await asyncio.sleep(0.2)
     return game_id
+
+
+def _seat_names(bot: Bot, game_id: int) -> list[str]:
+    with Session(bot.engine) as session:
+        return [seat.name for seat in bot.games.seats(session, game_id)]
 
 
 def _counts(bot: Bot, game_id: int) -> tuple[int, int, int, str]:
@@ -209,16 +224,19 @@ def _counts(bot: Bot, game_id: int) -> tuple[int, int, int, str]:
 
 async def run_demo(game: str = "duel", archive: Path | None = None, workdir: Path | None = None) -> str:
     """Play the demo; returns the one-line summary."""
+    demo = find_demo(game)
+    if demo is None:
+        raise MailbotError(f"no demo for {game!r}; there are: {', '.join(DEMOS)}")
     workdir = workdir or Path(tempfile.mkdtemp(prefix="mailbot-demo-"))
     async with EmbeddedMailServer() as server:
-        for address in (BOT, GM, "alice@demo.localhost", "bob@demo.localhost"):
+        for address in (BOT, GM, *(f"player{n}@demo.localhost" for n in range(1, 5))):
             server.add_account(address, PASSWORD)
         bot = Bot(demo_settings(server, workdir))
         bot.upgrade()
         stop = asyncio.Event()
         running = asyncio.create_task(bot.run(stop))
         try:
-            game_id = await _script(bot, server)
+            game_id = await _script(bot, server, demo)
             await asyncio.sleep(0.5)  # the last reports leave the outbox
         finally:
             stop.set()

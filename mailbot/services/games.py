@@ -105,7 +105,9 @@ class Games:
 
     @staticmethod
     def seat(session: Session, game_id: int, name: str) -> Seat | None:
-        return session.exec(select(Seat).where(Seat.game_id == game_id, Seat.name == name)).first()
+        """A seat by name, in any case (players write "axis" for the plugin's "Axis")."""
+        wanted = name.strip().lower()
+        return next((s for s in Games.seats(session, game_id) if s.name.lower() == wanted), None)
 
     @staticmethod
     def open_step(session: Session, game_id: int) -> StepRow | None:

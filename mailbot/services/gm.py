@@ -186,7 +186,7 @@ class GmActions:
 
     @staticmethod
     def _seat(session: Session, game: Game, name: str) -> Seat:
-        seat = Games.seat(session, row_id(game), name.lower())
+        seat = Games.seat(session, row_id(game), name)
         if seat is None:
             raise GmError(f"no seat {name!r}")
         return seat

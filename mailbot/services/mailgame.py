@@ -194,7 +194,7 @@ class MailGame:
             reply.problem(command.line, command.text, "write JOIN <game number> <seat> <invite code>")
             return
         game = ctx.session.get(Game, int(command.args[0]))
-        seat = Games.seat(ctx.session, int(command.args[0]), command.args[1].lower()) if game else None
+        seat = Games.seat(ctx.session, int(command.args[0]), command.args[1]) if game else None
         if (
             game is None
             or seat is None
@@ -334,7 +334,7 @@ class MailGame:
             for s in Games.seats(ctx.session, self._gid(who.game))
             if s.status is SeatStatus.ACTIVE and s.name != who.seat.name
         ]
-        chosen = seats if target == "all" else [s for s in seats if s.name == target]
+        chosen = seats if target == "all" else [s for s in seats if s.name.lower() == target]
         if not chosen:
             reply.problem(command.line, command.text, "name a seat of this game, or ALL")
             return

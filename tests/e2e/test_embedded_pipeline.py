@@ -9,9 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mailbot.app import Bot
 from mailbot.demo.mailserver import EmbeddedMailServer
-from mailbot.demo.run import BOT, PASSWORD, Player, demo_settings
+from mailbot.demo.run import BOT, PASSWORD, Player, demo_settings, run_demo
 from mailbot.store.models import InboundState, OutboundState
 from tests.e2e.botproc import parse, text_of
 
@@ -80,3 +82,15 @@ def test_mailbot_demo_archive_verifies(tmp_path: Path) -> None:
     )
     assert check.returncode == 0, check.stdout
     assert re.fullmatch(r"verify: (\d+) rolls, \1 ok, 0 failed", check.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    ("game", "status"), [("wif", "finished"), ("atlantic-storm", "running"), ("salt-n-tar", "running")]
+)
+async def test_each_small_game_is_played_by_mail(tmp_path: Path, game: str, status: str) -> None:
+    summary = await run_demo(game=game, workdir=tmp_path)
+    found = re.fullmatch(r"demo: (\d+) mails in, (\d+) replies out, (\d+) turns, game \d+ (\w+)", summary)
+    assert found, summary
+    assert int(found.group(1)) >= 3 and int(found.group(2)) > int(found.group(1))
+    assert int(found.group(3)) >= 1  # at least one full turn resolved
+    assert found.group(4) == status
