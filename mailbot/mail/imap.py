@@ -210,25 +210,35 @@ class ImapSource:
         try:
             task = await asyncio.wait_for(self._imap.idle_start(timeout=idle_timeout), self.config.timeout)
             await self._wait_exists(idle_timeout)
+            if self._lost.is_set():
+                # aioimaplib's IDLE task never ends once the link is gone: drop it and reconnect.
+                task.cancel()
+                raise ImapError("IMAP connection lost during IDLE")
             self._imap.idle_done()
             await asyncio.wait_for(task, self.config.timeout)
         except (TimeoutError, OSError, aioimaplib.Abort, aioimaplib.CommandTimeout) as exc:
             raise ImapError(f"IMAP IDLE failed: {exc!r}") from exc
 
     async def _wait_exists(self, idle_timeout: float) -> None:
+        """Until the server announces new mail, the IDLE period ends, or the connection drops."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + idle_timeout
-        while (left := deadline - loop.time()) > 0:
-            if self._lost.is_set():
-                return
-            try:
-                push = await self._imap.wait_server_push(timeout=left)
-            except TimeoutError:
-                return
-            if push == aioimaplib.STOP_WAIT_SERVER_PUSH:
-                return
-            if any(b"EXISTS" in bytes(line) for line in push):
-                return
+        lost = asyncio.ensure_future(self._lost.wait())
+        try:
+            while (left := deadline - loop.time()) > 0 and not self._lost.is_set():
+                push_task = asyncio.ensure_future(self._imap.wait_server_push(timeout=left))
+                done, _ = await asyncio.wait({push_task, lost}, return_when=asyncio.FIRST_COMPLETED)
+                if push_task not in done:
+                    push_task.cancel()
+                    return
+                try:
+                    push = push_task.result()
+                except TimeoutError:
+                    return
+                if push == aioimaplib.STOP_WAIT_SERVER_PUSH or any(b"EXISTS" in bytes(x) for x in push):
+                    return
+        finally:
+            lost.cancel()
 
     async def close(self) -> None:
         imap, self._imap = self._imap, None
