@@ -78,6 +78,12 @@ def create(
     reminder: list[str] = typer.Option(
         ["12h"], "--reminder", help="Reminder before the deadline (repeatable)."
     ),
+    early: str = typer.Option("5m", "--early", help="Delay before early processing once everyone is in."),
+    reveal: str = typer.Option("", "--reveal", help="Dice seeds: 'each-step' or 'end' (default: by game)."),
+    anonymous_press: bool = typer.Option(False, "--anonymous-press", help="Allow anonymous PRESS."),
+    require_dkim: bool = typer.Option(False, "--require-dkim", help="Letters need a trusted DKIM pass."),
+    vacation_days: int = typer.Option(14, "--vacation-days", min=0, help="Longest VACATION allowed."),
+    late_limit: int = typer.Option(2, "--late-limit", min=1, help="Misses in a row before the GM is told."),
     config: ConfigOption = None,
 ) -> None:
     """Create a game; prints its number, the GM secret and each seat's invite code."""
@@ -94,8 +100,17 @@ def create(
             gm_address=gm or bot.settings.bot.gm_address or bot.settings.bot.address,
             grace=parse_duration(grace) or timedelta(0),
             reminders=tuple(d for d in map(parse_duration, reminder) if d),
+            early=parse_duration(early) or timedelta(minutes=5),
+            late_limit=late_limit,
+            anonymous_press=anonymous_press,
         )
+        if reveal not in ("", "each-step", "end"):
+            raise typer.BadParameter("--reveal takes each-step or end")
         row = bot.games.create(session, setup)
+        row.require_dkim, row.vacation_days = require_dkim, vacation_days
+        if reveal:
+            row.reveal_at_end = reveal == "end"
+        session.add(row)
         typer.echo(f"game {row.id} created: {tag(row)} {row.title} ({row.plugin}/{row.scenario})")
         typer.echo(f"GM secret: {row.gm_secret} (GM letters carry [{tag(row)} {row.gm_secret}])")
         for seat in bot.games.seats(session, int(row.id or 0)):

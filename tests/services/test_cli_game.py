@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The GM's command line: create, invite, show, GM actions; letters land in the outbox."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+from typer.testing import CliRunner
+
+from mailbot.cli import app
+from mailbot.store import db
+from mailbot.store.game_tables import Game, GameStatus
+from mailbot.store.models import Outbound
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    url = f"sqlite:///{tmp_path}/cli.db"
+    monkeypatch.setenv("MAILBOT_STORE__URL", url)
+    monkeypatch.setenv("MAILBOT_BOT__ADDRESS", "bot@example.test")
+    monkeypatch.setenv("MAILBOT_BOT__GM_ADDRESS", "gm@example.test")
+    return url
+
+
+def _run(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_the_gm_runs_a_game_from_the_command_line(env: str) -> None:
+    out = _run(
+        "game",
+        "create",
+        "--game",
+        "duel",
+        "--title",
+        "CLI duel",
+        "--deadline",
+        "Mon,Thu 20:00",
+        "--timezone",
+        "Europe/Berlin",
+        "--reveal",
+        "each-step",
+        "--anonymous-press",
+    )
+    assert re.search(r"game 1 created: DU-1 CLI duel", out)
+    assert "JOIN 1 north" in out and "JOIN 1 south" in out
+    _run("game", "invite", "1", "a@players.test", "--seat", "north")
+    _run("game", "invite", "1", "b@players.test", "--seat", "SOUTH")
+    shown = _run("game", "show", "1")
+    assert (
+        "status running" in shown
+        and "Open step: T1.orders" in shown
+        and "Still to send: north, south" in shown
+    )
+    assert "Preview of" in _run("game", "preview", "1")
+    _run("game", "pause", "1", "--reason", "holiday")
+    assert runner.invoke(app, ["game", "pause", "1"]).exit_code == 1  # already paused: refused
+    _run("game", "resume", "1", "--reason", "back")
+    assert "DU-1" in _run("game", "list")
+    engine = db.make_engine(env)
+    with Session(engine) as session:
+        game = session.get_one(Game, 1)
+        assert game.status is GameStatus.RUNNING and not game.reveal_at_end and game.anonymous_press
+        kinds = [row.kind for row in session.exec(select(Outbound))]
+    engine.dispose()
+    assert kinds.count("welcome") == 2 and kinds.count("report") == 2 and "announcement" in kinds
