@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import email
+import email.policy
+from email.message import EmailMessage
+
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -16,5 +20,12 @@ def recent_outbound(engine: Engine, limit: int = 10) -> list[str]:
     lines: list[str] = []
     for row in reversed(rows):
         lines.append(f"--- outbox #{row.id} [{row.state.value}] to {row.recipient}: {row.subject}")
-        lines.append(row.raw.decode("utf-8", "replace"))
+        lines.append(text_part(row.raw))
     return lines
+
+
+def text_part(raw: bytes) -> str:
+    """The text/plain part of a composed message (what a player reads first)."""
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    body = msg.get_body(preferencelist=("plain",)) if isinstance(msg, EmailMessage) else None
+    return str(body.get_content()) if body is not None else raw.decode("utf-8", "replace")

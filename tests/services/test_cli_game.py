@@ -71,3 +71,14 @@ def test_the_gm_runs_a_game_from_the_command_line(env: str) -> None:
         kinds = [row.kind for row in session.exec(select(Outbound))]
     engine.dispose()
     assert kinds.count("welcome") == 2 and kinds.count("report") == 2 and "announcement" in kinds
+
+
+def test_inject_feeds_one_letter_through_the_pipeline(env: str, tmp_path: Path) -> None:
+    from tests.services.helpers import letter
+
+    eml = tmp_path / "ping.eml"
+    eml.write_bytes(letter(subject="PING", body="PING\nwhat?\n", message_id="inject-1@players.test"))
+    out = _run("inject", str(eml))
+    assert "to alice@players.test" in out and "PING: how your letter was read" in out
+    assert 'Line 2: "what?"' in out
+    assert "duplicate" in _run("inject", str(eml))
