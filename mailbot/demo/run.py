@@ -143,7 +143,8 @@ class Script:
 
 def _parse(raw: bytes) -> EmailMessage:
     msg = email.message_from_bytes(raw, policy=email.policy.default)
-    assert isinstance(msg, EmailMessage)
+    if not isinstance(msg, EmailMessage):
+        raise MailbotError("the demo server handed out something that is not a message")
     return msg
 
 

@@ -59,6 +59,14 @@ class Who:
     gm: bool = False
 
 
+@dataclass(frozen=True)
+class Seated:
+    """An authenticated player: the game and the seat the letter counts for."""
+
+    game: Game
+    seat: Seat
+
+
 def step_labels(step: StepRow) -> list[str]:
     return [str(label).lower() for label in step.seal_labels]
 
@@ -183,9 +191,9 @@ class MailGame:
     def _gid(game: Game) -> int:
         return row_id(game)
 
-    def player(self, ctx: Context, reply: Reply) -> Who | None:
+    def player(self, ctx: Context, reply: Reply) -> Seated | None:
         who = self.identify(ctx, reply)
-        return who if who is not None and who.seat is not None else None
+        return Seated(who.game, who.seat) if who is not None and who.seat is not None else None
 
     # -- commands -----------------------------------------------------------------
 
@@ -211,7 +219,7 @@ class MailGame:
 
     def orders(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.player(ctx, reply)
-        if who is None or who.seat is None:
+        if who is None:
             return
         step = self._open_step_for(who, command, ctx, reply)
         if step is None:
@@ -228,7 +236,7 @@ class MailGame:
         for problem in parsed.problems:
             reply.problem(problem.line, problem.text, f"{problem.kind.value}: {problem.reason}")
 
-    def _open_step_for(self, who: Who, command: Command, ctx: Context, reply: Reply) -> StepRow | None:
+    def _open_step_for(self, who: Seated, command: Command, ctx: Context, reply: Reply) -> StepRow | None:
         step = Games.open_step(ctx.session, self._gid(who.game))
         if who.game.status is not GameStatus.RUNNING or step is None:
             reply.problem(
@@ -239,13 +247,12 @@ class MailGame:
         if wanted and wanted.upper() not in {step.key.upper(), f"T{step.turn}", str(step.turn)}:
             reply.problem(command.line, command.text, f"that step is closed; the open step is {step.key}")
             return None
-        if who.seat is None or who.seat.name not in step.owing:
+        if who.seat.name not in step.owing:
             reply.problem(command.line, command.text, f"your seat owes nothing in the open step {step.key}")
             return None
         return step
 
-    def _store_orders(self, ctx: Context, who: Who, step: StepRow, lines: list[str], reply: Reply) -> None:
-        assert who.seat is not None
+    def _store_orders(self, ctx: Context, who: Seated, step: StepRow, lines: list[str], reply: Reply) -> None:
         previous = Games.current_orders(ctx.session, row_id(step)).get(who.seat.name)
         if previous is not None:
             previous.current = False
@@ -267,7 +274,7 @@ class MailGame:
 
     def show(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.player(ctx, reply)
-        if who is None or who.seat is None:
+        if who is None:
             return
         step = Games.open_step(ctx.session, self._gid(who.game))
         held = Games.current_orders(ctx.session, row_id(step)).get(who.seat.name) if step else None
@@ -278,7 +285,7 @@ class MailGame:
 
     def status(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.player(ctx, reply)
-        if who is None or who.seat is None:
+        if who is None:
             return
         reply.section(
             f"{who.game.title} ({tag(who.game)})", self.status_lines(ctx.session, who.game, who.seat)
@@ -303,7 +310,7 @@ class MailGame:
 
     def wait(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.player(ctx, reply)
-        if who is None or who.seat is None:
+        if who is None:
             return
         who.seat.wait = command.name == "WAIT"
         ctx.session.add(who.seat)
@@ -318,7 +325,7 @@ class MailGame:
 
     def history(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.player(ctx, reply)
-        if who is None or who.seat is None:
+        if who is None:
             return
         turn = int(command.args[0]) if command.args and command.args[0].isdigit() else None
         count = self.games.resend_reports(ctx.session, who.game, who.seat, turn)
@@ -326,7 +333,7 @@ class MailGame:
 
     def press(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.player(ctx, reply)
-        if who is None or who.seat is None:
+        if who is None:
             return
         target = command.args[0].lower() if command.args else ""
         seats = [
@@ -358,7 +365,7 @@ class MailGame:
 
     def timezone(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.player(ctx, reply)
-        if who is None or who.seat is None:
+        if who is None:
             return
         zone = command.args[0] if command.args else ""
         if not deadlines.valid_zone(zone):
@@ -375,7 +382,7 @@ class MailGame:
     def seal(self, command: Command, ctx: Context, reply: Reply) -> None:
         """Store a sealed value; the sender gets a receipt, the others only hear that one arrived."""
         who = self.player(ctx, reply)
-        if who is None or who.seat is None:
+        if who is None:
             return
         step = self._open_step_for(who, Command(command.name, (), command.line, command.text), ctx, reply)
         if step is None:
@@ -423,14 +430,13 @@ class MailGame:
     def _replace_sealed(
         self,
         ctx: Context,
-        who: Who,
+        who: Seated,
         step: StepRow,
         *,
         lines: list[str],
         sealed: dict[str, Any],
         held: OrderSet | None,
     ) -> None:
-        assert who.seat is not None
         if held is not None:
             held.current = False
             ctx.session.add(held)
@@ -460,7 +466,7 @@ class MailGame:
     def vacation(self, command: Command, ctx: Context, reply: Reply) -> None:
         """Announce an absence: the seat's defaults apply meanwhile and it is not counted late."""
         who = self.player(ctx, reply)
-        if who is None or who.seat is None:
+        if who is None:
             return
         zone = who.seat.timezone or who.game.timezone
         span = vacation_span(command.args, zone, self.clock(), who.game.vacation_days)
@@ -481,7 +487,7 @@ class MailGame:
 
     def resign(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.player(ctx, reply)
-        if who is None or who.seat is None:
+        if who is None:
             return
         who.seat.status = SeatStatus.RESIGNED
         ctx.session.add(who.seat)

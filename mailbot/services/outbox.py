@@ -20,7 +20,7 @@ from typing import Protocol
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from mailbot.errors import SmtpPermanentError, SmtpTemporaryError
+from mailbot.errors import SmtpPermanentError, SmtpTemporaryError, StoreError
 from mailbot.mail.compose import Outgoing, compose
 from mailbot.store import repo
 from mailbot.store.models import Outbound, OutboundState
@@ -120,7 +120,8 @@ class Outbox:
 
     async def _send_one(self, row: Outbound, report: SendReport) -> bool:
         """Returns False when the link is down and the rest should wait."""
-        assert row.id is not None  # rows come from the database
+        if row.id is None:
+            raise StoreError("an outbox row without an id")  # rows come from the database
         self._mark(row.id, OutboundState.SENDING)
         try:
             await self.sink.send(row.sender, row.recipient, row.raw)
