@@ -174,13 +174,13 @@ def _create_game(bot: Bot, demo: DemoGame, players: list[str]) -> tuple[int, lis
         return game_id, [(seat.name, seat.invite_code) for seat in seats[1:]]
 
 
-def _finished(bot: Bot, game_id: int, stop_turn: int | None) -> bool:
+def _finished(bot: Bot, game_id: int, stop_after: int | None) -> bool:
     with Session(bot.engine) as session:
-        game = session.get_one(Game, game_id)
-        step = bot.games.open_step(session, game_id)
-        if game.status is GameStatus.FINISHED:
+        if session.get_one(Game, game_id).status is GameStatus.FINISHED:
             return True
-        return stop_turn is not None and step is not None and step.turn >= stop_turn
+        query = select(StepRow).where(StepRow.game_id == game_id, StepRow.state == StepState.RESOLVED)
+        resolved = [step for step in session.exec(query) if step.key != "setup"]
+        return stop_after is not None and len(resolved) >= stop_after
 
 
 async def _script(bot: Bot, server: EmbeddedMailServer, demo: DemoGame, timeout: float = 120.0) -> int:
@@ -197,7 +197,7 @@ async def _script(bot: Bot, server: EmbeddedMailServer, demo: DemoGame, timeout:
         await script.player.send("joining", f"HELP\nJOIN {game_id} {seat} {code}\n")
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while not _finished(bot, game_id, demo.stop_turn):
+    while not _finished(bot, game_id, demo.stop_after):
         if loop.time() > deadline:
             raise MailbotError(f"the demo game did not get far enough in {timeout:.0f} s")
         for script in scripts:

@@ -59,16 +59,16 @@ class DemoGame:
     answer: Answer
     title: str
     options: Mapping[str, Any] = field(default_factory=dict)
-    stop_turn: int | None = None  # stop once a step of this turn is open (None: play to the end)
+    stop_after: int | None = None  # stop after this many resolved steps (None: play to the end)
     mistake: str = ""  # a wrong first order from the joining player, to show the reply
 
 
 DEMOS: dict[str, DemoGame] = {
     "duel": DemoGame("duel", "standard", _duel, "Demo duel", mistake="ATTACK 4"),
     "wif": DemoGame("wif-turn-end", "standard", _wif, "Demo World in Flames turn end", {"turns": 1}),
-    "atlantic-storm": DemoGame("atlantic-storm", "2p", _atlantic, "Demo Atlantic Storm", stop_turn=3),
-    "salt-n-tar": DemoGame("salt-n-tar", "race", _sailing, "Demo Salt'n'Tar race", stop_turn=3),
-    "flattop": DemoGame("flattop", "coral-sea-demo", _flattop, "Demo Flat Top: Coral Sea", stop_turn=4),
+    "atlantic-storm": DemoGame("atlantic-storm", "2p", _atlantic, "Demo Atlantic Storm", stop_after=2),
+    "salt-n-tar": DemoGame("salt-n-tar", "race", _sailing, "Demo Salt'n'Tar race", stop_after=2),
+    "flattop": DemoGame("flattop", "coral-sea-demo", _flattop, "Demo Flat Top: Coral Sea", stop_after=3),
 }
 ALIASES = {"wif-turn-end": "wif", "atlantic": "atlantic-storm", "saltntar": "salt-n-tar", "ft": "flattop"}
 
