@@ -27,6 +27,7 @@ from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
 from mailbot.scheduler.deadlines import DeadlineScheduler
+from mailbot.services.auth import Gatekeeper
 from mailbot.services.games import Games
 from mailbot.services.gm import GM_COMMANDS, GmActions, GmMail
 from mailbot.services.inbound import Identity, InboundProcessor
@@ -35,6 +36,7 @@ from mailbot.services.letters import Postman
 from mailbot.services.mailgame import PLAYER_COMMANDS, MailGame
 from mailbot.services.notices import GmNotifier
 from mailbot.services.outbox import Outbox, RetryPolicy, Sink
+from mailbot.services.sealing import Sealing
 from mailbot.services.turns import Interlock, Turns
 from mailbot.settings import Settings, secret
 from mailbot.store import db, repo
@@ -129,11 +131,13 @@ class Bot:
         self.games = Games(postman=self.postman, data_dir=settings.bot.data_dir, clock=clock)
         self.turns = Turns(games=self.games, postman=self.postman, renderer=self.renderer, clock=clock)
         self.gm = GmActions(games=self.games, turns=self.turns, postman=self.postman, clock=clock)
-        self.mailgame = MailGame(
+        self.gate = Gatekeeper(
             games=self.games, postman=self.postman, clock=clock, authserv_id=settings.bot.trusted_authserv_id
         )
-        self.processor.register(PLAYER_COMMANDS, self.mailgame.handlers())
-        self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, mailgame=self.mailgame).handlers())
+        self.mailgame = MailGame(games=self.games, gate=self.gate, postman=self.postman, clock=clock)
+        sealing = Sealing(games=self.games, gate=self.gate, postman=self.postman, clock=clock)
+        self.processor.register(PLAYER_COMMANDS, {**self.mailgame.handlers(), "SEAL": sealing.seal})
+        self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, gate=self.gate).handlers())
         self.started_at = clock()
         self.scheduler: DeadlineScheduler | None = None
         self.outbox = Outbox(

@@ -14,10 +14,10 @@ from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines
 from mailbot.core.commands import Command, CommandSpec
+from mailbot.services.auth import Gatekeeper
 from mailbot.services.games import Games
 from mailbot.services.inbound import Context, Handler, Reply
 from mailbot.services.letters import Postman
-from mailbot.services.mailgame import MailGame
 from mailbot.services.turns import Turns
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, StepState, row_id
 
@@ -201,15 +201,15 @@ def _new_secret() -> str:
 class GmMail:
     """The GM commands by mail: the same actions, answered to the GM."""
 
-    def __init__(self, *, actions: GmActions, mailgame: MailGame) -> None:
+    def __init__(self, *, actions: GmActions, gate: Gatekeeper) -> None:
         self.actions = actions
-        self.mailgame = mailgame
+        self.gate = gate
 
     def handlers(self) -> dict[str, Handler]:
         return {spec.name: self.handle for spec in GM_COMMANDS}
 
     def handle(self, command: Command, ctx: Context, reply: Reply) -> None:
-        who = self.mailgame.identify(ctx, reply)
+        who = self.gate.identify(ctx, reply)
         if who is None or not who.gm:
             if who is not None:
                 reply.problem(command.line, command.text, "only the game master may do that")

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""SEAL: sealed values kept secret until every seat has sealed (or the deadline).
+
+The sender gets a receipt SHA-256(value || salt); the other seats hear only
+that a value arrived; the opening letter gives every value and salt, so every
+seat can check every receipt. A value can be replaced until the step closes.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from mailbot.core.commands import Command
+from mailbot.core.game import Line
+from mailbot.core.sealed import seal as seal_receipt
+from mailbot.services.auth import Gatekeeper, Seated
+from mailbot.services.games import Games, tag
+from mailbot.services.inbound import Context, Reply
+from mailbot.services.letters import Letter, Postman
+from mailbot.services.mailgame import open_step_for
+from mailbot.store.game_tables import OrderSet, SeatStatus, StepRow, row_id
+
+
+def step_labels(step: StepRow) -> list[str]:
+    return [str(label).lower() for label in step.seal_labels]
+
+
+def _salt() -> bytes:
+    return secrets.token_bytes(32)
+
+
+class Sealing:
+    def __init__(
+        self, *, games: Games, gate: Gatekeeper, postman: Postman, clock: Callable[[], datetime]
+    ) -> None:
+        self.games = games
+        self.gate = gate
+        self.postman = postman
+        self.clock = clock
+
+    def seal(self, command: Command, ctx: Context, reply: Reply) -> None:
+        """Store a sealed value; the sender gets a receipt, the others only hear that one arrived."""
+        who = self.gate.player(ctx, reply)
+        if who is None:
+            return
+        step = open_step_for(who, Command(command.name, (), command.line, command.text), ctx, reply)
+        if step is None:
+            return
+        if step.kind != "sealed":
+            reply.problem(command.line, command.text, f"no sealed value is open; the open step is {step.key}")
+            return
+        if len(command.args) != 2 or command.args[0].lower() not in step_labels(step):
+            reply.problem(
+                command.line,
+                command.text,
+                f"write SEAL <label> <value>; labels: {', '.join(step_labels(step))}",
+            )
+            return
+        label, value = command.args[0].lower(), command.args[1]
+        plugin = self.games.plugin(who.game)
+        line = f"{label.upper()} {value}"
+        parsed = plugin.parse(plugin.load(step.snapshot), who.seat.name, [Line(command.line, line)])
+        if parsed.problems or not parsed.accepted:
+            reason = parsed.problems[0].reason if parsed.problems else "not accepted"
+            reply.problem(command.line, command.text, reason)
+            return
+        salt = _salt()
+        receipt = seal_receipt(value, salt)
+        held = Games.current_orders(ctx.session, row_id(step)).get(who.seat.name)
+        sealed = {
+            **(held.sealed if held else {}),
+            label: {"value": value, "salt": salt.hex(), "receipt": receipt},
+        }
+        # The stored line is the plugin's normalised form (what the dice digest hashes).
+        sealed[label]["line"] = parsed.accepted[0].normalised
+        lines = [
+            str(item.get("line", f"{name.upper()} {item['value']}")) for name, item in sorted(sealed.items())
+        ]
+        self._replace_sealed(ctx, who, step, lines=lines, sealed=sealed, held=held)
+        reply.section(
+            "Sealed",
+            [
+                f"Label: {label}",
+                f"Receipt: {receipt}",
+                "Keep the receipt: the opening letter gives the value and salt to check it.",
+            ],
+        )
+
+    def _replace_sealed(
+        self,
+        ctx: Context,
+        who: Seated,
+        step: StepRow,
+        *,
+        lines: list[str],
+        sealed: dict[str, Any],
+        held: OrderSet | None,
+    ) -> None:
+        if held is not None:
+            held.current = False
+            ctx.session.add(held)
+        ctx.session.add(
+            OrderSet(
+                step_id=row_id(step),
+                seat=who.seat.name,
+                lines=lines,
+                sealed=sealed,
+                inbound_id=ctx.row.id,
+                received_at=ctx.row.received_at,
+            )
+        )
+        receipts = {name: item["receipt"] for name, item in sealed.items()}
+        self.games.note(
+            ctx.session, who.game, "sealed", {"step": step.key, "seat": who.seat.name, "receipts": receipts}
+        )
+        self.games.note_orders(
+            ctx.session, who.game, step, who.seat.name, [], replaced=held is not None, log=False
+        )
+        for other in Games.seats(ctx.session, row_id(who.game)):
+            if other.name != who.seat.name and other.status is SeatStatus.ACTIVE:
+                letter = Letter(other.address, f"[{tag(who.game)} {other.secret}] A sealed value arrived")
+                letter.section("Sealed value", [f"{who.seat.name} has sealed a value for {step.title}."])
+                self.postman.post(ctx.session, letter, kind="sealed-notice", now=self.clock())
