@@ -136,7 +136,7 @@ class Script:
         if self.mistake and kind == "orders":
             await self.player.send(f"Re: {self.tag} orders", f"ORDERS {key}\n{self.mistake}\nEND\n")
             self.mistake = ""
-        body = self.demo.answer(self.seat, key, kind, len(self.answered))
+        body = self.demo.answer(self.seat, key, kind, len(self.answered), text)
         self.answered.add(key)
         await self.player.send(f"Re: {self.tag} {kind}", body)
 

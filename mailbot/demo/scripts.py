@@ -14,42 +14,42 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-# (seat, step key, step kind "orders"/"sealed", how many steps this seat answered before) -> letter body
-Answer = Callable[[str, str, str, int], str]
+# (seat, step key, step kind "orders"/"sealed", steps this seat answered before, the letter's text) -> body
+Answer = Callable[[str, str, str, int, str], str]
 
 
 def orders(step: str, *lines: str) -> str:
     return "\n".join([f"ORDERS {step}", *lines, "END"]) + "\n"
 
 
-def _duel(seat: str, step: str, kind: str, n: int) -> str:
+def _duel(seat: str, step: str, kind: str, n: int, text: str) -> str:
     if kind == "sealed":
         return f"SEAL bid {1 if seat == 'north' else 0}\n"
     return orders(step, "ATTACK 2", "DEFEND 1") if seat == "north" else orders(step, "ATTACK 3")
 
 
-def _wif(seat: str, step: str, kind: str, n: int) -> str:
+def _wif(seat: str, step: str, kind: str, n: int, text: str) -> str:
     # The Axis pass with Italy every third impulse: the pass bonus then shows in the dice.
     if seat == "Axis" and n % 3 == 2:
         return orders(step, "WEATHER 2", "PASS Italy", "LAST 2")
     return orders(step, "WEATHER 2")
 
 
-def _atlantic(seat: str, step: str, kind: str, n: int) -> str:
+def _atlantic(seat: str, step: str, kind: str, n: int, text: str) -> str:
     return orders(step, "PASS")
 
 
-def _sailing(seat: str, step: str, kind: str, n: int) -> str:
+def _sailing(seat: str, step: str, kind: str, n: int, text: str) -> str:
     return orders(step, "LUCK") if n == 0 else orders(step)
 
 
 FLATTOP_SCRIPT = "mailbot.demo.script_flattop"
 
 
-def _flattop(seat: str, step: str, kind: str, n: int) -> str:
-    # Looked up by name: the Flat Top script ships with the Flat Top plugin.
+def _flattop(seat: str, step: str, kind: str, n: int, text: str) -> str:
+    # Looked up by name: the Flat Top script ships with the Flat Top plugin. It reads the report.
     script = importlib.import_module(FLATTOP_SCRIPT)
-    return orders(step, *script.flattop_orders(seat, step, "", n + 1))
+    return orders(step, *script.flattop_orders(seat, step, text, n + 1))
 
 
 @dataclass(frozen=True)

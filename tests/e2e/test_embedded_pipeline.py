@@ -94,3 +94,17 @@ async def test_each_small_game_is_played_by_mail(tmp_path: Path, game: str, stat
     assert int(found.group(1)) >= 3 and int(found.group(2)) > int(found.group(1))
     assert int(found.group(3)) >= 1  # at least one full turn resolved
     assert found.group(4) == status
+
+
+async def test_flattop_is_played_by_mail_and_the_sides_find_each_other(tmp_path: Path) -> None:
+    summary = await run_demo(game="flattop", workdir=tmp_path)
+    assert re.fullmatch(r"demo: \d+ mails in, \d+ replies out, 3 turns, game \d+ running", summary), summary
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "demo.db") as conn:
+        reports = conn.execute("select seat, text from report where step_key = 'T3.orders'").fetchall()
+    texts = dict(reports)
+    assert set(texts) == {"allied", "japanese"} and texts["allied"] != texts["japanese"]
+    contacts = [t.split("Contacts (")[1].split("\n\n")[0] for t in texts.values()]
+    assert all("condition" in block for block in contacts)  # both sides hold contact reports
+    assert "Shokaku" not in texts["allied"] and "Yorktown" not in texts["japanese"]  # never enemy names

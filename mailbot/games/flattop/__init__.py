@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Flat Top by e-mail (seed 003): the carrier battle wargame, moderated.
 
-The rules live in small pure modules; the plugin class comes later.
+The rules live in small pure modules; :class:`FlatTopGame` (``game``) is the plugin.
 
 - ``hexes``: the global hex grid, board sections (sectors) and hex IDs such as ``V-F24``.
 - ``scenario``: loading a scenario from parsed TOML into frozen dataclasses
@@ -12,4 +12,12 @@ The rules live in small pure modules; the plugin class comes later.
 - ``initiative``: the initiative roll with the catch-up bonus (seed 003, 13).
 - ``search``, ``observe``, ``reports``, ``knowledge``: observation (seed 003, 7).
 - ``shadowing``: shadowing attempts, rolled secretly (seed 003, 11).
+- ``game``, ``state``, ``orders`` (with ``order_types``, ``order_checks``),
+  ``resolve`` (with ``turn``, ``air``, ``resolve_air``, ``resolve_observe``)
+  and ``view``: the plugin ("Flat Top I": map, movement, search and
+  condition reports by e-mail; air combat is not resolved).
 """
+
+from mailbot.games.flattop.game import FlatTopGame
+
+__all__ = ["FlatTopGame"]

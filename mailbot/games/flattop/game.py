@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Flat Top as a :class:`mailbot.core.game.Game` plugin ("Flat Top I": map, movement,
+search and condition reports by e-mail; rules modules: see :mod:`mailbot.games.flattop`).
+
+One ORDERS step per game hour (``T{n}.orders``), owed by both sides; the
+grammar is in :mod:`orders`, the turn in :mod:`resolve`, the reports in
+:mod:`view`. A side that sends nothing plays ``HOLD``: its TFs keep their
+plots (seed 003 lets plots run several turns ahead), its AFs aloft hold
+their hexes, and no new flight starts. Air combat is not resolved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from mailbot.core.dice import Dice
+from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind
+from mailbot.errors import GameError
+from mailbot.games.flattop import view as report
+from mailbot.games.flattop.order_checks import Own, place_key
+from mailbot.games.flattop.order_types import FtOrder
+from mailbot.games.flattop.orders import parse_lines, refuse_all
+from mailbot.games.flattop.resolve import resolve_turn
+from mailbot.games.flattop.scenario import require_scenario
+from mailbot.games.flattop.state import (
+    FlatTopState,
+    dump_state,
+    load_state,
+    new_state,
+    scenario_sides,
+)
+from mailbot.games.flattop.units import Side
+from mailbot.games.flattop.weather import storm_hexes
+
+DEFAULT_ORDERS = ("HOLD",)
+
+
+def scenario_data(name: str, data: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """The raw scenario ``name`` and the tables from ``Setup.data`` (the parsed config tree)."""
+    scenarios, tables = data.get("scenarios", {}), data.get("tables", {})
+    if name not in scenarios:
+        raise GameError(f"no Flat Top scenario {name!r} (known: {', '.join(sorted(scenarios)) or 'none'})")
+    return scenarios[name], tables
+
+
+def own_context(state: FlatTopState, side: Side) -> Own:
+    """What a side's orders are checked against: its own units and knowledge, the public board."""
+    return Own(
+        side=side,
+        scenario=state.scenario,
+        rules=state.rules.movement,
+        planes=state.rules.planes,
+        tfs={tf.number: tf for tf in state.own_tfs(side)},
+        bases={place_key(b.name): b for b in state.own_bases(side)},
+        air={af.number: af for af in state.own_air(side)},
+        knowledge=state.side(side).knowledge,
+        storms=storm_hexes(state.weather, state.rules.weather),
+        time=state.time,
+        turn=state.turn,
+    )
+
+
+class FlatTopGame:
+    """Carrier battle in the Coral Sea and the Solomons, moderated (seed 003)."""
+
+    name: ClassVar[str] = "flattop"
+    aliases: ClassVar[tuple[str, ...]] = ("flat-top", "ft")
+    title: ClassVar[str] = "Flat Top"
+    hidden_information: ClassVar[bool] = True
+
+    def seats(self, scenario: str, data: Mapping[str, Any]) -> tuple[str, ...]:
+        raw, tables = scenario_data(scenario, data)
+        return tuple(side.value for side in scenario_sides(require_scenario(raw, tables)))
+
+    def new_game(self, setup: Setup, *, dice: Dice) -> FlatTopState:
+        raw, tables = scenario_data(setup.scenario, setup.data)
+        return new_state(raw, tables, dice)
+
+    def step(self, state: FlatTopState) -> Step | None:
+        if state.finished:
+            return None
+        owing = frozenset(state.seats)
+        return Step(f"T{state.turn}.orders", state.turn, StepKind.ORDERS, owing, report.step_title(state))
+
+    def parse(self, state: FlatTopState, seat: str, lines: Sequence[Line]) -> Parsed[FtOrder]:
+        if state.finished:
+            return refuse_all(lines, "the game is over")
+        if seat not in state.seats:
+            return refuse_all(lines, f"{seat!r} is not a side in this game ({', '.join(state.seats)})")
+        return parse_lines(own_context(state, Side(seat)), lines)
+
+    def default_orders(self, state: FlatTopState, seat: str) -> Sequence[str]:
+        return () if state.finished else DEFAULT_ORDERS
+
+    def resolve(
+        self, state: FlatTopState, orders: Mapping[str, Sequence[FtOrder]], *, dice: Dice
+    ) -> Outcome[FlatTopState]:
+        if state.finished:
+            return Outcome(state, (), True, state.result)
+        return resolve_turn(state, orders, dice)
+
+    def view(self, state: FlatTopState, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:
+        return report.build_view(self.title, state, events, seat, self.order_help(state, seat or ""))
+
+    def order_help(self, state: FlatTopState, seat: str) -> Sequence[str]:
+        return report.order_help(state, seat)
+
+    def dump(self, state: FlatTopState) -> dict[str, Any]:
+        return dump_state(state)
+
+    def load(self, data: Mapping[str, Any]) -> FlatTopState:
+        return load_state(data)

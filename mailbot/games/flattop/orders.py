@@ -1,0 +1,292 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Reading a side's order lines for one game turn (flattop-reference PART D, simplified).
+
+Lenient in what is read (any case, ``F.T.``-free abbreviations such as ``SRCH``,
+``RDY``, commas and colons ignored, ``#`` starts a comment), exact in what is
+echoed. The normalised forms::
+
+    PLOT TF1 VI-M35 VI-L35 / HOLD / VI-K34  this turn's hexes, later turns after '/'
+    PLOT TF1 HOLD                           stay put (clears any plot)
+    SEARCH AF3 FROM TF1 2 Dauntless PATH VI-M35 VI-L34@HIGH VI-L33+1 [IF ...] [JOIN AF2] [RETURN TF1]
+    SEARCH AF3 PATH VI-K30 VI-K29           an AF already aloft searches on
+    READY TF1 4 Devastator                  Readying box -> Ready box
+    LAND AF3 TF1                            fly toward the base or TF and land when there
+    SHADOW AF3 VI-K30                       shadow the ships contact seen last turn in that hex
+    DECEPTION TRUTHFUL|RANDOM|MAXIMAL       standing policy for reports the enemy gets of you
+    HOLD                                    nothing this turn
+
+Search paths (seed 003, 7 and 7.3): the hexes entered, each next to the one
+before; ``@HIGH``/``@LOW`` changes altitude on entering (climbing costs 1 MP,
+14.11), ``+n`` spends n more MP there for n more search rolls. Every launch is
+a minimum launch (standard 14.8: full MF) of Ready factors, within the
+minimum launch factors of the base or the TF's carriers; planes take off Low.
+Reactions (7, "General Rule"), on what this searcher itself finds::
+
+    IF SHIPS CLOSE 2 [BACK 2]   close until Condition 2, then back off to range 2
+    IF SHIPS ATTACK [HIGH|LOW]  armed AFs only: the attack is declared and recorded
+    IF PLANES CONTINUE          keep to the path (SIGHTED is read as SHIPS)
+
+``JOIN AF2``: 7's join rule (join AF2 if it is found attacking a TF).
+``RETURN TF1``: after the path, fly toward TF1 or a base with the MP left and land.
+
+A refusal says only what the side itself knows: an order naming a unit the
+side does not have, or a hex not on the map, gets the same reason whatever
+the enemy has. Orders that cannot be parsed cost nothing: no default orders
+replace them (a silent side keeps its plots and starts no new flights).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from mailbot.core.game import Accepted, Line, Parsed, Problem, ProblemKind
+from mailbot.games.flattop.hexes import Hex
+from mailbot.games.flattop.order_checks import (
+    OrderError,
+    Own,
+    check_flight,
+    check_land,
+    check_launch,
+    check_plot,
+    check_ready,
+    check_shadow,
+)
+from mailbot.games.flattop.order_types import (
+    FtOrder,
+    Hold,
+    Land,
+    Launch,
+    Plot,
+    Ready,
+    Search,
+    SetDeception,
+    Shadow,
+    normalise,
+)
+from mailbot.games.flattop.reports import Deception
+from mailbot.games.flattop.search import Action, Leg, Reaction
+from mailbot.games.flattop.units import Altitude
+
+__all__ = ["Own", "parse_lines", "refuse_all"]
+
+WORDS = {
+    "PLOT": "PLOT", "MOVE": "PLOT",
+    "SEARCH": "SEARCH", "SRCH": "SEARCH", "FLY": "SEARCH",
+    "READY": "READY", "RDY": "READY",
+    "LAND": "LAND",
+    "SHADOW": "SHADOW", "SHAD": "SHADOW",
+    "DECEPTION": "DECEPTION", "DECEIVE": "DECEPTION", "DEC": "DECEPTION",
+    "HOLD": "HOLD", "PASS": "HOLD",
+}  # fmt: skip
+POLICIES = {"TRUTHFUL": Deception.TRUTHFUL, "TRUE": Deception.TRUTHFUL, "RANDOM": Deception.RANDOM}
+POLICIES |= {"MAXIMAL": Deception.MAXIMAL, "MAX": Deception.MAXIMAL}
+_UNIT = re.compile(r"^(TF|AF)-?(\d{1,2})$")
+_LEG = re.compile(r"^(.+?)(?:@(HIGH|LOW|H|L))?(?:\+(\d))?$")
+_ALTITUDES = {"HIGH": Altitude.HIGH, "H": Altitude.HIGH, "LOW": Altitude.LOW, "L": Altitude.LOW}
+
+
+def tokens(text: str) -> list[str]:
+    """Upper-cased words; commas and colons are noise, ``#`` starts a comment."""
+    body = text.split("#", 1)[0].replace(",", " ").replace(":", " ")
+    return body.upper().split()
+
+
+def unit_number(word: str, kind: str) -> int:
+    match = _UNIT.match(word)
+    if match is None or match[1] != kind:
+        raise OrderError(ProblemKind.INVALID, f"{word!r} is not a {kind} designation like {kind}1")
+    return int(match[2])
+
+
+def place_name(word: str) -> str:
+    """A base or TF as written: ``TF1`` or a base name (spaces written as hyphens)."""
+    match = _UNIT.match(word)
+    return f"TF{int(match[2])}" if match and match[1] == "TF" else word
+
+
+def count_of(word: str) -> int:
+    if not word.isdigit() or not 1 <= int(word) <= 99:
+        raise OrderError(ProblemKind.INVALID, f"{word!r} is not a number of air factors (1-99)")
+    return int(word)
+
+
+# --- one line per order word ---------------------------------------------------
+
+
+def _plot(own: Own, words: list[str]) -> Plot:
+    if not words:
+        raise OrderError(ProblemKind.INVALID, "PLOT needs a TF and hexes, e.g. PLOT TF1 VI-M35 VI-L35")
+    number = unit_number(words[0], "TF")
+    rest = words[1:]
+    if rest in ([], ["HOLD"]):
+        return check_plot(own, Plot(number, ()))
+    legs: list[tuple[Hex, ...]] = [()]
+    for word in rest:
+        if word == "/":
+            legs.append(())
+        elif word != "HOLD":  # HOLD stands for an empty leg: stay put that turn
+            legs[-1] = (*legs[-1], own.hex(word))
+    return check_plot(own, Plot(number, tuple(legs)))
+
+
+def _search(own: Own, words: list[str]) -> Search:
+    if len(words) < 3:
+        raise OrderError(ProblemKind.INVALID, "SEARCH needs an AF and a PATH, e.g. SEARCH AF3 PATH VI-M35")
+    number = unit_number(words[0], "AF")
+    rest, launch = words[1:], None
+    if rest[0] == "FROM":
+        if len(rest) < 4:
+            raise OrderError(ProblemKind.INVALID, "FROM needs a base or TF, a number and a plane type")
+        launch = check_launch(own, number, Launch(place_name(rest[1]), count_of(rest[2]), rest[3]))
+        rest = rest[4:]
+    if not rest or rest[0] != "PATH":
+        raise OrderError(ProblemKind.INVALID, "SEARCH needs PATH followed by the hexes entered")
+    legs, clauses = _split_clauses(rest[1:])
+    order = Search(number, launch, tuple(_leg(own, w) for w in legs), *_clauses(clauses))
+    return check_flight(own, order)
+
+
+_CLAUSE_WORDS = ("IF", "JOIN", "RETURN")
+
+
+def _split_clauses(words: list[str]) -> tuple[list[str], list[list[str]]]:
+    legs: list[str] = []
+    clauses: list[list[str]] = []
+    for word in words:
+        if word in _CLAUSE_WORDS:
+            clauses.append([word])
+        elif clauses:
+            clauses[-1].append(word)
+        else:
+            legs.append(word)
+    if not legs:
+        raise OrderError(ProblemKind.INVALID, "PATH needs at least one hex")
+    return legs, clauses
+
+
+def _leg(own: Own, word: str) -> Leg:
+    match = _LEG.match(word)
+    if match is None:
+        raise OrderError(
+            ProblemKind.INVALID, f"{word!r} is not a path hex like VI-M35, VI-M35@HIGH or VI-M35+1"
+        )
+    altitude = _ALTITUDES[match[2]] if match[2] else None
+    return Leg(own.hex(match[1]), altitude, int(match[3] or 0))
+
+
+def _clauses(clauses: list[list[str]]) -> tuple[tuple[Reaction, ...], int | None, str | None]:
+    reactions: list[Reaction] = []
+    join: int | None = None
+    back: str | None = None
+    for clause in clauses:
+        word, args = clause[0], clause[1:]
+        if word == "IF":
+            reactions.append(_reaction(args))
+        elif word == "JOIN" and len(args) == 1 and join is None:
+            join = unit_number(args[0], "AF")
+        elif word == "RETURN" and len(args) == 1 and back is None:
+            back = place_name(args[0])
+        else:
+            raise OrderError(
+                ProblemKind.INVALID, f"{' '.join(clause)!r}: JOIN and RETURN take one unit, once"
+            )
+    if len({r.on for r in reactions}) != len(reactions):
+        raise OrderError(ProblemKind.AMBIGUOUS, "one IF SHIPS and one IF PLANES at most")
+    return tuple(reactions), join, back
+
+
+_REACTION_HELP = "IF SHIPS|PLANES CLOSE n [BACK n], IF SHIPS|PLANES ATTACK [HIGH|LOW] or IF ... CONTINUE"
+
+
+def _reaction(args: list[str]) -> Reaction:
+    if len(args) < 2 or args[0] not in ("SHIPS", "SIGHTED", "PLANES"):
+        raise OrderError(ProblemKind.INVALID, f"a reaction reads {_REACTION_HELP}")
+    on = "planes" if args[0] == "PLANES" else "ships"
+    action, more = args[1], args[2:]
+    if action == "CONTINUE" and not more:
+        return Reaction(on, Action.CONTINUE)
+    if action == "ATTACK" and len(more) <= 1 and all(m in _ALTITUDES for m in more):
+        return Reaction(on, Action.ATTACK, altitude=_ALTITUDES[more[0]] if more else None)
+    plain = len(more) == 1 or (len(more) == 3 and more[1] == "BACK" and more[2] in ("1", "2", "3"))
+    if action == "CLOSE" and more and more[0] in ("1", "2", "3") and plain:
+        back = int(more[2]) if len(more) == 3 else None
+        return Reaction(on, Action.CLOSE, condition=int(more[0]), back_off=back)
+    raise OrderError(ProblemKind.INVALID, f"a reaction reads {_REACTION_HELP}")
+
+
+def _ready(own: Own, words: list[str]) -> Ready:
+    if len(words) != 3:
+        raise OrderError(ProblemKind.INVALID, "READY reads READY <base or TF> <number> <plane type>")
+    return check_ready(own, Ready(place_name(words[0]), count_of(words[1]), words[2]))
+
+
+def _land(own: Own, words: list[str]) -> Land:
+    if len(words) != 2:
+        raise OrderError(ProblemKind.INVALID, "LAND reads LAND <AF> <base or TF>")
+    return check_land(own, Land(unit_number(words[0], "AF"), place_name(words[1])))
+
+
+def _shadow(own: Own, words: list[str]) -> Shadow:
+    if len(words) != 2:
+        raise OrderError(ProblemKind.INVALID, "SHADOW reads SHADOW <AF> <hex of a ships contact>")
+    return check_shadow(own, Shadow(unit_number(words[0], "AF"), own.hex(words[1])))
+
+
+def _deception(own: Own, words: list[str]) -> SetDeception:
+    if len(words) != 1 or words[0] not in POLICIES:
+        raise OrderError(ProblemKind.INVALID, "DECEPTION reads DECEPTION TRUTHFUL, RANDOM or MAXIMAL")
+    return SetDeception(POLICIES[words[0]])
+
+
+def _hold(own: Own, words: list[str]) -> Hold:
+    if words:
+        raise OrderError(ProblemKind.INVALID, "HOLD stands alone")
+    return Hold()
+
+
+_READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
+    "PLOT": _plot, "SEARCH": _search, "READY": _ready, "LAND": _land,
+    "SHADOW": _shadow, "DECEPTION": _deception, "HOLD": _hold,
+}  # fmt: skip
+
+
+def read_line(own: Own, text: str) -> FtOrder | None:
+    """The order on one line; None for a blank or comment line; OrderError when refused."""
+    words = tokens(text)
+    if not words:
+        return None
+    word = WORDS.get(words[0])
+    if word is None:
+        known = ", ".join(sorted(set(WORDS.values())))
+        raise OrderError(ProblemKind.INVALID, f"{words[0]!r} is not an order word ({known})")
+    order: FtOrder = _READERS[word](own, words[1:])
+    return order
+
+
+# --- a whole letter ---------------------------------------------------------------
+
+
+def parse_lines(own: Own, lines: Sequence[Line]) -> Parsed[FtOrder]:
+    """Read every line; then refuse a second order for the same unit (ambiguous)."""
+    accepted: list[Accepted[FtOrder]] = []
+    problems: list[Problem] = []
+    taken: dict[str, int] = {}
+    for line in lines:
+        try:
+            order = read_line(own, line.text)
+            if order is None:
+                continue
+            own.claim(order, taken, line.number)
+        except OrderError as error:
+            problems.append(Problem(line.number, line.text, error.kind, error.reason))
+            continue
+        accepted.append(Accepted(line.number, normalise(own.scenario.map, order), order))
+    return Parsed(tuple(accepted), tuple(problems))
+
+
+def refuse_all(lines: Sequence[Line], reason: str) -> Parsed[FtOrder]:
+    problems = tuple(
+        Problem(line.number, line.text, ProblemKind.ILLEGAL, reason) for line in lines if tokens(line.text)
+    )
+    return Parsed((), problems)

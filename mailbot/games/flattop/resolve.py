@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""One game hour of Flat Top (standard 5 sequence with seed 003's changes).
+
+The phases, in order, each wiring a rules module (none is re-implemented here):
+
+1. weather (``weather.weather_phase``; seed 003, 6.3 and 6.4.1);
+2. orders take effect: DECEPTION policies, TF plots, READY, launches (air
+   operations come before movement, so a TF's AF starts in the TF's hex at
+   the start of the turn);
+3. shadowing (``shadowing``; seed 003, 11.2 and 11.3: the roll is secret);
+4. TF movement (``movement.move_task_forces``);
+5. initiative (``initiative``; seed 003, 13 with the catch-up bonus);
+6. plane movement: all non-search movement first (LAND, shadowers), then the
+   searches, the initiative winner's first (seed 003, 7: "all non-searching
+   movement is conducted before all search movement"); ``search`` rolls each
+   sighting with the side's own labels;
+7. observation by TFs, bases, radar and coastwatchers (``observe``; 7.5,
+   7.9.5, 7.9.6, 7.12), and condition reports composed per the target
+   owner's DECEPTION policy (``reports``) into each side's ``knowledge``;
+8. end of turn: AFs past their range are lost (8.5.5), Just Landed boxes empty
+   into Readying, the clock moves on.
+
+Air COMBAT is out of scope: an AF that reacts with ATTACK flies to the target
+hex and the attack is recorded, not resolved.
+
+Events: a side hears of its own units only (audience = that side); the
+referee (empty audience) gets every roll and every true position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from mailbot.core.dice import Dice
+from mailbot.core.game import EVERYONE, Event, Outcome
+from mailbot.games.flattop import air
+from mailbot.games.flattop.initiative import roll_initiative
+from mailbot.games.flattop.movement import move_task_forces
+from mailbot.games.flattop.order_types import FtOrder, Land, Plot, Ready, Search, SetDeception
+from mailbot.games.flattop.reports import record
+from mailbot.games.flattop.resolve_air import follow_shadowed, run_searches, run_shadowing
+from mailbot.games.flattop.resolve_observe import observe_all
+from mailbot.games.flattop.shadowing import seen_refs
+from mailbot.games.flattop.state import FlatTopState, InitiativeNote
+from mailbot.games.flattop.turn import Turn, land_af
+from mailbot.games.flattop.units import Side
+from mailbot.games.flattop.weather import storm_hexes, weather_phase
+
+
+def resolve_turn(
+    state: FlatTopState, orders: Mapping[str, Sequence[FtOrder]], dice: Dice
+) -> Outcome[FlatTopState]:
+    by_side = {s.side: tuple(orders.get(s.side.value, ())) for s in state.sides}
+    turn = Turn(state, dice, by_side)
+    _weather(turn)
+    _orders_take_effect(turn)
+    run_shadowing(turn)
+    _tf_movement(turn)
+    winner = _initiative(turn)
+    follow_shadowed(turn)
+    _land_all(turn)
+    for side in sorted(turn.sides(), key=lambda s: s is not winner):
+        run_searches(turn, side)
+    observe_all(turn)
+    _record_knowledge(turn)
+    return _end_of_turn(turn)
+
+
+def _weather(turn: Turn) -> None:
+    st = turn.state
+    weather, facts = weather_phase(st.weather, st.scenario, st.rules.weather, st.time, turn.dice)
+    turn.state = replace(st, weather=weather)
+    turn.facts(facts)
+
+
+def _orders_take_effect(turn: Turn) -> None:
+    for side in turn.sides():
+        for order in turn.orders[side]:
+            _take_effect(turn, side, order)
+
+
+def _take_effect(turn: Turn, side: Side, order: FtOrder) -> None:
+    st = turn.state
+    if isinstance(order, SetDeception):
+        turn.state = st.with_side(replace(st.side(side), deception=order.policy))
+        turn.tell(side, "deception", f"Deception policy: {order.policy.value}")
+    elif isinstance(order, Plot):
+        tfs = tuple(
+            replace(t, plot=order.legs) if t.side is side and t.number == order.tf else t
+            for t in st.task_forces
+        )
+        turn.state = replace(st, task_forces=tfs)
+    elif isinstance(order, Ready):
+        turn.state = air.ready(st, side, order)
+        turn.tell(side, "ready", f"{order.place}: {order.count} {order.plane} readied")
+    elif isinstance(order, Search) and order.launch is not None:
+        turn.state, formation = air.launch(st, side, order.af, order.launch)
+        if formation is not None:
+            launch = order.launch
+            turn.tell(
+                side, "launch", f"AF{order.af} took off from {launch.place}: {launch.count} {launch.plane}"
+            )
+
+
+def _tf_movement(turn: Turn) -> None:
+    st = turn.state
+    storms = storm_hexes(st.weather, st.rules.weather)
+    tfs, moves, facts = move_task_forces(st.task_forces, st.scenario, st.time, st.rules.movement, storms)
+    turn.state = replace(st, task_forces=tfs)
+    turn.facts(facts)
+    for move in moves:
+        side = Side(move.side)
+        route = " ".join(st.scenario.map.hex_id(h) for h in move.path)
+        note = f" (stopped: {move.stopped})" if move.stopped else ""
+        if len(move.path) > 1 or move.stopped:
+            turn.tell(side, "tf-moved", f"TF{move.number} moved {route}{note}")
+
+
+def _initiative(turn: Turn) -> Side:
+    st = turn.state
+    result = roll_initiative(st.initiative, turn.dice)
+    allied, japanese = result.rolls
+    note = InitiativeNote(result.winner, allied.total, japanese.total, result.tie)
+    turn.state = replace(st, initiative=result.record, last_initiative=note)
+    tie = " (tie: to the side without it last turn)" if result.tie else ""
+    text = f"Initiative: {result.winner.value} (Allied {allied.total}, Japanese {japanese.total}){tie}"
+    # Seed 003, 13 as initiative.py has it: both rolls are reported to both sides.
+    turn.events.append(Event("ft.initiative", text, EVERYONE, {"winner": result.winner.value}))
+    turn.referee("initiative-rolls", result.fact.text)
+    return result.winner
+
+
+def _land_all(turn: Turn) -> None:
+    """Non-search movement: every LAND order flies toward its base or TF and lands on arrival."""
+    for side in turn.sides():
+        for order in turn.of(side, Land):
+            assert isinstance(order, Land)
+            land_af(turn, side, order.af, order.place, None)
+
+
+def _record_knowledge(turn: Turn) -> None:
+    st = turn.state
+    policies = {s.side: s.deception for s in st.sides}
+    for side in turn.sides():
+        spottings = turn.spottings.get(side, [])
+        known = st.side(side).knowledge
+        for spotting in spottings:
+            known = record(
+                known, spotting, turn=st.turn, dice=turn.dice, policies=policies,
+                rules=st.rules.reports, name=st.scenario.map.hex_id,
+            )  # fmt: skip
+        updated = replace(st.side(side), knowledge=known, seen=seen_refs(spottings))
+        st = st.with_side(updated)
+        new = len(known.of_turn(st.turn))
+        if new:
+            turn.tell(side, "contacts", f"{new} contact report(s) this turn: see Contacts")
+    turn.state = st
+
+
+def _end_of_turn(turn: Turn) -> Outcome[FlatTopState]:
+    st = turn.state
+    for formation in st.air:
+        if formation.hex is not None and air.out_of_range(st, formation):
+            turn.tell(
+                formation.side, "lost", f"AF{formation.number} ran out of fuel and is lost (standard 8.5.5)"
+            )
+            turn.referee("lost", f"{formation.side} AF{formation.number} lost: out of range")
+    kept = tuple(a for a in st.air if not air.out_of_range(st, a))
+    st = air.empty_just_landed(replace(st, air=kept))
+    if st.time >= st.scenario.end:
+        result = f"The scenario ends at {st.time.label}; victory points are not scored in this version."
+        st = replace(st, finished=True, result=result)
+        turn.events.append(Event("ft.game-over", result))
+        return Outcome(st, tuple(turn.events), True, result)
+    st = replace(st, turn=st.turn + 1)
+    return Outcome(st, tuple(turn.events))

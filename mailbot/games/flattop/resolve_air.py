@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Shadowing and search in a turn (seed 003, 11 and 7), wired to ``shadowing`` and ``search``.
+
+Shadowing (11.2, 11.3): an AF may shadow a ships contact its side saw last
+turn; the referee picks the enemy TF in that hex, rolls in secret and tells
+the side the result only. A successful shadower follows the TF through its
+move and keeps it in sight at the search chart's range-0 condition (a design
+default: the Shadowing Table's effect on the report is not in the seed).
+
+Search (7, 7.3): each SEARCH order becomes a ``search.SearchOrder`` from the
+AF's hex; the path is first cut where this turn's storms or the MP forbid
+(``movement.plane_path``), then flown by ``search.resolve_searches``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mailbot.games.flattop import air
+from mailbot.games.flattop.movement import plane_path
+from mailbot.games.flattop.observe import AF, group, tf_target
+from mailbot.games.flattop.order_checks import path_steps
+from mailbot.games.flattop.order_types import Search, Shadow
+from mailbot.games.flattop.search import Leg, SearchOrder, SearchOutcome, resolve_searches
+from mailbot.games.flattop.shadowing import (
+    ShadowAttempt,
+    Shadower,
+    ShadowResult,
+    may_shadow,
+    resolve_shadow,
+    shadow_events,
+)
+from mailbot.games.flattop.turn import Turn, land_af
+from mailbot.games.flattop.units import AirFormation, Altitude, Side, TaskForce
+from mailbot.games.flattop.weather import storm_hexes
+
+NOT_RESOLVED = "air combat is not resolved in this version: the attack is recorded only"
+
+
+def _own_af(turn: Turn, side: Side, number: int) -> AirFormation | None:
+    return next((a for a in turn.state.own_air(side) if a.number == number and a.hex is not None), None)
+
+
+def _put(turn: Turn, old: AirFormation, new: AirFormation) -> None:
+    turn.state = replace(turn.state, air=tuple(new if a is old else a for a in turn.state.air))
+
+
+# --- shadowing (11) ------------------------------------------------------------------
+
+
+def run_shadowing(turn: Turn) -> None:
+    for side in turn.sides():
+        for order in turn.of(side, Shadow):
+            assert isinstance(order, Shadow)
+            _shadow(turn, side, order)
+
+
+def _shadow(turn: Turn, side: Side, order: Shadow) -> None:
+    st = turn.state
+    formation = _own_af(turn, side, order.af)
+    there = sorted(
+        (t for t in st.task_forces if t.side is not side and t.hex == order.hex), key=lambda t: t.number
+    )
+    if formation is None:
+        return
+    if not there:  # the contact has gone (e.g. off the board): simply a failure
+        turn.tell(side, "shadow.result", f"Shadowing by AF{order.af}: {ShadowResult.FAILURE.value}")
+        turn.referee(
+            "shadow.none", f"{side} AF{order.af}: no enemy TF in {st.scenario.map.hex_id(order.hex)}"
+        )
+        return
+    target = there[0]
+    attempt = _attempt(turn, side, order.af, target)
+    outcome = resolve_shadow(attempt, st.rules.shadowing, turn.dice, st.turn)
+    turn.events.extend(shadow_events(outcome, side.value))
+    if outcome.result is ShadowResult.SUCCESS:
+        turn.shadows.append((side, order.af, target.number))
+
+
+def _attempt(turn: Turn, side: Side, af: int, target: TaskForce) -> ShadowAttempt:
+    ref = tf_target(target).ref
+    going = target.plot[0][-1] if target.plot and target.plot[0] else target.hex
+    sky = turn.sky()
+    moving = going != target.hex
+    return ShadowAttempt(
+        shadower_key=f"AF{af}",
+        shadower=Shadower.AF,
+        side=side,
+        target_ref=ref,
+        visible_last_turn=may_shadow(ref, turn.state.side(side).seen),
+        night=sky.night,
+        target_into_cloud=moving and sky.cloudy(going),
+        target_into_storm=moving and going in sky.storms,
+    )
+
+
+def follow_shadowed(turn: Turn) -> None:
+    """After TF movement: each successful shadower is over its TF and sees it."""
+    st = turn.state
+    for side, number, tf_number in turn.shadows:
+        formation = _own_af(turn, side, number)
+        target = next((t for t in st.task_forces if t.side is not side and t.number == tf_number), None)
+        if formation is None or target is None:
+            continue
+        _put(turn, formation, replace(formation, hex=target.hex, searching=False))
+        condition = st.rules.search.condition(turn.sky().time, 0)
+        if condition:
+            turn.spot(side, group(f"AF{number}", AF, [(tf_target(target), condition)]))
+        turn.tell(
+            side,
+            "shadowing",
+            f"AF{number} keeps its contact in sight at {st.scenario.map.hex_id(target.hex)}",
+        )
+
+
+# --- search (7, 7.3) -------------------------------------------------------------------
+
+
+def _usable_legs(turn: Turn, formation: AirFormation, order: Search) -> tuple[Leg, ...]:
+    """The legs this turn's storms and the MP allow (the orders were checked against last turn's sky)."""
+    st = turn.state
+    assert formation.hex is not None
+    altitude = formation.stacks[0].altitude
+    flown = plane_path(
+        formation.hex, altitude, path_steps(altitude, order.legs), air.mf(st, formation),
+        scenario=st.scenario, rules=st.rules.movement, storms=storm_hexes(st.weather, st.rules.weather),
+        armed_takeoff=order.launch is not None and any(s.armament is not None for s in formation.stacks),
+    )  # fmt: skip
+    budget, legs = len(flown.legs), []
+    for leg in order.legs:
+        if budget < 1:
+            break
+        legs.append(replace(leg, extra=min(leg.extra, budget - 1)))
+        budget -= 1 + leg.extra
+    return tuple(legs)
+
+
+def _search_order(turn: Turn, side: Side, order: Search) -> SearchOrder | None:
+    formation = _own_af(turn, side, order.af)
+    if formation is None or formation.hex is None:
+        return None
+    return SearchOrder(
+        key=f"AF{order.af}",
+        side=side,
+        start=formation.hex,
+        altitude=formation.stacks[0].altitude,
+        legs=_usable_legs(turn, formation, order),
+        mp=air.mf(turn.state, formation),
+        factors=formation.factors,
+        armed=any(s.armament is not None for s in formation.stacks),
+        reactions=order.reactions,
+        join=None if order.join is None else f"AF{order.join}",
+    )
+
+
+def run_searches(turn: Turn, side: Side) -> None:
+    """One side's search segment: every searcher flies, sees, and maybe returns to land."""
+    st = turn.state
+    pairs = [
+        (o, so)
+        for o in turn.of(side, Search)
+        if isinstance(o, Search) and (so := _search_order(turn, side, o))
+    ]
+    if not pairs:
+        return
+    targets = turn.targets()
+    outcomes = resolve_searches(
+        [so for _, so in pairs], targets, sky=turn.sky(), table=st.rules.search, dice=turn.dice, turn=st.turn
+    )
+    for (order, _), outcome in zip(pairs, outcomes, strict=True):
+        _after_search(turn, side, order, outcome)
+        turn.spot(side, outcome.spottings(targets))
+        if order.back is not None:
+            land_af(turn, side, order.af, order.back, outcome.mp_left)
+
+
+def _after_search(turn: Turn, side: Side, order: Search, outcome: SearchOutcome) -> None:
+    formation = _own_af(turn, side, order.af)
+    if formation is None:
+        return
+    stacks = tuple(replace(s, altitude=outcome.altitude) for s in formation.stacks)
+    _put(turn, formation, replace(formation, hex=outcome.path[-1], stacks=stacks, searching=True))
+    name = turn.state.scenario.map.hex_id
+    route = " ".join(name(h) for h in outcome.path)
+    seen = len({(u.hex, u.kind) for u in outcome.updates})
+    what = f"{seen} contact(s) sighted" if seen else "nothing sighted"
+    altitude = "high" if outcome.altitude is Altitude.HIGH else "low"
+    turn.tell(
+        side, "search", f"AF{order.af} searched {route} ({altitude}, {outcome.mp_left} MP left): {what}"
+    )
+    if outcome.attack_hex is not None:
+        turn.tell(
+            side, "attack", f"AF{order.af} reached {name(outcome.attack_hex)} to attack: {NOT_RESOLVED}"
+        )
+    for a in outcome.attempts:
+        result = "seen" if a.success else "missed"
+        turn.referee(
+            "search.roll",
+            f"{side} AF{order.af} at {name(a.searcher_hex)} on {a.target}: "
+            f"{a.roll.text} vs {a.number}: {result}",
+        )

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The Flat Top game state: the referee's truth plus each side's knowledge.
+
+The state holds the scenario's raw data (the parsed ``config/flattop`` tree the
+edge handed in through ``Setup.data``) so that :func:`load_state` can rebuild
+the :class:`Rules` (scenario, tables) without touching a file: the plugin
+contract gives ``load`` nothing else. Everything else is plain unit data
+(:mod:`units`), dumped with :func:`units.dump`.
+
+Turn ``n`` is the game hour ``scenario.start.plus(n - 1)`` (reference A.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from mailbot.core.dice import Dice
+from mailbot.errors import GameError
+from mailbot.games.flattop import knowledge as knowledge_json
+from mailbot.games.flattop import units as units_json
+from mailbot.games.flattop.initiative import InitiativeRecord
+from mailbot.games.flattop.knowledge import Knowledge
+from mailbot.games.flattop.movement import MovementRules, movement_rules
+from mailbot.games.flattop.reports import Deception, ReportRules
+from mailbot.games.flattop.scenario import GameTime, Scenario, plane_types, require_scenario
+from mailbot.games.flattop.search import SearchTable
+from mailbot.games.flattop.shadowing import ShadowTable
+from mailbot.games.flattop.units import AirFormation, Base, PlaneType, Side, TaskForce
+from mailbot.games.flattop.weather import Weather, WeatherRules, initial_weather, weather_rules
+
+STATE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The scenario and every table a turn needs, parsed once from the raw data."""
+
+    scenario: Scenario
+    movement: MovementRules
+    weather: WeatherRules
+    search: SearchTable
+    reports: ReportRules
+    shadowing: ShadowTable
+    planes: Mapping[str, PlaneType]
+    observation: Mapping[str, Any]
+    coastwatchers: Mapping[str, Any]
+
+
+def build_rules(scenario_data: Mapping[str, Any], tables: Mapping[str, Any]) -> Rules:
+    """GameError if the scenario or a table is broken (they ship with the code or the group's data)."""
+    try:
+        return Rules(
+            scenario=require_scenario(scenario_data, tables),
+            movement=movement_rules(tables["movement"]),
+            weather=weather_rules(tables["weather"]),
+            search=SearchTable.from_mapping(tables["search"]),
+            reports=ReportRules.from_mapping(tables["observation"]),
+            shadowing=ShadowTable.from_mapping(tables["observation-shadowing"]),
+            planes=plane_types(tables["planes"]),
+            observation=tables["observation"],
+            coastwatchers=tables["observation-coastwatchers"],
+        )
+    except KeyError as exc:
+        raise GameError(f"Flat Top data lacks the table {exc}") from exc
+
+
+@dataclass(frozen=True)
+class SideState:
+    """One side: what it knows (reports only) and its standing DECEPTION policy.
+
+    ``seen`` is referee data: the enemy units this side's observers covered last
+    turn, for seed 003, 11.2 ("visible to the shadowing player ... in the
+    previous turn"). It never reaches the side's view.
+    """
+
+    side: Side
+    knowledge: Knowledge
+    deception: Deception = Deception.RANDOM
+    seen: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class InitiativeNote:
+    """Last turn's initiative, as both sides are told it (initiative.py: both rolls)."""
+
+    winner: Side
+    allied: int
+    japanese: int
+    tie: bool = False
+
+
+@dataclass(frozen=True)
+class FlatTopState:
+    config: Mapping[str, Any]  # {"scenario": raw scenario, "tables": raw tables}
+    rules: Rules = field(compare=False, repr=False)
+    turn: int
+    weather: Weather
+    task_forces: tuple[TaskForce, ...]
+    bases: tuple[Base, ...]
+    air: tuple[AirFormation, ...]
+    sides: tuple[SideState, ...]
+    initiative: InitiativeRecord = field(default_factory=InitiativeRecord)
+    last_initiative: InitiativeNote | None = None
+    finished: bool = False
+    result: str = ""
+
+    @property
+    def scenario(self) -> Scenario:
+        return self.rules.scenario
+
+    @property
+    def time(self) -> GameTime:
+        return self.scenario.start.plus(self.turn - 1)
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return tuple(s.side.value for s in self.sides)
+
+    def side(self, side: Side) -> SideState:
+        return next(s for s in self.sides if s.side is side)
+
+    def with_side(self, updated: SideState) -> FlatTopState:
+        return replace(self, sides=tuple(updated if s.side is updated.side else s for s in self.sides))
+
+    def own_tfs(self, side: Side) -> tuple[TaskForce, ...]:
+        return tuple(tf for tf in self.task_forces if tf.side is side)
+
+    def own_bases(self, side: Side) -> tuple[Base, ...]:
+        return tuple(b for b in self.bases if b.side is side)
+
+    def own_air(self, side: Side) -> tuple[AirFormation, ...]:
+        return tuple(af for af in self.air if af.side is side)
+
+
+def scenario_sides(scenario: Scenario) -> tuple[Side, ...]:
+    """The sides with units in the scenario, Allied first (the seats of the game)."""
+    present = {tf.side for tf in scenario.task_forces} | {b.side for b in scenario.bases}
+    return tuple(s for s in Side if s in present)
+
+
+def new_state(scenario_data: Mapping[str, Any], tables: Mapping[str, Any], dice: Dice) -> FlatTopState:
+    rules = build_rules(scenario_data, tables)
+    weather, _ = initial_weather(rules.scenario, rules.weather, dice)
+    sides = tuple(SideState(s, Knowledge(s.value)) for s in scenario_sides(rules.scenario))
+    return FlatTopState(
+        config={"scenario": scenario_data, "tables": tables},
+        rules=rules,
+        turn=1,
+        weather=weather,
+        task_forces=rules.scenario.task_forces,
+        bases=rules.scenario.bases,
+        air=(),
+        sides=sides,
+    )
+
+
+# --- JSON ------------------------------------------------------------------------
+
+
+def dump_state(state: FlatTopState) -> dict[str, Any]:
+    return {
+        "version": STATE_VERSION,
+        "config": state.config,
+        "turn": state.turn,
+        "weather": units_json.dump(state.weather),
+        "task_forces": units_json.dump(state.task_forces),
+        "bases": units_json.dump(state.bases),
+        "air": units_json.dump(state.air),
+        "sides": [_dump_side(s) for s in state.sides],
+        "initiative": units_json.dump(state.initiative),
+        "last_initiative": units_json.dump(state.last_initiative),
+        "finished": state.finished,
+        "result": state.result,
+    }
+
+
+def _dump_side(s: SideState) -> dict[str, Any]:
+    return {
+        "side": s.side.value,
+        "knowledge": knowledge_json.dump(s.knowledge),
+        "deception": s.deception.value,
+        "seen": sorted(s.seen),
+    }
+
+
+def _load_side(data: Mapping[str, Any]) -> SideState:
+    return SideState(
+        side=Side(data["side"]),
+        knowledge=knowledge_json.load(data["knowledge"]),
+        deception=Deception(data["deception"]),
+        seen=frozenset(str(ref) for ref in data["seen"]),
+    )
+
+
+def load_state(data: Mapping[str, Any]) -> FlatTopState:
+    """Inverse of :func:`dump_state`; malformed data is a stored-state bug: GameError."""
+    try:
+        if data["version"] != STATE_VERSION:
+            raise GameError(f"Flat Top state version {data['version']!r} is not {STATE_VERSION}")
+        config = data["config"]
+        note = data["last_initiative"]
+        return FlatTopState(
+            config=config,
+            rules=build_rules(config["scenario"], config["tables"]),
+            turn=int(data["turn"]),
+            weather=units_json.load(Weather, data["weather"]),
+            task_forces=tuple(units_json.load(TaskForce, t) for t in data["task_forces"]),
+            bases=tuple(units_json.load(Base, b) for b in data["bases"]),
+            air=tuple(units_json.load(AirFormation, a) for a in data["air"]),
+            sides=tuple(_load_side(s) for s in data["sides"]),
+            initiative=units_json.load(InitiativeRecord, data["initiative"]),
+            last_initiative=None if note is None else units_json.load(InitiativeNote, note),
+            finished=bool(data["finished"]),
+            result=str(data["result"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise GameError(f"malformed Flat Top state: {exc!r}") from exc

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The turn being resolved, shared by the phases of :mod:`resolve`, :mod:`resolve_air` and
+:mod:`resolve_observe`: the changing state, the events with their audiences, the spottings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from mailbot.core.dice import Dice
+from mailbot.core.game import Event
+from mailbot.games.flattop import air
+from mailbot.games.flattop.observe import Spotting, Target, Visibility, af_target, tf_target
+from mailbot.games.flattop.order_types import FtOrder
+from mailbot.games.flattop.state import FlatTopState
+from mailbot.games.flattop.units import Fact, Side
+
+REFEREE: frozenset[str] = frozenset()
+
+
+@dataclass
+class Turn:
+    """The turn being resolved: the state as it changes, the events, the spottings so far."""
+
+    state: FlatTopState
+    dice: Dice
+    orders: Mapping[Side, Sequence[FtOrder]]
+    events: list[Event] = field(default_factory=list)
+    spottings: dict[Side, list[Spotting]] = field(default_factory=dict)
+    shadows: list[tuple[Side, int, int]] = field(default_factory=list)  # side, its AF, enemy TF number
+
+    def tell(self, side: Side, kind: str, text: str, **data: object) -> None:
+        self.events.append(Event(f"ft.{kind}", text, frozenset({side.value}), dict(data)))
+
+    def referee(self, kind: str, text: str, **data: object) -> None:
+        self.events.append(Event(f"ft.{kind}", text, REFEREE, dict(data)))
+
+    def facts(self, facts: Sequence[Fact]) -> None:
+        for fact in facts:
+            self.referee(fact.kind, fact.text, **dict(fact.data))
+
+    def of(self, side: Side, kind: type[FtOrder]) -> list[FtOrder]:
+        return [o for o in self.orders.get(side, ()) if isinstance(o, kind)]
+
+    def sides(self) -> tuple[Side, ...]:
+        return tuple(s.side for s in self.state.sides)
+
+    def sky(self) -> Visibility:
+        st = self.state
+        coverage = st.weather.coverage(st.rules.weather.cloud_radius)
+        return Visibility.from_coverage(coverage, night=st.scenario.is_night(st.time))
+
+    def targets(self) -> tuple[Target, ...]:
+        """Every TF and every AF on the map, as observation may see them (referee snapshot)."""
+        tfs = tuple(tf_target(tf) for tf in self.state.task_forces)
+        return tfs + tuple(af_target(af) for af in self.state.air if af.hex is not None)
+
+    def spot(self, side: Side, spottings: Sequence[Spotting]) -> None:
+        self.spottings.setdefault(side, []).extend(spottings)
+        for s in spottings:
+            refs = ", ".join(t.ref for t in s.targets)
+            name = self.state.scenario.map.hex_id(s.hex)
+            self.referee(
+                "spotting", f"{side}: {s.observer_key} sees {s.kind} at {name} (C{s.condition}): {refs}"
+            )
+
+
+def land_af(turn: Turn, side: Side, number: int, place: str, mp: int | None) -> None:
+    """Fly AF ``number`` toward ``place`` with ``mp`` (None: its full MF) and land if it gets there."""
+    st = turn.state
+    formation = next((a for a in st.own_air(side) if a.number == number), None)
+    goal = air.place_hex(st, side, place)
+    if formation is None or goal is None or formation.hex is None:
+        return
+    moved, problem = air.fly_toward(st, formation, goal, air.mf(st, formation) if mp is None else mp)
+    turn.state = replace(st, air=tuple(moved if a is formation else a for a in st.air))
+    turn.state, landed = air.land(turn.state, moved, place)
+    where = st.scenario.map.hex_id(moved.hex) if moved.hex else "?"
+    if landed:
+        turn.tell(side, "landed", f"AF{number} landed at {place}")
+    else:
+        why = f" ({problem})" if problem else ""
+        turn.tell(side, "flying", f"AF{number} is flying to {place}, now at {where}{why}")

@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The report model for one side (or the referee), for ``templates/flattop/report.*.j2``.
+
+A side's model is built from its own units, its own knowledge, the public
+board (clouds and winds are on the map for both players, standard 6) and the
+events addressed to it: nothing else of the state is read, so nothing else
+can leak (seed 003, 7.12.2: reports never name enemy units). Contacts come
+from :func:`reports.report_model` over the side's knowledge: hex, kind,
+condition, turn and the KIND of observer, never a name or an enemy id.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mailbot.core.game import Event
+from mailbot.games.flattop.air import mf
+from mailbot.games.flattop.hexes import roman
+from mailbot.games.flattop.movement import range_left, tf_allowance
+from mailbot.games.flattop.order_checks import base_word, launch_min, sum_boxes
+from mailbot.games.flattop.order_types import Plot, normalise
+from mailbot.games.flattop.reports import report_model
+from mailbot.games.flattop.resolve_air import NOT_RESOLVED
+from mailbot.games.flattop.state import FlatTopState, SideState
+from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Base, Side, TaskForce
+from mailbot.games.flattop.weather import storm_hexes
+
+CONTACT_TURNS = 3  # contacts of the last three turns are shown; older ones are history
+SYNTAX = (
+    "Orders, one per line (any case; # starts a comment):",
+    "  PLOT TF1 <hex> <hex> [/ <next turn's hexes> ...]   or   PLOT TF1 HOLD",
+    "  SEARCH AF3 FROM <TF or base> <n> <plane> PATH <hex>[@HIGH|@LOW][+extra MP] ...",
+    "      [IF SHIPS|PLANES CLOSE <condition> [BACK <range>] | ATTACK [HIGH|LOW] | CONTINUE]",
+    "      [JOIN AF2] [RETURN <TF or base>]          (leave out FROM for an AF already aloft)",
+    "  READY <TF or base> <n> <plane>     LAND AF3 <TF or base>     SHADOW AF3 <contact hex>",
+    "  DECEPTION TRUTHFUL|RANDOM|MAXIMAL  HOLD",
+    "Silent sides keep their plots and start no new flights. "
+    + NOT_RESOLVED[0].upper()
+    + NOT_RESOLVED[1:]
+    + ".",
+)
+
+
+def step_title(state: FlatTopState) -> str:
+    t = state.time
+    return f"Turn {state.turn} ({t.hour:02d}00, day {t.day})"
+
+
+def stacks_text(stacks: Sequence[AirFactors]) -> str:
+    counts: Counter[tuple[str, str]] = Counter()
+    for s in stacks:
+        counts[s.plane, f" ({s.armament.value})" if s.armament else ""] += s.count
+    return ", ".join(f"{n} {plane}{arm}" for (plane, arm), n in counts.items())
+
+
+def boxes_text(boxes: AirBoxes) -> str:
+    named = (("just landed", boxes.just_landed), ("readying", boxes.readying), ("ready", boxes.ready))
+    parts = [f"{name}: {stacks_text(stacks)}" for name, stacks in named if stacks]
+    return "; ".join(parts) or "no planes"
+
+
+def _tf(state: FlatTopState, tf: TaskForce) -> dict[str, Any]:
+    name = state.scenario.map.hex_id
+    plot = normalise(state.scenario.map, Plot(tf.number, tf.plot)).split(" ", 2)[2]
+    ships = [{"name": s.name, "type": s.type.value, "hits": s.hits, "damage": s.damage} for s in tf.afloat]
+    return {
+        "name": f"TF{tf.number}",
+        "hex": name(tf.hex),
+        "speed": tf_allowance(tf, state.time, state.rules.movement),
+        "plot": plot,
+        "ships": ships,
+        "air": boxes_text(sum_boxes(s.boxes for s in tf.carriers)) if tf.carriers else "",
+    }
+
+
+def _base(state: FlatTopState, base: Base) -> dict[str, Any]:
+    where = state.scenario.map.hex_id(base.hex) if base.hex else f"off board (entry {', '.join(base.entry)})"
+    return {"name": base.name, "hex": where, "air": boxes_text(base.boxes)}
+
+
+def _af(state: FlatTopState, af: AirFormation) -> dict[str, Any]:
+    return {
+        "name": f"AF{af.number}",
+        "hex": state.scenario.map.hex_id(af.hex) if af.hex else "off the map",
+        "altitude": af.stacks[0].altitude.value if af.stacks else "",
+        "planes": stacks_text(af.stacks),
+        "mf": mf(state, af),
+        "range_left": range_left(af, state.rules.planes, state.scenario.start, state.time),
+        "origin": af.origin,
+        "searching": af.searching,
+    }
+
+
+def _contacts(state: FlatTopState, own: SideState) -> list[dict[str, Any]]:
+    shown = report_model(own.knowledge)["contacts"]
+    recent = [c for c in shown if c["turn"] > state.turn - 1 - CONTACT_TURNS]
+    for contact in recent:
+        contact["time"] = state.scenario.start.plus(contact["turn"] - 1).label
+    return sorted(recent, key=lambda c: (-c["turn"], c["hex"], c["kind"]))
+
+
+def _forces(state: FlatTopState, side: Side) -> dict[str, Any]:
+    own = state.side(side)
+    return {
+        "side": side.value,
+        "deception": own.deception.value,
+        "task_forces": [_tf(state, tf) for tf in state.own_tfs(side)],
+        "bases": [_base(state, b) for b in state.own_bases(side)],
+        "air": [_af(state, af) for af in state.own_air(side)],
+        "contacts": _contacts(state, own),
+    }
+
+
+def _weather(state: FlatTopState) -> dict[str, Any]:
+    name, rules = state.scenario.map.hex_id, state.rules.weather
+    storms = storm_hexes(state.weather, rules)
+    return {
+        "night": state.scenario.is_night(state.time),
+        "winds": [f"{roman(w.sector)} {w.direction.name}" for w in state.weather.winds],
+        # Markers, not every covered hex: each covers its hex and those within the cloud radius.
+        "clouds": sorted({name(c.hex) for c in state.weather.clouds}),
+        "cloud_radius": rules.cloud_radius,
+        "storms": sorted(name(h) for h in storms),
+    }
+
+
+def _initiative(state: FlatTopState) -> str:
+    note = state.last_initiative
+    if note is None:
+        return ""
+    tie = " (tie)" if note.tie else ""
+    return f"{note.winner.value} (Allied {note.allied}, Japanese {note.japanese}){tie}"
+
+
+def build_view(
+    title: str, state: FlatTopState, events: Sequence[Event], seat: str | None, help_lines: Sequence[str]
+) -> Mapping[str, Any]:
+    sides = [s.side for s in state.sides if seat is None or s.side.value == seat]
+    return {
+        "title": title,
+        "scenario": state.scenario.title,
+        "approximate": state.scenario.approximate,
+        "seat": seat or "referee",
+        "referee": seat is None,
+        "turn": state.turn,
+        "time": state.time.label,
+        "step": "" if state.finished else step_title(state),
+        "finished": state.finished,
+        "result": state.result,
+        "weather": _weather(state),
+        "initiative": _initiative(state),
+        "happened": [e.text for e in events if e.visible_to(seat)],
+        "forces": [_forces(state, side) for side in sides],
+        "note": NOT_RESOLVED,
+        "help": list(help_lines),
+        "template": [] if seat is None or state.finished else template_lines(state, Side(seat)),
+    }
+
+
+def template_lines(state: FlatTopState, side: Side) -> list[str]:
+    """A pre-filled order block: live lines for plots and policy, commented examples for flights."""
+    own = state.side(side)
+    lines = [f"DECEPTION {own.deception.value.upper()}"]
+    lines += [normalise(state.scenario.map, Plot(tf.number, tf.plot)) for tf in state.own_tfs(side)]
+    lines += [f"# LAND AF{af.number} {af.origin}" for af in state.own_air(side)]
+    free = (n for n in range(1, 36) if n not in {af.number for af in state.own_air(side)})
+    for place, boxes in _places(state, side):
+        if boxes.ready:
+            plane = boxes.ready[0].plane
+            lines.append(
+                f"# SEARCH AF{next(free, 35)} FROM {place} 1 {plane} PATH <hex> <hex> ... RETURN {place}"
+            )
+        if boxes.readying:
+            lines.append(f"# READY {place} {boxes.readying[0].count} {boxes.readying[0].plane}")
+    return lines
+
+
+def _places(state: FlatTopState, side: Side) -> list[tuple[str, AirBoxes]]:
+    tfs = [
+        (f"TF{t.number}", sum_boxes(s.boxes for s in t.carriers)) for t in state.own_tfs(side) if t.carriers
+    ]
+    bases = [(base_word(b), b.boxes) for b in state.own_bases(side) if b.hex is not None and launch_min(b)]
+    return tfs + bases
+
+
+def order_help(state: FlatTopState, seat: str) -> list[str]:
+    side = next((s.side for s in state.sides if s.side.value == seat), None)
+    if side is None or state.finished:
+        return list(SYNTAX)
+    return [
+        *SYNTAX,
+        "",
+        f"Your orders for {step_title(state)} (edit and send back):",
+        *template_lines(state, side),
+    ]
