@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -33,9 +34,24 @@ def _pg_database() -> Iterator[str]:
     try:
         yield sa.make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
     finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+        try:
+            _drop(admin, name)
+        finally:
+            admin.dispose()
+
+
+def _drop(admin: Engine, name: str) -> None:
+    """DROP ... WITH (FORCE) may meet an autovacuum worker in the fresh database, which a
+    role without pg_signal_backend may not terminate: the worker ends soon, so try again."""
+    for attempt in range(20):
+        try:
+            with admin.connect() as conn:
+                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            return
+        except sa.exc.ProgrammingError:
+            if attempt == 19:
+                raise
+            time.sleep(0.25)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

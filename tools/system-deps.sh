@@ -48,5 +48,7 @@ DO $$ BEGIN
     CREATE ROLE mailbot LOGIN PASSWORD 'mailbot' CREATEDB;
   END IF;
 END $$;
+-- Dropping a test database WITH (FORCE) may have to end an autovacuum worker in it.
+GRANT pg_signal_backend TO mailbot;
 SQL
 echo "system dependencies ready"

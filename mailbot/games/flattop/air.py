@@ -1,39 +1,54 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Air operations on the state: readying, launching, landing and the range check.
+"""Air operations on the state: the box cycle, launching, landing and the range check.
 
-A small subset of standard 8 and 14, enough for search by e-mail (scope of
-"Flat Top I"): ``READY`` moves factors from the Readying to the Ready box
-within the Readying Factor; a launch takes Ready factors into a new AF in the
-base's or TF's hex (minimum launch, standard 14.8: full MF); an AF that reaches
-its base or carrier lands in the Just Landed box, which is emptied into the
-Readying box at the end of the turn (a simplification of the box cycle).
-An AF still aloft at the end of its last turn of range is lost (8.5.5).
+Standard 8 and 14 as reference A.5.4 has them, in the order of 8.10: ``READY``
+moves factors Readying -> Ready and arms them; launches take Ready factors
+into new AFs in the base's or TF's hex (the launch type sets the take-off
+turn's MP, 14.8); then Just Landed -> Readying with what is left of the
+Readying Factor; last ``UNREADY`` (Ready -> Readying, disarmed). The orders
+were kept within the LF and Readying Factor when they were read
+(``order_checks``). An AF that reaches its base or plane-carrying ship lands
+in the Just Landed box (:mod:`landing` for the night and armed landing
+rolls, 12.7.3 for float planes). An AF still aloft at the end of its last
+turn of range is lost (8.5.5).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from mailbot.games.flattop.hexes import Hex, line
-from mailbot.games.flattop.movement import PlaneStep, formation_movement, plane_path, range_left
-from mailbot.games.flattop.order_checks import place_key
-from mailbot.games.flattop.order_types import Launch, Ready
+from mailbot.games.flattop.landing import Landing
+from mailbot.games.flattop.movement import PlaneStep, af_movement, plane_path, range_left
+from mailbot.games.flattop.order_checks import place_key, readying_factor
+from mailbot.games.flattop.order_types import Launch, Load, Ready, Unready, load_of
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Altitude, Base, Side, TaskForce
+from mailbot.games.flattop.units import (
+    AirBoxes,
+    AirFactors,
+    AirFormation,
+    Altitude,
+    Base,
+    PlaneCategory,
+    Side,
+    TaskForce,
+)
 from mailbot.games.flattop.weather import storm_hexes
 
 BoxName = str  # "just_landed" | "readying" | "ready"
 
 
 def take(
-    stacks: tuple[AirFactors, ...], plane: str, n: int
+    stacks: tuple[AirFactors, ...], plane: str | None, n: int, load: Load | None = None
 ) -> tuple[tuple[AirFactors, ...], tuple[AirFactors, ...]]:
-    """Remove ``n`` factors of ``plane`` from ``stacks``: (what is left, what was taken)."""
+    """Remove ``n`` factors of ``plane`` (None: any) carrying ``load`` (None: any) from ``stacks``:
+    (what is left, what was taken)."""
     left: list[AirFactors] = []
     taken: list[AirFactors] = []
     for stack in stacks:
-        k = min(n, stack.count) if stack.plane == plane else 0
+        wanted = plane in (None, stack.plane) and load in (None, load_of(stack))
+        k = min(n, stack.count) if wanted else 0
         n -= k
         if k:
             taken.append(replace(stack, count=k))
@@ -42,22 +57,30 @@ def take(
     return tuple(left), tuple(taken)
 
 
-def _move_boxes(
-    boxes: AirBoxes, plane: str, n: int, source: BoxName, target: BoxName
-) -> tuple[AirBoxes, int]:
-    left, taken = take(getattr(boxes, source), plane, n)
-    moved = sum(s.count for s in taken)
-    return replace(boxes, **{source: left, target: (*getattr(boxes, target), *taken)}), moved
+def _moving(
+    plane: str | None, n: int, source: BoxName, target: BoxName, change: Callable[[AirFactors], AirFactors]
+) -> Callable[[AirBoxes], AirBoxes]:
+    """A box update moving up to ``n`` factors (shared across a TF's ships) between two boxes of
+    the same ship or base, ``change`` applied to what moves (arming, disarming)."""
+    moved = [0]
+
+    def update(boxes: AirBoxes) -> AirBoxes:
+        left, taken = take(getattr(boxes, source), plane, n - moved[0])
+        moved[0] += sum(s.count for s in taken)
+        target_box = (*getattr(boxes, target), *(change(s) for s in taken))
+        return replace(boxes, **{source: left, target: target_box})
+
+    return update
 
 
 def _taking(
-    stacks_out: list[AirFactors], plane: str, n: int, source: BoxName
+    stacks_out: list[AirFactors], plane: str, n: int, source: BoxName, load: Load | None = None
 ) -> Callable[[AirBoxes], AirBoxes]:
-    """A box update that removes up to ``n`` (shared across carriers) into ``stacks_out``."""
+    """A box update that removes up to ``n`` (shared across a TF's ships) into ``stacks_out``."""
 
     def update(boxes: AirBoxes) -> AirBoxes:
         wanted = n - sum(s.count for s in stacks_out)
-        left, taken = take(getattr(boxes, source), plane, wanted)
+        left, taken = take(getattr(boxes, source), plane, wanted, load)
         stacks_out.extend(taken)
         return replace(boxes, **{source: left})
 
@@ -72,7 +95,7 @@ def _update_place(
         number = int(place[2:])
 
         def tf_update(tf: TaskForce) -> TaskForce:
-            ships = tuple(replace(s, boxes=update(s.boxes)) if s in tf.carriers else s for s in tf.ships)
+            ships = tuple(replace(s, boxes=update(s.boxes)) if s in tf.plane_ships else s for s in tf.ships)
             return replace(tf, ships=ships)
 
         tfs = tuple(tf_update(t) if t.side is side and t.number == number else t for t in state.task_forces)
@@ -96,76 +119,124 @@ def find_place(state: FlatTopState, side: Side, place: str) -> TaskForce | Base 
 
 
 def ready(state: FlatTopState, side: Side, order: Ready) -> FlatTopState:
-    def update(boxes: AirBoxes) -> AirBoxes:
-        return _move_boxes(boxes, order.plane, order.count, "readying", "ready")[0]
+    """Readying -> Ready, armed as ordered (reference A.5.4: arming happens on this move).
+    A factor stays on its own ship: a TF's count is taken ship by ship."""
 
-    # A TF readies across its carriers; the letter's total was checked in parsing.
-    moved: list[AirFactors] = []
-    if order.place.startswith("TF"):
-        update_tf = _taking(moved, order.plane, order.count, "readying")
-        state = _update_place(state, side, order.place, update_tf)
-        return _update_place(state, side, order.place, _adding(moved, "ready", once=True))
+    def arm(stack: AirFactors) -> AirFactors:
+        return replace(stack, armament=order.arm)
+
+    return _update_place(
+        state, side, order.place, _moving(order.plane, order.count, "readying", "ready", arm)
+    )
+
+
+def unready(state: FlatTopState, side: Side, order: Unready) -> FlatTopState:
+    """Ready -> Readying, disarmed (the way to change a load, reference A.5.4)."""
+
+    def disarm(stack: AirFactors) -> AirFactors:
+        return replace(stack, armament=None)
+
+    left = [0]
+
+    def update(boxes: AirBoxes) -> AirBoxes:
+        rest, taken = take(boxes.ready, order.plane, order.count - left[0], order.load)
+        left[0] += sum(s.count for s in taken)
+        return replace(boxes, ready=rest, readying=(*boxes.readying, *(disarm(s) for s in taken)))
+
     return _update_place(state, side, order.place, update)
 
 
-def _adding(stacks: list[AirFactors], box: BoxName, *, once: bool) -> Callable[[AirBoxes], AirBoxes]:
-    done = [False]
+def just_landed_to_readying(state: FlatTopState, side: Side, used: dict[str, int]) -> FlatTopState:
+    """Step 3 of 8.10: Just Landed -> Readying with the Readying Factor the orders left over."""
+    units: tuple[TaskForce | Base, ...] = (*state.own_tfs(side), *state.own_bases(side))
+    for unit in units:
+        place = f"TF{unit.number}" if isinstance(unit, TaskForce) else unit.name
+        spare = readying_factor(unit) - used.get(place_key(place), 0)
+        if spare > 0:
+            state = _update_place(state, side, place, _moving(None, spare, "just_landed", "readying", _same))
+    return state
 
-    def update(boxes: AirBoxes) -> AirBoxes:
-        if once and done[0]:
-            return boxes
-        done[0] = True
-        return replace(boxes, **{box: (*getattr(boxes, box), *stacks)})
 
-    return update
+def _same(stack: AirFactors) -> AirFactors:
+    return stack
 
 
 def launch(
-    state: FlatTopState, side: Side, af: int, order: Launch
+    state: FlatTopState, side: Side, af: int, order: Launch, *, searching: bool
 ) -> tuple[FlatTopState, AirFormation | None]:
     """A new AF from the Ready box, in the place's hex, Low (planes take off low)."""
     h = place_hex(state, side, order.place)
     stacks: list[AirFactors] = []
-    state = _update_place(state, side, order.place, _taking(stacks, order.plane, order.count, "ready"))
+    update = _taking(stacks, order.plane, order.count, "ready", order.load)
+    state = _update_place(state, side, order.place, update)
     if h is None or not stacks:
         return state, None
     low = tuple(replace(s, altitude=Altitude.LOW) for s in stacks)
-    formation = AirFormation(af, side, h, low, order.place, state.turn, searching=True)
+    formation = AirFormation(af, side, h, low, order.place, state.turn, searching, launch=order.kind)
     return replace(state, air=(*state.air, formation)), formation
 
 
-def land(state: FlatTopState, af: AirFormation, place: str) -> tuple[FlatTopState, bool]:
-    """Into the Just Landed box if there is room (carriers: their MC; bases: capacity)."""
+def cannot_land(state: FlatTopState, af: AirFormation, place: str, moved: Collection[int]) -> str:
+    """Why the AF may not come down at ``place`` now ("" if it may). ``moved``: the side's TFs
+    that moved this turn."""
     unit = find_place(state, af.side, place)
-    if unit is None or unit.hex != af.hex or free_capacity(unit) < af.factors:
-        return state, False
-    stacks = tuple(replace(s, altitude=Altitude.LOW) for s in af.stacks)
+    if unit is None or unit.hex != af.hex:
+        return "not there yet"
+    categories = {state.rules.planes[s.plane].category for s in af.stacks}
+    if free_capacity(unit, categories) < af.factors:
+        return f"{place} has no room for {af.factors} air factors"
+    floats = PlaneCategory.FLOAT in categories
+    if isinstance(unit, TaskForce) and floats and unit.number in moved:
+        return f"{place} moved this turn: float planes are recovered only by a ship stopped a turn (12.7.3)"
+    return ""
+
+
+def landing_place(state: FlatTopState, af: AirFormation, place: str) -> Landing:
+    unit = find_place(state, af.side, place)
+    night = state.scenario.is_night(state.time)
+    return Landing(night, unit.handling if isinstance(unit, Base) else None)
+
+
+def land(state: FlatTopState, af: AirFormation, place: str, stacks: tuple[AirFactors, ...]) -> FlatTopState:
+    """The AF leaves the map; ``stacks`` (those that came down safely) go to the Just Landed box."""
+    unit = find_place(state, af.side, place)
+    low = tuple(replace(s, altitude=Altitude.LOW) for s in stacks)
     if isinstance(unit, Base):
-        state = _update_place(state, af.side, place, _adding(list(stacks), "just_landed", once=False))
-    else:
-        state = _land_on_carriers(state, unit, stacks)
-    return replace(state, air=tuple(a for a in state.air if a is not af)), True
+        state = _update_place(state, af.side, place, _adding(low))
+    elif isinstance(unit, TaskForce):
+        state = _land_on_ships(state, unit, low)
+    return replace(state, air=tuple(a for a in state.air if a is not af))
 
 
-def free_capacity(unit: TaskForce | Base) -> int:
+def _adding(stacks: tuple[AirFactors, ...]) -> Callable[[AirBoxes], AirBoxes]:
+    def update(boxes: AirBoxes) -> AirBoxes:
+        return replace(boxes, just_landed=(*boxes.just_landed, *stacks))
+
+    return update
+
+
+def free_capacity(unit: TaskForce | Base, categories: Collection[PlaneCategory] = ()) -> int:
+    """Room left (bases: capacity; ships: their MC), on the ships that handle ``categories``."""
     if isinstance(unit, Base):
         return 10**6 if unit.capacity is None else unit.capacity - unit.boxes.total
-    return sum(max(s.capacity - s.boxes.total, 0) for s in unit.carriers)
+    ships = (s for s in unit.plane_ships if not categories or set(categories) <= s.handles)
+    return sum(max(s.capacity - s.boxes.total, 0) for s in ships)
 
 
-def _land_on_carriers(state: FlatTopState, tf: TaskForce, stacks: tuple[AirFactors, ...]) -> FlatTopState:
+def _land_on_ships(state: FlatTopState, tf: TaskForce, stacks: tuple[AirFactors, ...]) -> FlatTopState:
+    """Each stack onto the TF's ships that handle its category, in the TF's ship order."""
     pending = list(stacks)
     ships = []
     for ship in tf.ships:
-        room = max(ship.capacity - ship.boxes.total, 0) if ship in tf.carriers else 0
+        room = max(ship.capacity - ship.boxes.total, 0) if ship in tf.plane_ships else 0
         here: list[AirFactors] = []
-        while pending and room:
-            stack = pending.pop(0)
-            k = min(room, stack.count)
-            here.append(replace(stack, count=k))
-            room -= k
-            if stack.count > k:
-                pending.insert(0, replace(stack, count=stack.count - k))
+        for stack in list(pending):
+            if room and state.rules.planes[stack.plane].category in ship.handles:
+                k = min(room, stack.count)
+                here.append(replace(stack, count=k))
+                room -= k
+                pending[pending.index(stack)] = replace(stack, count=stack.count - k)
+        pending = [s for s in pending if s.count]
         boxes = replace(ship.boxes, just_landed=(*ship.boxes.just_landed, *here))
         ships.append(replace(ship, boxes=boxes) if here else ship)
     new_tf = replace(tf, ships=tuple(ships))
@@ -190,24 +261,9 @@ def _storms(state: FlatTopState) -> frozenset[Hex]:
 
 
 def mf(state: FlatTopState, af: AirFormation) -> int:
-    return formation_movement(af, state.rules.planes)
+    return af_movement(af, state.rules.planes, state.rules.movement, state.turn)
 
 
 def out_of_range(state: FlatTopState, af: AirFormation) -> bool:
     """Standard 8.5.5: this turn is the AF's last; still aloft at its end, it is lost."""
     return range_left(af, state.rules.planes, state.scenario.start, state.time) <= 1
-
-
-def empty_just_landed(state: FlatTopState) -> FlatTopState:
-    """End of turn: Just Landed -> Readying (this version's simplified box cycle)."""
-
-    def shift(boxes: AirBoxes) -> AirBoxes:
-        if not boxes.just_landed:
-            return boxes
-        return replace(boxes, just_landed=(), readying=(*boxes.readying, *boxes.just_landed))
-
-    tfs = tuple(
-        replace(t, ships=tuple(replace(s, boxes=shift(s.boxes)) for s in t.ships)) for t in state.task_forces
-    )
-    bases = tuple(replace(b, boxes=shift(b.boxes)) for b in state.bases)
-    return replace(state, task_forces=tfs, bases=bases)

@@ -20,22 +20,13 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from typing import Any
 
 from mailbot.errors import GameError
 from mailbot.games.flattop.hexes import Direction, Hex, direction, distance, hex_id
 from mailbot.games.flattop.scenario import GameTime, Scenario
 from mailbot.games.flattop.units import AirFormation, Altitude, Fact, PlaneType, Ship, TaskForce
-
-
-class Launch(StrEnum):
-    """Standard 14.8: the launch type sets movement on the take-off turn."""
-
-    MINIMUM = "minimum"
-    NORMAL = "normal"
-    MAXIMUM = "maximum"
-
+from mailbot.games.flattop.units import LaunchType as Launch
 
 _LAUNCH_DEFAULT = {Launch.MINIMUM: "full", Launch.NORMAL: "half_up", Launch.MAXIMUM: "none"}
 
@@ -253,6 +244,12 @@ def _step_direction(a: Hex, b: Hex) -> Direction | None:
 def formation_movement(af: AirFormation, planes: Mapping[str, PlaneType]) -> int:
     """An AF moves at its slowest plane's MF (standard 14.4)."""
     return min(planes[stack.plane].movement for stack in af.stacks)
+
+
+def af_movement(af: AirFormation, planes: Mapping[str, PlaneType], rules: MovementRules, turn: int) -> int:
+    """The AF's MP this turn: its MF, cut by its launch type on the take-off turn (standard 14.8)."""
+    mf = formation_movement(af, planes)
+    return launch_movement(mf, af.launch, rules) if af.takeoff_turn == turn else mf
 
 
 def launch_movement(mf: int, launch: Launch, rules: MovementRules) -> int:

@@ -17,8 +17,22 @@ from mailbot.core.game import ProblemKind
 from mailbot.games.flattop import movement
 from mailbot.games.flattop.hexes import Hex, distance
 from mailbot.games.flattop.knowledge import SHIPS, Knowledge
-from mailbot.games.flattop.movement import MovementRules, PlaneStep, formation_movement
-from mailbot.games.flattop.order_types import FtOrder, Land, Launch, Plot, Ready, Search, SetDeception, Shadow
+from mailbot.games.flattop.movement import MovementRules, PlaneStep, formation_movement, launch_movement
+from mailbot.games.flattop.order_types import (
+    Fly,
+    FtOrder,
+    Land,
+    Launch,
+    Load,
+    Plot,
+    Ready,
+    Search,
+    SetDeception,
+    Shadow,
+    Unready,
+    load_of,
+    load_word,
+)
 from mailbot.games.flattop.scenario import GameTime, Scenario
 from mailbot.games.flattop.search import Action, Leg
 from mailbot.games.flattop.units import (
@@ -28,6 +42,7 @@ from mailbot.games.flattop.units import (
     Altitude,
     Base,
     Handling,
+    LaunchType,
     PlaneCategory,
     PlaneType,
     Side,
@@ -35,6 +50,7 @@ from mailbot.games.flattop.units import (
 )
 
 MAX_AF = 35  # standard 14: AFs are numbered 1-35 per side
+Spend = tuple[int, int, str]  # amount, limit, the refusal's reason
 
 
 class OrderError(Exception):
@@ -72,6 +88,7 @@ class Own:
     time: GameTime
     turn: int
     used: dict[tuple[str, str], int] = field(default_factory=dict)
+    launch_types: dict[str, tuple[LaunchType, int]] = field(default_factory=dict)  # place -> (type, line)
 
     def hex(self, word: str) -> Hex:
         h = self.scenario.map.parse(word)
@@ -96,7 +113,7 @@ class Own:
         """A base or TF of this side: its order name, hex, summed air boxes and the unit."""
         if word.startswith("TF") and word[2:].isdigit() and int(word[2:]) in self.tfs:
             tf = self.tfs[int(word[2:])]
-            return f"TF{tf.number}", tf.hex, sum_boxes(s.boxes for s in tf.carriers), tf
+            return f"TF{tf.number}", tf.hex, sum_boxes(s.boxes for s in tf.plane_ships), tf
         base = self.bases.get(place_key(word))
         if base is None:
             raise illegal(f"no base or task force of yours is called {word}")
@@ -115,42 +132,80 @@ class Own:
         key = _unit_key(order)
         if key and key in taken:
             raise OrderError(ProblemKind.AMBIGUOUS, f"{key} already has an order on line {taken[key]}")
+        launch = order.launch if isinstance(order, Search | Fly) else None
+        if launch is not None:
+            self._claim_launch_type(launch, line)
         budget = self._budget(order)
         for spend_key, (amount, limit, why) in budget.items():
             if self.used.get(spend_key, 0) + amount > limit:
                 raise illegal(why)
         for spend_key, (amount, _, _) in budget.items():
             self.used[spend_key] = self.used.get(spend_key, 0) + amount
+        if launch is not None:
+            self.launch_types.setdefault(launch.place, (launch.kind, line))
         if key:
             taken[key] = line
 
-    def _budget(self, order: FtOrder) -> dict[tuple[str, str], tuple[int, int, str]]:
-        if isinstance(order, Search) and order.launch is not None:
-            name, _, boxes, unit = self.place(order.launch.place)
-            n, plane = order.launch.count, order.launch.plane
-            have, lf = count(boxes.ready, plane), launch_min(unit)
+    def _claim_launch_type(self, launch: Launch, line: int) -> None:
+        kind, first = self.launch_types.get(launch.place, (launch.kind, line))
+        if kind is not launch.kind:
+            raise OrderError(
+                ProblemKind.AMBIGUOUS,
+                f"{launch.place} launches once a turn: line {first} made it a {kind.value} launch",
+            )
+
+    def _budget(self, order: FtOrder) -> dict[tuple[str, str], Spend]:
+        launch = order.launch if isinstance(order, Search | Fly) else None
+        if launch is not None:
+            name, _, boxes, unit = self.place(launch.place)
+            lf = launch_factor(unit, launch.kind)
             return {
-                (name, "launch"): (n, lf, f"{name} may launch {lf} air factors a turn (minimum launch)"),
-                (name, f"ready {plane}"): (n, have, f"{name} has only {have} {plane} in its Ready box"),
-            }
+                (name, "launch"): (launch.count, lf, f"{name} may launch {lf} air factors a turn "
+                                   f"({launch.kind.value} launch)"),
+                **self._readying(name, unit, launch.count),
+                **_from_box(name, boxes.ready, "Ready", (launch.plane, launch.load, launch.count)),
+            }  # fmt: skip
         if isinstance(order, Ready):
             name, _, boxes, unit = self.place(order.place)
-            rf, have = readying_factor(unit), count(boxes.readying, order.plane)
             return {
-                (name, "readying"): (order.count, rf, f"{name} may ready {rf} air factors a turn"),
-                (name, f"readying {order.plane}"): (
-                    order.count,
-                    have,
-                    f"{name} has only {have} {order.plane} in its Readying box",
-                ),
+                **self._readying(name, unit, order.count),
+                **_from_box(name, boxes.readying, "Readying", (order.plane, None, order.count)),
+            }
+        if isinstance(order, Unready):
+            name, _, boxes, unit = self.place(order.place)
+            return {
+                **self._readying(name, unit, order.count),
+                **_from_box(name, boxes.ready, "Ready", (order.plane, order.load, order.count)),
             }
         return {}
+
+    def _readying(
+        self, name: str, unit: TaskForce | Base, n: int
+    ) -> dict[tuple[str, str], tuple[int, int, str]]:
+        """Reference A.5.4: readying, launching and unreadying each move a factor one box."""
+        rf = readying_factor(unit)
+        why = f"{name} may move {rf} air factors between boxes a turn (its Readying Factor)"
+        return {(name, "readying"): (n, rf, why)}
+
+
+def _from_box(
+    name: str, stacks: tuple[AirFactors, ...], box: str, taking: tuple[str, Load | None, int]
+) -> dict[tuple[str, str], Spend]:
+    """Budget lines for taking ``n`` factors out of one box: of the plane, and of the load if named."""
+    plane, load, n = taking
+    have = count(stacks, plane)
+    lines = {(name, f"{box} {plane}"): (n, have, f"{name} has only {have} {plane} in its {box} box")}
+    if load is not None:
+        loaded = count(stacks, plane, load)
+        why = f"{name} has only {loaded} {plane} {load_word(load)} in its {box} box"
+        lines[(name, f"{box} {plane} {load}")] = (n, loaded, why)
+    return lines
 
 
 def _unit_key(order: FtOrder) -> str:
     if isinstance(order, Plot):
         return f"TF{order.tf}"
-    if isinstance(order, Search | Land | Shadow):
+    if isinstance(order, Search | Fly | Land | Shadow):
         return f"AF{order.af}"
     return "DECEPTION" if isinstance(order, SetDeception) else ""
 
@@ -167,20 +222,22 @@ def sum_boxes(boxes: Iterable[AirBoxes]) -> AirBoxes:
     return total
 
 
-def count(stacks: tuple[AirFactors, ...], plane: str) -> int:
-    return sum(s.count for s in stacks if s.plane == plane)
+def count(stacks: tuple[AirFactors, ...], plane: str, load: Load | None = None) -> int:
+    return sum(s.count for s in stacks if s.plane == plane and load in (None, load_of(s)))
 
 
-def launch_min(unit: TaskForce | Base) -> int:
-    if isinstance(unit, Base):
-        return unit.launch_min
-    return sum(s.launch_min for s in unit.carriers)
+def launch_factor(unit: TaskForce | Base, kind: LaunchType) -> int:
+    """Reference A.5.4: minimum LF, normal LF, or twice the normal LF for a maximum launch."""
+    ships = (unit,) if isinstance(unit, Base) else unit.plane_ships
+    if kind is LaunchType.MINIMUM:
+        return sum(s.launch_min for s in ships)
+    return sum(s.launch for s in ships) * (2 if kind is LaunchType.MAXIMUM else 1)
 
 
 def readying_factor(unit: TaskForce | Base) -> int:
     if isinstance(unit, Base):
         return unit.readying
-    return sum(s.readying for s in unit.carriers)
+    return sum(s.readying for s in unit.plane_ships)
 
 
 _BASE_HANDLES = {
@@ -191,10 +248,12 @@ _BASE_HANDLES = {
 
 
 def may_land(unit: TaskForce | Base, categories: set[PlaneCategory]) -> bool:
-    """Standard 8.9: carriers take carrier planes; LP bases land and carrier planes, SP sea and float."""
+    """Standard 8.9: carriers take carrier planes, other plane-carrying ships float planes (12.7.3);
+    LP bases land and carrier planes, SP bases sea and float planes."""
     if isinstance(unit, Base):
         return categories <= _BASE_HANDLES[unit.handling]
-    return bool(unit.carriers) and categories <= {PlaneCategory.CARRIER}
+    handled = {c for ship in unit.plane_ships for c in ship.handles}
+    return bool(categories) and categories <= handled
 
 
 # --- the checks -------------------------------------------------------------------
@@ -215,12 +274,19 @@ def check_launch(own: Own, af: int, launch: Launch) -> Launch:
         raise illegal(f"AF{af} is in the air already: leave out FROM to fly it on")
     name, _, boxes, _ = own.place(launch.place)
     plane = own.plane(launch.plane).name
-    if count(boxes.ready, plane) < launch.count:
-        raise illegal(f"{name} has only {count(boxes.ready, plane)} {plane} in its Ready box")
-    return Launch(name, launch.count, plane)
+    loads = {load_of(s) for s in boxes.ready if s.plane == plane}
+    if launch.load is None and len(loads) > 1:
+        words = " or ".join(sorted(load_word(load) for load in loads))
+        raise OrderError(
+            ProblemKind.AMBIGUOUS, f"{name} has {plane} loaded {words} in its Ready box: say which"
+        )
+    if count(boxes.ready, plane, launch.load) < launch.count:
+        what = plane if launch.load is None else f"{plane} {load_word(launch.load)}"
+        raise illegal(f"{name} has only {count(boxes.ready, plane, launch.load)} {what} in its Ready box")
+    return replace(launch, place=name, plane=plane)
 
 
-def flight_start(own: Own, order: Search) -> tuple[Hex, Altitude, int, bool, set[PlaneCategory]]:
+def flight_start(own: Own, order: Search | Fly) -> tuple[Hex, Altitude, int, bool, set[PlaneCategory]]:
     """Start hex, altitude, MP, armed, plane categories of the AF a SEARCH flies."""
     if order.launch is None:
         af = own.aloft(order.af)
@@ -228,10 +294,12 @@ def flight_start(own: Own, order: Search) -> tuple[Hex, Altitude, int, bool, set
         armed = any(s.armament is not None for s in af.stacks)
         categories = {own.planes[s.plane].category for s in af.stacks}
         return af.hex, af.stacks[0].altitude, formation_movement(af, own.planes), armed, categories
-    _, h, boxes, _ = own.place(order.launch.place)
-    plane = own.planes[order.launch.plane]
-    armed = any(s.armament is not None for s in boxes.ready if s.plane == plane.name)
-    return h, Altitude.LOW, plane.movement, armed, {plane.category}
+    launch = order.launch
+    _, h, boxes, _ = own.place(launch.place)
+    plane = own.planes[launch.plane]
+    taken = [s for s in boxes.ready if s.plane == plane.name and launch.load in (None, load_of(s))]
+    armed = any(s.armament is not None for s in taken)
+    return h, Altitude.LOW, launch_movement(plane.movement, launch.kind, own.rules), armed, {plane.category}
 
 
 def path_steps(start_altitude: Altitude, legs: tuple[Leg, ...]) -> list[PlaneStep]:
@@ -244,7 +312,8 @@ def path_steps(start_altitude: Altitude, legs: tuple[Leg, ...]) -> list[PlaneSte
     return steps
 
 
-def check_flight(own: Own, order: Search) -> Search:
+def _fly_path(own: Own, order: Search | Fly) -> tuple[bool, set[PlaneCategory]]:
+    """Refuse a path the rules forbid from what the side knows; (armed, plane categories)."""
     start, altitude, mp, armed, categories = flight_start(own, order)
     flown = movement.plane_path(
         start, altitude, path_steps(altitude, order.legs), mp,
@@ -255,16 +324,39 @@ def check_flight(own: Own, order: Search) -> Search:
         raise illegal(f"AF{order.af}: {flown.problem}")
     if any(not own.scenario.map.on_board(leg.hex) for leg in order.legs):
         raise illegal(f"AF{order.af}: the path leaves the board")
+    return armed, categories
+
+
+def _return_to(own: Own, af: int, back: str | None, categories: set[PlaneCategory]) -> str | None:
+    if back is None:
+        return None
+    name, _, _, unit = own.place(back)
+    if not may_land(unit, categories):
+        raise illegal(f"AF{af} cannot land at {name} (standard 8.9)")
+    return name
+
+
+def check_flight(own: Own, order: Search) -> Search:
+    armed, categories = _fly_path(own, order)
     if any(r.action is Action.ATTACK for r in order.reactions) and not armed:
         raise illegal(f"AF{order.af} carries no bombs or torpedoes: it cannot ATTACK")
     if order.join == order.af:
         raise illegal(f"AF{order.af} cannot join itself")
-    if order.back is None:
-        return order
-    name, _, _, unit = own.place(order.back)
-    if not may_land(unit, categories):
-        raise illegal(f"AF{order.af} cannot land at {name} (standard 8.9)")
-    return replace(order, back=name)
+    return replace(order, back=_return_to(own, order.af, order.back, categories))
+
+
+def check_fly(own: Own, order: Fly) -> Fly:
+    if order.launch is None and not order.legs and order.rendezvous is None:
+        raise illegal(f"AF{order.af} is aloft already: FLY needs a PATH or a RENDEZVOUS")
+    _, categories = _fly_path(own, order)
+    if order.rendezvous is not None:
+        h, leader = order.rendezvous
+        end = order.legs[-1].hex if order.legs else flight_start(own, order)[0]
+        if h != end:
+            raise illegal(f"AF{order.af}: the rendezvous hex must be where its PATH ends (seed 003, 7)")
+        if leader == order.af:
+            raise illegal(f"AF{order.af} cannot rendezvous with itself")
+    return replace(order, back=_return_to(own, order.af, order.back, categories))
 
 
 def check_land(own: Own, order: Land) -> Land:
@@ -288,9 +380,21 @@ def check_shadow(own: Own, order: Shadow) -> Shadow:
 
 def check_ready(own: Own, order: Ready) -> Ready:
     name, _, boxes, unit = own.place(order.place)
+    plane = own.plane(order.plane)
+    if isinstance(unit, TaskForce) and not unit.plane_ships:
+        raise illegal(f"{name} has no plane-carrying ships")
+    if order.arm is not None and order.arm not in plane.loads:
+        can = " or ".join(load_word(load) for load in plane.loads) or "nothing"
+        raise illegal(f"{plane.name} cannot be armed {load_word(order.arm)} (it carries {can})")
+    if count(boxes.readying, plane.name) < order.count:
+        raise illegal(f"{name} has only {count(boxes.readying, plane.name)} {plane.name} in its Readying box")
+    return replace(order, place=name, plane=plane.name)
+
+
+def check_unready(own: Own, order: Unready) -> Unready:
+    name, _, boxes, _ = own.place(order.place)
     plane = own.plane(order.plane).name
-    if isinstance(unit, TaskForce) and not unit.carriers:
-        raise illegal(f"{name} has no plane-carriers")
-    if count(boxes.readying, plane) < order.count:
-        raise illegal(f"{name} has only {count(boxes.readying, plane)} {plane} in its Readying box")
-    return Ready(name, order.count, plane)
+    if count(boxes.ready, plane, order.load) < order.count:
+        what = plane if order.load is None else f"{plane} {load_word(order.load)}"
+        raise illegal(f"{name} has only {count(boxes.ready, plane, order.load)} {what} in its Ready box")
+    return replace(order, place=name, plane=plane)

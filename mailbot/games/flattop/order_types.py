@@ -4,11 +4,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from mailbot.games.flattop.hexes import Hex, HexMap
 from mailbot.games.flattop.reports import Deception
 from mailbot.games.flattop.search import Action, Leg, Reaction
-from mailbot.games.flattop.units import Altitude
+from mailbot.games.flattop.units import AirFactors, Altitude, Armament, LaunchType
+
+UNARMED: Literal["unarmed"] = "unarmed"
+Load = Armament | Literal["unarmed"]  # what a factor carries, as orders name it
+
+
+def load_of(stack: AirFactors) -> Load:
+    return stack.armament or UNARMED
+
+
+def load_word(load: Load) -> str:
+    return "TORPEDO" if load is Armament.TORPEDO else load.upper()
 
 
 @dataclass(frozen=True)
@@ -22,6 +34,8 @@ class Launch:
     place: str  # "TF1" or a base name as written in orders (hyphens for spaces)
     count: int
     plane: str
+    load: Load | None = None  # None: whatever the Ready box holds of that plane (one load only)
+    kind: LaunchType = LaunchType.MINIMUM  # standard 14.8
 
 
 @dataclass(frozen=True)
@@ -35,10 +49,38 @@ class Search:
 
 
 @dataclass(frozen=True)
+class Fly:
+    """Non-search movement (seed 003, 7): a path, or none (stay, e.g. after a maximum launch).
+
+    ``rendezvous``: (hex, searcher): from that hex, where the path ends, the AF
+    conforms to the searcher's movement for the rest of the move (7).
+    """
+
+    af: int
+    launch: Launch | None
+    legs: tuple[Leg, ...]
+    rendezvous: tuple[Hex, int] | None = None
+    back: str | None = None
+
+
+@dataclass(frozen=True)
 class Ready:
+    """Readying -> Ready; arming happens on this move (reference A.5.4)."""
+
     place: str
     count: int
     plane: str
+    arm: Armament | None = None
+
+
+@dataclass(frozen=True)
+class Unready:
+    """Ready -> Readying (reference A.5.4: the way to change a load); the factors are disarmed."""
+
+    place: str
+    count: int
+    plane: str
+    load: Load | None = None
 
 
 @dataclass(frozen=True)
@@ -63,7 +105,7 @@ class Hold:
     pass
 
 
-FtOrder = Plot | Search | Ready | Land | Shadow | SetDeception | Hold
+FtOrder = Plot | Search | Fly | Ready | Unready | Land | Shadow | SetDeception | Hold
 
 
 def _leg_text(hexmap: HexMap, leg: Leg) -> str:
@@ -82,15 +124,34 @@ def _reaction_text(reaction: Reaction) -> str:
     return head
 
 
+def launch_text(launch: Launch) -> str:
+    load = f" {load_word(launch.load)}" if launch.load is not None else ""
+    kind = f" {launch.kind.value.upper()}" if launch.kind is not LaunchType.MINIMUM else ""
+    return f"FROM {launch.place} {launch.count} {launch.plane}{load}{kind}"
+
+
 def _search_text(hexmap: HexMap, order: Search) -> str:
     parts = [f"SEARCH AF{order.af}"]
     if order.launch is not None:
-        launch = order.launch
-        parts.append(f"FROM {launch.place} {launch.count} {launch.plane}")
+        parts.append(launch_text(order.launch))
     parts.append("PATH " + " ".join(_leg_text(hexmap, leg) for leg in order.legs))
     parts.extend(_reaction_text(r) for r in order.reactions)
     if order.join is not None:
         parts.append(f"JOIN AF{order.join}")
+    if order.back is not None:
+        parts.append(f"RETURN {order.back}")
+    return " ".join(parts)
+
+
+def _fly_text(hexmap: HexMap, order: Fly) -> str:
+    parts = [f"FLY AF{order.af}"]
+    if order.launch is not None:
+        parts.append(launch_text(order.launch))
+    if order.legs:
+        parts.append("PATH " + " ".join(_leg_text(hexmap, leg) for leg in order.legs))
+    if order.rendezvous is not None:
+        h, leader = order.rendezvous
+        parts.append(f"RENDEZVOUS {hexmap.hex_id(h)} WITH AF{leader}")
     if order.back is not None:
         parts.append(f"RETURN {order.back}")
     return " ".join(parts)
@@ -110,8 +171,12 @@ def normalise(hexmap: HexMap, order: FtOrder) -> str:
             return _plot_text(hexmap, order)
         case Search():
             return _search_text(hexmap, order)
-        case Ready(place, count, plane):
-            return f"READY {place} {count} {plane}"
+        case Fly():
+            return _fly_text(hexmap, order)
+        case Ready(place, count, plane, arm):
+            return f"READY {place} {count} {plane}" + (f" {load_word(arm)}" if arm else "")
+        case Unready(place, count, plane, load):
+            return f"UNREADY {place} {count} {plane}" + (f" {load_word(load)}" if load else "")
         case Land(af, place):
             return f"LAND AF{af} {place}"
         case Shadow(af, h):

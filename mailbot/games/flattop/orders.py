@@ -9,7 +9,10 @@ echoed. The normalised forms::
     PLOT TF1 HOLD                           stay put (clears any plot)
     SEARCH AF3 FROM TF1 2 Dauntless PATH VI-M35 VI-L34@HIGH VI-L33+1 [IF ...] [JOIN AF2] [RETURN TF1]
     SEARCH AF3 PATH VI-K30 VI-K29           an AF already aloft searches on
-    READY TF1 4 Devastator                  Readying box -> Ready box
+    FLY AF4 FROM TF1 6 Devastator TORPEDO NORMAL PATH VI-M35 VI-L34 RENDEZVOUS VI-L34 WITH AF3
+                                            non-search movement; PATH may be left out (stay)
+    READY TF1 4 Devastator TORPEDO          Readying box -> Ready box, arming (GP, AP, TORPEDO)
+    UNREADY TF1 2 Dauntless GP              Ready box -> Readying box (to change a load)
     LAND AF3 TF1                            fly toward the base or TF and land when there
     SHADOW AF3 VI-K30                       shadow the ships contact seen last turn in that hex
     DECEPTION TRUTHFUL|RANDOM|MAXIMAL       standing policy for reports the enemy gets of you
@@ -17,9 +20,16 @@ echoed. The normalised forms::
 
 Search paths (seed 003, 7 and 7.3): the hexes entered, each next to the one
 before; ``@HIGH``/``@LOW`` changes altitude on entering (climbing costs 1 MP,
-14.11), ``+n`` spends n more MP there for n more search rolls. Every launch is
-a minimum launch (standard 14.8: full MF) of Ready factors, within the
-minimum launch factors of the base or the TF's carriers; planes take off Low.
+14.11), ``+n`` spends n more MP there for n more search rolls.
+
+Launches (reference A.5.4, standard 14.8): ``FROM <base or TF> <n> <plane>``
+takes Ready factors, then optionally their load (``GP``, ``AP``, ``TORPEDO``,
+``UNARMED``; needed only when the Ready box holds that plane with several
+loads) and the launch type: ``MIN`` (the default: full MF on the take-off
+turn, up to the minimum LF), ``NORMAL`` (half MF, up to the normal LF) or
+``MAX`` (no movement, up to twice the normal LF). All launches from one base
+or TF in a turn share one type and its LF; launching, readying and unreadying
+share the Readying Factor. Planes take off Low.
 Reactions (7, "General Rule"), on what this searcher itself finds::
 
     IF SHIPS CLOSE 2 [BACK 2]   close until Condition 2, then back off to range 2
@@ -28,6 +38,10 @@ Reactions (7, "General Rule"), on what this searcher itself finds::
 
 ``JOIN AF2``: 7's join rule (join AF2 if it is found attacking a TF).
 ``RETURN TF1``: after the path, fly toward TF1 or a base with the MP left and land.
+``RENDEZVOUS <hex> WITH AF3`` (FLY only): 7's rendezvous: the hex is where the
+FLY path ends; from there the AF conforms to searcher AF3's movement (named
+in a SEARCH of the same letter) for the rest of the move. Other FLY orders
+move before every search.
 
 A refusal says only what the side itself knows: an order naming a unit the
 side does not have, or a hex not on the map, gets the same reason whatever
@@ -39,6 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from mailbot.core.game import Accepted, Line, Parsed, Problem, ProblemKind
 from mailbot.games.flattop.hexes import Hex
@@ -46,34 +61,42 @@ from mailbot.games.flattop.order_checks import (
     OrderError,
     Own,
     check_flight,
+    check_fly,
     check_land,
     check_launch,
     check_plot,
     check_ready,
     check_shadow,
+    check_unready,
 )
 from mailbot.games.flattop.order_types import (
+    UNARMED,
+    Fly,
     FtOrder,
     Hold,
     Land,
     Launch,
+    Load,
     Plot,
     Ready,
     Search,
     SetDeception,
     Shadow,
+    Unready,
     normalise,
 )
 from mailbot.games.flattop.reports import Deception
 from mailbot.games.flattop.search import Action, Leg, Reaction
-from mailbot.games.flattop.units import Altitude
+from mailbot.games.flattop.units import Altitude, Armament, LaunchType
 
 __all__ = ["Own", "parse_lines", "refuse_all"]
 
 WORDS = {
     "PLOT": "PLOT", "MOVE": "PLOT",
-    "SEARCH": "SEARCH", "SRCH": "SEARCH", "FLY": "SEARCH",
-    "READY": "READY", "RDY": "READY",
+    "SEARCH": "SEARCH", "SRCH": "SEARCH",
+    "FLY": "FLY", "MOVE-AF": "FLY",
+    "READY": "READY", "RDY": "READY", "ARM": "READY",
+    "UNREADY": "UNREADY", "UNRDY": "UNREADY",
     "LAND": "LAND",
     "SHADOW": "SHADOW", "SHAD": "SHADOW",
     "DECEPTION": "DECEPTION", "DECEIVE": "DECEPTION", "DEC": "DECEPTION",
@@ -84,6 +107,10 @@ POLICIES |= {"MAXIMAL": Deception.MAXIMAL, "MAX": Deception.MAXIMAL}
 _UNIT = re.compile(r"^(TF|AF)-?(\d{1,2})$")
 _LEG = re.compile(r"^(.+?)(?:@(HIGH|LOW|H|L))?(?:\+(\d))?$")
 _ALTITUDES = {"HIGH": Altitude.HIGH, "H": Altitude.HIGH, "LOW": Altitude.LOW, "L": Altitude.LOW}
+ARMS = {"GP": Armament.GP, "AP": Armament.AP, "TORPEDO": Armament.TORPEDO, "TORP": Armament.TORPEDO}
+LOADS: dict[str, Load] = {**ARMS, "UNARMED": UNARMED, "NONE": UNARMED}
+KINDS = {"MIN": LaunchType.MINIMUM, "MINIMUM": LaunchType.MINIMUM, "NORMAL": LaunchType.NORMAL}
+KINDS |= {"MAX": LaunchType.MAXIMUM, "MAXIMUM": LaunchType.MAXIMUM}
 
 
 def tokens(text: str) -> list[str]:
@@ -130,16 +157,25 @@ def _plot(own: Own, words: list[str]) -> Plot:
     return check_plot(own, Plot(number, tuple(legs)))
 
 
+def _launch(own: Own, number: int, rest: list[str]) -> tuple[Launch | None, list[str]]:
+    """``FROM <place> <n> <plane> [load] [MIN|NORMAL|MAX]`` if the words start with FROM."""
+    if not rest or rest[0] != "FROM":
+        return None, rest
+    if len(rest) < 4:
+        raise OrderError(ProblemKind.INVALID, "FROM needs a base or TF, a number and a plane type")
+    launch, rest = Launch(place_name(rest[1]), count_of(rest[2]), rest[3]), rest[4:]
+    if rest and rest[0] in LOADS:
+        launch, rest = replace(launch, load=LOADS[rest[0]]), rest[1:]
+    if rest and rest[0] in KINDS:
+        launch, rest = replace(launch, kind=KINDS[rest[0]]), rest[1:]
+    return check_launch(own, number, launch), rest
+
+
 def _search(own: Own, words: list[str]) -> Search:
     if len(words) < 3:
         raise OrderError(ProblemKind.INVALID, "SEARCH needs an AF and a PATH, e.g. SEARCH AF3 PATH VI-M35")
     number = unit_number(words[0], "AF")
-    rest, launch = words[1:], None
-    if rest[0] == "FROM":
-        if len(rest) < 4:
-            raise OrderError(ProblemKind.INVALID, "FROM needs a base or TF, a number and a plane type")
-        launch = check_launch(own, number, Launch(place_name(rest[1]), count_of(rest[2]), rest[3]))
-        rest = rest[4:]
+    launch, rest = _launch(own, number, words[1:])
     if not rest or rest[0] != "PATH":
         raise OrderError(ProblemKind.INVALID, "SEARCH needs PATH followed by the hexes entered")
     legs, clauses = _split_clauses(rest[1:])
@@ -148,6 +184,36 @@ def _search(own: Own, words: list[str]) -> Search:
 
 
 _CLAUSE_WORDS = ("IF", "JOIN", "RETURN")
+_FLY_HELP = "FLY reads FLY <AF> [FROM ...] [PATH <hexes>] [RENDEZVOUS <hex> WITH <AF>] [RETURN <base or TF>]"
+
+
+def _fly(own: Own, words: list[str]) -> Fly:
+    if not words:
+        raise OrderError(ProblemKind.INVALID, _FLY_HELP)
+    number = unit_number(words[0], "AF")
+    launch, rest = _launch(own, number, words[1:])
+    parts: dict[str, list[str]] = {}
+    for word in rest:
+        if word in ("PATH", "RENDEZVOUS", "RETURN"):
+            if word in parts:
+                raise OrderError(ProblemKind.INVALID, f"{word} appears twice: {_FLY_HELP}")
+            parts[word] = []
+        elif not parts:
+            raise OrderError(ProblemKind.INVALID, f"{word!r} is out of place: {_FLY_HELP}")
+        else:
+            parts[list(parts)[-1]].append(word)
+    legs = tuple(_leg(own, w) for w in parts.get("PATH", ()))
+    if "PATH" in parts and not legs:
+        raise OrderError(ProblemKind.INVALID, "PATH needs at least one hex")
+    meet = parts.get("RENDEZVOUS")
+    if meet is not None and (len(meet) != 3 or meet[1] != "WITH"):
+        raise OrderError(ProblemKind.INVALID, "RENDEZVOUS reads RENDEZVOUS <hex> WITH <searching AF>")
+    back = parts.get("RETURN")
+    if back is not None and len(back) != 1:
+        raise OrderError(ProblemKind.INVALID, "RETURN takes one base or TF")
+    rendezvous = (own.hex(meet[0]), unit_number(meet[2], "AF")) if meet else None
+    order = Fly(number, launch, legs, rendezvous, place_name(back[0]) if back else None)
+    return check_fly(own, order)
 
 
 def _split_clauses(words: list[str]) -> tuple[list[str], list[list[str]]]:
@@ -216,9 +282,22 @@ def _reaction(args: list[str]) -> Reaction:
 
 
 def _ready(own: Own, words: list[str]) -> Ready:
-    if len(words) != 3:
-        raise OrderError(ProblemKind.INVALID, "READY reads READY <base or TF> <number> <plane type>")
-    return check_ready(own, Ready(place_name(words[0]), count_of(words[1]), words[2]))
+    if len(words) not in (3, 4) or (len(words) == 4 and words[3] not in ARMS):
+        raise OrderError(
+            ProblemKind.INVALID, "READY reads READY <base or TF> <number> <plane type> [GP|AP|TORPEDO]"
+        )
+    arm = ARMS[words[3]] if len(words) == 4 else None
+    return check_ready(own, Ready(place_name(words[0]), count_of(words[1]), words[2], arm))
+
+
+def _unready(own: Own, words: list[str]) -> Unready:
+    if len(words) not in (3, 4) or (len(words) == 4 and words[3] not in LOADS):
+        raise OrderError(
+            ProblemKind.INVALID,
+            "UNREADY reads UNREADY <base or TF> <number> <plane type> [GP|AP|TORPEDO|UNARMED]",
+        )
+    load = LOADS[words[3]] if len(words) == 4 else None
+    return check_unready(own, Unready(place_name(words[0]), count_of(words[1]), words[2], load))
 
 
 def _land(own: Own, words: list[str]) -> Land:
@@ -246,7 +325,7 @@ def _hold(own: Own, words: list[str]) -> Hold:
 
 
 _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
-    "PLOT": _plot, "SEARCH": _search, "READY": _ready, "LAND": _land,
+    "PLOT": _plot, "SEARCH": _search, "FLY": _fly, "READY": _ready, "UNREADY": _unready, "LAND": _land,
     "SHADOW": _shadow, "DECEPTION": _deception, "HOLD": _hold,
 }  # fmt: skip
 
@@ -282,7 +361,26 @@ def parse_lines(own: Own, lines: Sequence[Line]) -> Parsed[FtOrder]:
             problems.append(Problem(line.number, line.text, error.kind, error.reason))
             continue
         accepted.append(Accepted(line.number, normalise(own.scenario.map, order), order))
-    return Parsed(tuple(accepted), tuple(problems))
+    return _rendezvous_with_searchers(accepted, problems, lines)
+
+
+def _rendezvous_with_searchers(
+    accepted: list[Accepted[FtOrder]], problems: list[Problem], lines: Sequence[Line]
+) -> Parsed[FtOrder]:
+    """Seed 003, 7: a rendezvous is with a searcher, so the letter must send that AF searching."""
+    searchers = {a.order.af for a in accepted if isinstance(a.order, Search)}
+    text = {line.number: line.text for line in lines}
+    kept: list[Accepted[FtOrder]] = []
+    for a in accepted:
+        order = a.order
+        if isinstance(order, Fly) and order.rendezvous and order.rendezvous[1] not in searchers:
+            why = (
+                f"AF{order.rendezvous[1]} has no SEARCH order in this letter to rendezvous with (seed 003, 7)"
+            )
+            problems.append(Problem(a.line, text[a.line], ProblemKind.ILLEGAL, why))
+        else:
+            kept.append(a)
+    return Parsed(tuple(kept), tuple(sorted(problems, key=lambda p: p.line)))
 
 
 def refuse_all(lines: Sequence[Line], reason: str) -> Parsed[FtOrder]:

@@ -4,21 +4,23 @@
 The phases, in order, each wiring a rules module (none is re-implemented here):
 
 1. weather (``weather.weather_phase``; seed 003, 6.3 and 6.4.1);
-2. orders take effect: DECEPTION policies, TF plots, READY, launches (air
-   operations come before movement, so a TF's AF starts in the TF's hex at
-   the start of the turn);
+2. orders take effect: DECEPTION policies, TF plots, then air operations in
+   the order of standard 8.10 (reference A.5.4): READY (arming), launches,
+   Just Landed -> Readying with the Readying Factor left, UNREADY. Air
+   operations come before movement, so a TF's AF starts in the TF's hex;
 3. shadowing (``shadowing``; seed 003, 11.2 and 11.3: the roll is secret);
 4. TF movement (``movement.move_task_forces``);
 5. initiative (``initiative``; seed 003, 13 with the catch-up bonus);
-6. plane movement: all non-search movement first (LAND, shadowers), then the
-   searches, the initiative winner's first (seed 003, 7: "all non-searching
-   movement is conducted before all search movement"); ``search`` rolls each
-   sighting with the side's own labels;
+6. plane movement: all non-search movement first (shadowers, LAND, FLY), then
+   the searches, the initiative winner's first (seed 003, 7: "all
+   non-searching movement is conducted before all search movement"), each
+   searcher followed by the AFs that rendezvous with it; ``search`` rolls
+   each sighting with the side's own labels; landings roll at night
+   (``landing``);
 7. observation by TFs, bases, radar and coastwatchers (``observe``; 7.5,
    7.9.5, 7.9.6, 7.12), and condition reports composed per the target
    owner's DECEPTION policy (``reports``) into each side's ``knowledge``;
-8. end of turn: AFs past their range are lost (8.5.5), Just Landed boxes empty
-   into Readying, the clock moves on.
+8. end of turn: AFs past their range are lost (8.5.5), the clock moves on.
 
 Air COMBAT is out of scope: an AF that reacts with ATTACK flies to the target
 hex and the attack is recorded, not resolved.
@@ -37,14 +39,16 @@ from mailbot.core.game import EVERYONE, Event, Outcome
 from mailbot.games.flattop import air
 from mailbot.games.flattop.initiative import roll_initiative
 from mailbot.games.flattop.movement import move_task_forces
-from mailbot.games.flattop.order_types import FtOrder, Land, Plot, Ready, Search, SetDeception
+from mailbot.games.flattop.order_checks import place_key
+from mailbot.games.flattop.order_types import Fly, FtOrder, Plot, Ready, Search, SetDeception, Unready
 from mailbot.games.flattop.reports import record
 from mailbot.games.flattop.resolve_air import follow_shadowed, run_searches, run_shadowing
+from mailbot.games.flattop.resolve_flight import run_followers, run_non_search
 from mailbot.games.flattop.resolve_observe import observe_all
 from mailbot.games.flattop.shadowing import seen_refs
 from mailbot.games.flattop.state import FlatTopState, InitiativeNote
-from mailbot.games.flattop.turn import Turn, land_af
-from mailbot.games.flattop.units import Side
+from mailbot.games.flattop.turn import Turn
+from mailbot.games.flattop.units import LaunchType, Side
 from mailbot.games.flattop.weather import storm_hexes, weather_phase
 
 
@@ -59,9 +63,11 @@ def resolve_turn(
     _tf_movement(turn)
     winner = _initiative(turn)
     follow_shadowed(turn)
-    _land_all(turn)
-    for side in sorted(turn.sides(), key=lambda s: s is not winner):
-        run_searches(turn, side)
+    by_initiative = sorted(turn.sides(), key=lambda s: s is not winner)
+    for side in by_initiative:
+        run_non_search(turn, side)
+    for side in by_initiative:
+        run_followers(turn, side, run_searches(turn, side))
     observe_all(turn)
     _record_knowledge(turn)
     return _end_of_turn(turn)
@@ -76,11 +82,23 @@ def _weather(turn: Turn) -> None:
 
 def _orders_take_effect(turn: Turn) -> None:
     for side in turn.sides():
-        for order in turn.orders[side]:
-            _take_effect(turn, side, order)
+        orders = turn.orders[side]
+        for order in orders:
+            _standing_order(turn, side, order)
+        for order in (o for o in orders if isinstance(o, Ready)):
+            turn.state = air.ready(turn.state, side, order)
+            armed = f", armed {order.arm.value}" if order.arm else ""
+            turn.tell(side, "ready", f"{order.place}: {order.count} {order.plane} readied{armed}")
+        for order in orders:
+            if isinstance(order, Search | Fly) and order.launch is not None:
+                _launch(turn, side, order)
+        turn.state = air.just_landed_to_readying(turn.state, side, _readying_used(orders))
+        for order in (o for o in orders if isinstance(o, Unready)):
+            turn.state = air.unready(turn.state, side, order)
+            turn.tell(side, "unready", f"{order.place}: {order.count} {order.plane} back to Readying")
 
 
-def _take_effect(turn: Turn, side: Side, order: FtOrder) -> None:
+def _standing_order(turn: Turn, side: Side, order: FtOrder) -> None:
     st = turn.state
     if isinstance(order, SetDeception):
         turn.state = st.with_side(replace(st.side(side), deception=order.policy))
@@ -91,16 +109,36 @@ def _take_effect(turn: Turn, side: Side, order: FtOrder) -> None:
             for t in st.task_forces
         )
         turn.state = replace(st, task_forces=tfs)
-    elif isinstance(order, Ready):
-        turn.state = air.ready(st, side, order)
-        turn.tell(side, "ready", f"{order.place}: {order.count} {order.plane} readied")
-    elif isinstance(order, Search) and order.launch is not None:
-        turn.state, formation = air.launch(st, side, order.af, order.launch)
-        if formation is not None:
-            launch = order.launch
-            turn.tell(
-                side, "launch", f"AF{order.af} took off from {launch.place}: {launch.count} {launch.plane}"
-            )
+
+
+def _launch(turn: Turn, side: Side, order: Search | Fly) -> None:
+    launch = order.launch
+    assert launch is not None
+    searching = isinstance(order, Search)
+    turn.state, formation = air.launch(turn.state, side, order.af, launch, searching=searching)
+    if formation is not None:
+        kind = f", {launch.kind.value} launch" if launch.kind is not LaunchType.MINIMUM else ""
+        turn.tell(
+            side, "launch", f"AF{order.af} took off from {launch.place}: {launch.count} {launch.plane}{kind}"
+        )
+
+
+def _readying_used(orders: Sequence[FtOrder]) -> dict[str, int]:
+    """Readying Factor spent by the orders, by place (reference A.5.4: every box move counts)."""
+    used: dict[str, int] = {}
+    for order in orders:
+        place, n = _box_move(order)
+        if place:
+            used[place_key(place)] = used.get(place_key(place), 0) + n
+    return used
+
+
+def _box_move(order: FtOrder) -> tuple[str, int]:
+    if isinstance(order, Ready | Unready):
+        return order.place, order.count
+    if isinstance(order, Search | Fly) and order.launch is not None:
+        return order.launch.place, order.launch.count
+    return "", 0
 
 
 def _tf_movement(turn: Turn) -> None:
@@ -111,6 +149,8 @@ def _tf_movement(turn: Turn) -> None:
     turn.facts(facts)
     for move in moves:
         side = Side(move.side)
+        if len(move.path) > 1:
+            turn.moved.setdefault(side, set()).add(move.number)
         route = " ".join(st.scenario.map.hex_id(h) for h in move.path)
         note = f" (stopped: {move.stopped})" if move.stopped else ""
         if len(move.path) > 1 or move.stopped:
@@ -129,14 +169,6 @@ def _initiative(turn: Turn) -> Side:
     turn.events.append(Event("ft.initiative", text, EVERYONE, {"winner": result.winner.value}))
     turn.referee("initiative-rolls", result.fact.text)
     return result.winner
-
-
-def _land_all(turn: Turn) -> None:
-    """Non-search movement: every LAND order flies toward its base or TF and lands on arrival."""
-    for side in turn.sides():
-        for order in turn.of(side, Land):
-            assert isinstance(order, Land)
-            land_af(turn, side, order.af, order.place, None)
 
 
 def _record_knowledge(turn: Turn) -> None:
@@ -167,7 +199,7 @@ def _end_of_turn(turn: Turn) -> Outcome[FlatTopState]:
             )
             turn.referee("lost", f"{formation.side} AF{formation.number} lost: out of range")
     kept = tuple(a for a in st.air if not air.out_of_range(st, a))
-    st = air.empty_just_landed(replace(st, air=kept))
+    st = replace(st, air=kept)
     if st.time >= st.scenario.end:
         result = f"The scenario ends at {st.time.label}; victory points are not scored in this version."
         st = replace(st, finished=True, result=result)

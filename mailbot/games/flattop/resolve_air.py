@@ -37,11 +37,11 @@ from mailbot.games.flattop.weather import storm_hexes
 NOT_RESOLVED = "air combat is not resolved in this version: the attack is recorded only"
 
 
-def _own_af(turn: Turn, side: Side, number: int) -> AirFormation | None:
+def own_af(turn: Turn, side: Side, number: int) -> AirFormation | None:
     return next((a for a in turn.state.own_air(side) if a.number == number and a.hex is not None), None)
 
 
-def _put(turn: Turn, old: AirFormation, new: AirFormation) -> None:
+def put(turn: Turn, old: AirFormation, new: AirFormation) -> None:
     turn.state = replace(turn.state, air=tuple(new if a is old else a for a in turn.state.air))
 
 
@@ -57,7 +57,7 @@ def run_shadowing(turn: Turn) -> None:
 
 def _shadow(turn: Turn, side: Side, order: Shadow) -> None:
     st = turn.state
-    formation = _own_af(turn, side, order.af)
+    formation = own_af(turn, side, order.af)
     there = sorted(
         (t for t in st.task_forces if t.side is not side and t.hex == order.hex), key=lambda t: t.number
     )
@@ -98,11 +98,11 @@ def follow_shadowed(turn: Turn) -> None:
     """After TF movement: each successful shadower is over its TF and sees it."""
     st = turn.state
     for side, number, tf_number in turn.shadows:
-        formation = _own_af(turn, side, number)
+        formation = own_af(turn, side, number)
         target = next((t for t in st.task_forces if t.side is not side and t.number == tf_number), None)
         if formation is None or target is None:
             continue
-        _put(turn, formation, replace(formation, hex=target.hex, searching=False))
+        put(turn, formation, replace(formation, hex=target.hex, searching=False))
         condition = st.rules.search.condition(turn.sky().time, 0)
         if condition:
             turn.spot(side, group(f"AF{number}", AF, [(tf_target(target), condition)]))
@@ -136,7 +136,7 @@ def _usable_legs(turn: Turn, formation: AirFormation, order: Search) -> tuple[Le
 
 
 def _search_order(turn: Turn, side: Side, order: Search) -> SearchOrder | None:
-    formation = _own_af(turn, side, order.af)
+    formation = own_af(turn, side, order.af)
     if formation is None or formation.hex is None:
         return None
     return SearchOrder(
@@ -153,7 +153,7 @@ def _search_order(turn: Turn, side: Side, order: Search) -> SearchOrder | None:
     )
 
 
-def run_searches(turn: Turn, side: Side) -> None:
+def run_searches(turn: Turn, side: Side) -> dict[str, SearchOutcome]:
     """One side's search segment: every searcher flies, sees, and maybe returns to land."""
     st = turn.state
     pairs = [
@@ -162,7 +162,7 @@ def run_searches(turn: Turn, side: Side) -> None:
         if isinstance(o, Search) and (so := _search_order(turn, side, o))
     ]
     if not pairs:
-        return
+        return {}
     targets = turn.targets()
     outcomes = resolve_searches(
         [so for _, so in pairs], targets, sky=turn.sky(), table=st.rules.search, dice=turn.dice, turn=st.turn
@@ -172,14 +172,15 @@ def run_searches(turn: Turn, side: Side) -> None:
         turn.spot(side, outcome.spottings(targets))
         if order.back is not None:
             land_af(turn, side, order.af, order.back, outcome.mp_left)
+    return {o.key: o for o in outcomes}
 
 
 def _after_search(turn: Turn, side: Side, order: Search, outcome: SearchOutcome) -> None:
-    formation = _own_af(turn, side, order.af)
+    formation = own_af(turn, side, order.af)
     if formation is None:
         return
     stacks = tuple(replace(s, altitude=outcome.altitude) for s in formation.stacks)
-    _put(turn, formation, replace(formation, hex=outcome.path[-1], stacks=stacks, searching=True))
+    put(turn, formation, replace(formation, hex=outcome.path[-1], stacks=stacks, searching=True))
     name = turn.state.scenario.map.hex_id
     route = " ".join(name(h) for h in outcome.path)
     seen = len({(u.hex, u.kind) for u in outcome.updates})

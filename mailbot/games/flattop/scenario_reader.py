@@ -277,10 +277,18 @@ def plane_types(table: Mapping[str, Any]) -> dict[str, PlaneType]:
     found = {}
     for name, m in dict(table.get("planes", {})).items():
         try:
+            roles = _ROLES[m.get("roles", "B")]
             found[name] = PlaneType(
                 name, Side(m["side"]), PlaneCategory(m["category"]), int(m["movement"]), int(m["range"]),
-                int(m["air_to_air"]), _ROLES[m.get("roles", "B")], default,
+                int(m["air_to_air"]), roles, _loads(table.get("loads", {}), name, roles), default,
             )  # fmt: skip
         except (KeyError, ValueError, TypeError) as error:
             raise GameError(f"planes.toml: plane {name!r} is malformed ({error!r})") from error
     return found
+
+
+def _loads(table: Mapping[str, Any], plane: str, roles: tuple[str, ...]) -> tuple[Armament, ...]:
+    """``[loads]`` of planes.toml: bombs for every plane that may bomb, torpedoes where listed."""
+    bombs = tuple(Armament(load) for load in table.get("bombs", ())) if "bomber" in roles else ()
+    torpedo = (Armament.TORPEDO,) if plane in table.get("torpedo", ()) else ()
+    return bombs + torpedo

@@ -22,6 +22,7 @@ from mailbot.games.flattop import knowledge as knowledge_json
 from mailbot.games.flattop import units as units_json
 from mailbot.games.flattop.initiative import InitiativeRecord
 from mailbot.games.flattop.knowledge import Knowledge
+from mailbot.games.flattop.landing import LandingTable
 from mailbot.games.flattop.movement import MovementRules, movement_rules
 from mailbot.games.flattop.reports import Deception, ReportRules
 from mailbot.games.flattop.scenario import GameTime, Scenario, plane_types, require_scenario
@@ -43,6 +44,7 @@ class Rules:
     search: SearchTable
     reports: ReportRules
     shadowing: ShadowTable
+    landing: LandingTable
     planes: Mapping[str, PlaneType]
     observation: Mapping[str, Any]
     coastwatchers: Mapping[str, Any]
@@ -58,6 +60,7 @@ def build_rules(scenario_data: Mapping[str, Any], tables: Mapping[str, Any]) -> 
             search=SearchTable.from_mapping(tables["search"]),
             reports=ReportRules.from_mapping(tables["observation"]),
             shadowing=ShadowTable.from_mapping(tables["observation-shadowing"]),
+            landing=LandingTable.from_mapping(tables["landing"]),
             planes=plane_types(tables["planes"]),
             observation=tables["observation"],
             coastwatchers=tables["observation-coastwatchers"],

@@ -10,10 +10,11 @@ from dataclasses import dataclass, field, replace
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event
 from mailbot.games.flattop import air
+from mailbot.games.flattop.landing import roll_landing
 from mailbot.games.flattop.observe import Spotting, Target, Visibility, af_target, tf_target
 from mailbot.games.flattop.order_types import FtOrder
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.units import Fact, Side
+from mailbot.games.flattop.units import AirFormation, Fact, Side
 
 REFEREE: frozenset[str] = frozenset()
 
@@ -28,6 +29,7 @@ class Turn:
     events: list[Event] = field(default_factory=list)
     spottings: dict[Side, list[Spotting]] = field(default_factory=dict)
     shadows: list[tuple[Side, int, int]] = field(default_factory=list)  # side, its AF, enemy TF number
+    moved: dict[Side, set[int]] = field(default_factory=dict)  # TFs that moved this turn (12.7.3)
 
     def tell(self, side: Side, kind: str, text: str, **data: object) -> None:
         self.events.append(Event(f"ft.{kind}", text, frozenset({side.value}), dict(data)))
@@ -66,7 +68,7 @@ class Turn:
 
 
 def land_af(turn: Turn, side: Side, number: int, place: str, mp: int | None) -> None:
-    """Fly AF ``number`` toward ``place`` with ``mp`` (None: its full MF) and land if it gets there."""
+    """Fly AF ``number`` toward ``place`` with ``mp`` (None: its full MP) and land if it gets there."""
     st = turn.state
     formation = next((a for a in st.own_air(side) if a.number == number), None)
     goal = air.place_hex(st, side, place)
@@ -74,10 +76,24 @@ def land_af(turn: Turn, side: Side, number: int, place: str, mp: int | None) -> 
         return
     moved, problem = air.fly_toward(st, formation, goal, air.mf(st, formation) if mp is None else mp)
     turn.state = replace(st, air=tuple(moved if a is formation else a for a in st.air))
-    turn.state, landed = air.land(turn.state, moved, place)
-    where = st.scenario.map.hex_id(moved.hex) if moved.hex else "?"
-    if landed:
-        turn.tell(side, "landed", f"AF{number} landed at {place}")
-    else:
-        why = f" ({problem})" if problem else ""
-        turn.tell(side, "flying", f"AF{number} is flying to {place}, now at {where}{why}")
+    why = air.cannot_land(turn.state, moved, place, turn.moved.get(side, set()))
+    if why:
+        where = st.scenario.map.hex_id(moved.hex) if moved.hex else "?"
+        because = problem if why == "not there yet" and problem else why
+        turn.tell(side, "flying", f"AF{number} is flying to {place}, now at {where} ({because})")
+        return
+    _touch_down(turn, side, moved, place)
+
+
+def _touch_down(turn: Turn, side: Side, formation: AirFormation, place: str) -> None:
+    """Night and armed landings roll per factor (14.10, 14.14, seed 003 14.10.1); the rest land."""
+    st = turn.state
+    where = air.landing_place(st, formation, place)
+    label = f"ft.landing.t{st.turn}.{side.value}.AF{formation.number}"
+    result = roll_landing(formation.stacks, where, st.rules.landing, turn.dice, label)
+    turn.state = air.land(st, formation, place, result.landed)
+    for roll in result.rolls:
+        turn.referee("landing.roll", f"{side} AF{formation.number} at {place}: {roll.text}")
+    lost = f": {result.lost} air factor(s) lost in the landing" if result.lost else ""
+    night = " at night" if where.night else ""
+    turn.tell(side, "landed", f"AF{formation.number} landed at {place}{night}{lost}")

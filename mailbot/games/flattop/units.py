@@ -91,6 +91,14 @@ class Armament(StrEnum):
     TORPEDO = "torpedo"
 
 
+class LaunchType(StrEnum):
+    """Standard 14.8: the launch type sets movement on the take-off turn (reference A.5.4)."""
+
+    MINIMUM = "minimum"
+    NORMAL = "normal"
+    MAXIMUM = "maximum"
+
+
 class PlaneCategory(StrEnum):
     """Standard 8.9: who may handle the plane."""
 
@@ -119,6 +127,7 @@ class PlaneType:
     range: int  # RF: turns aloft, counting the take-off turn (standard 8.5.5)
     air_to_air: int  # air-to-air BHT
     roles: tuple[str, ...] = ("bomber",)  # of "interceptor", "escort", "bomber" (standard 8.12)
+    loads: tuple[Armament, ...] = ()  # what READY may arm it with (reference A.5.4)
     default: bool = False  # True: a design default, not checked against the counters
 
 
@@ -175,6 +184,20 @@ class Ship:
         return self.hits >= self.damage
 
     @property
+    def handles(self) -> frozenset[PlaneCategory]:
+        """Standard 8.9: carriers operate carrier planes; other plane-carrying ships float planes."""
+        if not self.capacity:
+            return frozenset()
+        if self.type.category is ShipCategory.CARRIER:
+            return frozenset({PlaneCategory.CARRIER})
+        return frozenset({PlaneCategory.FLOAT})
+
+    @property
+    def stops_to_recover(self) -> bool:
+        """Seed 003, 12.7.3: BBs, CAVs and AVs "have to stop in a hex for 1 turn to recover" float planes."""
+        return PlaneCategory.FLOAT in self.handles
+
+    @property
     def crippled(self) -> bool:
         """Standard 21: at Damage Factor - 1 hits a ship with Damage Factor >= 3 is dead in the water."""
         return self.damage >= 3 and self.hits >= self.damage - 1 and not self.sunk
@@ -198,6 +221,11 @@ class TaskForce:
     @property
     def carriers(self) -> tuple[Ship, ...]:
         return tuple(s for s in self.afloat if s.type.category is ShipCategory.CARRIER)
+
+    @property
+    def plane_ships(self) -> tuple[Ship, ...]:
+        """Every ship afloat that operates planes: carriers, and ships with float planes (12.7.3)."""
+        return tuple(s for s in self.afloat if s.handles)
 
 
 @dataclass(frozen=True)
@@ -236,6 +264,7 @@ class AirFormation:
     takeoff_turn: int
     searching: bool = False
     rf_spent: int = 0  # combat costs RF (standard 15.6): the landing deadline comes earlier
+    launch: LaunchType = LaunchType.MINIMUM  # sets its MP on the take-off turn (standard 14.8)
 
     @property
     def factors(self) -> int:

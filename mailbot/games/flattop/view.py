@@ -19,7 +19,7 @@ from mailbot.core.game import Event
 from mailbot.games.flattop.air import mf
 from mailbot.games.flattop.hexes import roman
 from mailbot.games.flattop.movement import range_left, tf_allowance
-from mailbot.games.flattop.order_checks import base_word, launch_min, sum_boxes
+from mailbot.games.flattop.order_checks import base_word, sum_boxes
 from mailbot.games.flattop.order_types import Plot, normalise
 from mailbot.games.flattop.reports import report_model
 from mailbot.games.flattop.resolve_air import NOT_RESOLVED
@@ -31,11 +31,13 @@ CONTACT_TURNS = 3  # contacts of the last three turns are shown; older ones are 
 SYNTAX = (
     "Orders, one per line (any case; # starts a comment):",
     "  PLOT TF1 <hex> <hex> [/ <next turn's hexes> ...]   or   PLOT TF1 HOLD",
-    "  SEARCH AF3 FROM <TF or base> <n> <plane> PATH <hex>[@HIGH|@LOW][+extra MP] ...",
+    "  SEARCH AF3 FROM <TF or base> <n> <plane> [GP|AP|TORPEDO|UNARMED] [MIN|NORMAL|MAX]",
+    "      PATH <hex>[@HIGH|@LOW][+extra MP] ...",
     "      [IF SHIPS|PLANES CLOSE <condition> [BACK <range>] | ATTACK [HIGH|LOW] | CONTINUE]",
     "      [JOIN AF2] [RETURN <TF or base>]          (leave out FROM for an AF already aloft)",
-    "  READY <TF or base> <n> <plane>     LAND AF3 <TF or base>     SHADOW AF3 <contact hex>",
-    "  DECEPTION TRUTHFUL|RANDOM|MAXIMAL  HOLD",
+    "  FLY AF4 [FROM ...] [PATH <hex> ...] [RENDEZVOUS <last path hex> WITH AF3] [RETURN <TF or base>]",
+    "  READY <TF or base> <n> <plane> [GP|AP|TORPEDO]     UNREADY <TF or base> <n> <plane> [load]",
+    "  LAND AF3 <TF or base>     SHADOW AF3 <contact hex>     DECEPTION TRUTHFUL|RANDOM|MAXIMAL     HOLD",
     "Silent sides keep their plots and start no new flights. "
     + NOT_RESOLVED[0].upper()
     + NOT_RESOLVED[1:]
@@ -71,7 +73,7 @@ def _tf(state: FlatTopState, tf: TaskForce) -> dict[str, Any]:
         "speed": tf_allowance(tf, state.time, state.rules.movement),
         "plot": plot,
         "ships": ships,
-        "air": boxes_text(sum_boxes(s.boxes for s in tf.carriers)) if tf.carriers else "",
+        "air": boxes_text(sum_boxes(s.boxes for s in tf.plane_ships)) if tf.plane_ships else "",
     }
 
 
@@ -179,9 +181,11 @@ def template_lines(state: FlatTopState, side: Side) -> list[str]:
 
 def _places(state: FlatTopState, side: Side) -> list[tuple[str, AirBoxes]]:
     tfs = [
-        (f"TF{t.number}", sum_boxes(s.boxes for s in t.carriers)) for t in state.own_tfs(side) if t.carriers
+        (f"TF{t.number}", sum_boxes(s.boxes for s in t.plane_ships))
+        for t in state.own_tfs(side)
+        if t.plane_ships
     ]
-    bases = [(base_word(b), b.boxes) for b in state.own_bases(side) if b.hex is not None and launch_min(b)]
+    bases = [(base_word(b), b.boxes) for b in state.own_bases(side) if b.hex is not None and b.launch_min]
     return tfs + bases
 
 

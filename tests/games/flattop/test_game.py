@@ -4,62 +4,29 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from mailbot.core.dice import DiceStream, order_digest
-from mailbot.core.game import Event, Line, Outcome, Parsed, ProblemKind, Setup, StepKind
+from mailbot.core.game import Event, ProblemKind, StepKind
 from mailbot.demo.script_flattop import route
 from mailbot.games.flattop import FlatTopGame
 from mailbot.games.flattop.hexes import Hex, hex_id
-from mailbot.games.flattop.order_types import FtOrder
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side
 from mailbot.games.flattop.weather import storm_hexes
 from mailbot.games.registry import find_game
 
-from .conftest import load_scenario_data, load_tables
+from .play import GAME, game_data, new, parse, play
 
-GAME = FlatTopGame()
 ROOT = Path(__file__).resolve().parents[3]
-SEED = b"flat top test seed".ljust(32, b".")
 
 
 @pytest.fixture(scope="module")
 def data() -> dict[str, Any]:
-    scenarios = {name: load_scenario_data(name) for name in ("test-small", "coral-sea-demo")}
-    return {"tables": load_tables(), "scenarios": scenarios}
-
-
-def new(data: dict[str, Any], scenario: str = "test-small", clear: bool = True) -> FlatTopState:
-    state = GAME.new_game(
-        Setup(scenario, ("allied", "japanese"), data=data), dice=DiceStream(SEED, "", "setup")
-    )
-    # Clear skies make the scripted paths below independent of the cloud dice.
-    return replace(state, weather=replace(state.weather, clouds=())) if clear else state
-
-
-def lines(*texts: str) -> list[Line]:
-    return [Line(i + 1, t) for i, t in enumerate(texts)]
-
-
-def parse(state: FlatTopState, seat: str, *texts: str) -> Parsed[FtOrder]:
-    return GAME.parse(state, seat, lines(*texts))
-
-
-def play(state: FlatTopState, orders: dict[str, list[str]]) -> Outcome[FlatTopState]:
-    step = GAME.step(state)
-    assert step is not None
-    parsed = {seat: parse(state, seat, *texts) for seat, texts in orders.items()}
-    for seat, p in parsed.items():
-        assert p.problems == (), (seat, p.problems)
-    digest = order_digest({seat: list(p.normalised) for seat, p in parsed.items()})
-    dice = DiceStream(SEED, digest, step.key)
-    return GAME.resolve(state, {seat: p.orders for seat, p in parsed.items()}, dice=dice)
+    return game_data()
 
 
 # --- the contract --------------------------------------------------------------------
