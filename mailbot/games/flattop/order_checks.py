@@ -21,6 +21,7 @@ from mailbot.games.flattop.movement import MovementRules, PlaneStep, formation_m
 from mailbot.games.flattop.order_types import (
     Fly,
     FtOrder,
+    Intercept,
     Land,
     Launch,
     Load,
@@ -207,6 +208,8 @@ def _unit_key(order: FtOrder) -> str:
         return f"TF{order.tf}"
     if isinstance(order, Search | Fly | Land | Shadow):
         return f"AF{order.af}"
+    if isinstance(order, Intercept):
+        return f"INTERCEPT AF{order.af}"  # besides the AF's own movement order
     return "DECEPTION" if isinstance(order, SetDeception) else ""
 
 
@@ -398,3 +401,15 @@ def check_unready(own: Own, order: Unready) -> Unready:
         what = plane if order.load is None else f"{plane} {load_word(order.load)}"
         raise illegal(f"{name} has only {count(boxes.ready, plane, order.load)} {what} in its Ready box")
     return replace(order, place=name, plane=plane)
+
+
+def check_intercept(own: Own, order: Intercept) -> Intercept:
+    """Standard 14.13 (reference A.7): only interceptors, unarmed fighter-capable factors, intercept."""
+    af = own.aloft(order.af)
+    if not any(is_interceptor(s, own.planes) for s in af.stacks):
+        raise illegal(f"AF{order.af} has no unarmed fighters to intercept with (standard 14.13)")
+    return order
+
+
+def is_interceptor(stack: AirFactors, planes: Mapping[str, PlaneType]) -> bool:
+    return stack.armament is None and "interceptor" in planes[stack.plane].roles

@@ -96,6 +96,14 @@ class Shadow:
 
 
 @dataclass(frozen=True)
+class Intercept:
+    """Standard 14.13 with seed 003, 14.13.2: this AF tries to intercept an observed enemy AF
+    that moves through its hex at its altitude (one attempt a turn)."""
+
+    af: int
+
+
+@dataclass(frozen=True)
 class SetDeception:
     policy: Deception
 
@@ -105,7 +113,7 @@ class Hold:
     pass
 
 
-FtOrder = Plot | Search | Fly | Ready | Unready | Land | Shadow | SetDeception | Hold
+FtOrder = Plot | Search | Fly | Ready | Unready | Land | Shadow | Intercept | SetDeception | Hold
 
 
 def _leg_text(hexmap: HexMap, leg: Leg) -> str:
@@ -179,6 +187,8 @@ def normalise(hexmap: HexMap, order: FtOrder) -> str:
             return f"UNREADY {place} {count} {plane}" + (f" {load_word(load)}" if load else "")
         case Land(af, place):
             return f"LAND AF{af} {place}"
+        case Intercept(af):
+            return f"INTERCEPT AF{af}"
         case Shadow(af, h):
             return f"SHADOW AF{af} {hexmap.hex_id(h)}"
         case SetDeception(policy):

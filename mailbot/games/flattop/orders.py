@@ -15,6 +15,7 @@ echoed. The normalised forms::
     UNREADY TF1 2 Dauntless GP              Ready box -> Readying box (to change a load)
     LAND AF3 TF1                            fly toward the base or TF and land when there
     SHADOW AF3 VI-K30                       shadow the ships contact seen last turn in that hex
+    INTERCEPT AF5                           try to intercept an enemy AF moving through AF5's hex
     DECEPTION TRUTHFUL|RANDOM|MAXIMAL       standing policy for reports the enemy gets of you
     HOLD                                    nothing this turn
 
@@ -62,6 +63,7 @@ from mailbot.games.flattop.order_checks import (
     Own,
     check_flight,
     check_fly,
+    check_intercept,
     check_land,
     check_launch,
     check_plot,
@@ -74,6 +76,7 @@ from mailbot.games.flattop.order_types import (
     Fly,
     FtOrder,
     Hold,
+    Intercept,
     Land,
     Launch,
     Load,
@@ -99,6 +102,7 @@ WORDS = {
     "UNREADY": "UNREADY", "UNRDY": "UNREADY",
     "LAND": "LAND",
     "SHADOW": "SHADOW", "SHAD": "SHADOW",
+    "INTERCEPT": "INTERCEPT", "INT": "INTERCEPT",
     "DECEPTION": "DECEPTION", "DECEIVE": "DECEPTION", "DEC": "DECEPTION",
     "HOLD": "HOLD", "PASS": "HOLD",
 }  # fmt: skip
@@ -312,6 +316,12 @@ def _shadow(own: Own, words: list[str]) -> Shadow:
     return check_shadow(own, Shadow(unit_number(words[0], "AF"), own.hex(words[1])))
 
 
+def _intercept(own: Own, words: list[str]) -> Intercept:
+    if len(words) != 1:
+        raise OrderError(ProblemKind.INVALID, "INTERCEPT reads INTERCEPT <AF with fighters>")
+    return check_intercept(own, Intercept(unit_number(words[0], "AF")))
+
+
 def _deception(own: Own, words: list[str]) -> SetDeception:
     if len(words) != 1 or words[0] not in POLICIES:
         raise OrderError(ProblemKind.INVALID, "DECEPTION reads DECEPTION TRUTHFUL, RANDOM or MAXIMAL")
@@ -326,7 +336,7 @@ def _hold(own: Own, words: list[str]) -> Hold:
 
 _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "PLOT": _plot, "SEARCH": _search, "FLY": _fly, "READY": _ready, "UNREADY": _unready, "LAND": _land,
-    "SHADOW": _shadow, "DECEPTION": _deception, "HOLD": _hold,
+    "SHADOW": _shadow, "INTERCEPT": _intercept, "DECEPTION": _deception, "HOLD": _hold,
 }  # fmt: skip
 
 

@@ -44,6 +44,7 @@ from mailbot.games.flattop.order_types import Fly, FtOrder, Plot, Ready, Search,
 from mailbot.games.flattop.reports import record
 from mailbot.games.flattop.resolve_air import follow_shadowed, run_searches, run_shadowing
 from mailbot.games.flattop.resolve_flight import run_followers, run_non_search
+from mailbot.games.flattop.resolve_intercept import run_intercepts
 from mailbot.games.flattop.resolve_observe import observe_all
 from mailbot.games.flattop.shadowing import seen_refs
 from mailbot.games.flattop.state import FlatTopState, InitiativeNote
@@ -68,6 +69,9 @@ def resolve_turn(
         run_non_search(turn, side)
     for side in by_initiative:
         run_followers(turn, side, run_searches(turn, side))
+        # Special interception (14.13) as the non-moving side sees each segment's flights;
+        # non-search movement was conducted first, so it is part of every segment's record.
+        run_intercepts(turn, side)
     observe_all(turn)
     _record_knowledge(turn)
     return _end_of_turn(turn)

@@ -30,7 +30,7 @@ from mailbot.games.flattop.shadowing import (
     resolve_shadow,
     shadow_events,
 )
-from mailbot.games.flattop.turn import Turn, land_af
+from mailbot.games.flattop.turn import Flight, Turn, land_af
 from mailbot.games.flattop.units import AirFormation, Altitude, Side, TaskForce
 from mailbot.games.flattop.weather import storm_hexes
 
@@ -181,6 +181,7 @@ def _after_search(turn: Turn, side: Side, order: Search, outcome: SearchOutcome)
         return
     stacks = tuple(replace(s, altitude=outcome.altitude) for s in formation.stacks)
     put(turn, formation, replace(formation, hex=outcome.path[-1], stacks=stacks, searching=True))
+    turn.flights.append(Flight(side, order.af, outcome.path, outcome.altitude))
     name = turn.state.scenario.map.hex_id
     route = " ".join(name(h) for h in outcome.path)
     seen = len({(u.hex, u.kind) for u in outcome.updates})

@@ -21,7 +21,7 @@ from mailbot.games.flattop.order_checks import path_steps
 from mailbot.games.flattop.order_types import Fly, Land
 from mailbot.games.flattop.resolve_air import NOT_RESOLVED, own_af, put
 from mailbot.games.flattop.search import SearchOutcome, rendezvous_path
-from mailbot.games.flattop.turn import Turn, land_af
+from mailbot.games.flattop.turn import Flight, Turn, land_af
 from mailbot.games.flattop.units import Side
 from mailbot.games.flattop.weather import storm_hexes
 
@@ -54,6 +54,7 @@ def _fly(turn: Turn, side: Side, order: Fly) -> tuple[tuple[Hex, ...], int] | No
     put(turn, formation, replace(formation, hex=end, stacks=stacks, searching=False))
     hexes = (formation.hex, *(leg.hex for leg in flown.legs))
     left = mp - flown.spent
+    turn.flights.append(Flight(side, order.af, hexes, altitude))
     if order.rendezvous is None:
         _tell_flight(turn, side, order, (hexes, left), flown.problem)
         if order.back is not None:
@@ -97,6 +98,7 @@ def _follow(turn: Turn, side: Side, order: Fly, outcomes: Mapping[str, SearchOut
         left -= len(after)
         stacks = tuple(replace(s, altitude=searcher.altitude) for s in formation.stacks)
         put(turn, formation, replace(formation, hex=path[-1], stacks=stacks))
+        turn.flights.append(Flight(side, order.af, tuple(path), searcher.altitude))
         route = " ".join(name(h) for h in after) or "nowhere (it did not move on)"
         turn.tell(
             side, "rendezvous", f"AF{order.af} met AF{leader} at {name(meet)} and followed it to {route}"

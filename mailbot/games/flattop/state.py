@@ -21,6 +21,7 @@ from mailbot.errors import GameError
 from mailbot.games.flattop import knowledge as knowledge_json
 from mailbot.games.flattop import units as units_json
 from mailbot.games.flattop.initiative import InitiativeRecord
+from mailbot.games.flattop.interception import InterceptionTable
 from mailbot.games.flattop.knowledge import Knowledge
 from mailbot.games.flattop.landing import LandingTable
 from mailbot.games.flattop.movement import MovementRules, movement_rules
@@ -45,6 +46,7 @@ class Rules:
     reports: ReportRules
     shadowing: ShadowTable
     landing: LandingTable
+    interception: InterceptionTable
     planes: Mapping[str, PlaneType]
     observation: Mapping[str, Any]
     coastwatchers: Mapping[str, Any]
@@ -61,6 +63,7 @@ def build_rules(scenario_data: Mapping[str, Any], tables: Mapping[str, Any]) -> 
             reports=ReportRules.from_mapping(tables["observation"]),
             shadowing=ShadowTable.from_mapping(tables["observation-shadowing"]),
             landing=LandingTable.from_mapping(tables["landing"]),
+            interception=InterceptionTable.from_mapping(tables["interception"]),
             planes=plane_types(tables["planes"]),
             observation=tables["observation"],
             coastwatchers=tables["observation-coastwatchers"],

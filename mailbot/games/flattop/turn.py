@@ -10,13 +10,25 @@ from dataclasses import dataclass, field, replace
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event
 from mailbot.games.flattop import air
+from mailbot.games.flattop.hexes import Hex, line
 from mailbot.games.flattop.landing import roll_landing
 from mailbot.games.flattop.observe import Spotting, Target, Visibility, af_target, tf_target
 from mailbot.games.flattop.order_types import FtOrder
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.units import AirFormation, Fact, Side
+from mailbot.games.flattop.units import AirFormation, Altitude, Fact, Side
 
 REFEREE: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Flight:
+    """An AF's movement this turn, for special interception (standard 14.13): every hex from
+    the start, and its altitude at the end (this version does not track it hex by hex)."""
+
+    side: Side
+    number: int
+    path: tuple[Hex, ...]
+    altitude: Altitude
 
 
 @dataclass
@@ -30,6 +42,8 @@ class Turn:
     spottings: dict[Side, list[Spotting]] = field(default_factory=dict)
     shadows: list[tuple[Side, int, int]] = field(default_factory=list)  # side, its AF, enemy TF number
     moved: dict[Side, set[int]] = field(default_factory=dict)  # TFs that moved this turn (12.7.3)
+    flights: list[Flight] = field(default_factory=list)  # the movement segment being resolved
+    intercepted: set[int] = field(default_factory=set)  # AFs that made their attempt (14.13)
 
     def tell(self, side: Side, kind: str, text: str, **data: object) -> None:
         self.events.append(Event(f"ft.{kind}", text, frozenset({side.value}), dict(data)))
@@ -76,6 +90,9 @@ def land_af(turn: Turn, side: Side, number: int, place: str, mp: int | None) -> 
         return
     moved, problem = air.fly_toward(st, formation, goal, air.mf(st, formation) if mp is None else mp)
     turn.state = replace(st, air=tuple(moved if a is formation else a for a in st.air))
+    if moved.hex is not None and moved.hex != formation.hex:
+        path = tuple(line(formation.hex, moved.hex))
+        turn.flights.append(Flight(side, number, path, moved.stacks[0].altitude))
     why = air.cannot_land(turn.state, moved, place, turn.moved.get(side, set()))
     if why:
         where = st.scenario.map.hex_id(moved.hex) if moved.hex else "?"

@@ -37,7 +37,8 @@ SYNTAX = (
     "      [JOIN AF2] [RETURN <TF or base>]          (leave out FROM for an AF already aloft)",
     "  FLY AF4 [FROM ...] [PATH <hex> ...] [RENDEZVOUS <last path hex> WITH AF3] [RETURN <TF or base>]",
     "  READY <TF or base> <n> <plane> [GP|AP|TORPEDO]     UNREADY <TF or base> <n> <plane> [load]",
-    "  LAND AF3 <TF or base>     SHADOW AF3 <contact hex>     DECEPTION TRUTHFUL|RANDOM|MAXIMAL     HOLD",
+    "  LAND AF3 <TF or base>     SHADOW AF3 <contact hex>     INTERCEPT AF5 (unarmed fighters)",
+    "  DECEPTION TRUTHFUL|RANDOM|MAXIMAL     HOLD",
     "Silent sides keep their plots and start no new flights. "
     + NOT_RESOLVED[0].upper()
     + NOT_RESOLVED[1:]

@@ -12,13 +12,15 @@ import pytest
 from mailbot.core.dice import FixedDice
 from mailbot.core.game import ProblemKind
 from mailbot.games.flattop import air
-from mailbot.games.flattop.hexes import neighbours
+from mailbot.games.flattop.hexes import Hex, neighbours
+from mailbot.games.flattop.interception import InterceptionTable, combat_possible
 from mailbot.games.flattop.landing import Landing, LandingTable, roll_landing
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import (
     AirBoxes,
     AirFactors,
     AirFormation,
+    Altitude,
     Armament,
     Handling,
     LaunchType,
@@ -29,7 +31,7 @@ from mailbot.games.flattop.units import (
 )
 
 from .conftest import load_tables
-from .play import game_data, new, parse, play
+from .play import GAME, game_data, new, parse, play
 
 
 @pytest.fixture(scope="module")
@@ -306,3 +308,67 @@ def test_a_catalina_landing_at_night_rolls_with_the_seaplane_bonus_in_a_game(dat
     assert len(rolls) == 1 and "+1 seaplane at an SP base (14.10.1)" in rolls[0]
     assert not any(a.number == 1 for a in outcome.state.own_air(Side.ALLIED))
     assert "AF1 landed at Port-Moresby at night" in texts(outcome.events, Side.ALLIED)
+
+
+# --- special interception (standard 14.13, seed 003 14.13.2) ------------------------------
+
+
+def zeros_at(state: FlatTopState, where: str) -> FlatTopState:
+    """A Japanese AF5 of two unarmed Zeros, Low, already aloft."""
+    h = state.scenario.map.parse(where)
+    assert h is not None
+    af5 = AirFormation(5, Side.JAPANESE, h, (AirFactors("Zero", 2, True),), "TF1", state.turn)
+    return replace(state, air=(*state.air, af5))
+
+
+def intercept_turn(data: dict[str, Any], face: int) -> Any:
+    """Turn 2 (0600, day): the Allied AF1 flies through V-E25, where Japanese AF5 waits."""
+    state = zeros_at(play(new(data), {}).state, "V-E25")
+    allied = parse(state, "allied", "fly af1 from tf1 1 wildcat path v-e25 v-e24").orders
+    japanese = parse(state, "japanese", "intercept af5").orders
+    dice = FixedDice([1] * 400, by_label={f"ft.intercept.t{state.turn}.japanese.AF5": [face]})
+    return GAME.resolve(state, {"allied": allied, "japanese": japanese}, dice=dice)
+
+
+def test_14_13_2_a_failed_interception_in_a_non_combat_hex_reveals_the_interceptor(
+    data: dict[str, Any],
+) -> None:
+    """Seed 003, 14.13.2: "This type (only) of Special Interception is allowed in any hex on the
+    map. If the attempt is made in a hex where combat cannot usually occur, subtract one from the
+    die roll. In addition, a previously unobserved AF attempting this interception in a
+    "non-combat" hex must reveal its presence whether the attempt is successful or not." """
+    outcome = intercept_turn(data, face=4)  # 4 - 1 = 3: short of 4
+    (roll,) = [e.text for e in outcome.events if e.kind == "ft.intercept.roll"]
+    assert "-1 non-combat hex (14.13.2) = 3" in roll
+    assert "AF5 failed to intercept an enemy AF at V-E25" in texts(outcome.events, Side.JAPANESE)
+    assert "intercept" not in texts(outcome.events, Side.ALLIED)
+    assert any(e.text.startswith("allied: AF1 sees planes at V-E25 (C1)") for e in outcome.events)
+    assert any(c.hex == "V-E25" for c in outcome.state.side(Side.ALLIED).knowledge.of_turn(2))
+
+
+def test_a_successful_interception_is_told_to_both_sides(data: dict[str, Any]) -> None:
+    outcome = intercept_turn(data, face=6)
+    assert "AF5 intercepted an enemy AF" in texts(outcome.events, Side.JAPANESE)
+    assert "AF1 was intercepted at V-E25" in texts(outcome.events, Side.ALLIED)
+
+
+def test_only_unarmed_fighters_intercept(data: dict[str, Any]) -> None:
+    state = zeros_at(new(data), "V-E25")
+    assert parse(state, "japanese", "int af5").normalised == ("INTERCEPT AF5",)
+    (problem,) = parse(state, "japanese", "intercept af9").problems
+    assert problem.reason == "you have no AF9 in the air"
+    armed = replace(
+        state, air=tuple(replace(a, stacks=(AirFactors("Val", 2, True, Armament.AP),)) for a in state.air)
+    )
+    (problem,) = parse(armed, "japanese", "intercept af5").problems
+    assert problem.reason == "AF5 has no unarmed fighters to intercept with (standard 14.13)"
+
+
+def test_combat_can_usually_occur_at_units_and_high_near_own_radar() -> None:
+    table = InterceptionTable()
+    here, near, far = Hex(3, 3), Hex(3, 5), Hex(3, 9)
+    assert combat_possible(here, Altitude.LOW, units=[here], radars=[], table=table)
+    assert combat_possible(near, Altitude.HIGH, units=[], radars=[here], table=table)
+    assert not combat_possible(near, Altitude.LOW, units=[], radars=[here], table=table)
+    assert not combat_possible(far, Altitude.HIGH, units=[], radars=[here], table=table)
+    assert InterceptionTable.from_mapping(load_tables()["interception"]) == table

@@ -45,6 +45,13 @@ LETTER = [
     "plot tf1 i-g17",
     "ready tf1 1 devastator",
     "search af4 from lae 1 zero path i-b19",
+    "fly af5 from tf1 1 dauntless gp path v-e25 rendezvous v-e25 with af2",
+    "fly af6 from tf1 1 dauntless normal",  # a second launch type from TF1
+    "unready tf1 1 dauntless gp",
+    "ready tf1 1 devastator torpedo",
+    "intercept af1",
+    "intercept af3",  # the Japanese may or may not have an AF3
+    "land af1 v-c26",
     "hold",
 ]
 

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""INTERCEPT orders in a turn: after each side's movement segment, the other side's
+interceptors may roll against the AFs that moved through their hexes (``interception``).
+
+Who hears what: the intercepting side learns its own attempt's result. The
+moving side hears of a successful interception (its AF meets the enemy), and
+of a failed one only through 14.13.2's reveal (a spotting, so it enters that
+side's knowledge like any other contact). A failed attempt that reveals
+nothing tells the moving side nothing at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mailbot.games.flattop.hexes import Hex
+from mailbot.games.flattop.interception import combat_possible, roll_interception
+from mailbot.games.flattop.observe import af_target, interception_reveal
+from mailbot.games.flattop.order_checks import is_interceptor
+from mailbot.games.flattop.order_types import Intercept
+from mailbot.games.flattop.resolve_air import NOT_RESOLVED, own_af
+from mailbot.games.flattop.shadowing import seen_refs
+from mailbot.games.flattop.turn import Flight, Turn
+from mailbot.games.flattop.units import AirFormation, Side
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    interceptor: AirFormation
+    flight: Flight
+    where: Hex
+
+
+def run_intercepts(turn: Turn, mover: Side) -> None:
+    """The non-moving side's INTERCEPT orders against ``mover``'s flights of this segment."""
+    other = mover.opponent
+    for order in turn.of(other, Intercept):
+        assert isinstance(order, Intercept)
+        if order.af in turn.intercepted:
+            continue  # one attempt a turn
+        attempt = _find(turn, other, order.af, mover)
+        if attempt is not None:
+            turn.intercepted.add(order.af)
+            _attempt(turn, attempt)
+
+
+def _find(turn: Turn, side: Side, number: int, mover: Side) -> _Attempt | None:
+    interceptor = own_af(turn, side, number)
+    if interceptor is None or interceptor.hex is None:
+        return None
+    if not any(is_interceptor(s, turn.state.rules.planes) for s in interceptor.stacks):
+        return None
+    altitude = interceptor.stacks[0].altitude
+    visible = turn.state.rules.search.condition(turn.sky().time, 0) > 0  # "an observed enemy AF"
+    for flight in turn.flights:
+        passes = interceptor.hex in flight.path[1:]
+        if flight.side is mover and passes and flight.altitude is altitude and visible:
+            return _Attempt(interceptor, flight, interceptor.hex)
+    return None
+
+
+def _attempt(turn: Turn, attempt: _Attempt) -> None:
+    st = turn.state
+    interceptor, flight, h = attempt.interceptor, attempt.flight, attempt.where
+    side, mover = interceptor.side, flight.side
+    altitude = interceptor.stacks[0].altitude
+    radars = [t.hex for t in st.own_tfs(side) if any(s.radar for s in t.afloat)]
+    radars += [b.hex for b in st.own_bases(side) if b.radar and b.hex is not None]
+    units = [t.hex for t in st.task_forces] + [b.hex for b in st.bases if b.hex is not None]
+    in_combat = combat_possible(h, altitude, units=units, radars=radars, table=st.rules.interception)
+    label = f"ft.intercept.t{st.turn}.{side.value}.AF{interceptor.number}"
+    success, roll = roll_interception(st.rules.interception, turn.dice, label, in_combat_hex=in_combat)
+    name = st.scenario.map.hex_id(h)
+    turn.referee("intercept.roll", f"{side} AF{interceptor.number} vs {mover} AF{flight.number}: {roll.text}")
+    result = f"intercepted an enemy AF: {NOT_RESOLVED}" if success else "failed to intercept an enemy AF"
+    turn.tell(side, "intercept", f"AF{interceptor.number} {result} at {name}")
+    if success:
+        turn.tell(mover, "intercepted", f"AF{flight.number} was intercepted at {name}: {NOT_RESOLVED}")
+    target = af_target(interceptor)
+    observed = target.ref in st.side(mover).seen | seen_refs(turn.spottings.get(mover, []))
+    reveal = interception_reveal(
+        target, f"AF{flight.number}", combat_possible=in_combat, already_observed=observed
+    )
+    if reveal is not None:
+        turn.spot(mover, [reveal])
