@@ -58,14 +58,19 @@ def take(
 
 
 def _moving(
-    plane: str | None, n: int, source: BoxName, target: BoxName, change: Callable[[AirFactors], AirFactors]
+    plane: str | None,
+    n: int,
+    boxes_: tuple[BoxName, BoxName],
+    change: Callable[[AirFactors], AirFactors],
+    load: Load | None = None,
 ) -> Callable[[AirBoxes], AirBoxes]:
-    """A box update moving up to ``n`` factors (shared across a TF's ships) between two boxes of
-    the same ship or base, ``change`` applied to what moves (arming, disarming)."""
+    """A box update moving up to ``n`` factors (shared across a TF's ships) of ``load`` (None:
+    any) between two boxes of the same ship or base, ``change`` applied to what moves."""
+    source, target = boxes_
     moved = [0]
 
     def update(boxes: AirBoxes) -> AirBoxes:
-        left, taken = take(getattr(boxes, source), plane, n - moved[0])
+        left, taken = take(getattr(boxes, source), plane, n - moved[0], load)
         moved[0] += sum(s.count for s in taken)
         target_box = (*getattr(boxes, target), *(change(s) for s in taken))
         return replace(boxes, **{source: left, target: target_box})
@@ -126,7 +131,7 @@ def ready(state: FlatTopState, side: Side, order: Ready) -> FlatTopState:
         return replace(stack, armament=order.arm)
 
     return _update_place(
-        state, side, order.place, _moving(order.plane, order.count, "readying", "ready", arm)
+        state, side, order.place, _moving(order.plane, order.count, ("readying", "ready"), arm)
     )
 
 
@@ -136,13 +141,7 @@ def unready(state: FlatTopState, side: Side, order: Unready) -> FlatTopState:
     def disarm(stack: AirFactors) -> AirFactors:
         return replace(stack, armament=None)
 
-    left = [0]
-
-    def update(boxes: AirBoxes) -> AirBoxes:
-        rest, taken = take(boxes.ready, order.plane, order.count - left[0], order.load)
-        left[0] += sum(s.count for s in taken)
-        return replace(boxes, ready=rest, readying=(*boxes.readying, *(disarm(s) for s in taken)))
-
+    update = _moving(order.plane, order.count, ("ready", "readying"), disarm, order.load)
     return _update_place(state, side, order.place, update)
 
 
@@ -153,7 +152,9 @@ def just_landed_to_readying(state: FlatTopState, side: Side, used: dict[str, int
         place = f"TF{unit.number}" if isinstance(unit, TaskForce) else unit.name
         spare = readying_factor(unit) - used.get(place_key(place), 0)
         if spare > 0:
-            state = _update_place(state, side, place, _moving(None, spare, "just_landed", "readying", _same))
+            state = _update_place(
+                state, side, place, _moving(None, spare, ("just_landed", "readying"), _same)
+            )
     return state
 
 
