@@ -101,7 +101,7 @@ class Bot:
         self.clock = clock
         self.engine: Engine = db.make_engine(settings.store.url)
         self.checkpoint = crash_checkpoint(settings.debug.crash_at)
-        self.renderer = Renderer(settings.bot.templates_dir)
+        self.renderer = Renderer(settings.bot.template_overrides)
         bot = settings.bot
         self.identity = Identity(
             bot.address, bot.name, bot.gm_address, bot.max_message_bytes, bot.max_text_chars
@@ -128,7 +128,7 @@ class Bot:
         self.postman = Postman(
             renderer=self.renderer, identity=self.identity, new_message_id=self.new_message_id
         )
-        self.games = Games(postman=self.postman, data_dir=settings.bot.data_dir, clock=clock)
+        self.games = Games(postman=self.postman, clock=clock)
         self.turns = Turns(games=self.games, postman=self.postman, renderer=self.renderer, clock=clock)
         self.gm = GmActions(games=self.games, turns=self.turns, postman=self.postman, clock=clock)
         self.gate = Gatekeeper(

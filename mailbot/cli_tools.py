@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import random
+from importlib.resources import files
 from pathlib import Path
 
 import typer
 
-from mailbot.settings import PROJECT_ROOT
+#: seed 004 prints three cells of the chart; the rest is a generated default
+SHIPPED_CHART = files("mailbot") / "data" / "envelope-hex-values.toml"
+
 
 simulate_app = typer.Typer(help="Measure what a rule gives over many simulated games.", no_args_is_help=True)
 
@@ -46,8 +49,8 @@ def simulate_atlantic(
 def envelope(
     attacks: list[str] = typer.Argument(..., help="ODDS@HEX[+HEX...] each, e.g. 3-1@F12 5-1@G13 1-4@I-11"),
     modulus: int = typer.Option(5, "--modulus", min=1, help="How many coin envelopes are in use."),
-    chart: Path = typer.Option(
-        PROJECT_ROOT / "config" / "envelope" / "hex-values.toml", "--chart", help="Hex value chart (TOML)."
+    chart: Path | None = typer.Option(
+        None, "--chart", help="Hex value chart (TOML); default: the shipped chart (a design default)."
     ),
 ) -> None:
     """Seed 004's sealed-envelope number from hex values and odds."""
@@ -57,7 +60,8 @@ def envelope(
     for text in attacks:
         odds, _, hexes = text.partition("@")
         parsed.append(Attack(odds, tuple(h for h in hexes.split("+") if h)))
-    result = envelope_number(parsed, load_chart(chart.read_text(encoding="utf-8")), modulus)
+    text = chart.read_text(encoding="utf-8") if chart else SHIPPED_CHART.read_text(encoding="utf-8")
+    result = envelope_number(parsed, load_chart(text), modulus)
     for line in result.lines:
         typer.echo(f"  {line.text}")
     for problem in result.problems:

@@ -69,8 +69,9 @@ class BotSettings(_Section):
     gm_address: str | None = None  # told about failed deliveries and shunted letters
     max_message_bytes: int = 256_000
     max_text_chars: int = 64_000
-    templates_dir: Path = PROJECT_ROOT / "templates"
-    data_dir: Path = PROJECT_ROOT / "config"
+    # A folder of templates that replace the shipped ones of the same name
+    # (``common/reply.txt.j2``, ``flattop/report.html.j2``...); unset: the shipped ones only.
+    template_overrides: Path | None = None
     timezone: str = "UTC"
     # Safety interlock: do not process a deadline when more than this share of seats sent
     # nothing, or when reading the mailbox failed within this many minutes; pause and ask the GM.

@@ -8,7 +8,7 @@ multiply both 3-1 and 1-3 odds"); the products are added and divided by five;
 "any remainder is the coin envelope number you open". Any other number of
 envelopes works the same way (``modulus``).
 
-The chart is data (``config/envelope/hex-values.toml``); the edge reads the
+The chart is data (``mailbot/data/envelope-hex-values.toml``); the edge reads the
 file and passes its text to :func:`load_chart`, so this module stays pure.
 
 Hex ids accepted: a letter and a number (``F12``, ``I-11``, ``I11``, ``f 12``;

@@ -76,6 +76,16 @@ class Parsed(Generic[OrderT]):
         return tuple(a.normalised for a in self.accepted)
 
 
+def refuse_all(lines: Sequence[Line], reason: str) -> Parsed[Any]:
+    """Every non-blank line refused for one reason (a letter after the end, from a seat not moving)."""
+    problems = tuple(
+        Problem(line.number, line.text.strip(), ProblemKind.ILLEGAL, reason)
+        for line in lines
+        if line.text.strip()
+    )
+    return Parsed(problems=problems)
+
+
 class StepKind(StrEnum):
     ORDERS = "orders"  # ordinary orders for the turn
     SEALED = "sealed"  # a sealed value per seat (SEAL <label> <value>)

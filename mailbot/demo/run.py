@@ -26,7 +26,7 @@ from sqlmodel import Session, select
 
 from mailbot.app import Bot
 from mailbot.demo.mailserver import EmbeddedMailServer
-from mailbot.demo.scripts import DEMOS, DemoGame, find_demo
+from mailbot.demo.scripts import DemoGame, demos, find_demo
 from mailbot.errors import MailbotError
 from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.services.archive import export
@@ -136,7 +136,7 @@ class Script:
         if self.mistake and kind == "orders":
             await self.player.send(f"Re: {self.tag} orders", f"ORDERS {key}\n{self.mistake}\nEND\n")
             self.mistake = ""
-        body = self.demo.answer(self.seat, key, kind, len(self.answered), text)
+        body = self.demo.script.answer(self.seat, key, kind, len(self.answered), text)
         self.answered.add(key)
         await self.player.send(f"Re: {self.tag} {kind}", body)
 
@@ -157,12 +157,12 @@ def _create_game(bot: Bot, demo: DemoGame, players: list[str]) -> tuple[int, lis
     """The GM creates the game and invites the first player; returns the other seats' invite codes."""
     setup = GameSetup(
         plugin=demo.plugin,
-        scenario=demo.scenario,
-        title=demo.title,
+        scenario=demo.script.scenario,
+        title=demo.script.title,
         deadline="24h",
         timezone="Europe/Berlin",
         gm_address=GM,
-        options=dict(demo.options),
+        options=dict(demo.script.options),
         early=timedelta(seconds=0.5),  # the demo need not wait for late corrections
         reminders=(),
     )
@@ -190,14 +190,14 @@ async def _script(bot: Bot, server: EmbeddedMailServer, demo: DemoGame, timeout:
     bot.wake.set()
     seat_names = _seat_names(bot, game_id)
     scripts = [
-        Script(Player(address, server), seat, demo, mistake=demo.mistake if n == 1 else "")
+        Script(Player(address, server), seat, demo, mistake=demo.script.mistake if n == 1 else "")
         for n, (address, seat) in enumerate(zip(addresses, seat_names, strict=False))
     ]
     for script, (seat, code) in zip(scripts[1:], joining, strict=True):
         await script.player.send("joining", f"HELP\nJOIN {game_id} {seat} {code}\n")
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while not _finished(bot, game_id, demo.stop_after):
+    while not _finished(bot, game_id, demo.script.stop_after):
         if loop.time() > deadline:
             raise MailbotError(f"the demo game did not get far enough in {timeout:.0f} s")
         for script in scripts:
@@ -227,7 +227,8 @@ async def run_demo(game: str = "duel", archive: Path | None = None, workdir: Pat
     """Play the demo; returns the one-line summary."""
     demo = find_demo(game)
     if demo is None:
-        raise MailbotError(f"no demo for {game!r}; there are: {', '.join(DEMOS)}")
+        known = ", ".join(d.plugin for d in demos())
+        raise MailbotError(f"no demo for {game!r}; there are: {known}")
     workdir = workdir or Path(tempfile.mkdtemp(prefix="mailbot-demo-"))
     async with EmbeddedMailServer() as server:
         for address in (BOT, GM, *(f"player{n}@demo.localhost" for n in range(1, 5))):

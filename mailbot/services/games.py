@@ -12,7 +12,6 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -82,12 +81,10 @@ class Games:
         self,
         *,
         postman: Postman,
-        data_dir: Path,
         clock: Callable[[], datetime],
         draw_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
     ) -> None:
         self.postman = postman
-        self.data_dir = data_dir
         self.clock = clock
         self.draw_seed = draw_seed
         # Set by Turns: writes the opening letters once the first step is open.
@@ -128,7 +125,7 @@ class Games:
             raise ConfigError(f"deadline {setup.deadline!r}: {spec.reason}")
         if not deadlines.valid_zone(setup.timezone):
             raise ConfigError(f"unknown time zone {setup.timezone!r}")
-        data = load_game_data(self.data_dir, plugin.name)
+        data = load_game_data(plugin.name)
         seats = plugin.seats(setup.scenario, data)
         now = self.clock()
         # The set-up rolls (initial wind, first deal...) get a stream of their own, kept as

@@ -34,7 +34,7 @@ class Letter:
 
 
 class Postman:
-    """Renders letters with ``templates/common/letter`` and queues them in the caller's transaction."""
+    """Renders letters with ``common/letter`` and queues them in the caller's transaction."""
 
     def __init__(
         self,

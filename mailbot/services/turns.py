@@ -24,7 +24,6 @@ from mailbot.core.game import Event, Line, Outcome
 from mailbot.mail.compose import Attachment
 from mailbot.render.templates import Renderer
 from mailbot.services import chainlog
-from mailbot.services.gamedata import package_dir
 from mailbot.services.games import Games, tag
 from mailbot.services.letters import Letter, Postman
 from mailbot.store.game_tables import (
@@ -170,9 +169,7 @@ class Turns:
         state = plugin.load(game.state)
         now = self.clock()
         for seat in Games.seats(session, self._id(game)):
-            body = self.renderer.render(
-                f"{package_dir(game.plugin)}/report", {"r": plugin.view(state, (), seat.name)}
-            )
+            body = self.renderer.render(f"{game.plugin}/report", {"r": plugin.view(state, (), seat.name)})
             letter = Letter(
                 seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game begins", body=body
             )
@@ -198,9 +195,7 @@ class Turns:
         for seat in Games.seats(session, self._id(game)):
             if seat.status is not SeatStatus.ACTIVE:
                 continue
-            body = self.renderer.render(
-                f"{package_dir(game.plugin)}/report", {"r": plugin.view(state, events, seat.name)}
-            )
+            body = self.renderer.render(f"{game.plugin}/report", {"r": plugin.view(state, events, seat.name)})
             letter = Letter(
                 seat.address, f"[{tag(game)} {seat.secret}] {game.title}: {step.title} resolved", body=body
             )

@@ -15,7 +15,6 @@ from mailbot.services.inbound import Identity, InboundProcessor
 from mailbot.services.intake import Intake
 from mailbot.services.notices import GmNotifier
 from mailbot.services.outbox import Outbox, RetryPolicy
-from mailbot.settings import PROJECT_ROOT
 from mailbot.testing.fakes import FakeSink
 
 BOT = "bot@example.test"
@@ -73,7 +72,7 @@ class Wired:
         self.intake = Intake(engine=engine, mailbox="INBOX", clock=self.clock)
         self.processor = InboundProcessor(
             engine=engine,
-            renderer=Renderer(PROJECT_ROOT / "templates"),
+            renderer=Renderer(),
             identity=Identity(BOT, "mailbot", gm),
             clock=self.clock,
             new_message_id=lambda: f"out-{next(counter)}@example.test",

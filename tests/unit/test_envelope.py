@@ -20,7 +20,7 @@ from mailbot.core.envelope import (
 )
 from mailbot.errors import ConfigError
 
-CHART_FILE = Path(__file__).resolve().parents[2] / "config" / "envelope" / "hex-values.toml"
+CHART_FILE = Path(__file__).resolve().parents[2] / "mailbot" / "data" / "envelope-hex-values.toml"
 CHART = load_chart(CHART_FILE.read_text(encoding="utf-8"))
 
 

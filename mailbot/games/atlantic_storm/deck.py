@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The Force deck in four parts by Year of Sailing, and what the moderator does with it (seed 000).
 
-The card list is data (``config/atlantic_storm/decks.toml``): the seed does
+The card list is data (``mailbot/games/atlantic_storm/data/decks.toml``): the seed does
 not print it. Every shuffle is a Fisher-Yates driven by labelled rolls of
 the step's verifiable dice, so a deck's order can be checked once the seed
 is revealed.

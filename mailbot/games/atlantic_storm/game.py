@@ -23,11 +23,11 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
-from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind
+from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
 from mailbot.errors import GameError
 from mailbot.games.atlantic_storm import view as report
 from mailbot.games.atlantic_storm.deck import deal, first_draw_pile, give_up, read_parts, replace_draw_pile
-from mailbot.games.atlantic_storm.orders import Discard, Play, StormOrder, parse_lines, refuse_all
+from mailbot.games.atlantic_storm.orders import Discard, Play, StormOrder, parse_lines
 from mailbot.games.atlantic_storm.state import PlayRecord, StormState, dump_state, load_state
 from mailbot.games.atlantic_storm.timeline import (
     CONVOYS,

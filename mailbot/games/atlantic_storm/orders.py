@@ -114,14 +114,3 @@ def _drop_conflicting_pass(
     ]
     kept = tuple(a for a in accepted if not isinstance(a.order, Pass))
     return Parsed(kept, tuple(sorted((*problems, *conflicting), key=lambda p: p.line)))
-
-
-def refuse_all(lines: Sequence[Line], reason: str) -> Parsed[StormOrder]:
-    """Every line refused for one reason, e.g. when no convoy is being played."""
-    return Parsed(
-        problems=tuple(
-            Problem(line.number, line.text.strip(), ProblemKind.ILLEGAL, reason)
-            for line in lines
-            if line.text.strip()
-        )
-    )

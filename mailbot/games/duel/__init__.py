@@ -46,6 +46,12 @@ referee sees everything. Dice labels name turn, seat and die, e.g.
 ``attack/T2/north/die1`` and ``defend/T2/south/die2``.
 """
 
+from mailbot.core.game import Game
 from mailbot.games.duel.game import DuelGame
+from mailbot.games.duel.orders import DuelOrder
+from mailbot.games.duel.state import DuelState
 
-__all__ = ["DuelGame"]
+#: The plugin, typed against the protocol so that mypy checks every method's signature.
+GAME: Game[DuelState, DuelOrder] = DuelGame()
+
+__all__ = ["GAME", "DuelGame"]

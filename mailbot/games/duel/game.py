@@ -14,9 +14,9 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
-from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind
+from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
 from mailbot.games.duel import view as report
-from mailbot.games.duel.orders import Context, DuelOrder, bid_of, parse_lines, refuse_all, split_of
+from mailbot.games.duel.orders import Context, DuelOrder, bid_of, parse_lines, split_of
 from mailbot.games.duel.rules import DEFAULT_BID, DEFAULT_SPLIT, play_turn, result_of
 from mailbot.games.duel.state import (
     SEATS,

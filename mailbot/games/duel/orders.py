@@ -224,17 +224,6 @@ def parse_lines(lines: Sequence[Line], context: Context) -> Parsed[DuelOrder]:
     return Parsed(_accepted(readings), problems)
 
 
-def refuse_all(lines: Sequence[Line], reason: str) -> Parsed[DuelOrder]:
-    """Every line refused for the same reason, e.g. a letter after the game ended."""
-    return Parsed(
-        problems=tuple(
-            Problem(line.number, line.text.strip(), ProblemKind.ILLEGAL, reason)
-            for line in lines
-            if line.text.strip()
-        )
-    )
-
-
 def split_of(orders: Sequence[DuelOrder]) -> Split | None:
     """The turn's split from accepted orders; ``None`` when there is no ATTACK (the seat sent nothing)."""
     attack = next((order.dice for order in orders if isinstance(order, Attack)), None)

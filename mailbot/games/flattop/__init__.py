@@ -18,6 +18,12 @@ The rules live in small pure modules; :class:`FlatTopGame` (``game``) is the plu
   condition reports by e-mail; air combat is not resolved).
 """
 
+from mailbot.core.game import Game
 from mailbot.games.flattop.game import FlatTopGame
+from mailbot.games.flattop.order_types import FtOrder
+from mailbot.games.flattop.state import FlatTopState
 
-__all__ = ["FlatTopGame"]
+#: The plugin, typed against the protocol so that mypy checks every method's signature.
+GAME: Game[FlatTopState, FtOrder] = FlatTopGame()
+
+__all__ = ["GAME", "FlatTopGame"]

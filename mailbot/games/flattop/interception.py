@@ -8,7 +8,7 @@ allows this kind in any hex, with "subtract one from the die roll" where
 combat cannot usually occur, and a previously unobserved interceptor in such
 a hex "must reveal its presence whether the attempt is successful or not"
 (:func:`observe.interception_reveal`). The table is a design default
-(``config/flattop/tables/interception.toml``).
+(``mailbot/games/flattop/data/tables/interception.toml``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ lands, or it is eliminated. So does a factor landing while still armed, by
 day too (14.14). Seed 003, 14.10.1: "Seaplanes (Catalina, Mavis, Emily) add
 "1" to their night landing roll ... They only receive this benefit if
 landing at bases equipped for SP handling." The chart itself is a design
-default (``config/flattop/tables/landing.toml``, which says why it reads
+default (``mailbot/games/flattop/data/tables/landing.toml``, which says why it reads
 high-is-good).
 """
 

@@ -12,7 +12,7 @@ each step of an e-mailed path (1 MP a hex, 1 MP to linger for another search
 roll, seed 003, 7.3; "Going from low to high altitude costs one extra MP in
 the hex in which it occurs", seed 003, 14.11), the movement allowance by
 launch type, and the range (landing deadline). Costs come from
-``config/flattop/tables/movement.toml`` (:func:`movement_rules`).
+``mailbot/games/flattop/data/tables/movement.toml`` (:func:`movement_rules`).
 """
 
 from __future__ import annotations

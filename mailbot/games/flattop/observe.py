@@ -12,7 +12,7 @@ observer could ever learn and drops the rest on purpose: ship names are not
 in it (names are never reported, 7.12.2 and 15.1), nor are plane names.
 :func:`tf_target` and :func:`af_target` build it from :mod:`units`.
 
-Observation tables are data (``config/flattop/tables/observation*.toml``):
+Observation tables are data (``mailbot/games/flattop/data/tables/observation*.toml``):
 pure code gets the parsed mappings.
 """
 

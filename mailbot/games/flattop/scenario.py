@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Scenarios: from parsed TOML (``config/flattop/scenarios/*.toml``) to frozen dataclasses.
+"""Scenarios: from parsed TOML (``mailbot/games/flattop/data/scenarios/*.toml``) to frozen dataclasses.
 
 Pure: the edge reads the files and hands in plain mappings, the scenario and
-``tables`` (the files of ``config/flattop/tables/`` by stem: ``ships``,
+``tables`` (the files of ``mailbot/games/flattop/data/tables/`` by stem: ``ships``,
 ``planes``, ``coastwatchers``, ``time``). :func:`load_scenario` never raises on
 bad data: it returns every problem it finds, each with where it is, so a
 group digitising its own board sees all its mistakes at once.
 
-The file format is documented in ``config/flattop/scenarios/test-small.toml``;
+The file format is documented in ``mailbot/games/flattop/data/scenarios/test-small.toml``;
 the map part (sections, terrain, hex IDs) in :mod:`mailbot.games.flattop.hexes`.
 """
 

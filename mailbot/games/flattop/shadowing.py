@@ -15,7 +15,7 @@
   27.3 adds an automatic +1 for submarines.
 
 The standard Shadowing Table itself was not found: its rows are a design
-default in ``config/flattop/tables/observation-shadowing.toml``.
+default in ``mailbot/games/flattop/data/tables/observation-shadowing.toml``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The Flat Top game state: the referee's truth plus each side's knowledge.
 
-The state holds the scenario's raw data (the parsed ``config/flattop`` tree the
+The state holds the scenario's raw data (the parsed ``mailbot/games/flattop/data`` tree the
 edge handed in through ``Setup.data``) so that :func:`load_state` can rebuild
 the :class:`Rules` (scenario, tables) without touching a file: the plugin
 contract gives ``load`` nothing else. Everything else is plain unit data

@@ -7,7 +7,7 @@ data and :func:`load` reads it back, driven by the type hints, so a new field
 needs no serialisation code: hexes become ``[col, row]``, enums their value,
 tuples lists.
 
-Factors come from the scenario and the tables under ``config/flattop/``; the
+Factors come from the scenario and the tables under ``mailbot/games/flattop/data/``; the
 few derived values the standard rules define (crippled, sunk, the TF's
 slowest ship) are properties here, never stored.
 """

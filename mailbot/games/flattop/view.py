@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The report model for one side (or the referee), for ``templates/flattop/report.*.j2``.
+"""The report model for one side (or the referee), for ``mailbot/games/flattop/templates/report.*.j2``.
 
 A side's model is built from its own units, its own knowledge, the public
 board (clouds and winds are on the map for both players, standard 6) and the

@@ -10,7 +10,7 @@ following its arrival in that hex"). A marker covers its hex and those within
 2; where two overlap there is a storm.
 
 Everything here is pure: state and dice in, new state and facts out. The
-tables are ``config/flattop/tables/weather.toml`` (:func:`weather_rules`).
+tables are ``mailbot/games/flattop/data/tables/weather.toml`` (:func:`weather_rules`).
 The wind marker points where the clouds drift.
 """
 

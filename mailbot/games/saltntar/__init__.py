@@ -9,6 +9,12 @@ tables as data), ``state`` (game state and its JSON form), ``scenario``
 (the report model) and ``game`` (the plugin class).
 """
 
+from mailbot.core.game import Game
 from mailbot.games.saltntar.game import SaltNTarGame
+from mailbot.games.saltntar.orders import Order
+from mailbot.games.saltntar.state import State
 
-__all__ = ["SaltNTarGame"]
+#: The plugin, typed against the protocol so that mypy checks every method's signature.
+GAME: Game[State, Order] = SaltNTarGame()
+
+__all__ = ["GAME", "SaltNTarGame"]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind
@@ -62,9 +62,3 @@ class SaltNTarGame:
 
     def load(self, data: Mapping[str, Any]) -> State:
         return load_state(data)
-
-
-if TYPE_CHECKING:
-    from mailbot.core.game import Game
-
-    _CONFORMS: Game[State, Order] = SaltNTarGame()

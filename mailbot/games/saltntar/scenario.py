@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Building a new game from scenario data (``config/saltntar/scenarios/*.toml``).
+"""Building a new game from scenario data (``mailbot/games/saltntar/data/scenarios/*.toml``).
 
 ``Setup.data`` mirrors the config folder: ``data["ships"]`` and
 ``data["tables"]`` are the two table files, ``data["scenarios"][name]`` each

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Salt'n'Tar's tables as data: ship types, wind, luck, strain (seed 001).
 
-The edge reads ``config/saltntar/ships.toml`` and ``tables.toml`` and hands
+The edge reads ``mailbot/games/saltntar/data/ships.toml`` and ``tables.toml`` and hands
 them in through ``Setup.data`` (as ``data["ships"]`` and ``data["tables"]``).
 This module only checks and indexes those mappings; a malformed table is a
 configuration bug and raises :class:`GameError`. The raw mappings are kept so

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The report model: what ``templates/saltntar/report.*.j2`` render as ``r``.
+"""The report model: what ``mailbot/games/saltntar/templates/report.*.j2`` render as ``r``.
 
 Salt'n'Tar has no hidden information: every seat sees every ship. Only the
 order template differs (a seat's own ships), and events are filtered by

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
-from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind
+from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
 from mailbot.games.wif import view as report
 from mailbot.games.wif.orders import (
     Context,
@@ -24,7 +24,6 @@ from mailbot.games.wif.orders import (
     Weather,
     WifOrder,
     parse_lines,
-    refuse_all,
 )
 from mailbot.games.wif.rules import DIE_SIDES, PASS_BONUS, ImpulseRoll, apply_impulse, pass_bonus
 from mailbot.games.wif.state import (

@@ -213,14 +213,3 @@ def _check_last(
         for a in accepted
         if isinstance(a.order, LastDie) and a.order.position > weather
     ]
-
-
-def refuse_all(lines: Sequence[Line], reason: str) -> Parsed[WifOrder]:
-    """Every line refused for the same reason, e.g. a letter from the side that is not moving."""
-    return Parsed(
-        problems=tuple(
-            Problem(line.number, line.text.strip(), ProblemKind.ILLEGAL, reason)
-            for line in lines
-            if line.text.strip()
-        )
-    )

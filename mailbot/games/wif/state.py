@@ -14,7 +14,7 @@ from typing import Any
 from mailbot.errors import GameError
 from mailbot.games.wif.rules import MAX_WEATHER, MIN_WEATHER, ImpulseRoll, canonical_power, threshold
 
-# The same as config/wif/scenarios/standard.toml (a test keeps them equal); used
+# The same as mailbot/games/wif/data/scenarios/standard.toml (a test keeps them equal); used
 # when the edge hands in no scenario data, so the demo always has a game to play.
 STANDARD_SCENARIO: dict[str, Any] = {
     "title": "Standard: Axis against Allies",

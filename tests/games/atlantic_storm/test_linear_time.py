@@ -60,7 +60,7 @@ class ConvoyDice(DiceStream):
 
 
 def deck_data() -> dict[str, Any]:
-    with (ROOT / "config/atlantic_storm/decks.toml").open("rb") as handle:
+    with (ROOT / "mailbot/games/atlantic_storm/data/decks.toml").open("rb") as handle:
         return tomllib.load(handle)
 
 
@@ -364,7 +364,7 @@ def test_simulation_figures_and_report_lines() -> None:
 
 def test_report_templates_render_a_seats_view() -> None:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(ROOT / "templates")),
+        loader=jinja2.FileSystemLoader(str(ROOT / "mailbot" / "games")),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(["html"]),
     )
@@ -372,8 +372,8 @@ def test_report_templates_render_a_seats_view() -> None:
     hand = state.piles.hand("P1")
     out = play(state, {3: 9}, {"P1": [f"PLAY {hand[0]}"]})
     view = GAME.view(out.state, out.events, "P2")
-    text = env.get_template("atlantic_storm/report.txt.j2").render(r=view)
-    html = env.get_template("atlantic_storm/report.html.j2").render(r=view)
+    text = env.get_template("atlantic_storm/templates/report.txt.j2").render(r=view)
+    html = env.get_template("atlantic_storm/templates/report.html.j2").render(r=view)
     for rendered in (text, html):
         assert f"P1 plays {hand[0]}" in rendered
         assert all(card in rendered for card in out.state.piles.hand("P2"))

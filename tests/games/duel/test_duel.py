@@ -507,7 +507,7 @@ def test_dump_and_load_round_trip_through_json(index: int) -> None:
 @pytest.fixture(scope="module")
 def env() -> Environment:
     return Environment(
-        loader=FileSystemLoader(str(ROOT / "templates")),
+        loader=FileSystemLoader(str(ROOT / "mailbot" / "games")),
         undefined=StrictUndefined,
         autoescape=select_autoescape(["html"]),
         trim_blocks=True,
@@ -518,7 +518,7 @@ def env() -> Environment:
 @pytest.mark.parametrize("seat", ["north", "south", None])
 @pytest.mark.parametrize("kind", ["txt", "html"])
 def test_templates_render_for_every_seat(env: Environment, seat: str | None, kind: str) -> None:
-    template = env.get_template(f"duel/report.{kind}.j2")
+    template = env.get_template(f"duel/templates/report.{kind}.j2")
     for state in sample_states():
         text = template.render(r=GAME.view(state, (), seat))
         assert "Dice duel" in text
@@ -529,9 +529,9 @@ def test_templates_render_for_every_seat(env: Environment, seat: str | None, kin
 
 
 def test_the_html_report_escapes_whatever_the_environment(env: Environment) -> None:
-    plain = Environment(loader=FileSystemLoader(str(ROOT / "templates")), undefined=StrictUndefined)
+    plain = Environment(loader=FileSystemLoader(str(ROOT / "mailbot" / "games")), undefined=StrictUndefined)
     view = {**GAME.view(new(), (), "north"), "title": "<b>duel</b>"}
     for environment in (env, plain):
-        html = environment.get_template("duel/report.html.j2").render(r=view)
+        html = environment.get_template("duel/templates/report.html.j2").render(r=view)
         assert "&lt;b&gt;duel&lt;/b&gt;" in html
         assert "<b>duel</b>" not in html

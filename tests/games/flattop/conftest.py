@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Fixtures for the Flat Top tests: the config folder as the edge hands it in.
 
-``Setup.data`` mirrors ``config/flattop``: the tables by file stem, each
+``Setup.data`` mirrors ``mailbot/games/flattop/data``: the tables by file stem, each
 scenario by file stem. Loading the files is the edge's job; the rules code
 only ever sees these mappings.
 """
@@ -16,7 +16,7 @@ import pytest
 
 from mailbot.games.flattop.scenario import Scenario, require_scenario
 
-CONFIG = Path(__file__).resolve().parents[3] / "config" / "flattop"
+CONFIG = Path(__file__).resolve().parents[3] / "mailbot" / "games" / "flattop" / "data"
 
 
 def load_tables() -> dict[str, Any]:
@@ -29,7 +29,7 @@ def load_scenario_data(name: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def ft_tables() -> dict[str, Any]:
-    """Every file of ``config/flattop/tables`` by stem (``ships``, ``weather``, ...)."""
+    """Every file of ``mailbot/games/flattop/data/tables`` by stem (``ships``, ``weather``, ...)."""
     return load_tables()
 
 

@@ -9,8 +9,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Line, Setup
-from mailbot.demo.script_flattop import flattop_orders, read_report
 from mailbot.games.flattop import FlatTopGame
+from mailbot.games.flattop.demo import flattop_orders, read_report
 from mailbot.games.flattop.hexes import parse_hex_id
 
 from .conftest import load_scenario_data, load_tables
@@ -19,7 +19,7 @@ GAME = FlatTopGame()
 ROOT = Path(__file__).resolve().parents[3]
 SEED = b"demo".ljust(32, b"-")
 ENV = Environment(
-    loader=FileSystemLoader(str(ROOT / "templates")),
+    loader=FileSystemLoader(str(ROOT / "mailbot" / "games")),
     undefined=StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,
@@ -37,7 +37,9 @@ def test_three_scripted_turns_parse_cleanly_and_give_contacts() -> None:
         assert step is not None
         parsed = {}
         for seat in ("allied", "japanese"):
-            report = ENV.get_template("flattop/report.txt.j2").render(r=GAME.view(state, events, seat))
+            report = ENV.get_template("flattop/templates/report.txt.j2").render(
+                r=GAME.view(state, events, seat)
+            )
             texts = flattop_orders(seat, step.key, report, turn)
             parsed[seat] = GAME.parse(state, seat, [Line(i + 1, t) for i, t in enumerate(texts)])
             assert parsed[seat].problems == (), parsed[seat].problems

@@ -11,8 +11,8 @@ import pytest
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from mailbot.core.game import Event, ProblemKind, StepKind
-from mailbot.demo.script_flattop import route
 from mailbot.games.flattop import FlatTopGame
+from mailbot.games.flattop.demo import route
 from mailbot.games.flattop.hexes import Hex, hex_id
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side
@@ -204,7 +204,7 @@ def test_a_side_hears_only_its_own_events_and_no_enemy_ship_names(data: dict[str
 @pytest.fixture(scope="module")
 def env() -> Environment:
     return Environment(
-        loader=FileSystemLoader(str(ROOT / "templates")),
+        loader=FileSystemLoader(str(ROOT / "mailbot" / "games")),
         undefined=StrictUndefined,
         autoescape=select_autoescape(["html", "html.j2"]),
         trim_blocks=True,
@@ -221,7 +221,7 @@ def test_templates_render_for_every_seat(
     outcome = play(
         state, {"allied": ["search af1 from tf1 1 wildcat path v-e25 v-e24"], "japanese": ["hold"]}
     )
-    text = env.get_template(f"flattop/report.{kind}.j2").render(
+    text = env.get_template(f"flattop/templates/report.{kind}.j2").render(
         r=GAME.view(outcome.state, outcome.events, seat)
     )
     assert "Flat Top" in text and "not resolved" in text

@@ -59,7 +59,7 @@ from mailbot.games.flattop.units import (
     TaskForce,
 )
 
-TABLES = Path(__file__).resolve().parents[3] / "config" / "flattop" / "tables"
+TABLES = Path(__file__).resolve().parents[3] / "mailbot" / "games" / "flattop" / "data" / "tables"
 
 
 def _table(name: str) -> dict[str, Any]:

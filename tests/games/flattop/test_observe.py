@@ -33,7 +33,7 @@ from mailbot.games.flattop.scenario import Coastwatchers, Island, Scenario
 from mailbot.games.flattop.units import Altitude, Base, Handling, ShipCategory, Side
 from mailbot.games.flattop.weather import Sky as WeatherSky
 
-TABLES = Path(__file__).resolve().parents[3] / "config" / "flattop" / "tables"
+TABLES = Path(__file__).resolve().parents[3] / "mailbot" / "games" / "flattop" / "data" / "tables"
 
 
 def load(name: str) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from mailbot.games.flattop.search import (
 )
 from mailbot.games.flattop.units import Altitude, ShipCategory, Side
 
-TABLES = Path(__file__).resolve().parents[3] / "config" / "flattop" / "tables"
+TABLES = Path(__file__).resolve().parents[3] / "mailbot" / "games" / "flattop" / "data" / "tables"
 TABLE = SearchTable.from_mapping(tomllib.loads((TABLES / "search.toml").read_text("utf-8")))
 DAY = Visibility()
 J, A = Side.JAPANESE, Side.ALLIED

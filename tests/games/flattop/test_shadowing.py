@@ -22,7 +22,7 @@ from mailbot.games.flattop.shadowing import (
 )
 from mailbot.games.flattop.units import ShipCategory, Side
 
-TABLES = Path(__file__).resolve().parents[3] / "config" / "flattop" / "tables"
+TABLES = Path(__file__).resolve().parents[3] / "mailbot" / "games" / "flattop" / "data" / "tables"
 DATA = tomllib.loads((TABLES / "observation-shadowing.toml").read_text("utf-8"))
 TABLE = ShadowTable.from_mapping(DATA)
 

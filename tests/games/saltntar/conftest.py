@@ -17,7 +17,7 @@ from mailbot.games.saltntar.orders import Order
 from mailbot.games.saltntar.state import State
 
 ROOT = Path(__file__).resolve().parents[3]
-CONFIG = ROOT / "config" / "saltntar"
+CONFIG = ROOT / "mailbot" / "games" / "saltntar" / "data"
 
 
 def load_data() -> dict[str, Any]:

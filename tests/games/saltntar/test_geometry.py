@@ -113,7 +113,7 @@ def test_lines() -> None:
 
 
 # Bearings: "Bearings in the 8 point wind system" / "in the 6 point wind system" are
-# diagrams in the seed; the mapping is documented in config/saltntar/tables.toml.
+# diagrams in the seed; the mapping is documented in mailbot/games/saltntar/data/tables.toml.
 SQUARE_NORTH_WIND = {
     5: "running",  # wind from astern
     4: "broad reaching",

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Every Salt'n'Tar table in config/saltntar against the seed's printed numbers (seed 001).
+"""Every Salt'n'Tar table in mailbot/games/saltntar/data against the seed's printed numbers (seed 001).
 
 The seed's tables are quoted here verbatim (LaTeX source) and read with a
 small pattern, so a typo in the TOML data cannot hide behind a typo in a

@@ -19,7 +19,7 @@ def env(request: pytest.FixtureRequest) -> Environment:
     """As the brief gives it, and as mailbot.render sets it up (trim_blocks, lstrip_blocks)."""
     trimmed = bool(request.param)
     return Environment(
-        loader=FileSystemLoader(str(ROOT / "templates")),
+        loader=FileSystemLoader(str(ROOT / "mailbot" / "games")),
         undefined=StrictUndefined,
         autoescape=select_autoescape(["html"]),
         trim_blocks=trimmed,
@@ -40,7 +40,7 @@ def a_view(data: dict[str, Any], seat: str | None) -> dict[str, Any]:
 
 @pytest.mark.parametrize("seat", ["red", None])
 def test_text_report(env: Environment, data: dict[str, Any], seat: str | None) -> None:
-    text = env.get_template("saltntar/report.txt.j2").render(r=a_view(data, seat))
+    text = env.get_template("saltntar/templates/report.txt.j2").render(r=a_view(data, seat))
     assert "Wind: wind from the West (7), Wind Speed 2 (moderate breeze)" in text
     assert ("Swallow (yours)" if seat else "Referee's report") in text
     assert "heading 8 Northwest, Beating (BN 5)" in text
@@ -54,7 +54,7 @@ def test_text_report(env: Environment, data: dict[str, Any], seat: str | None) -
 
 
 def test_html_report(env: Environment, data: dict[str, Any]) -> None:
-    html = env.get_template("saltntar/report.html.j2").render(r=a_view(data, "blue"))
+    html = env.get_template("saltntar/templates/report.html.j2").render(r=a_view(data, "blue"))
     assert "&lt;b&gt;a &amp; b&lt;/b&gt;" in html
     assert "<b>a & b</b>" not in html
     assert "Report for <strong>blue</strong>" in html

@@ -247,7 +247,7 @@ def test_dump_and_load_round_trip_through_json() -> None:
 
 
 def test_standard_scenario_file_matches_the_built_in_default() -> None:
-    with (ROOT / "config/wif/scenarios/standard.toml").open("rb") as handle:
+    with (ROOT / "mailbot/games/wif/data/scenarios/standard.toml").open("rb") as handle:
         assert tomllib.load(handle) == STANDARD_SCENARIO
     assert GAME.seats("standard", {}) == ("Axis", "Allies")
     assert GAME.seats("standard", {"scenarios": {"standard": THREE_SIDES}}) == ("Axis", "Japan", "Allies")
@@ -267,15 +267,15 @@ def test_view_is_the_same_for_everyone_but_the_help() -> None:
 
 def test_report_templates_render_a_seats_view() -> None:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(ROOT / "templates")),
+        loader=jinja2.FileSystemLoader(str(ROOT / "mailbot" / "games")),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(["html"]),
     )
     state = new({"first": "Allies"})
     out = impulse(state, "Allies", ["PASS nc cc"], [3, 4])
     view = GAME.view(out.state, out.events, "Axis")
-    text = env.get_template("wif/report.txt.j2").render(r=view)
-    html = env.get_template("wif/report.html.j2").render(r=view)
+    text = env.get_template("wif/templates/report.txt.j2").render(r=view)
+    html = env.get_template("wif/templates/report.html.j2").render(r=view)
     assert "Nationalist China passes (+1)" in text
     assert "Turn-end number: 11" in text
     assert "WEATHER 2" in text

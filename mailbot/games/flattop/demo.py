@@ -2,7 +2,7 @@
 """A scripted Flat Top player for the by-mail demo (coral-sea-demo scenario).
 
 :func:`flattop_orders` reads the side's own report letter (the text part of
-``templates/flattop/report.txt.j2``) and answers with order lines in the
+the package's ``templates/report.txt.j2``) and answers with order lines in the
 normalised syntax of :mod:`mailbot.games.flattop.orders`. It knows only what
 a player knows: its own units, its contacts and the storms printed in the
 report, plus a staff guess of where the enemy carriers were last seen
@@ -20,6 +20,7 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 
+from mailbot.core.demo import DemoScript, orders
 from mailbot.games.flattop.hexes import STANDARD_LAYOUT, Hex, distance, hex_id, neighbours, parse_hex_id
 
 #: each side's search sector: where its staff expects the enemy carriers (the scenario's start hexes)
@@ -122,3 +123,10 @@ def flattop_orders(seat: str, step_key: str, report_text: str, turn: int) -> lis
     if turn <= 2:
         lines += _launch(seat, report, turn, goal)
     return lines
+
+
+def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
+    return orders(step, *flattop_orders(seat, step, text, n + 1))
+
+
+DEMO = DemoScript("coral-sea-demo", "Demo Flat Top: Coral Sea", _answer, stop_after=3)
