@@ -36,6 +36,7 @@ from mailbot.services.letters import Postman
 from mailbot.services.mailgame import PLAYER_COMMANDS, MailGame
 from mailbot.services.notices import GmNotifier
 from mailbot.services.outbox import Outbox, RetryPolicy, Sink
+from mailbot.services.reports import Reports
 from mailbot.services.sealing import Sealing
 from mailbot.services.turns import Interlock, Turns
 from mailbot.settings import Settings, secret
@@ -128,8 +129,9 @@ class Bot:
         self.postman = Postman(
             renderer=self.renderer, identity=self.identity, new_message_id=self.new_message_id
         )
-        self.games = Games(postman=self.postman, clock=clock)
-        self.turns = Turns(games=self.games, postman=self.postman, renderer=self.renderer, clock=clock)
+        self.reports = Reports(postman=self.postman, renderer=self.renderer, clock=clock)
+        self.games = Games(postman=self.postman, reports=self.reports, clock=clock)
+        self.turns = Turns(games=self.games, reports=self.reports, clock=clock)
         self.gm = GmActions(games=self.games, turns=self.turns, postman=self.postman, clock=clock)
         self.gate = Gatekeeper(
             games=self.games, postman=self.postman, clock=clock, authserv_id=settings.bot.trusted_authserv_id

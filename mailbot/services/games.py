@@ -12,16 +12,15 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session, col, select
 
-from mailbot.core import deadlines
+from mailbot.core import deadlines, lifecycle
 from mailbot.core.dice import DiceStream, commitment, order_digest
 from mailbot.core.game import Setup, Step
 from mailbot.errors import ConfigError
 from mailbot.games.registry import AnyGame, find_game
-from mailbot.render.ics import deadline_ics
 from mailbot.services import chainlog
 from mailbot.services.gamedata import load_game_data
 from mailbot.services.letters import Letter, Postman
@@ -37,6 +36,9 @@ from mailbot.store.game_tables import (
     StepState,
     row_id,
 )
+
+if TYPE_CHECKING:  # Reports renders with Games' queries; the import is for typing only
+    from mailbot.services.reports import Reports
 
 TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no look-alikes
 
@@ -81,14 +83,14 @@ class Games:
         self,
         *,
         postman: Postman,
+        reports: Reports,
         clock: Callable[[], datetime],
         draw_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
     ) -> None:
         self.postman = postman
         self.clock = clock
         self.draw_seed = draw_seed
-        # Set by Turns: writes the opening letters once the first step is open.
-        self.on_start: Callable[[Session, Game, StepRow | None], None] = lambda *_: None
+        self.reports = reports
 
     # -- queries -------------------------------------------------------------
 
@@ -265,9 +267,11 @@ class Games:
             self.note(session, game, "orders-replaced" if replaced else "orders", payload)
         session.flush()
         held = self.current_orders(session, row_id(step))
-        if all(name in held for name in step.owing):
-            step.early_at = self.clock() + timedelta(seconds=game.early_seconds)
-            session.add(step)
+        sent = {name: lifecycle.SeatFacts(name, sent=name in held) for name in step.owing}
+        opened = lifecycle.StepFacts(step.key, tuple(step.owing), step.opened_at, step.deadline_at)
+        early = lifecycle.Policy(early=timedelta(seconds=game.early_seconds))
+        step.early_at = lifecycle.early_from(opened, sent, early, self.clock()) or step.early_at
+        session.add(step)
 
     # -- steps -------------------------------------------------------------------
 
@@ -275,7 +279,7 @@ class Games:
         game.status = GameStatus.RUNNING
         session.add(game)
         chainlog.append(session, self._id(game), "game-started", {}, self.clock())
-        self.on_start(session, game, self.open_next(session, game))
+        self.reports.opening(session, game, self.open_next(session, game))
 
     def open_next(self, session: Session, game: Game) -> StepRow | None:
         """Open the step the plugin declares now; finish the game when there is none."""
@@ -330,13 +334,3 @@ class Games:
         if isinstance(spec, deadlines.AbsoluteDeadline | deadlines.SpecProblem):
             return now + max(span, timedelta(hours=24))
         return deadlines.step_deadline(spec, now, game.timezone, None)
-
-    def ics_for(self, game: Game, step: StepRow) -> bytes:
-        return deadline_ics(
-            uid=f"{tag(game)}-{step.key}-{step.attempt}@{self.postman.identity.address.rpartition('@')[2]}",
-            summary=f"{game.title}: orders due ({step.title})",
-            description=f"Send your orders for {step.title} to {self.postman.identity.address}.",
-            deadline=step.deadline_at,
-            created=self.clock(),
-            organizer=self.postman.identity.address,
-        )

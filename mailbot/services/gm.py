@@ -48,7 +48,7 @@ class GmActions:
 
     def _log(self, session: Session, game: Game, action: str, reason: str, announce: Sequence[str]) -> None:
         self.games.note(session, game, f"gm-{action}", {"reason": reason or "(no reason given)"})
-        self.turns.announce(
+        self.turns.reports.announce(
             session, game, f"Game master: {action}", [*announce, f"Reason: {reason or '(none given)'}"]
         )
 

@@ -1,21 +1,24 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""SEAL: sealed values kept secret until every seat has sealed (or the deadline).
+"""SEAL by mail: sealed values kept secret until every seat has sealed (or the deadline).
 
-The sender gets a receipt SHA-256(value || salt); the other seats hear only
-that a value arrived; the opening letter gives every value and salt, so every
-seat can check every receipt. A value can be replaced until the step closes.
+The rules of sealing are the core's :class:`~mailbot.core.sealed.SealBox`
+(who may seal which label, replacing, receipts, the opening); this module
+loads a step's box from the stored order sets, asks it, and stores, logs and
+mails what it answers. The sender gets a receipt SHA-256(value || salt); the
+other seats hear only that a value arrived; the opening letter gives every
+value and salt, so every seat can check every receipt.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
 from mailbot.core.commands import Command
 from mailbot.core.game import Line
-from mailbot.core.sealed import seal as seal_receipt
+from mailbot.core.sealed import Refusal, RefusalKind, SealBox
 from mailbot.services.auth import Gatekeeper, Seated
 from mailbot.services.games import Games, tag
 from mailbot.services.inbound import Context, Reply
@@ -26,6 +29,17 @@ from mailbot.store.game_tables import OrderSet, SeatStatus, StepRow, row_id
 
 def step_labels(step: StepRow) -> list[str]:
     return [str(label).lower() for label in step.seal_labels]
+
+
+def box_of(step: StepRow, held: Mapping[str, OrderSet]) -> SealBox:
+    """The step's seal box as stored: every value held, receipts recomputed (never read from storage)."""
+    box = SealBox.new(step.key, step.owing, step_labels(step))
+    entries = [
+        {"seat": seat, "label": label, "value": item["value"], "salt": item["salt"], "defaulted": False}
+        for seat, row in held.items()
+        for label, item in row.sealed.items()
+    ]
+    return SealBox.load({**box.dump(), "entries": entries})
 
 
 def _salt() -> bytes:
@@ -52,39 +66,44 @@ class Sealing:
         if step.kind != "sealed":
             reply.problem(command.line, command.text, f"no sealed value is open; the open step is {step.key}")
             return
-        if len(command.args) != 2 or command.args[0].lower() not in step_labels(step):
-            reply.problem(
-                command.line,
-                command.text,
-                f"write SEAL <label> <value>; labels: {', '.join(step_labels(step))}",
-            )
+        labels = ", ".join(step_labels(step))
+        if len(command.args) != 2:
+            reply.problem(command.line, command.text, f"write SEAL <label> <value>; labels: {labels}")
             return
-        label, value = command.args[0].lower(), command.args[1]
+        current = Games.current_orders(ctx.session, row_id(step))
+        box, answer = box_of(step, current).put(who.seat.name, command.args[0], command.args[1], _salt())
+        if isinstance(answer, Refusal):
+            hint = f"; labels: {labels}" if answer.kind is RefusalKind.UNKNOWN_LABEL else ""
+            reply.problem(command.line, command.text, answer.reason + hint)
+            return
+        label, value = answer.label, command.args[1]
         plugin = self.games.plugin(who.game)
-        line = f"{label.upper()} {value}"
-        parsed = plugin.parse(plugin.load(step.snapshot), who.seat.name, [Line(command.line, line)])
+        parsed = plugin.parse(
+            plugin.load(step.snapshot), who.seat.name, [Line(command.line, f"{label.upper()} {value}")]
+        )
         if parsed.problems or not parsed.accepted:
             reason = parsed.problems[0].reason if parsed.problems else "not accepted"
             reply.problem(command.line, command.text, reason)
             return
-        salt = _salt()
-        receipt = seal_receipt(value, salt)
-        held = Games.current_orders(ctx.session, row_id(step)).get(who.seat.name)
+        held = current.get(who.seat.name)
+        entry = box.entries[who.seat.name, label]
         sealed = {
             **(held.sealed if held else {}),
-            label: {"value": value, "salt": salt.hex(), "receipt": receipt},
+            # The stored line is the plugin's normalised form (what the dice digest hashes).
+            label: {
+                "value": entry.value,
+                "salt": entry.salt_hex,
+                "receipt": answer.receipt,
+                "line": parsed.accepted[0].normalised,
+            },
         }
-        # The stored line is the plugin's normalised form (what the dice digest hashes).
-        sealed[label]["line"] = parsed.accepted[0].normalised
-        lines = [
-            str(item.get("line", f"{name.upper()} {item['value']}")) for name, item in sorted(sealed.items())
-        ]
+        lines = [str(item["line"]) for _, item in sorted(sealed.items())]
         self._replace_sealed(ctx, who, step, lines=lines, sealed=sealed, held=held)
         reply.section(
             "Sealed",
             [
                 f"Label: {label}",
-                f"Receipt: {receipt}",
+                f"Receipt: {answer.receipt}",
                 "Keep the receipt: the opening letter gives the value and salt to check it.",
             ],
         )

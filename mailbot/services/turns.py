@@ -9,30 +9,25 @@ So a rolled-back step processed again with the same orders gives the same result
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session, col, select
 
-from mailbot.core import deadlines
+from mailbot.core import lifecycle
 from mailbot.core.dice import DiceStream, order_digest
-from mailbot.core.game import Event, Line, Outcome
-from mailbot.mail.compose import Attachment
-from mailbot.render.templates import Renderer
+from mailbot.core.game import Line, Outcome
 from mailbot.services import chainlog
-from mailbot.services.games import Games, tag
-from mailbot.services.letters import Letter, Postman
+from mailbot.services.games import Games
+from mailbot.services.reports import Reports
 from mailbot.store.game_tables import (
     Game,
     GameStatus,
     OrderSet,
-    Report,
     RollRow,
-    Seat,
     SeatStatus,
     StepRow,
     StepState,
@@ -53,22 +48,32 @@ class Resolution:
 
 @dataclass(frozen=True)
 class Interlock:
-    """When not to process a deadline but pause the game and ask the GM."""
+    """When not to process a deadline but pause the game and ask the GM (``core.lifecycle``)."""
 
     started_at: datetime  # when this bot process started
     max_missed_share: float = 0.5
     imap_trouble: Callable[[datetime], bool] = lambda _now: False
 
 
+SeatMap = dict[str, lifecycle.SeatFacts]
+
+
+def policy(game: Game, interlock: Interlock | None = None) -> lifecycle.Policy:
+    """The game's timing rules as the lifecycle's plain values."""
+    return lifecycle.Policy(
+        grace=timedelta(seconds=game.grace_seconds),
+        early=timedelta(seconds=game.early_seconds),
+        reminders=tuple(timedelta(seconds=s) for s in game.reminders),
+        late_limit=game.late_limit,
+        max_missed_share=interlock.max_missed_share if interlock else lifecycle.Policy.max_missed_share,
+    )
+
+
 class Turns:
-    def __init__(
-        self, *, games: Games, postman: Postman, renderer: Renderer, clock: Callable[[], datetime]
-    ) -> None:
+    def __init__(self, *, games: Games, reports: Reports, clock: Callable[[], datetime]) -> None:
         self.games = games
-        self.postman = postman
-        self.renderer = renderer
+        self.reports = reports
         self.clock = clock
-        games.on_start = self.opening
 
     # -- resolving ---------------------------------------------------------------
 
@@ -76,15 +81,9 @@ class Turns:
         """Resolve ``step`` without writing anything (used for processing and PREVIEW)."""
         plugin = self.games.plugin(game)
         state = plugin.load(step.snapshot)
-        current = Games.current_orders(session, self._id(step))
-        orders: dict[str, list[str]] = {}
-        defaulted: list[str] = []
-        for seat in step.owing:
-            if seat in current:
-                orders[seat] = list(current[seat].lines)
-            else:
-                orders[seat] = list(plugin.default_orders(state, seat))
-                defaulted.append(seat)
+        held = {seat: row.lines for seat, row in Games.current_orders(session, row_id(step)).items()}
+        filled = lifecycle.fill_defaults(step.owing, held, lambda seat: plugin.default_orders(state, seat))
+        orders, defaulted = filled.orders, filled.defaulted
         digest = order_digest(orders)
         dice = DiceStream(bytes.fromhex(step.seed), digest, step.key)
         parsed = {
@@ -107,7 +106,7 @@ class Turns:
         if nxt is None:
             self._finish(session, game, result.outcome.result or "the game has no further step", now)
         defaults = {seat: result.orders[seat] for seat in result.defaulted}
-        self._reports(session, game, step, result.outcome.events, nxt=nxt, defaults=defaults)
+        self.reports.resolved(session, game, step, result.outcome.events, nxt=nxt, defaults=defaults)
 
     def _store(self, session: Session, game: Game, step: StepRow, result: Resolution, now: datetime) -> None:
         for seat in result.defaulted:
@@ -132,25 +131,23 @@ class Turns:
             "rolls": len(result.rolls),
             "defaulted": result.defaulted,
         }
-        chainlog.append(session, self._id(step, "game"), "step-resolved", payload, now)
+        chainlog.append(session, step.game_id, "step-resolved", payload, now)
 
     def _late(self, session: Session, game: Game, step: StepRow, result: Resolution) -> None:
         """Count misses in a row; tell the GM who was late and who keeps missing."""
-        flagged = []
-        for seat in Games.seats(session, self._id(step, "game")):
-            if seat.name not in step.owing:
-                continue
-            if seat.away(step.deadline_at):
-                continue  # an announced vacation is not a miss
-            seat.missed_in_row = seat.missed_in_row + 1 if seat.name in result.defaulted else 0
-            session.add(seat)
-            if seat.missed_in_row >= game.late_limit:
-                flagged.append(f"{seat.name} ({seat.address}) has missed {seat.missed_in_row} steps in a row")
-        away = {s.name for s in Games.seats(session, self._id(step, "game")) if s.away(step.deadline_at)}
-        late = [seat for seat in result.defaulted if seat not in away]
-        if late:
-            lines = [f"Late at {step.title}: {', '.join(late)}; default orders applied.", *flagged]
-            self._gm(session, game, f"late list for {step.title}", lines)
+        opened, seats = self.facts(session, game, step)
+        misses = lifecycle.count_misses(opened, seats, policy(game), result.defaulted)
+        rows = {seat.name: seat for seat in Games.seats(session, row_id(game))}
+        for name, in_row in misses.in_row.items():
+            rows[name].missed_in_row = in_row
+            session.add(rows[name])
+        if misses.late:
+            flagged = [
+                f"{name} ({rows[name].address}) has missed {misses.in_row[name]} steps in a row"
+                for name in misses.flagged
+            ]
+            lines = [f"Late at {step.title}: {', '.join(misses.late)}; default orders applied.", *flagged]
+            self.reports.gm(session, game, f"late list for {step.title}", lines)
 
     def _finish(self, session: Session, game: Game, result: str, now: datetime) -> None:
         game.status, game.result, game.finished_at = GameStatus.FINISHED, result, now
@@ -159,239 +156,74 @@ class Turns:
         for step in steps:
             step.revealed = True  # the game is over: every seed may be checked now
             session.add(step)
-        chainlog.append(session, self._id(game), "game-finished", {"result": result}, now)
-
-    # -- reports -------------------------------------------------------------------
-
-    def opening(self, session: Session, game: Game, first: StepRow | None) -> None:
-        """Every seat's first report: the starting position and the first step with its deadline."""
-        plugin = self.games.plugin(game)
-        state = plugin.load(game.state)
-        now = self.clock()
-        for seat in Games.seats(session, self._id(game)):
-            body = self.renderer.render(f"{game.plugin}/report", {"r": plugin.view(state, (), seat.name)})
-            letter = Letter(
-                seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game begins", body=body
-            )
-            self._next_step_section(letter, game, seat, first)
-            head = chainlog.head(session, self._id(game))
-            letter.footer.append(f"Game log chain head: {head}")
-            self._keep(session, game, seat.name, first, letter=letter, head=head, now=now)
-            self.postman.post(session, letter, kind="report", now=now)
-
-    def _reports(
-        self,
-        session: Session,
-        game: Game,
-        step: StepRow,
-        events: Sequence[Event],
-        *,
-        nxt: StepRow | None,
-        defaults: Mapping[str, Sequence[str]],
-    ) -> None:
-        plugin = self.games.plugin(game)
-        state = plugin.load(game.state)
-        now = self.clock()
-        for seat in Games.seats(session, self._id(game)):
-            if seat.status is not SeatStatus.ACTIVE:
-                continue
-            body = self.renderer.render(f"{game.plugin}/report", {"r": plugin.view(state, events, seat.name)})
-            letter = Letter(
-                seat.address, f"[{tag(game)} {seat.secret}] {game.title}: {step.title} resolved", body=body
-            )
-            self._defaults_section(letter, seat.name, defaults)
-            self._opening_section(session, letter, step)
-            if step.revealed:
-                letter.section("Dice of this step", [f"Seed (check it against the commitment): {step.seed}"])
-            self._next_step_section(letter, game, seat, nxt)
-            head = chainlog.head(session, self._id(game))
-            letter.footer.append(f"Game log chain head: {head}")
-            self._keep(session, game, seat.name, step, letter=letter, head=head, now=now)
-            self.postman.post(session, letter, kind="report", now=now)
-
-    @staticmethod
-    def _defaults_section(letter: Letter, seat: str, defaults: Mapping[str, Sequence[str]]) -> None:
-        """Who sent nothing (public); what was played for you (yours alone)."""
-        if seat in defaults:
-            letter.section(
-                "You sent no orders: these defaults were applied", [f"  {o}" for o in defaults[seat]]
-            )
-        others = sorted(name for name in defaults if name != seat)
-        if others:
-            letter.section(
-                "Default orders", [f"No orders came from {', '.join(others)}; defaults were applied."]
-            )
-
-    @staticmethod
-    def _opening_section(session: Session, letter: Letter, step: StepRow) -> None:
-        """Seal opening: every value with its salt, so every seat can check every receipt."""
-        held = Games.current_orders(session, row_id(step))
-        lines = [
-            f"{seat} {label}: value {item['value']}, salt {item['salt']}, receipt {item['receipt']}"
-            for seat, row in sorted(held.items())
-            for label, item in sorted(row.sealed.items())
-        ]
-        if lines:
-            lines.append("Check: SHA-256(value as UTF-8 bytes followed by the salt bytes) = receipt.")
-            letter.section("Sealed values opened", lines)
-
-    def _next_step_section(self, letter: Letter, game: Game, seat: Seat, nxt: StepRow | None) -> None:
-        if nxt is None:
-            letter.section("The game is over", [game.result or "Thank you for playing."])
-            return
-        zone = seat.timezone or game.timezone
-        owes = seat.name in nxt.owing
-        letter.section(
-            f"Now open: {nxt.title}",
-            [
-                f"Deadline: {deadlines.local_time(nxt.deadline_at, zone)}",
-                "You owe orders for this step." if owes else "Nothing is owed by you in this step.",
-                f"Dice commitment for this step (SHA-256 of its secret seed): {nxt.commitment}",
-                *self._how_to_send(nxt),
-            ],
-        )
-        letter.attachments.append(
-            Attachment("deadline.ics", self.games.ics_for(game, nxt), "text", "calendar")
-        )
-
-    @staticmethod
-    def _how_to_send(step: StepRow) -> list[str]:
-        if step.kind == "sealed":
-            labels = ", ".join(step.seal_labels)
-            return [
-                f"Send: SEAL <label> <value> for {step.key} (labels: {labels}); others see only a receipt."
-            ]
-        return [f"Send: ORDERS {step.key} followed by your orders, one per line, then END."]
-
-    def _keep(
-        self,
-        session: Session,
-        game: Game,
-        seat: str,
-        step: StepRow | None,
-        *,
-        letter: Letter,
-        head: str,
-        now: datetime,
-    ) -> None:
-        rendered = self.postman.render(letter)
-        session.add(
-            Report(
-                game_id=row_id(game),
-                seat=seat,
-                turn=step.turn if step else 0,
-                step_key=step.key if step else "start",
-                subject=letter.subject,
-                text=rendered.text,
-                html=rendered.html,
-                chain_head=head,
-                created_at=now,
-            )
-        )
-        # The text's hash in the chain makes any later edit of a stored report detectable.
-        digest = hashlib.sha256(rendered.text.encode("utf-8")).hexdigest()
-        payload = {"seat": seat, "step": step.key if step else "start", "sha256": digest}
-        chainlog.append(session, self._id(game), "report", payload, now)
-
-    def _gm(self, session: Session, game: Game, title: str, lines: Sequence[str]) -> None:
-        letter = Letter(game.gm_address, f"[{tag(game)} GM] {title}").section(title, lines)
-        self.postman.post(session, letter, kind="gm-notice", now=self.clock())
+        chainlog.append(session, row_id(game), "game-finished", {"result": result}, now)
 
     # -- deadlines -------------------------------------------------------------------
 
-    def due(self, game: Game, step: StepRow, session: Session, now: datetime) -> str | None:
-        """Why the open step should be processed now, or None."""
-        if now >= step.deadline_at + timedelta(seconds=game.grace_seconds):
-            return "deadline"
-        if step.early_at is not None and now >= step.early_at and self.all_in(session, step):
-            return "early"
-        return None
-
-    def all_in(self, session: Session, step: StepRow) -> bool:
-        current = Games.current_orders(session, self._id(step))
-        seats = {s.name: s for s in Games.seats(session, step.game_id)}
-        return all(name in current and not seats[name].wait for name in step.owing)
+    @staticmethod
+    def facts(session: Session, game: Game, step: StepRow) -> tuple[lifecycle.StepFacts, SeatMap]:
+        """The open step and its seats as the lifecycle's plain values."""
+        held = Games.current_orders(session, row_id(step))
+        seats = {
+            seat.name: lifecycle.SeatFacts(
+                seat.name,
+                sent=seat.name in held,
+                waiting=seat.wait,
+                away=seat.away(step.deadline_at),
+                active=seat.status is SeatStatus.ACTIVE,
+                missed_in_row=seat.missed_in_row,
+            )
+            for seat in Games.seats(session, row_id(game))
+        }
+        opened = lifecycle.StepFacts(
+            step.key,
+            tuple(step.owing),
+            step.opened_at,
+            step.deadline_at,
+            step.early_at,
+            tuple(step.reminders_sent),
+        )
+        return opened, seats
 
     def tick(self, session: Session, game: Game, interlock: Interlock) -> str:
         """Act on one running game at the injected now; returns what was done."""
         now = self.clock()
-        step = Games.open_step(session, self._id(game))
+        step = Games.open_step(session, row_id(game))
         if game.status is not GameStatus.RUNNING or step is None:
             return "idle"
-        why = self.due(game, step, session, now)
-        if why == "deadline":
-            blocked = self._blocked(session, game, step, interlock, now)
-            if blocked:
-                self.pause(session, game, blocked)
-                return "paused"
-        if why:
+        opened, seats = self.facts(session, game, step)
+        watch = lifecycle.Watch(interlock.started_at, interlock.imap_trouble(now))
+        decision = lifecycle.decide(opened, seats, policy(game, interlock), watch, now)
+        if decision.action is lifecycle.Action.PAUSE:
+            self.pause(session, game, decision.why)
+            return "paused"
+        if decision.action is lifecycle.Action.PROCESS:
             self.process(session, game, step)
-            return f"processed ({why})"
-        return "reminded" if self._remind(session, game, step, now) else "idle"
+            return f"processed ({decision.why})"
+        if decision.action is lifecycle.Action.REMIND:
+            self._remind(session, game, step, decision, now)
+            return "reminded"
+        return "idle"
 
-    def _blocked(
-        self, session: Session, game: Game, step: StepRow, interlock: Interlock, now: datetime
-    ) -> str:
-        deadline = step.deadline_at + timedelta(seconds=game.grace_seconds)
-        if interlock.started_at > deadline:
-            return f"the moderator was not running at the deadline ({deadline.isoformat(timespec='minutes')})"
-        if interlock.imap_trouble(now):
-            return "the mailbox could not be read recently; letters may be missing"
-        current = Games.current_orders(session, self._id(step))
-        away = {s.name for s in Games.seats(session, step.game_id) if s.away(step.deadline_at)}
-        missing = [seat for seat in step.owing if seat not in current and seat not in away]
-        if len(step.owing) > 1 and len(missing) / len(step.owing) > interlock.max_missed_share:
-            return f"{len(missing)} of {len(step.owing)} seats sent nothing ({', '.join(missing)})"
-        return ""
-
-    def _remind(self, session: Session, game: Game, step: StepRow, now: datetime) -> bool:
-        offsets = [timedelta(seconds=s) for s in game.reminders]
-        due = [t for t in deadlines.reminder_times(step.deadline_at, offsets, step.opened_at) if t <= now]
-        fresh = [t.isoformat() for t in due if t.isoformat() not in step.reminders_sent]
-        if not fresh:
-            return False
-        step.reminders_sent = [*step.reminders_sent, *fresh]
+    def _remind(
+        self, session: Session, game: Game, step: StepRow, decision: lifecycle.Decision, now: datetime
+    ) -> None:
+        step.reminders_sent = [*step.reminders_sent, *decision.marks]
         session.add(step)
-        current = Games.current_orders(session, self._id(step))
-        for seat in Games.seats(session, step.game_id):
-            owes = seat.name in step.owing and seat.name not in current
-            if owes and seat.status is SeatStatus.ACTIVE and not seat.away(step.deadline_at):
-                self._reminder(session, game, step, seat, now)
-        return True
-
-    def _reminder(self, session: Session, game: Game, step: StepRow, seat: Seat, now: datetime) -> None:
-        zone = seat.timezone or game.timezone
-        letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] Reminder: orders due for {step.title}")
-        letter.section(
-            "Your orders are still missing",
-            [f"Deadline: {deadlines.local_time(step.deadline_at, zone)}", f"Send: ORDERS {step.key} ... END"],
-        )
-        letter.attachments.append(
-            Attachment("deadline.ics", self.games.ics_for(game, step), "text", "calendar")
-        )
-        self.postman.post(session, letter, kind="reminder", now=now)
+        for seat in Games.seats(session, row_id(game)):
+            if seat.name in decision.remind:
+                self.reports.reminder(session, game, step, seat, now)
 
     # -- GM actions ---------------------------------------------------------------
 
     def pause(self, session: Session, game: Game, reason: str) -> None:
         game.status, game.pause_reason = GameStatus.PAUSED, reason
         session.add(game)
-        chainlog.append(session, self._id(game), "gm-pause", {"reason": reason}, self.clock())
-        self.announce(session, game, "The game is paused", [reason])
-        self._gm(session, game, "game paused", [reason, "Send RESUME (or mailbot game resume) to go on."])
-
-    def announce(self, session: Session, game: Game, title: str, lines: Sequence[str]) -> None:
-        for seat in Games.seats(session, self._id(game)):
-            if seat.status is SeatStatus.ACTIVE:
-                letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] {title}").section(title, lines)
-                self.postman.post(session, letter, kind="announcement", now=self.clock())
-
-    @staticmethod
-    def _id(row: Game | StepRow, attr: str = "id") -> int:
-        value = getattr(row, attr if attr == "id" else f"{attr}_id")
-        if value is None:
-            raise ValueError("row has no id")
-        return int(value)
+        chainlog.append(session, row_id(game), "gm-pause", {"reason": reason}, self.clock())
+        self.reports.announce(session, game, "The game is paused", [reason])
+        self.reports.gm(
+            session, game, "game paused", [reason, "Send RESUME (or mailbot game resume) to go on."]
+        )
 
     @staticmethod
     def resolved_steps(session: Session, game_id: int) -> list[StepRow]:

@@ -3,7 +3,7 @@
 
 :func:`flattop_orders` reads the side's own report letter (the text part of
 the package's ``templates/report.txt.j2``) and answers with order lines in the
-normalised syntax of :mod:`mailbot.games.flattop.orders`. It knows only what
+normalised syntax of :mod:`mailbot.games.flattop.orders.parse`. It knows only what
 a player knows: its own units, its contacts and the storms printed in the
 report, plus a staff guess of where the enemy carriers were last seen
 historically (each side's opening search sector). Over three turns each side
@@ -21,7 +21,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from mailbot.core.demo import DemoScript, orders
-from mailbot.games.flattop.hexes import STANDARD_LAYOUT, Hex, distance, hex_id, neighbours, parse_hex_id
+from mailbot.games.flattop.map.hexes import STANDARD_LAYOUT, Hex, distance, hex_id, neighbours, parse_hex_id
 
 #: each side's search sector: where its staff expects the enemy carriers (the scenario's start hexes)
 SECTOR = {"allied": "VII-E34", "japanese": "VI-N36"}

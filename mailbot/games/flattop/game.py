@@ -3,7 +3,7 @@
 search and condition reports by e-mail; rules modules: see :mod:`mailbot.games.flattop`).
 
 One ORDERS step per game hour (``T{n}.orders``), owed by both sides; the
-grammar is in :mod:`orders`, the turn in :mod:`resolve`, the reports in
+grammar is in :mod:`orders.parse`, the turn in :mod:`resolve`, the reports in
 :mod:`view`. A side that sends nothing plays ``HOLD``: its TFs keep their
 plots (seed 003 lets plots run several turns ahead), its AFs aloft hold
 their hexes, and no new flight starts. Air combat is not resolved.
@@ -15,14 +15,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
-from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind
+from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
 from mailbot.errors import GameError
 from mailbot.games.flattop import view as report
-from mailbot.games.flattop.order_checks import Own, place_key
-from mailbot.games.flattop.order_types import FtOrder
-from mailbot.games.flattop.orders import parse_lines, refuse_all
+from mailbot.games.flattop.map.scenario import require_scenario
+from mailbot.games.flattop.map.weather import storm_hexes
+from mailbot.games.flattop.orders.checks import Own, place_key
+from mailbot.games.flattop.orders.parse import parse_lines
+from mailbot.games.flattop.orders.types import FtOrder
 from mailbot.games.flattop.resolve import resolve_turn
-from mailbot.games.flattop.scenario import require_scenario
 from mailbot.games.flattop.state import (
     FlatTopState,
     dump_state,
@@ -31,7 +32,6 @@ from mailbot.games.flattop.state import (
     scenario_sides,
 )
 from mailbot.games.flattop.units import Side
-from mailbot.games.flattop.weather import storm_hexes
 
 DEFAULT_ORDERS = ("HOLD",)
 

@@ -3,23 +3,25 @@
 
 The phases, in order, each wiring a rules module (none is re-implemented here):
 
-1. weather (``weather.weather_phase``; seed 003, 6.3 and 6.4.1);
+1. weather (``map.weather.weather_phase``; seed 003, 6.3 and 6.4.1);
 2. orders take effect: DECEPTION policies, TF plots, then air operations in
-   the order of standard 8.10 (reference A.5.4): READY (arming), launches,
-   Just Landed -> Readying with the Readying Factor left, UNREADY. Air
-   operations come before movement, so a TF's AF starts in the TF's hex;
-3. shadowing (``shadowing``; seed 003, 11.2 and 11.3: the roll is secret);
-4. TF movement (``movement.move_task_forces``);
+   the order of standard 8.10 (reference A.5.4; ``air.operations``): READY
+   (arming), launches, Just Landed -> Readying with the Readying Factor left,
+   UNREADY. Air operations come before movement, so a TF's AF starts in the
+   TF's hex;
+3. shadowing (``observation.shadowing``; seed 003, 11.2 and 11.3: the roll is secret);
+4. TF movement (``map.movement.move_task_forces``);
 5. initiative (``initiative``; seed 003, 13 with the catch-up bonus);
 6. plane movement: all non-search movement first (shadowers, LAND, FLY), then
    the searches, the initiative winner's first (seed 003, 7: "all
    non-searching movement is conducted before all search movement"), each
-   searcher followed by the AFs that rendezvous with it; ``search`` rolls
-   each sighting with the side's own labels; landings roll at night
-   (``landing``);
-7. observation by TFs, bases, radar and coastwatchers (``observe``; 7.5,
-   7.9.5, 7.9.6, 7.12), and condition reports composed per the target
-   owner's DECEPTION policy (``reports``) into each side's ``knowledge``;
+   searcher followed by the AFs that rendezvous with it; ``observation.search``
+   rolls each sighting with the side's own labels; landings roll at night
+   (``air.landing``);
+7. observation by TFs, bases, radar and coastwatchers (``observation.observe``;
+   7.5, 7.9.5, 7.9.6, 7.12), and condition reports composed per the target
+   owner's DECEPTION policy (``observation.reports``) into each side's
+   ``observation.knowledge``;
 8. end of turn: AFs past their range are lost (8.5.5), the clock moves on.
 
 Air COMBAT is out of scope: an AF that reacts with ATTACK flies to the target
@@ -36,21 +38,21 @@ from dataclasses import replace
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import EVERYONE, Event, Outcome
-from mailbot.games.flattop import air
+from mailbot.games.flattop.air import operations as air_ops
+from mailbot.games.flattop.air.resolve_flight import run_followers, run_non_search
+from mailbot.games.flattop.air.resolve_intercept import run_intercepts
 from mailbot.games.flattop.initiative import roll_initiative
-from mailbot.games.flattop.movement import move_task_forces
-from mailbot.games.flattop.order_checks import place_key
-from mailbot.games.flattop.order_types import Fly, FtOrder, Plot, Ready, Search, SetDeception, Unready
-from mailbot.games.flattop.reports import record
-from mailbot.games.flattop.resolve_air import follow_shadowed, run_searches, run_shadowing
-from mailbot.games.flattop.resolve_flight import run_followers, run_non_search
-from mailbot.games.flattop.resolve_intercept import run_intercepts
-from mailbot.games.flattop.resolve_observe import observe_all
-from mailbot.games.flattop.shadowing import seen_refs
+from mailbot.games.flattop.map.movement import move_task_forces
+from mailbot.games.flattop.map.weather import storm_hexes, weather_phase
+from mailbot.games.flattop.observation.reports import record
+from mailbot.games.flattop.observation.resolve_observe import observe_all
+from mailbot.games.flattop.observation.resolve_search import follow_shadowed, run_searches, run_shadowing
+from mailbot.games.flattop.observation.shadowing import seen_refs
+from mailbot.games.flattop.orders.checks import place_key
+from mailbot.games.flattop.orders.types import Fly, FtOrder, Plot, Ready, Search, SetDeception, Unready
 from mailbot.games.flattop.state import FlatTopState, InitiativeNote
 from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import LaunchType, Side
-from mailbot.games.flattop.weather import storm_hexes, weather_phase
 
 
 def resolve_turn(
@@ -90,15 +92,15 @@ def _orders_take_effect(turn: Turn) -> None:
         for order in orders:
             _standing_order(turn, side, order)
         for order in (o for o in orders if isinstance(o, Ready)):
-            turn.state = air.ready(turn.state, side, order)
+            turn.state = air_ops.ready(turn.state, side, order)
             armed = f", armed {order.arm.value}" if order.arm else ""
             turn.tell(side, "ready", f"{order.place}: {order.count} {order.plane} readied{armed}")
         for order in orders:
             if isinstance(order, Search | Fly) and order.launch is not None:
                 _launch(turn, side, order)
-        turn.state = air.just_landed_to_readying(turn.state, side, _readying_used(orders))
+        turn.state = air_ops.just_landed_to_readying(turn.state, side, _readying_used(orders))
         for order in (o for o in orders if isinstance(o, Unready)):
-            turn.state = air.unready(turn.state, side, order)
+            turn.state = air_ops.unready(turn.state, side, order)
             turn.tell(side, "unready", f"{order.place}: {order.count} {order.plane} back to Readying")
 
 
@@ -119,7 +121,7 @@ def _launch(turn: Turn, side: Side, order: Search | Fly) -> None:
     launch = order.launch
     assert launch is not None
     searching = isinstance(order, Search)
-    turn.state, formation = air.launch(turn.state, side, order.af, launch, searching=searching)
+    turn.state, formation = air_ops.launch(turn.state, side, order.af, launch, searching=searching)
     if formation is not None:
         kind = f", {launch.kind.value} launch" if launch.kind is not LaunchType.MINIMUM else ""
         turn.tell(
@@ -197,12 +199,12 @@ def _record_knowledge(turn: Turn) -> None:
 def _end_of_turn(turn: Turn) -> Outcome[FlatTopState]:
     st = turn.state
     for formation in st.air:
-        if formation.hex is not None and air.out_of_range(st, formation):
+        if formation.hex is not None and air_ops.out_of_range(st, formation):
             turn.tell(
                 formation.side, "lost", f"AF{formation.number} ran out of fuel and is lost (standard 8.5.5)"
             )
             turn.referee("lost", f"{formation.side} AF{formation.number} lost: out of range")
-    kept = tuple(a for a in st.air if not air.out_of_range(st, a))
+    kept = tuple(a for a in st.air if not air_ops.out_of_range(st, a))
     st = replace(st, air=kept)
     if st.time >= st.scenario.end:
         result = f"The scenario ends at {st.time.label}; victory points are not scored in this version."

@@ -18,19 +18,19 @@ from typing import Any
 
 from mailbot.core.dice import Dice
 from mailbot.errors import GameError
-from mailbot.games.flattop import knowledge as knowledge_json
 from mailbot.games.flattop import units as units_json
+from mailbot.games.flattop.air.interception import InterceptionTable
+from mailbot.games.flattop.air.landing import LandingTable
 from mailbot.games.flattop.initiative import InitiativeRecord
-from mailbot.games.flattop.interception import InterceptionTable
-from mailbot.games.flattop.knowledge import Knowledge
-from mailbot.games.flattop.landing import LandingTable
-from mailbot.games.flattop.movement import MovementRules, movement_rules
-from mailbot.games.flattop.reports import Deception, ReportRules
-from mailbot.games.flattop.scenario import GameTime, Scenario, plane_types, require_scenario
-from mailbot.games.flattop.search import SearchTable
-from mailbot.games.flattop.shadowing import ShadowTable
+from mailbot.games.flattop.map.movement import MovementRules, movement_rules
+from mailbot.games.flattop.map.scenario import GameTime, Scenario, plane_types, require_scenario
+from mailbot.games.flattop.map.weather import Weather, WeatherRules, initial_weather, weather_rules
+from mailbot.games.flattop.observation import knowledge as knowledge_json
+from mailbot.games.flattop.observation.knowledge import Knowledge
+from mailbot.games.flattop.observation.reports import Deception, ReportRules
+from mailbot.games.flattop.observation.search import SearchTable
+from mailbot.games.flattop.observation.shadowing import ShadowTable
 from mailbot.games.flattop.units import AirFormation, Base, PlaneType, Side, TaskForce
-from mailbot.games.flattop.weather import Weather, WeatherRules, initial_weather, weather_rules
 
 STATE_VERSION = 1
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The turn being resolved, shared by the phases of :mod:`resolve`, :mod:`resolve_air` and
-:mod:`resolve_observe`: the changing state, the events with their audiences, the spottings."""
+"""The turn being resolved, shared by :mod:`resolve` and the phases it calls (the ``resolve_*``
+modules of ``air`` and ``observation``): the changing state, the events with their audiences,
+the spottings, and the helpers those phases share to find and replace an own AF."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ from dataclasses import dataclass, field, replace
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event
-from mailbot.games.flattop import air
-from mailbot.games.flattop.hexes import Hex, line
-from mailbot.games.flattop.landing import roll_landing
-from mailbot.games.flattop.observe import Spotting, Target, Visibility, af_target, tf_target
-from mailbot.games.flattop.order_types import FtOrder
+from mailbot.games.flattop.air import operations as air_ops
+from mailbot.games.flattop.air.landing import roll_landing
+from mailbot.games.flattop.map.hexes import Hex, line
+from mailbot.games.flattop.observation.observe import Spotting, Target, Visibility, af_target, tf_target
+from mailbot.games.flattop.orders.types import FtOrder
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFormation, Altitude, Fact, Side
 
 REFEREE: frozenset[str] = frozenset()
+#: What an attack or interception reports until ``combat`` resolves it.
+NOT_RESOLVED = "air combat is not resolved in this version: the attack is recorded only"
 
 
 @dataclass(frozen=True)
@@ -81,19 +84,27 @@ class Turn:
             )
 
 
+def own_af(turn: Turn, side: Side, number: int) -> AirFormation | None:
+    return next((a for a in turn.state.own_air(side) if a.number == number and a.hex is not None), None)
+
+
+def put(turn: Turn, old: AirFormation, new: AirFormation) -> None:
+    turn.state = replace(turn.state, air=tuple(new if a is old else a for a in turn.state.air))
+
+
 def land_af(turn: Turn, side: Side, number: int, place: str, mp: int | None) -> None:
     """Fly AF ``number`` toward ``place`` with ``mp`` (None: its full MP) and land if it gets there."""
     st = turn.state
     formation = next((a for a in st.own_air(side) if a.number == number), None)
-    goal = air.place_hex(st, side, place)
+    goal = air_ops.place_hex(st, side, place)
     if formation is None or goal is None or formation.hex is None:
         return
-    moved, problem = air.fly_toward(st, formation, goal, air.mf(st, formation) if mp is None else mp)
+    moved, problem = air_ops.fly_toward(st, formation, goal, air_ops.mf(st, formation) if mp is None else mp)
     turn.state = replace(st, air=tuple(moved if a is formation else a for a in st.air))
     if moved.hex is not None and moved.hex != formation.hex:
         path = tuple(line(formation.hex, moved.hex))
         turn.flights.append(Flight(side, number, path, moved.stacks[0].altitude))
-    why = air.cannot_land(turn.state, moved, place, turn.moved.get(side, set()))
+    why = air_ops.cannot_land(turn.state, moved, place, turn.moved.get(side, set()))
     if why:
         where = st.scenario.map.hex_id(moved.hex) if moved.hex else "?"
         because = problem if why == "not there yet" and problem else why
@@ -105,10 +116,10 @@ def land_af(turn: Turn, side: Side, number: int, place: str, mp: int | None) -> 
 def _touch_down(turn: Turn, side: Side, formation: AirFormation, place: str) -> None:
     """Night and armed landings roll per factor (14.10, 14.14, seed 003 14.10.1); the rest land."""
     st = turn.state
-    where = air.landing_place(st, formation, place)
+    where = air_ops.landing_place(st, formation, place)
     label = f"ft.landing.t{st.turn}.{side.value}.AF{formation.number}"
     result = roll_landing(formation.stacks, where, st.rules.landing, turn.dice, label)
-    turn.state = air.land(st, formation, place, result.landed)
+    turn.state = air_ops.land(st, formation, place, result.landed)
     for roll in result.rolls:
         turn.referee("landing.roll", f"{side} AF{formation.number} at {place}: {roll.text}")
     lost = f": {result.lost} air factor(s) lost in the landing" if result.lost else ""

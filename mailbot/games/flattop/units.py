@@ -22,7 +22,7 @@ from enum import Enum, StrEnum
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import Hex
+from mailbot.games.flattop.map.hexes import Hex
 
 
 class Side(StrEnum):

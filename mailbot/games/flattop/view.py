@@ -5,7 +5,7 @@ A side's model is built from its own units, its own knowledge, the public
 board (clouds and winds are on the map for both players, standard 6) and the
 events addressed to it: nothing else of the state is read, so nothing else
 can leak (seed 003, 7.12.2: reports never name enemy units). Contacts come
-from :func:`reports.report_model` over the side's knowledge: hex, kind,
+from :func:`observation.reports.report_model` over the side's knowledge: hex, kind,
 condition, turn and the KIND of observer, never a name or an enemy id.
 """
 
@@ -16,16 +16,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mailbot.core.game import Event
-from mailbot.games.flattop.air import mf
-from mailbot.games.flattop.hexes import roman
-from mailbot.games.flattop.movement import range_left, tf_allowance
-from mailbot.games.flattop.order_checks import base_word, sum_boxes
-from mailbot.games.flattop.order_types import Plot, normalise
-from mailbot.games.flattop.reports import report_model
-from mailbot.games.flattop.resolve_air import NOT_RESOLVED
+from mailbot.games.flattop.air.operations import mf
+from mailbot.games.flattop.map.hexes import roman
+from mailbot.games.flattop.map.movement import range_left, tf_allowance
+from mailbot.games.flattop.map.weather import storm_hexes
+from mailbot.games.flattop.observation.reports import report_model
+from mailbot.games.flattop.orders.checks import base_word, sum_boxes
+from mailbot.games.flattop.orders.types import Plot, normalise
 from mailbot.games.flattop.state import FlatTopState, SideState
+from mailbot.games.flattop.turn import NOT_RESOLVED
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Base, Side, TaskForce
-from mailbot.games.flattop.weather import storm_hexes
 
 CONTACT_TURNS = 3  # contacts of the last three turns are shown; older ones are history
 SYNTAX = (

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mailbot.games.flattop.scenario import Scenario, require_scenario
+from mailbot.games.flattop.map.scenario import Scenario, require_scenario
 
 CONFIG = Path(__file__).resolve().parents[3] / "mailbot" / "games" / "flattop" / "data"
 

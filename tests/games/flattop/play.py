@@ -9,7 +9,7 @@ from typing import Any
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Line, Outcome, Parsed, Setup
 from mailbot.games.flattop import FlatTopGame
-from mailbot.games.flattop.order_types import FtOrder
+from mailbot.games.flattop.orders.types import FtOrder
 from mailbot.games.flattop.state import FlatTopState
 
 from .conftest import load_scenario_data, load_tables

@@ -11,10 +11,10 @@ import pytest
 
 from mailbot.core.dice import FixedDice
 from mailbot.core.game import ProblemKind
-from mailbot.games.flattop import air
-from mailbot.games.flattop.hexes import Hex, neighbours
-from mailbot.games.flattop.interception import InterceptionTable, combat_possible
-from mailbot.games.flattop.landing import Landing, LandingTable, roll_landing
+from mailbot.games.flattop.air import operations as air_ops
+from mailbot.games.flattop.air.interception import InterceptionTable, combat_possible
+from mailbot.games.flattop.air.landing import Landing, LandingTable, roll_landing
+from mailbot.games.flattop.map.hexes import Hex, neighbours
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import (
     AirBoxes,
@@ -162,8 +162,8 @@ def test_a_maximum_launch_stays_in_its_hex_and_moves_fully_the_next_turn(data: d
     launched = play(state, {"allied": ["fly af1 from tf1 4 wildcat max"]}).state
     formation = af(launched, Side.ALLIED, 1)
     assert formation.launch is LaunchType.MAXIMUM and formation.hex == yorktown_hex(launched)
-    assert air.mf(launched, formation) == 8  # the next turn: the full MF
-    assert air.mf(replace(launched, turn=formation.takeoff_turn), formation) == 0
+    assert air_ops.mf(launched, formation) == 8  # the next turn: the full MF
+    assert air_ops.mf(replace(launched, turn=formation.takeoff_turn), formation) == 0
 
 
 def yorktown_hex(state: FlatTopState) -> Any:

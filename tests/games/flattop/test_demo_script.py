@@ -11,7 +11,7 @@ from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Line, Setup
 from mailbot.games.flattop import FlatTopGame
 from mailbot.games.flattop.demo import flattop_orders, read_report
-from mailbot.games.flattop.hexes import parse_hex_id
+from mailbot.games.flattop.map.hexes import parse_hex_id
 
 from .conftest import load_scenario_data, load_tables
 

@@ -13,10 +13,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from mailbot.core.game import Event, ProblemKind, StepKind
 from mailbot.games.flattop import FlatTopGame
 from mailbot.games.flattop.demo import route
-from mailbot.games.flattop.hexes import Hex, hex_id
+from mailbot.games.flattop.map.hexes import Hex, hex_id
+from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side
-from mailbot.games.flattop.weather import storm_hexes
 from mailbot.games.registry import find_game
 
 from .play import GAME, game_data, new, parse, play

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Line, Setup
 from mailbot.games.flattop import FlatTopGame
-from mailbot.games.flattop.hexes import Hex, Terrain
-from mailbot.games.flattop.knowledge import Knowledge
-from mailbot.games.flattop.reports import Deception
+from mailbot.games.flattop.map.hexes import Hex, Terrain
+from mailbot.games.flattop.observation.knowledge import Knowledge
+from mailbot.games.flattop.observation.reports import Deception
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Side, TaskForce
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mailbot.games.flattop.hexes import (
+from mailbot.games.flattop.map.hexes import (
     STANDARD_LAYOUT,
     Direction,
     Hex,

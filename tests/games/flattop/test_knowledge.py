@@ -8,7 +8,7 @@ import json
 import pytest
 
 from mailbot.errors import GameError
-from mailbot.games.flattop.knowledge import (
+from mailbot.games.flattop.observation.knowledge import (
     PLANES,
     SHIPS,
     ContactReport,

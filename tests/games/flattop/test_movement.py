@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import Direction, Hex, parse_hex_id, step
-from mailbot.games.flattop.movement import (
+from mailbot.games.flattop.map.hexes import Direction, Hex, parse_hex_id, step
+from mailbot.games.flattop.map.movement import (
     Launch,
     MovementRules,
     PlanePath,
@@ -34,7 +34,7 @@ from mailbot.games.flattop.movement import (
     ship_speed,
     tf_allowance,
 )
-from mailbot.games.flattop.scenario import GameTime, Scenario, plane_types
+from mailbot.games.flattop.map.scenario import GameTime, Scenario, plane_types
 from mailbot.games.flattop.units import (
     AirFactors,
     AirFormation,

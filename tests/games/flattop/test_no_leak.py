@@ -31,9 +31,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from mailbot.core.dice import DiceStream
-from mailbot.games.flattop.hexes import STANDARD_LAYOUT, Hex, HexMap, Terrain, neighbours
-from mailbot.games.flattop.knowledge import Knowledge, dump, load
-from mailbot.games.flattop.observe import (
+from mailbot.games.flattop.map.hexes import STANDARD_LAYOUT, Hex, HexMap, Terrain, neighbours
+from mailbot.games.flattop.map.scenario import Coastwatchers, Island
+from mailbot.games.flattop.observation.knowledge import Knowledge, dump, load
+from mailbot.games.flattop.observation.observe import (
     Spotting,
     Target,
     Visibility,
@@ -45,9 +46,15 @@ from mailbot.games.flattop.observe import (
     surface_observation,
     tf_target,
 )
-from mailbot.games.flattop.reports import Deception, ReportRules, record_all, report_model
-from mailbot.games.flattop.scenario import Coastwatchers, Island
-from mailbot.games.flattop.search import Action, Leg, Reaction, SearchOrder, SearchTable, resolve_searches
+from mailbot.games.flattop.observation.reports import Deception, ReportRules, record_all, report_model
+from mailbot.games.flattop.observation.search import (
+    Action,
+    Leg,
+    Reaction,
+    SearchOrder,
+    SearchTable,
+    resolve_searches,
+)
 from mailbot.games.flattop.units import (
     AirFactors,
     AirFormation,

@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 
 from mailbot.core.dice import FixedDice
-from mailbot.games.flattop.hexes import STANDARD_LAYOUT, Hex, HexMap, Terrain, hex_id, parse_hex_id
-from mailbot.games.flattop.knowledge import PLANES, SHIPS
-from mailbot.games.flattop.observe import (
+from mailbot.games.flattop.map.hexes import STANDARD_LAYOUT, Hex, HexMap, Terrain, hex_id, parse_hex_id
+from mailbot.games.flattop.map.scenario import Coastwatchers, Island, Scenario
+from mailbot.games.flattop.map.weather import Sky as WeatherSky
+from mailbot.games.flattop.observation.knowledge import PLANES, SHIPS
+from mailbot.games.flattop.observation.observe import (
     AF,
     TF,
     CoastwatcherNet,
@@ -28,10 +30,8 @@ from mailbot.games.flattop.observe import (
     radar_observation,
     surface_observation,
 )
-from mailbot.games.flattop.reports import Deception, ReportRules, compose
-from mailbot.games.flattop.scenario import Coastwatchers, Island, Scenario
+from mailbot.games.flattop.observation.reports import Deception, ReportRules, compose
 from mailbot.games.flattop.units import Altitude, Base, Handling, ShipCategory, Side
-from mailbot.games.flattop.weather import Sky as WeatherSky
 
 TABLES = Path(__file__).resolve().parents[3] / "mailbot" / "games" / "flattop" / "data" / "tables"
 

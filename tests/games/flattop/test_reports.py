@@ -8,10 +8,10 @@ import json
 import pytest
 
 from mailbot.core.dice import DiceStream, FixedDice
-from mailbot.games.flattop.hexes import Hex
-from mailbot.games.flattop.knowledge import PLANES, SHIPS, ContactReport, Knowledge, dump
-from mailbot.games.flattop.observe import AF, PlaneView, Spotting, Target, tf_target
-from mailbot.games.flattop.reports import (
+from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.observation.knowledge import PLANES, SHIPS, ContactReport, Knowledge, dump
+from mailbot.games.flattop.observation.observe import AF, PlaneView, Spotting, Target, tf_target
+from mailbot.games.flattop.observation.reports import (
     Deception,
     ReportRules,
     approximate,

@@ -13,8 +13,14 @@ from typing import Any
 import pytest
 
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import Hex, Terrain, distance, neighbours, parse_hex_id
-from mailbot.games.flattop.scenario import GameTime, Scenario, load_scenario, plane_types, require_scenario
+from mailbot.games.flattop.map.hexes import Hex, Terrain, distance, neighbours, parse_hex_id
+from mailbot.games.flattop.map.scenario import (
+    GameTime,
+    Scenario,
+    load_scenario,
+    plane_types,
+    require_scenario,
+)
 from mailbot.games.flattop.units import (
     AirBoxes,
     AirFactors,

@@ -10,11 +10,11 @@ import pytest
 
 from mailbot.core.dice import FixedDice
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import Hex, distance, parse_hex_id
-from mailbot.games.flattop.knowledge import PLANES, SHIPS, Knowledge
-from mailbot.games.flattop.observe import AF, TF, PlaneView, ShipView, Target, Visibility
-from mailbot.games.flattop.reports import Deception, ReportRules, record_all
-from mailbot.games.flattop.search import (
+from mailbot.games.flattop.map.hexes import Hex, distance, parse_hex_id
+from mailbot.games.flattop.observation.knowledge import PLANES, SHIPS, Knowledge
+from mailbot.games.flattop.observation.observe import AF, TF, PlaneView, ShipView, Target, Visibility
+from mailbot.games.flattop.observation.reports import Deception, ReportRules, record_all
+from mailbot.games.flattop.observation.search import (
     Action,
     Leg,
     Reaction,

@@ -7,9 +7,9 @@ import tomllib
 from pathlib import Path
 
 from mailbot.core.dice import FixedDice
-from mailbot.games.flattop.hexes import Hex
-from mailbot.games.flattop.observe import TF, ShipView, Spotting, Target
-from mailbot.games.flattop.shadowing import (
+from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.observation.observe import TF, ShipView, Spotting, Target
+from mailbot.games.flattop.observation.shadowing import (
     ShadowAttempt,
     Shadower,
     ShadowResult,

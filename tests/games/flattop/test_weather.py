@@ -16,10 +16,9 @@ import pytest
 
 from mailbot.core.dice import DiceStream, FixedDice
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import Direction, Hex, parse_hex_id, step
-from mailbot.games.flattop.scenario import GameTime, Scenario
-from mailbot.games.flattop.units import dump, load
-from mailbot.games.flattop.weather import (
+from mailbot.games.flattop.map.hexes import Direction, Hex, parse_hex_id, step
+from mailbot.games.flattop.map.scenario import GameTime, Scenario
+from mailbot.games.flattop.map.weather import (
     Cloud,
     Sky,
     Weather,
@@ -34,6 +33,7 @@ from mailbot.games.flattop.weather import (
     weather_phase,
     weather_rules,
 )
+from mailbot.games.flattop.units import dump, load
 
 
 def h(text: str) -> Hex:

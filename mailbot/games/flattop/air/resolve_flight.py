@@ -5,7 +5,7 @@
 an AF with a rendezvous: it moves right after its side's searches and, from
 the rendezvous hex "listed" in its orders, conforms to the searcher's actual
 path (reactions included) "for the remainder of the move"
-(``search.rendezvous_path``). If the searcher never passes that hex, the
+(``observation.search.rendezvous_path``). If the searcher never passes that hex, the
 connection is missed and the AF waits there.
 """
 
@@ -14,16 +14,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from mailbot.games.flattop import air
-from mailbot.games.flattop.hexes import Hex
-from mailbot.games.flattop.movement import plane_path
-from mailbot.games.flattop.order_checks import path_steps
-from mailbot.games.flattop.order_types import Fly, Land
-from mailbot.games.flattop.resolve_air import NOT_RESOLVED, own_af, put
-from mailbot.games.flattop.search import SearchOutcome, rendezvous_path
-from mailbot.games.flattop.turn import Flight, Turn, land_af
+from mailbot.games.flattop.air import operations as air_ops
+from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.map.movement import plane_path
+from mailbot.games.flattop.map.weather import storm_hexes
+from mailbot.games.flattop.observation.search import SearchOutcome, rendezvous_path
+from mailbot.games.flattop.orders.checks import path_steps
+from mailbot.games.flattop.orders.types import Fly, Land
+from mailbot.games.flattop.turn import NOT_RESOLVED, Flight, Turn, land_af, own_af, put
 from mailbot.games.flattop.units import Side
-from mailbot.games.flattop.weather import storm_hexes
 
 
 def run_non_search(turn: Turn, side: Side) -> None:
@@ -43,7 +42,7 @@ def _fly(turn: Turn, side: Side, order: Fly) -> tuple[tuple[Hex, ...], int] | No
     if formation is None or formation.hex is None:
         return None
     altitude = formation.stacks[0].altitude
-    mp = air.mf(st, formation)
+    mp = air_ops.mf(st, formation)
     flown = plane_path(
         formation.hex, altitude, path_steps(altitude, order.legs), mp,
         scenario=st.scenario, rules=st.rules.movement, storms=storm_hexes(st.weather, st.rules.weather),

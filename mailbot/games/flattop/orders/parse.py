@@ -57,8 +57,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from mailbot.core.game import Accepted, Line, Parsed, Problem, ProblemKind
-from mailbot.games.flattop.hexes import Hex
-from mailbot.games.flattop.order_checks import (
+from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.observation.reports import Deception
+from mailbot.games.flattop.observation.search import Action, Leg, Reaction
+from mailbot.games.flattop.orders.checks import (
     OrderError,
     Own,
     check_flight,
@@ -71,7 +73,7 @@ from mailbot.games.flattop.order_checks import (
     check_shadow,
     check_unready,
 )
-from mailbot.games.flattop.order_types import (
+from mailbot.games.flattop.orders.types import (
     UNARMED,
     Fly,
     FtOrder,
@@ -88,11 +90,9 @@ from mailbot.games.flattop.order_types import (
     Unready,
     normalise,
 )
-from mailbot.games.flattop.reports import Deception
-from mailbot.games.flattop.search import Action, Leg, Reaction
 from mailbot.games.flattop.units import Altitude, Armament, LaunchType
 
-__all__ = ["Own", "parse_lines", "refuse_all"]
+__all__ = ["Own", "parse_lines"]
 
 WORDS = {
     "PLOT": "PLOT", "MOVE": "PLOT",
@@ -391,10 +391,3 @@ def _rendezvous_with_searchers(
         else:
             kept.append(a)
     return Parsed(tuple(kept), tuple(sorted(problems, key=lambda p: p.line)))
-
-
-def refuse_all(lines: Sequence[Line], reason: str) -> Parsed[FtOrder]:
-    problems = tuple(
-        Problem(line.number, line.text, ProblemKind.ILLEGAL, reason) for line in lines if tokens(line.text)
-    )
-    return Parsed((), problems)

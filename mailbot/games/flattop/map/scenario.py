@@ -8,7 +8,7 @@ bad data: it returns every problem it finds, each with where it is, so a
 group digitising its own board sees all its mistakes at once.
 
 The file format is documented in ``mailbot/games/flattop/data/scenarios/test-small.toml``;
-the map part (sections, terrain, hex IDs) in :mod:`mailbot.games.flattop.hexes`.
+the map part (sections, terrain, hex IDs) in :mod:`mailbot.games.flattop.map.hexes`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import (
+from mailbot.games.flattop.map.hexes import (
     STANDARD_LAYOUT,
     Direction,
     Hex,
@@ -34,7 +34,7 @@ from mailbot.games.flattop.hexes import (
     parse_roman,
     roman,
 )
-from mailbot.games.flattop.scenario_reader import (
+from mailbot.games.flattop.map.scenario_reader import (
     Reader,
     ScenarioProblem,
     check_unique,

@@ -7,7 +7,7 @@ one attempt per hex per turn per player (reference A.7). Seed 003, 14.13.2
 allows this kind in any hex, with "subtract one from the die roll" where
 combat cannot usually occur, and a previously unobserved interceptor in such
 a hex "must reveal its presence whether the attempt is successful or not"
-(:func:`observe.interception_reveal`). The table is a design default
+(:func:`observation.observe.interception_reveal`). The table is a design default
 (``mailbot/games/flattop/data/tables/interception.toml``).
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 from mailbot.core.dice import Dice, Roll
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import Hex, distance
+from mailbot.games.flattop.map.hexes import Hex, distance
 from mailbot.games.flattop.units import Altitude
 
 RULE = "standard 14.13 Interception Table; seed 003, 14.13.2"

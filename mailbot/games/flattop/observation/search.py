@@ -31,9 +31,18 @@ from typing import Any
 
 from mailbot.core.dice import Dice, Roll
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import Hex, distance, line, neighbours
-from mailbot.games.flattop.knowledge import SHIPS
-from mailbot.games.flattop.observe import AF, TF, PlaneView, Spotting, Target, Visibility, group, range_table
+from mailbot.games.flattop.map.hexes import Hex, distance, line, neighbours
+from mailbot.games.flattop.observation.knowledge import SHIPS
+from mailbot.games.flattop.observation.observe import (
+    AF,
+    TF,
+    PlaneView,
+    Spotting,
+    Target,
+    Visibility,
+    group,
+    range_table,
+)
 from mailbot.games.flattop.units import Altitude, Side
 
 RULE = "seed 003, 7.3 search chart"

@@ -7,7 +7,7 @@ what each watcher sees, and the spottings go to the turn for the reports.
 
 from __future__ import annotations
 
-from mailbot.games.flattop.observe import (
+from mailbot.games.flattop.observation.observe import (
     Spotting,
     Watcher,
     coastwatcher_net,

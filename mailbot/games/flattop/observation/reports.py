@@ -38,8 +38,8 @@ from typing import Any
 
 from mailbot.core.dice import Dice
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import Hex, hex_id
-from mailbot.games.flattop.knowledge import (
+from mailbot.games.flattop.map.hexes import Hex, hex_id
+from mailbot.games.flattop.observation.knowledge import (
     PLANES,
     SHIPS,
     ContactReport,
@@ -47,7 +47,7 @@ from mailbot.games.flattop.knowledge import (
     Sighting,
     UnitReport,
 )
-from mailbot.games.flattop.observe import INTACT, Spotting, Target
+from mailbot.games.flattop.observation.observe import INTACT, Spotting, Target
 from mailbot.games.flattop.units import Altitude, ShipCategory, Side
 
 SHIP_CLASSES = tuple(c.value for c in ShipCategory)  # carrier, capital, small, submarine

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The accepted Flat Top orders as values, and their normalised text (grammar: :mod:`orders`)."""
+"""The accepted Flat Top orders as values, and their normalised text (grammar: :mod:`orders.parse`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
-from mailbot.games.flattop.hexes import Hex, HexMap
-from mailbot.games.flattop.reports import Deception
-from mailbot.games.flattop.search import Action, Leg, Reaction
+from mailbot.games.flattop.map.hexes import Hex, HexMap
+from mailbot.games.flattop.observation.reports import Deception
+from mailbot.games.flattop.observation.search import Action, Leg, Reaction
 from mailbot.games.flattop.units import AirFactors, Altitude, Armament, LaunchType
 
 UNARMED: Literal["unarmed"] = "unarmed"
@@ -173,7 +173,7 @@ def _plot_text(hexmap: HexMap, order: Plot) -> str:
 
 
 def normalise(hexmap: HexMap, order: FtOrder) -> str:
-    """The exact echo; :func:`orders.parse_lines` reads it back to the same order."""
+    """The exact echo; :func:`orders.parse.parse_lines` reads it back to the same order."""
     match order:
         case Plot():
             return _plot_text(hexmap, order)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import Direction, Hex, direction, distance, hex_id
-from mailbot.games.flattop.scenario import GameTime, Scenario
+from mailbot.games.flattop.map.hexes import Direction, Hex, direction, distance, hex_id
+from mailbot.games.flattop.map.scenario import GameTime, Scenario
 from mailbot.games.flattop.units import AirFormation, Altitude, Fact, PlaneType, Ship, TaskForce
 from mailbot.games.flattop.units import LaunchType as Launch
 

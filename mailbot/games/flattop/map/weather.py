@@ -23,7 +23,7 @@ from typing import Any
 
 from mailbot.core.dice import Dice
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import (
+from mailbot.games.flattop.map.hexes import (
     Direction,
     Hex,
     Layout,
@@ -34,7 +34,7 @@ from mailbot.games.flattop.hexes import (
     step,
     within,
 )
-from mailbot.games.flattop.scenario import GameTime, Scenario
+from mailbot.games.flattop.map.scenario import GameTime, Scenario
 from mailbot.games.flattop.units import Fact
 
 RULE_PLACE = "seed 003, 6.3 cloud placement"

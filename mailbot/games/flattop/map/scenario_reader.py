@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Reading scenario data: the problem-collecting reader and the order of battle.
 
-:mod:`mailbot.games.flattop.scenario` reads the map and the calendar with the
+:mod:`mailbot.games.flattop.map.scenario` reads the map and the calendar with the
 same :class:`Reader`; this module reads bases, task forces, ships and their
 air factors (reference A.5), building each ship from ``ships.toml``.
 """
@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import STANDARD_LAYOUT, Hex, HexMap, Terrain
+from mailbot.games.flattop.map.hexes import STANDARD_LAYOUT, Hex, HexMap, Terrain
 from mailbot.games.flattop.units import (
     AirBoxes,
     AirFactors,

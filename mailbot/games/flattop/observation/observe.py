@@ -10,7 +10,7 @@ only the composed report enters the side's :mod:`knowledge`.
 Units are seen through :class:`Target`, a snapshot that keeps what an
 observer could ever learn and drops the rest on purpose: ship names are not
 in it (names are never reported, 7.12.2 and 15.1), nor are plane names.
-:func:`tf_target` and :func:`af_target` build it from :mod:`units`.
+:func:`tf_target` and :func:`af_target` build it from :mod:`units` (the package's top level).
 
 Observation tables are data (``mailbot/games/flattop/data/tables/observation*.toml``):
 pure code gets the parsed mappings.
@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from mailbot.errors import GameError
-from mailbot.games.flattop.hexes import Hex, HexMap, Terrain, distance, neighbours
-from mailbot.games.flattop.knowledge import PLANES, SHIPS
-from mailbot.games.flattop.scenario import Coastwatchers, Island
+from mailbot.games.flattop.map.hexes import Hex, HexMap, Terrain, distance, neighbours
+from mailbot.games.flattop.map.scenario import Coastwatchers, Island
+from mailbot.games.flattop.map.weather import Sky
+from mailbot.games.flattop.observation.knowledge import PLANES, SHIPS
 from mailbot.games.flattop.units import (
     AirFormation,
     Altitude,
@@ -35,7 +36,6 @@ from mailbot.games.flattop.units import (
     Side,
     TaskForce,
 )
-from mailbot.games.flattop.weather import Sky
 
 TF = "TF"
 AF = "AF"
@@ -124,7 +124,7 @@ class Visibility:
 
     @classmethod
     def from_coverage(cls, coverage: Mapping[Hex, int], *, night: bool) -> Visibility:
-        """From :meth:`weather.Weather.coverage`: one marker makes cloud, two a storm (standard 6.5)."""
+        """From :meth:`map.weather.Weather.coverage`: one marker makes cloud, two a storm (standard 6.5)."""
         clouds = frozenset(h for h, n in coverage.items() if n >= 1)
         return cls(night, clouds, frozenset(h for h, n in coverage.items() if n >= 2))
 

@@ -28,7 +28,7 @@ from typing import Any
 from mailbot.core.dice import Dice, Roll
 from mailbot.core.game import Event
 from mailbot.errors import GameError
-from mailbot.games.flattop.observe import Spotting
+from mailbot.games.flattop.observation.observe import Spotting
 from mailbot.games.flattop.units import Side
 
 RULE = "standard 11 Shadowing Table; seed 003, 11.11"

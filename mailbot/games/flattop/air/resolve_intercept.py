@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mailbot.games.flattop.hexes import Hex
-from mailbot.games.flattop.interception import combat_possible, roll_interception
-from mailbot.games.flattop.observe import af_target, interception_reveal
-from mailbot.games.flattop.order_checks import is_interceptor
-from mailbot.games.flattop.order_types import Intercept
-from mailbot.games.flattop.resolve_air import NOT_RESOLVED, own_af
-from mailbot.games.flattop.shadowing import seen_refs
-from mailbot.games.flattop.turn import Flight, Turn
+from mailbot.games.flattop.air.interception import combat_possible, roll_interception
+from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.observation.observe import af_target, interception_reveal
+from mailbot.games.flattop.observation.shadowing import seen_refs
+from mailbot.games.flattop.orders.checks import is_interceptor
+from mailbot.games.flattop.orders.types import Intercept
+from mailbot.games.flattop.turn import NOT_RESOLVED, Flight, Turn, own_af
 from mailbot.games.flattop.units import AirFormation, Side
 
 

@@ -9,20 +9,19 @@ default: the Shadowing Table's effect on the report is not in the seed).
 
 Search (7, 7.3): each SEARCH order becomes a ``search.SearchOrder`` from the
 AF's hex; the path is first cut where this turn's storms or the MP forbid
-(``movement.plane_path``), then flown by ``search.resolve_searches``.
+(``map.movement.plane_path``), then flown by ``search.resolve_searches``.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from mailbot.games.flattop import air
-from mailbot.games.flattop.movement import plane_path
-from mailbot.games.flattop.observe import AF, group, tf_target
-from mailbot.games.flattop.order_checks import path_steps
-from mailbot.games.flattop.order_types import Search, Shadow
-from mailbot.games.flattop.search import Leg, SearchOrder, SearchOutcome, resolve_searches
-from mailbot.games.flattop.shadowing import (
+from mailbot.games.flattop.air import operations as air_ops
+from mailbot.games.flattop.map.movement import plane_path
+from mailbot.games.flattop.map.weather import storm_hexes
+from mailbot.games.flattop.observation.observe import AF, group, tf_target
+from mailbot.games.flattop.observation.search import Leg, SearchOrder, SearchOutcome, resolve_searches
+from mailbot.games.flattop.observation.shadowing import (
     ShadowAttempt,
     Shadower,
     ShadowResult,
@@ -30,20 +29,10 @@ from mailbot.games.flattop.shadowing import (
     resolve_shadow,
     shadow_events,
 )
-from mailbot.games.flattop.turn import Flight, Turn, land_af
+from mailbot.games.flattop.orders.checks import path_steps
+from mailbot.games.flattop.orders.types import Search, Shadow
+from mailbot.games.flattop.turn import NOT_RESOLVED, Flight, Turn, land_af, own_af, put
 from mailbot.games.flattop.units import AirFormation, Altitude, Side, TaskForce
-from mailbot.games.flattop.weather import storm_hexes
-
-NOT_RESOLVED = "air combat is not resolved in this version: the attack is recorded only"
-
-
-def own_af(turn: Turn, side: Side, number: int) -> AirFormation | None:
-    return next((a for a in turn.state.own_air(side) if a.number == number and a.hex is not None), None)
-
-
-def put(turn: Turn, old: AirFormation, new: AirFormation) -> None:
-    turn.state = replace(turn.state, air=tuple(new if a is old else a for a in turn.state.air))
-
 
 # --- shadowing (11) ------------------------------------------------------------------
 
@@ -122,7 +111,7 @@ def _usable_legs(turn: Turn, formation: AirFormation, order: Search) -> tuple[Le
     assert formation.hex is not None
     altitude = formation.stacks[0].altitude
     flown = plane_path(
-        formation.hex, altitude, path_steps(altitude, order.legs), air.mf(st, formation),
+        formation.hex, altitude, path_steps(altitude, order.legs), air_ops.mf(st, formation),
         scenario=st.scenario, rules=st.rules.movement, storms=storm_hexes(st.weather, st.rules.weather),
         armed_takeoff=order.launch is not None and any(s.armament is not None for s in formation.stacks),
     )  # fmt: skip
@@ -145,7 +134,7 @@ def _search_order(turn: Turn, side: Side, order: Search) -> SearchOrder | None:
         start=formation.hex,
         altitude=formation.stacks[0].altitude,
         legs=_usable_legs(turn, formation, order),
-        mp=air.mf(turn.state, formation),
+        mp=air_ops.mf(turn.state, formation),
         factors=formation.factors,
         armed=any(s.armament is not None for s in formation.stacks),
         reactions=order.reactions,

@@ -7,7 +7,7 @@ into new AFs in the base's or TF's hex (the launch type sets the take-off
 turn's MP, 14.8); then Just Landed -> Readying with what is left of the
 Readying Factor; last ``UNREADY`` (Ready -> Readying, disarmed). The orders
 were kept within the LF and Readying Factor when they were read
-(``order_checks``). An AF that reaches its base or plane-carrying ship lands
+(``orders.checks``). An AF that reaches its base or plane-carrying ship lands
 in the Just Landed box (:mod:`landing` for the night and armed landing
 rolls, 12.7.3 for float planes). An AF still aloft at the end of its last
 turn of range is lost (8.5.5).
@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import replace
 
-from mailbot.games.flattop.hexes import Hex, line
-from mailbot.games.flattop.landing import Landing
-from mailbot.games.flattop.movement import PlaneStep, af_movement, plane_path, range_left
-from mailbot.games.flattop.order_checks import place_key, readying_factor
-from mailbot.games.flattop.order_types import Launch, Load, Ready, Unready, load_of
+from mailbot.games.flattop.air.landing import Landing
+from mailbot.games.flattop.map.hexes import Hex, line
+from mailbot.games.flattop.map.movement import PlaneStep, af_movement, plane_path, range_left
+from mailbot.games.flattop.map.weather import storm_hexes
+from mailbot.games.flattop.orders.checks import place_key, readying_factor
+from mailbot.games.flattop.orders.types import Launch, Load, Ready, Unready, load_of
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import (
     AirBoxes,
@@ -34,7 +35,6 @@ from mailbot.games.flattop.units import (
     Side,
     TaskForce,
 )
-from mailbot.games.flattop.weather import storm_hexes
 
 BoxName = str  # "just_landed" | "readying" | "ready"
 

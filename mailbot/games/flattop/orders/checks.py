@@ -14,11 +14,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from mailbot.core.game import ProblemKind
-from mailbot.games.flattop import movement
-from mailbot.games.flattop.hexes import Hex, distance
-from mailbot.games.flattop.knowledge import SHIPS, Knowledge
-from mailbot.games.flattop.movement import MovementRules, PlaneStep, formation_movement, launch_movement
-from mailbot.games.flattop.order_types import (
+from mailbot.games.flattop.map import movement
+from mailbot.games.flattop.map.hexes import Hex, distance
+from mailbot.games.flattop.map.movement import MovementRules, PlaneStep, formation_movement, launch_movement
+from mailbot.games.flattop.map.scenario import GameTime, Scenario
+from mailbot.games.flattop.observation.knowledge import SHIPS, Knowledge
+from mailbot.games.flattop.observation.search import Action, Leg
+from mailbot.games.flattop.orders.types import (
     Fly,
     FtOrder,
     Intercept,
@@ -34,8 +36,6 @@ from mailbot.games.flattop.order_types import (
     load_of,
     load_word,
 )
-from mailbot.games.flattop.scenario import GameTime, Scenario
-from mailbot.games.flattop.search import Action, Leg
 from mailbot.games.flattop.units import (
     AirBoxes,
     AirFactors,

@@ -1,0 +1,233 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The step lifecycle as a pure state machine over plain values.
+
+A game is a sequence of steps (``core.game.Step``). While a step is open the
+moderator asks, at every tick, :func:`decide`: process it now (every owing
+seat has sent and none asked to WAIT, once the short early delay has passed;
+or the deadline plus grace has passed), pause it (the safety interlock), send
+reminders, or do nothing. When it is processed, :func:`fill_defaults` gives
+the silent seats their default orders and :func:`count_misses` tells who was
+late and who keeps missing.
+
+The services load these facts from the store, call these functions and store,
+send and log what they return; nothing here reads a clock or a database.
+
+The interlock pauses instead of processing a deadline, and asks the game
+master, when the result could be wrong through no player's fault:
+
+* the moderator was not running at the deadline, so letters that reached the
+  mailbox in time may not have been read yet;
+* reading the mailbox failed recently (letters may be missing);
+* more than ``max_missed_share`` of the owing seats sent nothing (seats on an
+  announced vacation are not counted as missing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from mailbot.core import deadlines
+
+
+@dataclass(frozen=True)
+class SeatFacts:
+    """What the lifecycle needs to know of one seat for the open step."""
+
+    name: str
+    sent: bool = False  # current orders (or sealed values) are held
+    waiting: bool = False  # asked WAIT: hold early processing
+    away: bool = False  # on an announced vacation at the deadline
+    active: bool = True  # a seat that was ejected or resigned is inactive
+    missed_in_row: int = 0
+
+
+@dataclass(frozen=True)
+class StepFacts:
+    """The open step as stored."""
+
+    key: str
+    owing: tuple[str, ...]
+    opened_at: datetime
+    deadline_at: datetime
+    early_at: datetime | None = None
+    reminders_sent: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The game's timing rules (from its settings)."""
+
+    grace: timedelta = timedelta(0)
+    early: timedelta = timedelta(minutes=5)
+    reminders: tuple[timedelta, ...] = ()
+    late_limit: int = 2
+    max_missed_share: float = 0.5
+
+
+@dataclass(frozen=True)
+class Watch:
+    """The moderator's own health, for the interlock."""
+
+    started_at: datetime  # when this moderator process started
+    imap_trouble: bool = False  # reading the mailbox failed recently
+
+
+class Action(StrEnum):
+    IDLE = "idle"
+    PROCESS = "process"
+    PAUSE = "pause"
+    REMIND = "remind"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do with the open step now.
+
+    ``why`` is ``deadline`` or ``early`` for PROCESS and the reason for PAUSE;
+    for REMIND, ``remind`` names the seats to remind and ``marks`` the
+    reminder times to record as sent (so each goes out once).
+    """
+
+    action: Action
+    why: str = ""
+    remind: tuple[str, ...] = ()
+    marks: tuple[str, ...] = ()
+
+
+def closes_at(step: StepFacts, policy: Policy) -> datetime:
+    """The instant the deadline takes effect: the deadline plus the game's grace."""
+    return step.deadline_at + policy.grace
+
+
+def all_in(step: StepFacts, seats: Mapping[str, SeatFacts]) -> bool:
+    """Every owing seat has sent and none asked to WAIT."""
+    return all(name in seats and seats[name].sent and not seats[name].waiting for name in step.owing)
+
+
+def early_from(
+    step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, now: datetime
+) -> datetime | None:
+    """When early processing may start, now that orders came in: ``None`` while some seat still owes.
+
+    The short delay lets a player correct a letter sent a moment ago.
+    """
+    if all(name in seats and seats[name].sent for name in step.owing):
+        return now + policy.early
+    return None
+
+
+def due(step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, now: datetime) -> str | None:
+    """Why the step should be processed now (``deadline`` or ``early``), or ``None``."""
+    if now >= closes_at(step, policy):
+        return "deadline"
+    if step.early_at is not None and now >= step.early_at and all_in(step, seats):
+        return "early"
+    return None
+
+
+def missing(step: StepFacts, seats: Mapping[str, SeatFacts]) -> list[str]:
+    """Owing seats that sent nothing and are not on an announced vacation."""
+    return [name for name in step.owing if not _seat(seats, name).sent and not _seat(seats, name).away]
+
+
+def blocked(step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, watch: Watch) -> str:
+    """Why the interlock holds a due deadline (see the module docstring), or ``""``."""
+    closing = closes_at(step, policy)
+    if watch.started_at > closing:
+        return f"the moderator was not running at the deadline ({closing.isoformat(timespec='minutes')})"
+    if watch.imap_trouble:
+        return "the mailbox could not be read recently; letters may be missing"
+    silent = missing(step, seats)
+    if len(step.owing) > 1 and len(silent) / len(step.owing) > policy.max_missed_share:
+        return f"{len(silent)} of {len(step.owing)} seats sent nothing ({', '.join(silent)})"
+    return ""
+
+
+def reminders_due(
+    step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, now: datetime
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(reminder times newly due, seats to remind): each reminder time fires once."""
+    times = deadlines.reminder_times(step.deadline_at, list(policy.reminders), step.opened_at)
+    fresh = tuple(t.isoformat() for t in times if t <= now and t.isoformat() not in step.reminders_sent)
+    if not fresh:
+        return (), ()
+    owe = tuple(
+        name
+        for name in step.owing
+        if not _seat(seats, name).sent and _seat(seats, name).active and not _seat(seats, name).away
+    )
+    return fresh, owe
+
+
+def decide(
+    step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, watch: Watch, now: datetime
+) -> Decision:
+    """The one decision of a tick for an open step of a running game."""
+    why = due(step, seats, policy, now)
+    if why == "deadline":
+        reason = blocked(step, seats, policy, watch)
+        if reason:
+            return Decision(Action.PAUSE, reason)
+    if why:
+        return Decision(Action.PROCESS, why)
+    marks, remind = reminders_due(step, seats, policy, now)
+    if marks:
+        return Decision(Action.REMIND, remind=remind, marks=marks)
+    return Decision(Action.IDLE)
+
+
+@dataclass(frozen=True)
+class Filled:
+    """The orders a step is resolved with: ``orders[seat]`` lines; ``defaulted`` got the defaults."""
+
+    orders: dict[str, list[str]]
+    defaulted: list[str]
+
+
+def fill_defaults(
+    owing: Sequence[str], held: Mapping[str, Sequence[str]], defaults: Callable[[str], Sequence[str]]
+) -> Filled:
+    """Every owing seat's lines: what it sent, or its defaults when it sent nothing."""
+    orders: dict[str, list[str]] = {}
+    defaulted: list[str] = []
+    for seat in owing:
+        if seat in held:
+            orders[seat] = list(held[seat])
+        else:
+            orders[seat] = list(defaults(seat))
+            defaulted.append(seat)
+    return Filled(orders, defaulted)
+
+
+@dataclass(frozen=True)
+class Misses:
+    """After a step: each owing seat's new count of misses in a row, who was late, who is flagged."""
+
+    in_row: dict[str, int] = field(default_factory=dict)
+    late: list[str] = field(default_factory=list)
+    flagged: list[str] = field(default_factory=list)
+
+
+def count_misses(
+    step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, defaulted: Sequence[str]
+) -> Misses:
+    """An announced vacation is not a miss; a seat at ``late_limit`` misses in a row is flagged to the GM."""
+    in_row: dict[str, int] = {}
+    flagged: list[str] = []
+    for name in step.owing:
+        seat = _seat(seats, name)
+        if seat.away:
+            continue
+        in_row[name] = seat.missed_in_row + 1 if name in defaulted else 0
+        if in_row[name] >= policy.late_limit:
+            flagged.append(name)
+    late = [name for name in defaulted if not _seat(seats, name).away]
+    return Misses(in_row, late, flagged)
+
+
+def _seat(seats: Mapping[str, SeatFacts], name: str) -> SeatFacts:
+    # A seat the store no longer has (never in practice) counts as silent and present.
+    return seats.get(name, SeatFacts(name))

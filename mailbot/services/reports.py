@@ -1,0 +1,193 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The letters of a game's course: opening and step reports, reminders, announcements, GM notices.
+
+Every report is rendered from the game's own templates (``<game>/report``)
+with the seat's view, kept as a :class:`Report` row whose text hash goes into
+the game's event chain (so an edited report is detectable), and queued in the
+caller's transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+
+from sqlmodel import Session
+
+from mailbot.core import deadlines
+from mailbot.core.game import Event
+from mailbot.mail.compose import Attachment
+from mailbot.render.ics import deadline_ics
+from mailbot.render.templates import Renderer
+from mailbot.services import chainlog
+from mailbot.services.games import Games, tag
+from mailbot.services.letters import Letter, Postman
+from mailbot.services.sealing import box_of
+from mailbot.store.game_tables import Game, Report, Seat, SeatStatus, StepRow, row_id
+
+
+class Reports:
+    def __init__(self, *, postman: Postman, renderer: Renderer, clock: Callable[[], datetime]) -> None:
+        self.postman = postman
+        self.renderer = renderer
+        self.clock = clock
+
+    def opening(self, session: Session, game: Game, first: StepRow | None) -> None:
+        """Every seat's first report: the starting position and the first step with its deadline."""
+        plugin = Games.plugin(game)
+        state = plugin.load(game.state)
+        now = self.clock()
+        for seat in Games.seats(session, row_id(game)):
+            body = self.renderer.render(f"{game.plugin}/report", {"r": plugin.view(state, (), seat.name)})
+            letter = Letter(
+                seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game begins", body=body
+            )
+            self._next_step_section(letter, game, seat, first)
+            head = chainlog.head(session, row_id(game))
+            letter.footer.append(f"Game log chain head: {head}")
+            self._keep(session, game, seat.name, first, letter=letter, head=head, now=now)
+            self.postman.post(session, letter, kind="report", now=now)
+
+    def resolved(
+        self,
+        session: Session,
+        game: Game,
+        step: StepRow,
+        events: Sequence[Event],
+        *,
+        nxt: StepRow | None,
+        defaults: Mapping[str, Sequence[str]],
+    ) -> None:
+        plugin = Games.plugin(game)
+        state = plugin.load(game.state)
+        now = self.clock()
+        for seat in Games.seats(session, row_id(game)):
+            if seat.status is not SeatStatus.ACTIVE:
+                continue
+            body = self.renderer.render(f"{game.plugin}/report", {"r": plugin.view(state, events, seat.name)})
+            letter = Letter(
+                seat.address, f"[{tag(game)} {seat.secret}] {game.title}: {step.title} resolved", body=body
+            )
+            self._defaults_section(letter, seat.name, defaults)
+            self._opening_section(session, letter, step)
+            if step.revealed:
+                letter.section("Dice of this step", [f"Seed (check it against the commitment): {step.seed}"])
+            self._next_step_section(letter, game, seat, nxt)
+            head = chainlog.head(session, row_id(game))
+            letter.footer.append(f"Game log chain head: {head}")
+            self._keep(session, game, seat.name, step, letter=letter, head=head, now=now)
+            self.postman.post(session, letter, kind="report", now=now)
+
+    @staticmethod
+    def _defaults_section(letter: Letter, seat: str, defaults: Mapping[str, Sequence[str]]) -> None:
+        """Who sent nothing (public); what was played for you (yours alone)."""
+        if seat in defaults:
+            letter.section(
+                "You sent no orders: these defaults were applied", [f"  {o}" for o in defaults[seat]]
+            )
+        others = sorted(name for name in defaults if name != seat)
+        if others:
+            letter.section(
+                "Default orders", [f"No orders came from {', '.join(others)}; defaults were applied."]
+            )
+
+    @staticmethod
+    def _opening_section(session: Session, letter: Letter, step: StepRow) -> None:
+        """Seal opening: every value with its salt, so every seat can check every receipt."""
+        if step.kind != "sealed" or not step.seal_labels:
+            return
+        box = box_of(step, Games.current_orders(session, row_id(step)))
+        lines = [
+            f"{seat} {label}: value {item.value}, salt {item.salt_hex}, receipt {item.receipt}"
+            for (seat, label), item in sorted(box.entries.items())
+        ]
+        if lines:
+            lines.append("Check: SHA-256(value as UTF-8 bytes followed by the salt bytes) = receipt.")
+            letter.section("Sealed values opened", lines)
+
+    def _next_step_section(self, letter: Letter, game: Game, seat: Seat, nxt: StepRow | None) -> None:
+        if nxt is None:
+            letter.section("The game is over", [game.result or "Thank you for playing."])
+            return
+        zone = seat.timezone or game.timezone
+        owes = seat.name in nxt.owing
+        letter.section(
+            f"Now open: {nxt.title}",
+            [
+                f"Deadline: {deadlines.local_time(nxt.deadline_at, zone)}",
+                "You owe orders for this step." if owes else "Nothing is owed by you in this step.",
+                f"Dice commitment for this step (SHA-256 of its secret seed): {nxt.commitment}",
+                *self._how_to_send(nxt),
+            ],
+        )
+        letter.attachments.append(Attachment("deadline.ics", self.ics_for(game, nxt), "text", "calendar"))
+
+    @staticmethod
+    def _how_to_send(step: StepRow) -> list[str]:
+        if step.kind == "sealed":
+            labels = ", ".join(step.seal_labels)
+            return [
+                f"Send: SEAL <label> <value> for {step.key} (labels: {labels}); others see only a receipt."
+            ]
+        return [f"Send: ORDERS {step.key} followed by your orders, one per line, then END."]
+
+    def _keep(
+        self,
+        session: Session,
+        game: Game,
+        seat: str,
+        step: StepRow | None,
+        *,
+        letter: Letter,
+        head: str,
+        now: datetime,
+    ) -> None:
+        rendered = self.postman.render(letter)
+        session.add(
+            Report(
+                game_id=row_id(game),
+                seat=seat,
+                turn=step.turn if step else 0,
+                step_key=step.key if step else "start",
+                subject=letter.subject,
+                text=rendered.text,
+                html=rendered.html,
+                chain_head=head,
+                created_at=now,
+            )
+        )
+        # The text's hash in the chain makes any later edit of a stored report detectable.
+        digest = hashlib.sha256(rendered.text.encode("utf-8")).hexdigest()
+        payload = {"seat": seat, "step": step.key if step else "start", "sha256": digest}
+        chainlog.append(session, row_id(game), "report", payload, now)
+
+    def gm(self, session: Session, game: Game, title: str, lines: Sequence[str]) -> None:
+        letter = Letter(game.gm_address, f"[{tag(game)} GM] {title}").section(title, lines)
+        self.postman.post(session, letter, kind="gm-notice", now=self.clock())
+
+    def reminder(self, session: Session, game: Game, step: StepRow, seat: Seat, now: datetime) -> None:
+        zone = seat.timezone or game.timezone
+        letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] Reminder: orders due for {step.title}")
+        letter.section(
+            "Your orders are still missing",
+            [f"Deadline: {deadlines.local_time(step.deadline_at, zone)}", f"Send: ORDERS {step.key} ... END"],
+        )
+        letter.attachments.append(Attachment("deadline.ics", self.ics_for(game, step), "text", "calendar"))
+        self.postman.post(session, letter, kind="reminder", now=now)
+
+    def announce(self, session: Session, game: Game, title: str, lines: Sequence[str]) -> None:
+        for seat in Games.seats(session, row_id(game)):
+            if seat.status is SeatStatus.ACTIVE:
+                letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] {title}").section(title, lines)
+                self.postman.post(session, letter, kind="announcement", now=self.clock())
+
+    def ics_for(self, game: Game, step: StepRow) -> bytes:
+        return deadline_ics(
+            uid=f"{tag(game)}-{step.key}-{step.attempt}@{self.postman.identity.address.rpartition('@')[2]}",
+            summary=f"{game.title}: orders due ({step.title})",
+            description=f"Send your orders for {step.title} to {self.postman.identity.address}.",
+            deadline=step.deadline_at,
+            created=self.clock(),
+            organizer=self.postman.identity.address,
+        )

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The step lifecycle state machine (``mailbot.core.lifecycle``) over plain values."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from mailbot.core.lifecycle import (
+    Action,
+    Policy,
+    SeatFacts,
+    StepFacts,
+    Watch,
+    count_misses,
+    decide,
+    early_from,
+    fill_defaults,
+)
+
+OPENED = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+DEADLINE = OPENED + timedelta(hours=48)
+STARTED = OPENED - timedelta(days=1)
+POLICY = Policy(grace=timedelta(minutes=30), early=timedelta(minutes=5), reminders=(timedelta(hours=12),))
+
+
+def step(
+    early_at: datetime | None = None, owing: tuple[str, ...] = ("north", "south"), **kw: object
+) -> StepFacts:
+    return StepFacts("T1.orders", owing, OPENED, DEADLINE, early_at, **kw)  # type: ignore[arg-type]
+
+
+def seats(**flags: dict[str, object]) -> dict[str, SeatFacts]:
+    return {name: SeatFacts(name, **values) for name, values in flags.items()}  # type: ignore[arg-type]
+
+
+BOTH_IN = seats(north={"sent": True}, south={"sent": True})
+
+
+def test_nothing_happens_in_the_middle_of_a_step() -> None:
+    decision = decide(step(), seats(north={}, south={}), POLICY, Watch(STARTED), OPENED + timedelta(hours=1))
+    assert decision.action is Action.IDLE
+
+
+def test_early_processing_waits_for_every_seat_then_the_short_delay() -> None:
+    now = OPENED + timedelta(hours=2)
+    assert early_from(step(), seats(north={"sent": True}, south={}), POLICY, now) is None
+    early = early_from(step(), BOTH_IN, POLICY, now)
+    assert early == now + timedelta(minutes=5)
+    assert decide(step(early), BOTH_IN, POLICY, Watch(STARTED), now).action is Action.IDLE
+    decision = decide(step(early), BOTH_IN, POLICY, Watch(STARTED), early)
+    assert (decision.action, decision.why) == (Action.PROCESS, "early")
+
+
+def test_wait_holds_early_processing_but_not_the_deadline() -> None:
+    waiting = seats(north={"sent": True, "waiting": True}, south={"sent": True})
+    early = OPENED + timedelta(hours=1)
+    assert decide(step(early), waiting, POLICY, Watch(STARTED), early).action is Action.IDLE
+    closing = DEADLINE + timedelta(minutes=30)
+    assert decide(step(early), waiting, POLICY, Watch(STARTED), closing).why == "deadline"
+
+
+def test_the_deadline_counts_the_grace() -> None:
+    just_before = DEADLINE + timedelta(minutes=29)
+    reminded = step(reminders_sent=((DEADLINE - timedelta(hours=12)).isoformat(),))
+    assert decide(reminded, BOTH_IN, POLICY, Watch(STARTED), just_before).action is Action.IDLE
+    at = DEADLINE + timedelta(minutes=30)
+    assert decide(step(), BOTH_IN, POLICY, Watch(STARTED), at).action is Action.PROCESS
+
+
+@pytest.mark.parametrize(
+    ("watch", "sent", "reason"),
+    [
+        (Watch(DEADLINE + timedelta(hours=1)), {"north": {"sent": True}, "south": {}}, "not running"),
+        (Watch(STARTED, imap_trouble=True), {"north": {"sent": True}, "south": {}}, "mailbox"),
+        (Watch(STARTED), {"north": {}, "south": {}}, "2 of 2 seats sent nothing"),
+    ],
+    ids=["down-at-deadline", "imap-trouble", "most-silent"],
+)
+def test_the_interlock_pauses_a_doubtful_deadline(
+    watch: Watch, sent: dict[str, dict[str, object]], reason: str
+) -> None:
+    decision = decide(step(), seats(**sent), POLICY, watch, DEADLINE + timedelta(hours=2))
+    assert decision.action is Action.PAUSE
+    assert reason in decision.why
+
+
+def test_a_seat_on_vacation_is_not_counted_silent_by_the_interlock() -> None:
+    away = seats(north={"away": True}, south={"sent": True})
+    decision = decide(step(), away, POLICY, Watch(STARTED), DEADLINE + timedelta(hours=1))
+    assert decision.action is Action.PROCESS
+
+
+def test_reminders_go_once_to_active_present_seats_that_owe() -> None:
+    now = DEADLINE - timedelta(hours=11)
+    group = seats(north={"sent": True}, south={}, east={"away": True}, west={"active": False})
+    owing = ("north", "south", "east", "west")
+    decision = decide(step(owing=owing), group, POLICY, Watch(STARTED), now)
+    assert decision.action is Action.REMIND
+    assert decision.remind == ("south",)
+    again = decide(step(owing=owing, reminders_sent=decision.marks), group, POLICY, Watch(STARTED), now)
+    assert again.action is Action.IDLE
+
+
+def test_the_silent_get_their_defaults() -> None:
+    filled = fill_defaults(["north", "south"], {"north": ["ATTACK 3"]}, lambda seat: [f"default {seat}"])
+    assert filled.orders == {"north": ["ATTACK 3"], "south": ["default south"]}
+    assert filled.defaulted == ["south"]
+
+
+def test_misses_in_a_row_are_counted_and_flagged_at_the_limit() -> None:
+    group = seats(north={"missed_in_row": 1}, south={"missed_in_row": 3}, east={"away": True})
+    misses = count_misses(step(owing=("north", "south", "east")), group, POLICY, ["north", "east"])
+    assert misses.in_row == {"north": 2, "south": 0}
+    assert misses.late == ["north"]
+    assert misses.flagged == ["north"]
