@@ -14,6 +14,7 @@ import logging
 import os
 import signal
 import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -44,6 +45,10 @@ from mailbot.store import db, repo
 from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 
 log = logging.getLogger(__name__)
+
+#: the work loop's back-off after a failure, doubling up to the maximum (seconds)
+WORK_BACKOFF_MIN = 0.5
+WORK_BACKOFF_MAX = 60.0
 
 Clock = Callable[[], datetime]
 
@@ -109,6 +114,7 @@ class Bot:
         )
         self.wake = asyncio.Event()
         self.imap_failures: list[datetime] = []
+        self.loop_failures: Counter[str] = Counter()  # failures per loop since start, for status
         self.intake = Intake(
             engine=self.engine,
             mailbox=settings.imap.mailbox,
@@ -180,6 +186,7 @@ class Bot:
             await self.outbox.sink.close()
 
     async def intake_loop(self, stop: asyncio.Event) -> None:
+        """Read the mailbox for ever: any failure is logged, backed off and retried, never the end."""
         s = self.settings.imap
         delay = s.reconnect_min
         while not stop.is_set():
@@ -189,11 +196,16 @@ class Bot:
             except ImapError as exc:
                 self.imap_failures.append(self.clock())
                 log.warning("IMAP trouble (%s); reconnecting in %.1f s", exc, delay)
+            except Exception:  # a store or parser failure must not end reading: log, back off, retry
+                self.imap_failures.append(self.clock())
+                self.loop_failures["intake"] += 1
+                log.exception("the reading loop failed; retrying in %.1f s", delay)
             else:
                 delay = s.reconnect_min
             finally:
-                await source.close()
-            await asyncio.sleep(delay)
+                with contextlib.suppress(Exception):
+                    await source.close()
+            await self._pause(stop, delay)
             delay = min(delay * 2, s.reconnect_max)
 
     async def _serve_mailbox(self, source: ImapSource, stop: asyncio.Event) -> None:
@@ -208,9 +220,25 @@ class Bot:
             await source.wait_for_news(s.idle, s.idle_timeout, s.poll_interval)
 
     async def work_loop(self, stop: asyncio.Event) -> None:
+        """Handle letters and send mail for ever: a failure is logged and backed off, never the end."""
+        delay = WORK_BACKOFF_MIN
         while not stop.is_set():
-            await self.work_once()
+            try:
+                await self.work_once()
+            except Exception:  # one failure (a store outage, a bug) must not stop all handling and sending
+                self.loop_failures["work"] += 1
+                log.exception("the work loop failed; going on in %.1f s", delay)
+                await self._pause(stop, delay)
+                delay = min(delay * 2, WORK_BACKOFF_MAX)
+                continue
+            delay = WORK_BACKOFF_MIN
             await self._sleep_until_woken()
+
+    @staticmethod
+    async def _pause(stop: asyncio.Event, seconds: float) -> None:
+        """Wait ``seconds`` or until stopped, whichever is first."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=seconds)
 
     async def work_once(self) -> None:
         if self.processor.process_pending() and self.scheduler is not None:
@@ -228,15 +256,40 @@ class Bot:
         )
 
     def tick_once(self) -> list[str]:
-        """Do whatever is due in every running game (one transaction per game)."""
+        """Do whatever is due in every running game (one transaction per game).
+
+        A game whose tick raises (a bug in its rules, a state it cannot load)
+        is rolled back, paused with the reason and its GM told; the other games
+        go on in the same tick.
+        """
         with Session(self.engine) as session:
             ids = [g.id for g in session.exec(select(Game).where(Game.status == GameStatus.RUNNING))]
         done = []
         for game_id in ids:
+            if game_id is None:
+                continue
+            try:
+                with Session(self.engine) as session, session.begin():
+                    game = session.get_one(Game, game_id)
+                    done.append(f"game {game_id}: {self.turns.tick(session, game, self.interlock())}")
+            except Exception as exc:
+                log.exception("game %s failed in its tick; pausing it", game_id)
+                done.append(f"game {game_id}: {self._pause_broken(game_id, exc)}")
+        return done
+
+    def _pause_broken(self, game_id: int, exc: Exception) -> str:
+        # Players learn only that there was an error: its text could name hidden facts.
+        reason = "the moderator hit an error in this game; the GM has been told"
+        try:
             with Session(self.engine) as session, session.begin():
                 game = session.get_one(Game, game_id)
-                done.append(f"game {game_id}: {self.turns.tick(session, game, self.interlock())}")
-        return done
+                self.turns.pause(session, game, reason)
+                detail = [f"{type(exc).__name__}: {exc}"[:2000], "The log has the traceback."]
+                self.reports.gm(session, game, "error in the game's tick", detail)
+        except Exception:  # the store itself may be down: the next tick tries again
+            log.exception("game %s could not be paused", game_id)
+            return "failed"
+        return "paused (error)"
 
     async def tick_games(self) -> None:
         done = self.tick_once()

@@ -95,8 +95,12 @@ class InboundProcessor:
     def process_pending(self) -> int:
         """Handle every stored letter in order of receipt; returns how many."""
         done = 0
-        while ids := self._pending():
+        tried: set[int] = set()
+        # A letter that could be neither handled nor parked stays pending; it is tried again on
+        # the next call, not in a tight loop here.
+        while ids := [i for i in self._pending() if i not in tried]:
             for inbound_id in ids:
+                tried.add(inbound_id)
                 self.process(inbound_id)
                 done += 1
         return done

@@ -50,9 +50,8 @@ class Restless(AuctionGame):
 
     def parse(self, state: AuctionState, seat: str, lines: Sequence[Line]) -> Parsed[Bid]:
         parsed = super().parse(state, seat, lines)
-        return replace(
-            parsed, accepted=tuple(replace(a, normalised=f"BID {a.order.amount} coins") for a in parsed.accepted)
-        )
+        worded = tuple(replace(a, normalised=f"BID {a.order.amount} coins") for a in parsed.accepted)
+        return replace(parsed, accepted=worded)
 
 
 class Renamed(AuctionGame):

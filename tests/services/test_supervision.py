@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Loops that cannot die: a failing game, letter handling or mailbox read is logged, parked and passed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+from sqlmodel import Session, select
+
+from mailbot.store.game_tables import GameStatus, StepRow, StepState
+from tests.services.game_helpers import Harness, tag_of, to
+from tests.services.helpers import GM
+
+NORTH, SOUTH = "north@players.test", "south@players.test"
+
+
+@pytest.fixture
+def h(db_url: str) -> Iterator[Harness]:
+    harness = Harness(db_url)
+    yield harness
+    harness.bot.engine.dispose()
+
+
+def _running(h: Harness) -> int:
+    game_id = h.create()
+    h.invite(game_id, "north", NORTH)
+    code = h.seat(game_id, "south").invite_code
+    h.mail(SOUTH, "joining", f"JOIN {game_id} south {code}\n")
+    return game_id
+
+
+def _break(h: Harness, game_id: int) -> None:
+    """Leave the open step with a snapshot its plugin cannot load (as a rules bug would)."""
+    with Session(h.bot.engine) as session, session.begin():
+        step = session.exec(
+            select(StepRow).where(StepRow.game_id == game_id, StepRow.state == StepState.OPEN)
+        ).one()
+        step.snapshot = {"broken": True}
+        session.add(step)
+
+
+def test_a_game_that_raises_is_paused_and_its_gm_told_while_the_others_go_on(h: Harness) -> None:
+    broken, healthy = _running(h), _running(h)
+    for game_id in (broken, healthy):  # both sides send: the interlock has no reason to pause
+        for seat, address in (("north", NORTH), ("south", SOUTH)):
+            secret = h.seat(game_id, seat).secret
+            h.mail(address, f"[DU-{game_id} {secret}] orders", "ORDERS\nATTACK 2\nEND\n")
+    _break(h, broken)
+    h.flush()
+    letters = h.tick(49 * 3600)
+    assert h.bot.tick_once() == [f"game {healthy}: idle"]  # the broken game is paused, not retried
+    assert h.game(broken).status is GameStatus.PAUSED
+    assert h.game(healthy).status is GameStatus.RUNNING
+    assert [s.key for s in h.steps(healthy) if s.state is StepState.RESOLVED] == ["setup", "T1.orders"]
+    gm = [m["Subject"] for m in to(letters, GM)]
+    assert any("error in the game's tick" in subject for subject in gm)
+    told = [
+        m for m in to(letters, NORTH) if "paused" in m["Subject"] and tag_of(m).startswith(f"[DU-{broken}")
+    ]
+    assert told, "the broken game's players hear that it is paused"
+    assert "KeyError" not in str(told[0]), "players are not shown the error text"
+
+
+async def test_the_work_loop_survives_a_failure_and_goes_on(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = []
+    real = h.bot.processor.process_pending
+
+    def flaky() -> int:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the store went away")
+        return real()
+
+    monkeypatch.setattr(h.bot.processor, "process_pending", flaky)
+    monkeypatch.setattr("mailbot.app.WORK_BACKOFF_MIN", 0.01)
+    stop = asyncio.Event()
+    loop = asyncio.create_task(h.bot.work_loop(stop))
+    await asyncio.sleep(0.2)
+    h.bot.wake.set()
+    await asyncio.sleep(0.2)
+    stop.set()
+    h.bot.wake.set()
+    await asyncio.wait_for(loop, 5)
+    assert len(calls) >= 2
+    assert h.bot.loop_failures["work"] == 1
+
+
+async def test_the_reading_loop_survives_a_non_imap_failure(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stop = asyncio.Event()
+    calls = []
+
+    async def serve(source: object, _stop: asyncio.Event) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise ValueError("a letter the store cannot hold")
+        stop.set()
+
+    monkeypatch.setattr(h.bot, "_serve_mailbox", serve)
+    h.bot.settings.imap.reconnect_min = 0.01
+    await asyncio.wait_for(h.bot.intake_loop(stop), 5)
+    assert len(calls) == 2
+    assert h.bot.loop_failures["intake"] == 1
