@@ -39,6 +39,7 @@ from mailbot.services.notices import GmNotifier
 from mailbot.services.outbox import Outbox, RetryPolicy, Sink
 from mailbot.services.reports import Reports
 from mailbot.services.sealing import Sealing
+from mailbot.services.status import gather_status, serve_health
 from mailbot.services.turns import Interlock, Turns
 from mailbot.settings import Settings, secret
 from mailbot.store import db, repo
@@ -147,6 +148,9 @@ class Bot:
         self.processor.register(PLAYER_COMMANDS, {**self.mailgame.handlers(), "SEAL": sealing.seal})
         self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, gate=self.gate).handlers())
         self.started_at = clock()
+        # When the mailbox was last read through. A bot that reads no mailbox (tests, one-off
+        # commands) judges by the letters it was given; ``run`` clears this until its first read.
+        self.mailbox_read_at: datetime | None = clock()
         self.scheduler: DeadlineScheduler | None = None
         self.outbox = Outbox(
             engine=self.engine,
@@ -169,6 +173,7 @@ class Bot:
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Run until ``stop`` is set (or forever)."""
         stop = stop or asyncio.Event()
+        self.mailbox_read_at = None  # read before you judge: no deadline until the mailbox is read
         self.upgrade()
         requeued = self.outbox.recover()
         if requeued:
@@ -176,6 +181,9 @@ class Bot:
         tasks = [asyncio.create_task(self.intake_loop(stop)), asyncio.create_task(self.work_loop(stop))]
         self.scheduler = DeadlineScheduler(tick=self.tick_games, wake_times=self.wake_times, clock=self.clock)
         self.scheduler.start()
+        if self.settings.bot.health_port:
+            port = self.settings.bot.health_port
+            await serve_health(port, lambda: gather_status(self.engine, self.clock()), until=stop)
         try:
             await stop.wait()
         finally:
@@ -215,6 +223,7 @@ class Bot:
         await self.intake.reconcile(source, uidvalidity)
         while not stop.is_set():
             result = await self.intake.poll(source, uidvalidity)
+            self.mailbox_read_at = self.clock()
             if result.fetched:
                 self.wake.set()
             await source.wait_for_news(s.idle, s.idle_timeout, s.poll_interval)
@@ -250,7 +259,7 @@ class Bot:
     def interlock(self) -> Interlock:
         recent = timedelta(minutes=self.settings.bot.imap_trouble_minutes)
         return Interlock(
-            started_at=self.started_at,
+            mailbox_read=self.mailbox_read_at is not None,
             max_missed_share=self.settings.bot.max_missed_share,
             imap_trouble=lambda now: any(now - t < recent for t in self.imap_failures),
         )
@@ -262,6 +271,9 @@ class Bot:
         is rolled back, paused with the reason and its GM told; the other games
         go on in the same tick.
         """
+        if self.mailbox_read_at is not None:
+            # Every letter read so far is handled before any deadline is judged.
+            self.processor.process_pending()
         with Session(self.engine) as session:
             ids = [g.id for g in session.exec(select(Game).where(Game.status == GameStatus.RUNNING))]
         done = []

@@ -12,47 +12,43 @@ from typing import Annotated
 import typer
 
 from mailbot.cli_game import game_app
+from mailbot.cli_ops import (
+    ConfigOption,
+    bot_or_exit,
+    config_failed,
+    outbox_app,
+    settings_or_exit,
+    setup_logging,
+    status,
+)
 from mailbot.cli_tools import envelope, simulate_app
 from mailbot.errors import ConfigError, MailbotError
-from mailbot.settings import Settings, load_settings
+from mailbot.settings import incomplete
 
 app = typer.Typer(help="mailbot: an e-mail game moderator.", no_args_is_help=True, add_completion=False)
 db_app = typer.Typer(help="Database schema commands.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(simulate_app, name="simulate")
 app.add_typer(game_app, name="game")
+app.add_typer(outbox_app, name="outbox")
 app.command("envelope")(envelope)
-
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="Settings file (TOML); MAILBOT_* environment variables override it."),
-]
-
-
-def _setup_logging(verbose: bool) -> None:
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    # aioimaplib logs every protocol line at DEBUG, passwords included: keep it quiet.
-    logging.getLogger("aioimaplib").setLevel(logging.WARNING)
-
-
-def _settings(path: Path | None) -> Settings:
-    try:
-        return load_settings(path)
-    except ConfigError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from exc
+app.command("status")(status)
 
 
 @app.command()
-def run(config: ConfigOption = None, verbose: bool = typer.Option(False, "--verbose", "-v")) -> None:
+def run(
+    config: ConfigOption = None,
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Same as --log-level DEBUG."),
+    log_level: str = typer.Option("INFO", "--log-level", help="DEBUG, INFO, WARNING or ERROR."),
+    log_format: str = typer.Option("text", "--log-format", help="text (one readable line) or json."),
+) -> None:
     """Run the moderator service: read the mailbox, answer letters, send the outbox."""
-    from mailbot.app import Bot
+    from mailbot.logsetup import LEVELS, configure
 
-    _setup_logging(verbose)
-    bot = Bot(_settings(config))
+    if log_format not in ("text", "json") or log_level.upper() not in LEVELS:
+        raise typer.BadParameter(f"--log-format is text or json; --log-level one of {', '.join(LEVELS)}")
+    configure("DEBUG" if verbose else log_level, "json" if log_format == "json" else "text")
+    bot = bot_or_exit(settings_or_exit(config))
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -65,9 +61,24 @@ def run(config: ConfigOption = None, verbose: bool = typer.Option(False, "--verb
 
 
 @app.command("check-config")
-def check_config(path: Path = typer.Argument(..., help="Settings file to check.")) -> None:
-    """Validate a settings file (with environment overrides) and print it, passwords hidden."""
-    settings = _settings(path)
+def check_config(
+    path: Annotated[Path | None, typer.Argument(help="Settings file to check (or --config).")] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Validate settings (file plus environment) and print them, passwords hidden.
+
+    Refuses (exit 1, one line each) what the service cannot run unattended without: IMAP host,
+    user and password, the SMTP password when an SMTP user is set, an absolute SQLite path
+    and the bot's address.
+    """
+    if path is not None and config is not None and path != config:
+        raise typer.BadParameter("give the settings file once: as an argument or as --config")
+    settings = settings_or_exit(path or config)
+    problems = incomplete(settings)
+    for problem in problems:
+        typer.echo(f"config incomplete: {problem}", err=True)
+    if problems:
+        raise typer.Exit(1)
     typer.echo(settings.model_dump_json(indent=2))
     typer.echo("config ok")
 
@@ -79,11 +90,10 @@ def inject(
     send: bool = typer.Option(False, help="Also send the resulting outbox over SMTP."),
 ) -> None:
     """Handle one message as if it had arrived over IMAP; print the replies it produced."""
-    from mailbot.app import Bot
     from mailbot.store.inspect import recent_outbound
 
-    _setup_logging(False)
-    bot = Bot(_settings(config))
+    setup_logging(False)
+    bot = bot_or_exit(settings_or_exit(config))
     bot.upgrade()
     stored = bot.inject(message.read_bytes())
     if not stored:
@@ -113,7 +123,7 @@ def archive_export(
     from mailbot.services.archive import export
     from mailbot.store import db
 
-    engine = db.make_engine(_settings(config).store.url)
+    engine = db.make_engine(settings_or_exit(config).store.url)
     with Session(engine) as session:
         typer.echo(f"archive written: {export(session, game, out)}")
     engine.dispose()
@@ -134,7 +144,7 @@ def db_upgrade(config: ConfigOption = None) -> None:
     """Create or migrate the database schema to the newest version."""
     from mailbot.store import db
 
-    settings = _settings(config)
+    settings = settings_or_exit(config)
     db.upgrade(db.make_engine(settings.store.url))
     typer.echo("database at the newest schema")
 
@@ -149,7 +159,7 @@ def demo(
     """Play a whole game by e-mail over an embedded local mail server (no accounts needed)."""
     from mailbot.demo.run import run_demo
 
-    _setup_logging(verbose)
+    setup_logging(verbose)
     logging.getLogger().setLevel(logging.DEBUG if verbose else logging.WARNING)
     try:
         summary = asyncio.run(run_demo(game=game, archive=archive, workdir=workdir))
@@ -160,4 +170,7 @@ def demo(
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except ConfigError as exc:  # e.g. a password_file that cannot be read, met after loading
+        raise SystemExit(config_failed(exc).exit_code) from exc

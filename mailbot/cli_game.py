@@ -17,21 +17,18 @@ from typing import Annotated, Any
 import typer
 from sqlmodel import Session, col, select
 
+from mailbot.cli_ops import ConfigOption, bot_or_exit, settings_or_exit
 from mailbot.errors import MailbotError
-from mailbot.settings import load_settings
 
 game_app = typer.Typer(help="Create games, invite players, and act as game master.", no_args_is_help=True)
 
-ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Settings file (TOML).")]
 SendOption = Annotated[bool, typer.Option("--send", help="Send the resulting letters now.")]
 ReasonOption = Annotated[str, typer.Option("--reason", "-r", help="Why (logged and announced).")]
 
 
 @contextmanager
 def _bot(config: Path | None, send: bool = False) -> Iterator[Any]:
-    from mailbot.app import Bot
-
-    bot = Bot(load_settings(config))
+    bot = bot_or_exit(settings_or_exit(config))
     bot.upgrade()
     try:
         yield bot

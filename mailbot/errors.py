@@ -11,8 +11,11 @@
     │   ├── MailTransportError      (also ConnectionError) IMAP/SMTP link trouble
     │   │   ├── ImapError           a NO/BAD answer, timeout or drop on IMAP
     │   │   └── SmtpError           an SMTP failure
-    │   │       ├── SmtpTemporaryError   4xx or connection loss: retry later
-    │   │       └── SmtpPermanentError   5xx: give up, tell the game master
+    │   │       ├── SmtpTransportError   the link is broken (connect, TLS, AUTH, 421/454/530/535,
+    │   │       │                        timeout, drop): pause all sending, spend no letter's retries
+    │   │       ├── SmtpTemporaryError   4xx about one letter (RCPT/DATA): retry that letter later
+    │   │       └── SmtpPermanentError   5xx about one letter: give up, tell the game master
+    │   │           └── SmtpAddressError an address that cannot go out (non-ASCII without SMTPUTF8)
     │   └── MessageFormatError      a message that cannot be parsed at all
     ├── GameError                   a game plugin or game state problem
     │   └── UnknownGameError        no plugin by that name or alias
@@ -57,12 +60,24 @@ class SmtpError(MailTransportError):
     """An SMTP exchange failed."""
 
 
+class SmtpTransportError(SmtpError):
+    """The SMTP link itself is down (connect, TLS, AUTH, 421/454/530/535, timeout, drop).
+
+    Says nothing about the letter being sent: the outbox pauses all sending and backs off,
+    and no letter spends a retry on it.
+    """
+
+
 class SmtpTemporaryError(SmtpError):
-    """4xx reply or connection problem: the message should be retried later."""
+    """4xx reply about one letter (RCPT/DATA): that letter should be retried later."""
 
 
 class SmtpPermanentError(SmtpError):
-    """5xx reply: retrying will not help."""
+    """5xx reply about one letter: retrying will not help."""
+
+
+class SmtpAddressError(SmtpPermanentError):
+    """An address that cannot be put on the SMTP command line (e.g. non-ASCII, no SMTPUTF8)."""
 
 
 class MessageFormatError(MailError):

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from mailbot.errors import ConfigError
 
@@ -60,7 +62,8 @@ class SmtpSettings(_Section):
 
 
 class StoreSettings(_Section):
-    url: str = "sqlite:///var/mailbot.db"
+    # An absolute path (four slashes): a relative one would give each working directory its own database.
+    url: str = "sqlite:////var/lib/mailbot/mailbot.db"
 
 
 class BotSettings(_Section):
@@ -80,6 +83,9 @@ class BotSettings(_Section):
     # are trusted for games that require DKIM; empty: no DKIM verdict is trusted.
     trusted_authserv_id: str = ""
     imap_trouble_minutes: float = 10.0
+    # GET /health on this loopback port answers the status as JSON (always 200; "ok" says
+    # whether anything needs a look); 0: no health endpoint.
+    health_port: int = Field(default=0, ge=0, le=65535)
 
 
 class DebugSettings(_Section):
@@ -110,17 +116,87 @@ class Settings(BaseSettings):
 
 
 def load_settings(path: Path | None) -> Settings:
-    """Read the TOML file (if any), apply environment overrides, validate."""
+    """Read the TOML file (if any), apply environment overrides, validate.
+
+    Every failure is a :class:`ConfigError` whose message is one line naming the file,
+    where in it (line and column for TOML syntax, the key for a bad value) and what is wrong.
+    """
     data: dict[str, object] = {}
     if path is not None:
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise ConfigError(f"cannot read {path}: {exc}") from exc
+        data = _read_toml(path)
+    where = str(path) if path is not None else "the environment"
     try:
         return Settings(**data)  # type: ignore[arg-type]
     except ValidationError as exc:
-        raise ConfigError(f"invalid settings in {path or 'environment'}:\n{exc}") from exc
+        raise ConfigError(f"invalid settings in {where}: {_validation_summary(exc)}") from exc
+    except SettingsError as exc:  # a MAILBOT_* variable pydantic-settings could not parse
+        raise ConfigError(f"invalid settings in {where}: {exc}") from exc
+
+
+def _read_toml(path: Path) -> dict[str, object]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: no such settings file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"{path}: cannot read the settings file: {reason}") from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+
+
+def _validation_summary(exc: ValidationError) -> str:
+    """Each problem as ``section.key: message``, joined on one line."""
+    parts = []
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        parts.append(f"{key}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def sqlite_path_is_relative(url: str) -> bool:
+    """``sqlite:///var/x.db`` is relative (to the working directory); ``sqlite:////var/x.db`` is not."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return False
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return False
+    return not Path(parsed.database).is_absolute()
+
+
+def incomplete(settings: Settings) -> list[str]:
+    """What must still be set before the service can run unattended, one line each."""
+    imap, smtp = settings.imap, settings.smtp
+    problems = [
+        f"imap.{key} is empty: set it in [imap] or MAILBOT_IMAP__{key.upper()}"
+        for key, value in (("host", imap.host), ("user", imap.user))
+        if not value.strip()
+    ]
+    problems += _password_problems("imap", imap.password, imap.password_file)
+    if smtp.user:  # without a user the bot does not log in (a local relay): no password needed
+        problems += _password_problems("smtp", smtp.password, smtp.password_file)
+    if sqlite_path_is_relative(settings.store.url):
+        problems.append(
+            f"store.url {settings.store.url} is a relative SQLite path (each working directory would get "
+            "its own database): use four slashes for an absolute one, e.g. sqlite:////var/lib/mailbot/mailbot.db"
+        )
+    if not settings.bot.address.strip():
+        problems.append("bot.address is empty: set the bot's own address in [bot] or MAILBOT_BOT__ADDRESS")
+    return problems
+
+
+def _password_problems(section: str, password: SecretStr | None, file: Path | None) -> list[str]:
+    if password is not None:
+        return []
+    if file is None:
+        upper = section.upper()
+        return [f"no {section} password: set MAILBOT_{upper}__PASSWORD or {section}.password_file"]
+    if not file.is_file():
+        return [f"{section}.password_file {file} does not exist"]
+    return []
 
 
 def secret(value: SecretStr | None, file: Path | None, what: str) -> str:

@@ -23,6 +23,8 @@ if ! command -v dovecot >/dev/null 2>&1 || [ ! -x /usr/lib/dovecot/lmtp ]; then
     apt_install dovecot-imapd dovecot-lmtpd openssl
 fi
 command -v openssl >/dev/null 2>&1 || apt_install openssl
+# systemd-analyze checks deploy/mailbot.service (tests/unit/test_deploy_files.py).
+command -v systemd-analyze >/dev/null 2>&1 || apt_install systemd
 
 if ! command -v pg_ctlcluster >/dev/null 2>&1; then
     echo "installing PostgreSQL for the store tests"

@@ -12,11 +12,15 @@ late and who keeps missing.
 The services load these facts from the store, call these functions and store,
 send and log what they return; nothing here reads a clock or a database.
 
+Read before you judge: a deadline is never processed before the mailbox has
+been read since the moderator started, so letters that reached the mail
+server before the deadline while the moderator was down count (their server
+receipt time decides; the services refuse letters received after it). Until
+then the step is held, not paused.
+
 The interlock pauses instead of processing a deadline, and asks the game
 master, when the result could be wrong through no player's fault:
 
-* the moderator was not running at the deadline, so letters that reached the
-  mailbox in time may not have been read yet;
 * reading the mailbox failed recently (letters may be missing);
 * more than ``max_missed_share`` of the owing seats sent nothing (seats on an
   announced vacation are not counted as missing).
@@ -71,7 +75,7 @@ class Policy:
 class Watch:
     """The moderator's own health, for the interlock."""
 
-    started_at: datetime  # when this moderator process started
+    mailbox_read: bool = True  # the mailbox was read (and its letters handled) since start
     imap_trouble: bool = False  # reading the mailbox failed recently
 
 
@@ -135,9 +139,6 @@ def missing(step: StepFacts, seats: Mapping[str, SeatFacts]) -> list[str]:
 
 def blocked(step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, watch: Watch) -> str:
     """Why the interlock holds a due deadline (see the module docstring), or ``""``."""
-    closing = closes_at(step, policy)
-    if watch.started_at > closing:
-        return f"the moderator was not running at the deadline ({closing.isoformat(timespec='minutes')})"
     if watch.imap_trouble:
         return "the mailbox could not be read recently; letters may be missing"
     silent = missing(step, seats)
@@ -167,6 +168,8 @@ def decide(
 ) -> Decision:
     """The one decision of a tick for an open step of a running game."""
     why = due(step, seats, policy, now)
+    if why == "deadline" and not watch.mailbox_read:
+        return Decision(Action.IDLE, "waiting for the mailbox to be read")
     if why == "deadline":
         reason = blocked(step, seats, policy, watch)
         if reason:

@@ -150,6 +150,11 @@ class ImapSource:
         raise ImapError("SELECT gave no UIDVALIDITY")
 
     @property
+    def idling(self) -> bool:
+        """An IDLE command is running (the server pushes; other commands wait for DONE)."""
+        return self._imap is not None and bool(self._imap.has_pending_idle())
+
+    @property
     def idle_supported(self) -> bool:
         return self._imap is not None and bool(self._imap.has_capability("IDLE"))
 
@@ -245,6 +250,7 @@ class ImapSource:
         if imap is None:
             return
         try:
+            await self._end_idle(imap)
             await asyncio.wait_for(imap.logout(), 5)
         except (TimeoutError, OSError, aioimaplib.Abort, aioimaplib.CommandTimeout):
             log.debug("IMAP logout failed; the connection is dropped anyway")
@@ -256,3 +262,15 @@ class ImapSource:
                 transport.close()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._lost.wait(), 2.0)
+
+    async def _end_idle(self, imap: Any) -> None:
+        """Send DONE and wait for IDLE's tagged answer: LOGOUT would queue behind it otherwise.
+
+        A shutdown cancels the reader inside IDLE; aioimaplib's IDLE command lives on
+        until the server ends it, and every later command waits for it.
+        """
+        if self._lost.is_set() or not imap.has_pending_idle():
+            return
+        pending = imap.protocol.pending_sync_command
+        imap.idle_done()
+        await asyncio.wait_for(pending.wait(), min(self.config.timeout, 5))

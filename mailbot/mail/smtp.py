@@ -1,5 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""SMTP sink over aiosmtplib: one reused connection, errors sorted into retry or give up."""
+"""SMTP sink over aiosmtplib: one reused connection, errors sorted by what they are about.
+
+The link (connect, TLS, AUTH, 421/454/530/535, timeouts, drops) -> SmtpTransportError: the
+outbox pauses all sending. One letter (RCPT/DATA/MAIL replies) -> SmtpTemporaryError for
+4xx, SmtpPermanentError for 5xx. Non-ASCII addresses go out with SMTPUTF8 when the server
+offers it; otherwise that one letter fails with SmtpAddressError.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,13 @@ from typing import Literal
 
 import aiosmtplib
 
-from mailbot.errors import SmtpPermanentError, SmtpTemporaryError
+from mailbot.errors import (
+    SmtpAddressError,
+    SmtpError,
+    SmtpPermanentError,
+    SmtpTemporaryError,
+    SmtpTransportError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -27,18 +39,39 @@ class SmtpConfig:
     local_hostname: str = "mailbot.localhost"
 
 
-def _classify(exc: Exception) -> SmtpTemporaryError | SmtpPermanentError:
-    """5xx means the server will never take it; everything else may pass later."""
+# Replies that speak about the link or the login, never about one letter (RFC 5321, RFC 4954):
+# 421 closing, 454 TLS/auth unavailable, 530 auth required, 534/538 mechanism, 535 bad credentials.
+LINK_CODES = frozenset({421, 454, 530, 534, 535, 538})
+
+
+def _classify(exc: Exception) -> SmtpError:
+    """A reply about one letter fails (5xx) or postpones (4xx) that letter; the rest is the link."""
     if isinstance(exc, aiosmtplib.SMTPRecipientsRefused):
         codes = [err.code for err in exc.recipients]
+        text = "; ".join(f"{e.code} {e.message}" for e in exc.recipients) or str(exc)
+        if any(code in LINK_CODES for code in codes):
+            return SmtpTransportError(text)
         if codes and all(code >= 500 for code in codes):
-            return SmtpPermanentError("; ".join(f"{e.code} {e.message}" for e in exc.recipients))
-        return SmtpTemporaryError(str(exc))
-    if isinstance(exc, aiosmtplib.SMTPResponseException) and exc.code >= 500:
-        return SmtpPermanentError(f"{exc.code} {exc.message}")
+            return SmtpPermanentError(text)
+        return SmtpTemporaryError(text)
+    link_level = (aiosmtplib.SMTPAuthenticationError, aiosmtplib.SMTPHeloError, aiosmtplib.SMTPConnectError)
+    if isinstance(exc, aiosmtplib.SMTPResponseException) and not isinstance(exc, link_level):
+        text = f"{exc.code} {exc.message}"
+        if exc.code in LINK_CODES:
+            return SmtpTransportError(text)
+        return SmtpPermanentError(text) if exc.code >= 500 else SmtpTemporaryError(text)
+    # Timeouts, drops, refused or reset connections, TLS errors, AUTH or EHLO trouble.
+    return SmtpTransportError(_describe(exc))
+
+
+def _describe(exc: BaseException) -> str:
     if isinstance(exc, aiosmtplib.SMTPResponseException):
-        return SmtpTemporaryError(f"{exc.code} {exc.message}")
-    return SmtpTemporaryError(f"{type(exc).__name__}: {exc}")
+        return f"{type(exc).__name__}: {exc.code} {exc.message}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _non_ascii(*addresses: str) -> str | None:
+    return next((address for address in addresses if not address.isascii()), None)
 
 
 class SmtpSink:
@@ -64,23 +97,57 @@ class SmtpSink:
     async def _connected(self) -> aiosmtplib.SMTP:
         if self._client is not None and self._client.is_connected:
             return self._client
+        self._client = None
         client = self._new_client()
-        await client.connect()
-        if self.config.user:
-            await client.login(self.config.user, self.config.password)
+        try:
+            await client.connect()
+            if client.is_ehlo_or_helo_needed:
+                await client.ehlo()  # the extensions (SMTPUTF8) must be known before MAIL
+            if self.config.user:
+                await client.login(self.config.user, self.config.password)
+        except BaseException:
+            client.close()  # a refused login leaves the socket open
+            raise
         self._client = client
         return client
 
     async def send(self, sender: str, recipient: str, raw: bytes) -> None:
-        """Deliver one message; raises SmtpTemporaryError or SmtpPermanentError."""
+        """Deliver one message.
+
+        Raises SmtpTransportError when the link (connect, TLS, AUTH, drop) is broken,
+        SmtpTemporaryError for a 4xx about this letter and SmtpPermanentError (or its
+        SmtpAddressError) for a 5xx about it or an address that cannot be sent.
+        """
         try:
             client = await self._connected()
-            await client.sendmail(sender, [recipient], raw)
+        except Exception as exc:  # whatever stops the link from coming up says nothing about the letter
+            raise SmtpTransportError(_describe(exc)) from exc
+        options = self._mail_options(client, sender, recipient)
+        try:
+            await client.sendmail(sender, [recipient], raw, mail_options=options)
         except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
             error = _classify(exc)
-            if isinstance(error, SmtpTemporaryError):
+            if not isinstance(error, SmtpPermanentError):
                 await self.close()  # the link may be half-dead: start afresh next time
             raise error from exc
+        except ValueError as exc:  # an address aiosmtplib will not put on a command line
+            await self.close()  # the envelope may be half open
+            raise SmtpAddressError(f"the address cannot be sent: {_describe(exc)}") from exc
+        except Exception:
+            await self.close()
+            raise
+
+    def _mail_options(self, client: aiosmtplib.SMTP, sender: str, recipient: str) -> list[str]:
+        """SMTPUTF8 when an address needs it and the server offers it (RFC 6531)."""
+        address = _non_ascii(sender, recipient)
+        if address is None:
+            return []
+        if client.supports_extension("smtputf8"):
+            return ["SMTPUTF8"]
+        raise SmtpAddressError(
+            f"the address {address} cannot be sent without SMTPUTF8, "
+            f"which {self.config.host}:{self.config.port} does not offer"
+        )
 
     async def close(self) -> None:
         client, self._client = self._client, None
@@ -90,3 +157,6 @@ class SmtpSink:
             await client.quit()
         except (aiosmtplib.SMTPException, OSError, TimeoutError):
             client.close()
+        except BaseException:
+            client.close()
+            raise

@@ -10,6 +10,7 @@ help and learns nothing about any game.
 
 from __future__ import annotations
 
+import hmac
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,14 +65,14 @@ class Gatekeeper:
         game = ctx.session.get(Game, game_id) if game_id is not None else self._only_game(ctx.session, sender)
         if game is None:
             return self._stranger(reply)
-        if secret and secret == game.gm_secret:
+        if same_secret(secret, game.gm_secret):
             if sender == game.gm_address.lower():
                 return Who(game, None, gm=True)
             return self._refuse(
                 ctx, reply, game, game.gm_address, "it came from another address than the GM's"
             )
         seat = next(
-            (s for s in Games.seats(ctx.session, self._gid(game)) if secret and s.secret == secret), None
+            (s for s in Games.seats(ctx.session, self._gid(game)) if same_secret(secret, s.secret)), None
         )
         if seat is None:
             own = next((s for s in Games.seats(ctx.session, self._gid(game)) if s.address == sender), None)
@@ -145,6 +146,19 @@ class Gatekeeper:
         return Seated(who.game, who.seat) if who is not None and who.seat is not None else None
 
     # -- commands -----------------------------------------------------------------
+
+
+def same_secret(given: str, stored: str) -> bool:
+    """Compare a secret from a letter in constant time (no timing hint about its prefix).
+
+    Both sides are compared as UTF-8 bytes: ``compare_digest`` refuses non-ASCII ``str``,
+    and a letter may carry anything. An empty secret never matches.
+    """
+    if not given or not stored:
+        return False
+    return hmac.compare_digest(
+        given.encode("utf-8", "surrogatepass"), stored.encode("utf-8", "surrogatepass")
+    )
 
 
 def dkim_passed(results: str, sender: str, authserv_id: str) -> bool:

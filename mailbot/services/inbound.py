@@ -25,7 +25,7 @@ from mailbot.mail.mime import parse_letter
 from mailbot.render.templates import Renderer
 from mailbot.services.outbox import enqueue
 from mailbot.store import repo
-from mailbot.store.models import Inbound, InboundState
+from mailbot.store.models import Inbound, InboundState, Outbound
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +116,9 @@ class InboundProcessor:
                 if row.state is InboundState.NEW:
                     self._handle(session, row)
         except Exception:  # any bug in handling must not stop the loop: park the letter
-            log.exception("letter %s shunted", inbound_id)
+            log.exception(
+                "letter %s shunted", inbound_id, extra={"inbound": inbound_id, "outcome": "shunted"}
+            )
             self._shunt(inbound_id, traceback.format_exc())
 
     def _shunt(self, inbound_id: int, trace: str) -> None:
@@ -133,11 +135,29 @@ class InboundProcessor:
         reason = self._ignore_reason(letter)
         if reason:
             row.state, row.reason = InboundState.IGNORED, reason
-            log.info("letter %s ignored: %s", row.id, reason)
+            log.info("letter %s ignored: %s", row.id, reason, extra={"inbound": row.id, "outcome": "ignored"})
             return
-        reply = self._too_large() if letter.too_large else self._answer(session, letter, row)
+        reply, context = (self._too_large(), None) if letter.too_large else self._answer(session, letter, row)
         self._send_reply(session, letter, row, reply)
         row.state = InboundState.PROCESSED
+        self._log_handled(session, row, reply, context)
+
+    @staticmethod
+    def _log_handled(session: Session, row: Inbound, reply: Reply, context: Context | None) -> None:
+        """One line per answered letter: who (when known) and the outcome; never its text or secret."""
+        fields: dict[str, Any] = {"inbound": row.id, "outcome": "answered"}
+        if context is None:
+            fields["reason"] = "too large"
+        else:
+            fields["commands"] = [command.name for command in context.reading.commands]
+            who = context.extra.get("who")  # the Gatekeeper's verdict, when a game command asked
+            if who is not None:
+                fields["game"] = who.game.id
+                fields["seat"] = who.seat.name if who.seat is not None else "GM"
+            elif "who" in context.extra and _refused(session, reply):
+                fields["outcome"] = "refused"
+        where = f" (game {fields['game']}, seat {fields['seat']})" if "game" in fields else ""
+        log.info("letter %s %s%s", row.id, fields["outcome"], where, extra=fields)
 
     def _ignore_reason(self, letter: Letter) -> str:
         if letter.is_automatic:
@@ -165,7 +185,7 @@ class InboundProcessor:
         self.specs.update(index_specs(specs))
         self.handlers.update(handlers)
 
-    def _answer(self, session: Session, letter: Letter, row: Inbound) -> Reply:
+    def _answer(self, session: Session, letter: Letter, row: Inbound) -> tuple[Reply, Context]:
         reading = read_commands(letter.subject, letter.command_text, self.specs)
         reply = Reply()
         context = Context(letter, row, reading, session)
@@ -175,7 +195,7 @@ class InboundProcessor:
         if not reading.commands and not reading.unknown:
             reply.section("No commands found", ["Your letter held no commands."])
             self._help(None, context, reply)
-        return reply
+        return reply, context
 
     def _unknown(self, reading: Reading, reply: Reply) -> None:
         for line in reading.unknown:
@@ -229,3 +249,12 @@ class InboundProcessor:
             is_reply=True,
         )
         enqueue(session, out, kind="reply", now=now, inbound_id=row.id)
+
+
+def _refused(session: Session, reply: Reply) -> bool:
+    """Whether the Gatekeeper refused the letter: told the sender so, or wrote to the seat's own address."""
+    if any(section["title"] == "Your letter was refused" for section in reply.sections):
+        return True
+    # One session per letter: a refusal queued in it (flushed or not) was caused by this letter.
+    queued = [*session.new, *session.identity_map.values()]
+    return any(isinstance(obj, Outbound) and obj.kind == "refusal" for obj in queued)

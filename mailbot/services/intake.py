@@ -5,6 +5,9 @@ Order of work for each batch (at most 100 UIDs):
 
 1. fetch the raw messages (BODY.PEEK, so nothing is flagged yet);
 2. in ONE transaction: store each new message and move the mailbox cursor;
+   each message goes in under its own savepoint, so one the database refuses
+   is stored as ``shunted`` (raw bytes intact) and never stops the batch or
+   comes back on the next fetch;
 3. only after the commit: flag ``\\Seen`` (or move to the processed folder).
 
 A crash before 2 refetches the batch; a crash between 2 and 3 leaves mail
@@ -22,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.parser import BytesHeaderParser
+from email.policy import Compat32
 from email.utils import parseaddr
 from typing import Protocol
 
@@ -58,10 +62,18 @@ def _no_checkpoint(_name: str) -> None:
 
 
 def describe(message: RawMessage) -> repo.NewInbound:
-    """Headers needed before the full parse: the dedupe key, sender and subject."""
-    headers = BytesHeaderParser().parsebytes(message.raw)
+    """Headers needed before the full parse: the dedupe key, sender and subject.
+
+    Values are taken as they come; the store cleans and cuts them for the
+    database (:func:`mailbot.store.repo.fit_key`). Headers that cannot be read
+    at all leave the letter keyed by its bytes, never unstored.
+    """
     content_hash = hashlib.sha256(message.raw).hexdigest()
-    message_id = str(headers.get("Message-ID", "") or "").strip().strip("<>").strip() or None
+    try:
+        message_id, sender, subject = _headers(message.raw)
+    except Exception:  # a parser bug on hostile bytes must not keep the letter out of the store
+        log.warning("uid %s: headers unreadable; keyed by content", message.uid, exc_info=True)
+        message_id, sender, subject = None, "", ""
     return repo.NewInbound(
         uid=message.uid,
         raw=message.raw,
@@ -69,9 +81,32 @@ def describe(message: RawMessage) -> repo.NewInbound:
         message_id=message_id,
         dedupe_key=f"mid:{message_id}" if message_id else f"sha:{content_hash}",
         content_hash=content_hash,
-        sender=parseaddr(str(headers.get("From", "")))[1],
-        subject=str(headers.get("Subject", "") or ""),
+        sender=sender,
+        subject=subject,
     )
+
+
+class _RawValues(Compat32):
+    """Header values as they came, not ``Header`` objects that turn every 8-bit byte into U+FFFD
+    (then two different non-ASCII Message-IDs of one length would be one dedupe key)."""
+
+    def header_fetch_parse(self, name: str, value: str) -> str:
+        return _utf8(value)
+
+
+def _utf8(value: str) -> str:
+    """RFC 6532 UTF-8 decoded; other 8-bit bytes stay ``surrogateescape`` for the store to judge."""
+    try:
+        return value.encode("ascii", "surrogateescape").decode("utf-8")
+    except UnicodeError:
+        return value
+
+
+def _headers(raw: bytes) -> tuple[str | None, str, str]:
+    headers = BytesHeaderParser(policy=_RawValues()).parsebytes(raw)
+    message_id = str(headers.get("Message-ID", "") or "").strip().strip("<>").strip() or None
+    sender = parseaddr(str(headers.get("From", "")))[1]
+    return message_id, sender, str(headers.get("Subject", "") or "")
 
 
 class Intake:
@@ -125,4 +160,8 @@ class Intake:
         with Session(self.engine) as session, session.begin():
             stored = repo.add_inbound(session, self.mailbox, uidvalidity, items, now)
             repo.set_cursor(session, self.mailbox, uidvalidity, last_uid, now)
+        if stored < len(items):
+            log.info(
+                "%s: %d of %d fetched letters were duplicates", self.mailbox, len(items) - stored, len(items)
+            )
         return stored

@@ -10,7 +10,7 @@ without any game content; a stranger gets the plain help and learns nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlmodel import Session
@@ -18,7 +18,7 @@ from sqlmodel import Session
 from mailbot.core import deadlines
 from mailbot.core.commands import Command, CommandSpec
 from mailbot.core.game import Line
-from mailbot.services.auth import Gatekeeper, Seated
+from mailbot.services.auth import Gatekeeper, Seated, same_secret
 from mailbot.services.games import Games, tag
 from mailbot.services.inbound import Context, Handler, Reply
 from mailbot.services.letters import Letter, Postman
@@ -83,7 +83,7 @@ class MailGame:
         if (
             game is None
             or seat is None
-            or seat.invite_code != command.args[2]
+            or not same_secret(command.args[2], seat.invite_code)
             or seat.status is not SeatStatus.INVITED
         ):
             # One answer for every failure: a stranger must not learn which games or seats exist.
@@ -286,6 +286,17 @@ def open_step_for(who: Seated, command: Command, ctx: Context, reply: Reply) -> 
         return None
     if who.seat.name not in step.owing:
         reply.problem(command.line, command.text, f"your seat owes nothing in the open step {step.key}")
+        return None
+    closing = step.deadline_at + timedelta(seconds=who.game.grace_seconds)
+    if ctx.row.received_at > closing:
+        # The mail server's receipt time decides, not when the moderator got round to reading
+        # the letter: after downtime, letters that came in time count and late ones do not.
+        zone = who.seat.timezone or who.game.timezone
+        reply.problem(
+            command.line,
+            command.text,
+            f"your letter reached the mail server after the deadline ({deadlines.local_time(closing, zone)})",
+        )
         return None
     return step
 

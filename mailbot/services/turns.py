@@ -50,7 +50,7 @@ class Resolution:
 class Interlock:
     """When not to process a deadline but pause the game and ask the GM (``core.lifecycle``)."""
 
-    started_at: datetime  # when this bot process started
+    mailbox_read: bool = True  # the mailbox was read and its letters handled since the bot started
     max_missed_share: float = 0.5
     imap_trouble: Callable[[datetime], bool] = lambda _now: False
 
@@ -107,6 +107,23 @@ class Turns:
             self._finish(session, game, result.outcome.result or "the game has no further step", now)
         defaults = {seat: result.orders[seat] for seat in result.defaulted}
         self.reports.resolved(session, game, step, result.outcome.events, nxt=nxt, defaults=defaults)
+        # Counts and seat names only: orders, seeds and sealed values would leak hidden information.
+        log.info(
+            "game %s step %s resolved: %d roll(s), defaulted: %s%s",
+            step.game_id,
+            step.key,
+            len(result.rolls),
+            ", ".join(result.defaulted) or "none",
+            "; game finished" if nxt is None else "",
+            extra={
+                "game": step.game_id,
+                "step": step.key,
+                "attempt": step.attempt,
+                "defaulted": list(result.defaulted),
+                "rolls": len(result.rolls),
+                "finished": nxt is None,
+            },
+        )
 
     def _store(self, session: Session, game: Game, step: StepRow, result: Resolution, now: datetime) -> None:
         for seat in result.defaulted:
@@ -192,7 +209,7 @@ class Turns:
         if game.status is not GameStatus.RUNNING or step is None:
             return "idle"
         opened, seats = self.facts(session, game, step)
-        watch = lifecycle.Watch(interlock.started_at, interlock.imap_trouble(now))
+        watch = lifecycle.Watch(interlock.mailbox_read, interlock.imap_trouble(now))
         decision = lifecycle.decide(opened, seats, policy(game, interlock), watch, now)
         if decision.action is lifecycle.Action.PAUSE:
             self.pause(session, game, decision.why)

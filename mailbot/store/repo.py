@@ -1,13 +1,25 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Queries and state changes on the mail tables. Callers own the transaction."""
+"""Queries and state changes on the mail tables. Callers own the transaction.
+
+Everything fetched is stored, whatever its headers hold: text columns are
+cleaned and cut to what every supported database accepts (:func:`fit_text`,
+:func:`fit_key`), the raw bytes are kept as they came, and a letter whose row
+the database still refuses is stored as a minimal ``shunted`` row instead.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import re
+import sqlite3
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlmodel import Session, col, func, select
+import sqlalchemy as sa
+from sqlmodel import Session, SQLModel, col, func, select
 
 from mailbot.store.models import (
     Inbound,
@@ -16,6 +28,17 @@ from mailbot.store.models import (
     Outbound,
     OutboundState,
 )
+
+log = logging.getLogger(__name__)
+
+# PostgreSQL refuses NUL in text and lone surrogates (not UTF-8); SQLite takes both. C0 controls
+# other than tab have no business in a header value either (CR LF are folding, dropped = unfolded).
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f]")
+# Surrogates that ``surrogateescape`` did not make from an undecodable byte: replaced.
+_STRAY_SURROGATE = re.compile(r"[\ud800-\udc7f\udd00-\udfff]")
+# A btree entry in PostgreSQL may not exceed 2704 bytes: indexed text is kept well under it.
+INDEX_BYTES = 2000
+_HASH_CHARS = 16  # 64 bits of SHA-256: two different long keys do not meet
 
 
 @dataclass(frozen=True)
@@ -30,6 +53,57 @@ class NewInbound:
     content_hash: str
     sender: str
     subject: str
+
+
+def column_length(table: str, column: str) -> int:
+    """The declared length of a text column (``max_length`` of the model field)."""
+    length = getattr(SQLModel.metadata.tables[table].c[column].type, "length", None)
+    if not isinstance(length, int):
+        raise TypeError(f"{table}.{column} has no declared length")
+    return length
+
+
+_MAILBOX = column_length("inbound", "mailbox")
+_MESSAGE_ID = column_length("inbound", "message_id")
+_DEDUPE_KEY = column_length("inbound", "dedupe_key")
+_HASH = column_length("inbound", "content_hash")
+_SENDER = column_length("inbound", "sender")
+_SUBJECT = column_length("inbound", "subject")
+_REASON = column_length("inbound", "reason")
+
+
+def clean_text(text: str) -> str:
+    """``text`` as every database stores it: valid Unicode, no control characters but tab.
+
+    Bytes a header parser kept as ``surrogateescape`` surrogates are decoded as UTF-8
+    (RFC 6532 headers), anything else undecodable becomes U+FFFD.
+    """
+    text = _STRAY_SURROGATE.sub("\ufffd", text)
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return _CONTROL.sub("", text)
+
+
+def fit_text(text: str, max_chars: int) -> str:
+    """Clean and cut an informative text column (sender, subject, reason)."""
+    return clean_text(text)[:max_chars]
+
+
+def fit_key(text: str, max_chars: int, max_bytes: int = INDEX_BYTES) -> str:
+    """Clean and cut a key column, keeping different keys different.
+
+    A key that had to be changed ends in ``~`` and a short hash of the key as it
+    came, so two long Message-IDs with a common prefix (or two that differ only
+    in a NUL) stay apart, and the same ID always gives the same key.
+    """
+    cleaned = clean_text(text)
+    if cleaned == text and len(text) <= max_chars and len(text.encode()) <= max_bytes:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
+    suffix = f"~{digest}"
+    prefix = cleaned[: max_chars - len(suffix)]
+    budget = max_bytes - len(suffix)
+    prefix = prefix.encode()[:budget].decode("utf-8", "ignore")  # whole characters only
+    return prefix + suffix
 
 
 def get_cursor(session: Session, mailbox: str) -> MailboxCursor | None:
@@ -55,31 +129,100 @@ def existing_keys(session: Session, keys: Sequence[str]) -> set[str]:
 def add_inbound(
     session: Session, mailbox: str, uidvalidity: int | None, items: Sequence[NewInbound], now: datetime
 ) -> int:
-    """Insert the items whose dedupe key is new; returns how many were stored."""
-    seen = existing_keys(session, [item.dedupe_key for item in items])
+    """Insert the items whose dedupe key is new; returns how many were stored.
+
+    Each letter goes in under its own savepoint: a key clash (a duplicate that
+    arrived in the same batch or from a concurrent writer) is skipped, and a
+    letter the database refuses for any other reason is stored as ``shunted``,
+    so one bad letter never stops the others.
+    """
+    _open_transaction(session)
+    rows = [_inbound_row(mailbox, uidvalidity, item, now) for item in items]
+    seen = existing_keys(session, [row.dedupe_key for row in rows])
     stored = 0
-    for item in items:
-        if item.dedupe_key in seen:
+    for row in rows:
+        if row.dedupe_key in seen:
+            log.info("inbound %s uid %s is a duplicate of %s; skipped", mailbox, row.uid, row.dedupe_key[:80])
             continue
-        seen.add(item.dedupe_key)
-        session.add(_inbound_row(mailbox, uidvalidity, item, now))
-        stored += 1
+        seen.add(row.dedupe_key)
+        stored += _insert_one(session, row)
     return stored
+
+
+def _open_transaction(session: Session) -> None:
+    """Make the caller's transaction real before the first savepoint.
+
+    pysqlite begins a transaction only before a data change, so a SAVEPOINT issued
+    first would open the transaction itself and its RELEASE would commit it: the
+    caller's later rollback (e.g. of the mailbox cursor) would then undo nothing.
+    """
+    conn = session.connection()
+    driver = conn.connection.driver_connection
+    if isinstance(driver, sqlite3.Connection) and not driver.in_transaction:
+        conn.exec_driver_sql("BEGIN")
+
+
+def _insert_one(session: Session, row: Inbound) -> int:
+    """Insert ``row`` under a savepoint; 1 if a row was stored for it, 0 for a duplicate."""
+    try:
+        with session.begin_nested():
+            session.add(row)
+        return 1
+    except sa.exc.StatementError as exc:  # the savepoint is rolled back; the batch goes on
+        error, trace = exc, traceback.format_exc()
+    if _key_exists(session, row.dedupe_key):
+        log.info(
+            "inbound %s uid %s: key %s stored meanwhile; skipped", row.mailbox, row.uid, row.dedupe_key[:80]
+        )
+        return 0
+    log.error(
+        "inbound %s uid %s refused by the database (%s); stored as shunted", row.mailbox, row.uid, error.orig
+    )
+    return _insert_shunted(session, row, error, trace)
+
+
+def _insert_shunted(session: Session, row: Inbound, error: sa.exc.StatementError, trace: str) -> int:
+    """The minimal row: raw bytes, content key and the reason, none of the headers."""
+    key = f"sha:{hashlib.sha256(row.raw).hexdigest()}"
+    if _key_exists(session, key):
+        log.info("inbound %s uid %s: same bytes already stored as %s; skipped", row.mailbox, row.uid, key)
+        return 0
+    shunted = Inbound(
+        mailbox=row.mailbox,
+        uidvalidity=row.uidvalidity,
+        uid=row.uid,
+        dedupe_key=key,
+        content_hash=key.removeprefix("sha:"),
+        raw=row.raw,
+        received_at=row.received_at,
+        stored_at=row.stored_at,
+        state=InboundState.SHUNTED,
+        reason=fit_text(f"store refused: {type(error.orig or error).__name__}: {error.orig}", _REASON),
+        traceback=clean_text(trace),
+        processed_at=row.stored_at,
+    )
+    with session.begin_nested():  # if even this fails the database is in trouble: let it raise
+        session.add(shunted)
+    return 1
+
+
+def _key_exists(session: Session, key: str) -> bool:
+    return bool(existing_keys(session, [key]))
 
 
 def _inbound_row(mailbox: str, uidvalidity: int | None, item: NewInbound, now: datetime) -> Inbound:
     return Inbound(
-        mailbox=mailbox,
+        mailbox=fit_text(mailbox, _MAILBOX),
         uidvalidity=uidvalidity,
         uid=item.uid,
-        message_id=item.message_id,
-        dedupe_key=item.dedupe_key,
-        content_hash=item.content_hash,
+        message_id=None if item.message_id is None else fit_key(item.message_id, _MESSAGE_ID),
+        dedupe_key=fit_key(item.dedupe_key, _DEDUPE_KEY),
+        content_hash=fit_text(item.content_hash, _HASH),
         raw=item.raw,
         received_at=item.received_at,
         stored_at=now,
-        sender=item.sender[:320],
-        subject=item.subject[:998],
+        sender=fit_text(item.sender, _SENDER),
+        subject=fit_text(item.subject, _SUBJECT),
     )
 
 

@@ -17,7 +17,7 @@ from mailbot.core.sealed import check_receipt
 from mailbot.services import chainlog
 from mailbot.store.game_tables import GameStatus, OrderSet, SeatStatus, StepState
 from tests.services.game_helpers import Harness, tag_of, text, to
-from tests.services.helpers import GM
+from tests.services.helpers import GM, letter
 
 NORTH, SOUTH = "north@players.test", "south@players.test"
 
@@ -190,16 +190,35 @@ def test_status_shows_deadline_in_the_players_zone(h: Harness) -> None:
     assert "EST" in body
 
 
-def test_pause_resume_and_interlock_when_the_bot_was_down(h: Harness) -> None:
+def test_pause_resume_and_interlock_when_most_seats_are_silent(h: Harness) -> None:
     game_id, _, _ = _started(h)
-    h.bot.started_at = h.clock.now + timedelta(hours=100)  # as if restarted long after the deadline
     letters = h.tick(49 * 3600)
     assert h.game(game_id).status is GameStatus.PAUSED
-    assert any("not running at the deadline" in text(m) for m in to(letters, GM))
+    assert any("2 of 2 seats sent nothing" in text(m) for m in to(letters, GM))
     gm_secret = h.game(game_id).gm_secret
     (answer,) = to(h.mail(GM, f"[DU-{game_id} {gm_secret}] resume", "RESUME checked the mailbox\n"), GM)
     assert "GM: RESUME" in text(answer)
     assert h.game(game_id).status is GameStatus.RUNNING
+
+
+def test_orders_that_reached_the_server_in_time_count_after_a_restart_past_the_deadline(h: Harness) -> None:
+    game_id, north_tag, south_tag = _started(h)
+    h.bot.mailbox_read_at = None  # the bot is down: letters reach the server but are not read
+    h.clock.advance(3600)
+    h.bot.inject(letter(sender=NORTH, subject=f"{north_tag} orders", body="ORDERS\nATTACK 3\nEND\n"))
+    h.clock.advance(49 * 3600)  # past the deadline (48 h) while still down
+    h.bot.inject(letter(sender=SOUTH, subject=f"{south_tag} orders", body="ORDERS\nATTACK 3\nEND\n"))
+    assert h.bot.tick_once() == [f"game {game_id}: idle"]  # held: the mailbox is not read yet
+    assert h.game(game_id).status is GameStatus.RUNNING
+    h.bot.mailbox_read_at = h.clock.now  # restarted and read the mailbox
+    letters = h.tick()
+    assert h.game(game_id).status is GameStatus.RUNNING
+    with Session(h.bot.engine) as session:
+        held = {r.seat: (r.lines, r.defaulted) for r in session.exec(select(OrderSet))}
+    assert held["north"] == (["ATTACK 3", "DEFEND 0"], False)  # in time by the server's clock
+    assert held["south"] == (["ATTACK 1", "DEFEND 2"], True)  # late: the defaults were played
+    (refusal,) = [m for m in to(letters, SOUTH) if "after the deadline" in text(m)]
+    assert "reached the mail server after the deadline" in text(refusal)
 
 
 def test_rollback_then_reprocess_gives_the_same_result(h: Harness) -> None:

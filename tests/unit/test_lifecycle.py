@@ -21,7 +21,6 @@ from mailbot.core.lifecycle import (
 
 OPENED = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 DEADLINE = OPENED + timedelta(hours=48)
-STARTED = OPENED - timedelta(days=1)
 POLICY = Policy(grace=timedelta(minutes=30), early=timedelta(minutes=5), reminders=(timedelta(hours=12),))
 
 
@@ -39,7 +38,7 @@ BOTH_IN = seats(north={"sent": True}, south={"sent": True})
 
 
 def test_nothing_happens_in_the_middle_of_a_step() -> None:
-    decision = decide(step(), seats(north={}, south={}), POLICY, Watch(STARTED), OPENED + timedelta(hours=1))
+    decision = decide(step(), seats(north={}, south={}), POLICY, Watch(), OPENED + timedelta(hours=1))
     assert decision.action is Action.IDLE
 
 
@@ -48,35 +47,34 @@ def test_early_processing_waits_for_every_seat_then_the_short_delay() -> None:
     assert early_from(step(), seats(north={"sent": True}, south={}), POLICY, now) is None
     early = early_from(step(), BOTH_IN, POLICY, now)
     assert early == now + timedelta(minutes=5)
-    assert decide(step(early), BOTH_IN, POLICY, Watch(STARTED), now).action is Action.IDLE
-    decision = decide(step(early), BOTH_IN, POLICY, Watch(STARTED), early)
+    assert decide(step(early), BOTH_IN, POLICY, Watch(), now).action is Action.IDLE
+    decision = decide(step(early), BOTH_IN, POLICY, Watch(), early)
     assert (decision.action, decision.why) == (Action.PROCESS, "early")
 
 
 def test_wait_holds_early_processing_but_not_the_deadline() -> None:
     waiting = seats(north={"sent": True, "waiting": True}, south={"sent": True})
     early = OPENED + timedelta(hours=1)
-    assert decide(step(early), waiting, POLICY, Watch(STARTED), early).action is Action.IDLE
+    assert decide(step(early), waiting, POLICY, Watch(), early).action is Action.IDLE
     closing = DEADLINE + timedelta(minutes=30)
-    assert decide(step(early), waiting, POLICY, Watch(STARTED), closing).why == "deadline"
+    assert decide(step(early), waiting, POLICY, Watch(), closing).why == "deadline"
 
 
 def test_the_deadline_counts_the_grace() -> None:
     just_before = DEADLINE + timedelta(minutes=29)
     reminded = step(reminders_sent=((DEADLINE - timedelta(hours=12)).isoformat(),))
-    assert decide(reminded, BOTH_IN, POLICY, Watch(STARTED), just_before).action is Action.IDLE
+    assert decide(reminded, BOTH_IN, POLICY, Watch(), just_before).action is Action.IDLE
     at = DEADLINE + timedelta(minutes=30)
-    assert decide(step(), BOTH_IN, POLICY, Watch(STARTED), at).action is Action.PROCESS
+    assert decide(step(), BOTH_IN, POLICY, Watch(), at).action is Action.PROCESS
 
 
 @pytest.mark.parametrize(
     ("watch", "sent", "reason"),
     [
-        (Watch(DEADLINE + timedelta(hours=1)), {"north": {"sent": True}, "south": {}}, "not running"),
-        (Watch(STARTED, imap_trouble=True), {"north": {"sent": True}, "south": {}}, "mailbox"),
-        (Watch(STARTED), {"north": {}, "south": {}}, "2 of 2 seats sent nothing"),
+        (Watch(imap_trouble=True), {"north": {"sent": True}, "south": {}}, "mailbox"),
+        (Watch(), {"north": {}, "south": {}}, "2 of 2 seats sent nothing"),
     ],
-    ids=["down-at-deadline", "imap-trouble", "most-silent"],
+    ids=["imap-trouble", "most-silent"],
 )
 def test_the_interlock_pauses_a_doubtful_deadline(
     watch: Watch, sent: dict[str, dict[str, object]], reason: str
@@ -86,9 +84,16 @@ def test_the_interlock_pauses_a_doubtful_deadline(
     assert reason in decision.why
 
 
+def test_a_deadline_waits_until_the_mailbox_is_read_after_a_restart() -> None:
+    late = DEADLINE + timedelta(hours=5)
+    held = decide(step(), BOTH_IN, POLICY, Watch(mailbox_read=False), late)
+    assert (held.action, held.why) == (Action.IDLE, "waiting for the mailbox to be read")
+    assert decide(step(), BOTH_IN, POLICY, Watch(mailbox_read=True), late).action is Action.PROCESS
+
+
 def test_a_seat_on_vacation_is_not_counted_silent_by_the_interlock() -> None:
     away = seats(north={"away": True}, south={"sent": True})
-    decision = decide(step(), away, POLICY, Watch(STARTED), DEADLINE + timedelta(hours=1))
+    decision = decide(step(), away, POLICY, Watch(), DEADLINE + timedelta(hours=1))
     assert decision.action is Action.PROCESS
 
 
@@ -96,10 +101,10 @@ def test_reminders_go_once_to_active_present_seats_that_owe() -> None:
     now = DEADLINE - timedelta(hours=11)
     group = seats(north={"sent": True}, south={}, east={"away": True}, west={"active": False})
     owing = ("north", "south", "east", "west")
-    decision = decide(step(owing=owing), group, POLICY, Watch(STARTED), now)
+    decision = decide(step(owing=owing), group, POLICY, Watch(), now)
     assert decision.action is Action.REMIND
     assert decision.remind == ("south",)
-    again = decide(step(owing=owing, reminders_sent=decision.marks), group, POLICY, Watch(STARTED), now)
+    again = decide(step(owing=owing, reminders_sent=decision.marks), group, POLICY, Watch(), now)
     assert again.action is Action.IDLE
 
 
