@@ -28,9 +28,11 @@ def deadline_ics(
 ) -> bytes:
     """A VCALENDAR with one VEVENT at ``deadline`` (DTSTART = DTEND, UTC) and a VALARM.
 
-    Keep ``uid`` stable for a step and raise ``sequence`` when its deadline
-    moves (EXTEND): calendar clients then update the event instead of adding
-    a second one.
+    Keep ``uid`` stable for a step and raise ``sequence`` each time its deadline
+    moves (EXTEND, RESUME, ROLLBACK): calendar clients then update the event
+    instead of adding a second one. METHOD:PUBLISH allows that: a published
+    event with a known UID and a higher SEQUENCE replaces the one held (RFC 5546,
+    3.2.1); REQUEST would ask every reader to accept or decline a deadline.
     """
     event = _event(uid=uid, summary=summary, description=description, sequence=sequence)
     # A deadline is a moment, not a meeting: zero length, and it does not block the reader's time.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -46,11 +47,28 @@ class GmActions:
         self.postman = postman
         self.clock = clock
 
-    def _log(self, session: Session, game: Game, action: str, reason: str, announce: Sequence[str]) -> None:
-        self.games.note(session, game, f"gm-{action}", {"reason": reason or "(no reason given)"})
-        self.turns.reports.announce(
-            session, game, f"Game master: {action}", [*announce, f"Reason: {reason or '(none given)'}"]
-        )
+    def _log(
+        self,
+        session: Session,
+        game: Game,
+        action: str,
+        reason: str,
+        announce: Sequence[str],
+        *,
+        moved: StepRow | None = None,
+    ) -> None:
+        """Chain the action and tell the players; ``moved``: the open step whose deadline it set."""
+        payload: dict[str, Any] = {"reason": reason or "(no reason given)"}
+        if moved is not None:
+            # Naming the step lets Reports count the moves of its deadline (the calendar SEQUENCE).
+            deadline = moved.deadline_at.isoformat()
+            payload |= {"step": moved.key, "attempt": moved.attempt, "deadline": deadline}
+        self.games.note(session, game, f"gm-{action}", payload)
+        title, lines = f"Game master: {action}", [*announce, f"Reason: {reason or '(none given)'}"]
+        if moved is None:
+            self.turns.reports.announce(session, game, title, lines)
+        else:
+            self.turns.reports.deadline_moved(session, game, moved, title, lines)
 
     def _open(self, session: Session, game: Game) -> StepRow:
         step = Games.open_step(session, row_id(game))
@@ -72,12 +90,16 @@ class GmActions:
         game.status, game.pause_reason = GameStatus.RUNNING, ""
         session.add(game)
         step = Games.open_step(session, row_id(game))
-        if step is not None and step.deadline_at < self.clock():
-            # A deadline that passed during the pause would fire at once: give a fresh one.
-            step.deadline_at = self.games.fresh_deadline(game, step)
-            session.add(step)
-        self._log(session, game, "resume", reason, ["The game goes on."])
-        return "resumed"
+        if step is None or step.deadline_at >= self.clock():
+            self._log(session, game, "resume", reason, ["The game goes on."])
+            return "resumed"
+        # A deadline that passed during the pause would fire at once: give a fresh one.
+        step.deadline_at = self.games.fresh_deadline(game, step)
+        session.add(step)
+        when = deadlines.local_time(step.deadline_at, game.timezone)
+        lines = ["The game goes on.", f"The deadline of {step.title} is now {when}."]
+        self._log(session, game, "resume", reason, lines, moved=step)
+        return f"resumed; deadline now {when}"
 
     def extend(self, session: Session, game: Game, key: str, duration: str, reason: str) -> str:
         step = self._open(session, game)
@@ -89,7 +111,9 @@ class GmActions:
         step.deadline_at = step.deadline_at + delta
         session.add(step)
         when = deadlines.local_time(step.deadline_at, game.timezone)
-        self._log(session, game, "extend", reason, [f"The deadline of {step.title} is now {when}."])
+        self._log(
+            session, game, "extend", reason, [f"The deadline of {step.title} is now {when}."], moved=step
+        )
         return f"deadline now {when}"
 
     def force(self, session: Session, game: Game, reason: str) -> str:
@@ -127,9 +151,9 @@ class GmActions:
         reopened.seed, reopened.commitment = target.seed, target.commitment  # same dice as before
         session.add(reopened)
         self._copy_orders(session, target, reopened)
-        self._log(
-            session, game, "rollback", reason, [f"{target.title} is open again; orders sent for it stand."]
-        )
+        when = deadlines.local_time(reopened.deadline_at, game.timezone)
+        lines = [f"{target.title} is open again; orders sent for it stand.", f"Its deadline is {when}."]
+        self._log(session, game, "rollback", reason, lines, moved=reopened)
         return f"{target.key} reopened"
 
     def _last_resolved(self, session: Session, game: Game, key: str) -> StepRow:

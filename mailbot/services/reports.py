@@ -10,10 +10,10 @@ caller's transaction.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines
 from mailbot.core.game import Event
@@ -24,7 +24,28 @@ from mailbot.services import chainlog
 from mailbot.services.games import Games, tag
 from mailbot.services.letters import Letter, Postman
 from mailbot.services.sealing import box_of
-from mailbot.store.game_tables import Game, Report, Seat, SeatStatus, StepRow, row_id
+from mailbot.store.game_tables import ChainRow, Game, Report, Seat, SeatStatus, StepRow, row_id
+
+# Chain entries that set the deadline of a step key; see deadline_sequence.
+DEADLINE_SETTERS = ("step-opened", "gm-extend", "gm-resume")
+
+
+def deadline_sequence(session: Session, game_id: int, key: str) -> int:
+    """The iCalendar SEQUENCE of step ``key``'s deadline event: how often its deadline was set again.
+
+    Derived from the game's event chain, not kept in a column (no schema change): each
+    opening of the key writes "step-opened" (attempt 1, and again for each reopening by
+    ROLLBACK), and each GM move of the open step's deadline writes "gm-extend" or
+    "gm-resume" naming the step (RESUME only when the pause cost the step its deadline).
+    The chain is append-only and written in the same transaction as the letters, so the
+    count grows with every move and never skips one. "gm-rollback" names the step too, but
+    the reopening it causes is already counted by its "step-opened".
+    """
+    query = select(ChainRow.payload).where(
+        ChainRow.game_id == game_id, col(ChainRow.kind).in_(DEADLINE_SETTERS)
+    )
+    settings = sum(1 for payload in session.exec(query) if payload.get("step") == key)
+    return max(settings - 1, 0)
 
 
 class Reports:
@@ -43,7 +64,7 @@ class Reports:
             letter = Letter(
                 seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game begins", body=body
             )
-            self._next_step_section(letter, game, seat, first)
+            self._next_step_section(session, letter, game, seat, first)
             head = chainlog.head(session, row_id(game))
             letter.footer.append(f"Game log chain head: {head}")
             self._keep(session, game, seat.name, first, letter=letter, head=head, now=now)
@@ -73,7 +94,7 @@ class Reports:
             self._opening_section(session, letter, step)
             if step.revealed:
                 letter.section("Dice of this step", [f"Seed (check it against the commitment): {step.seed}"])
-            self._next_step_section(letter, game, seat, nxt)
+            self._next_step_section(session, letter, game, seat, nxt)
             head = chainlog.head(session, row_id(game))
             letter.footer.append(f"Game log chain head: {head}")
             self._keep(session, game, seat.name, step, letter=letter, head=head, now=now)
@@ -106,7 +127,9 @@ class Reports:
             lines.append("Check: SHA-256(value as UTF-8 bytes followed by the salt bytes) = receipt.")
             letter.section("Sealed values opened", lines)
 
-    def _next_step_section(self, letter: Letter, game: Game, seat: Seat, nxt: StepRow | None) -> None:
+    def _next_step_section(
+        self, session: Session, letter: Letter, game: Game, seat: Seat, nxt: StepRow | None
+    ) -> None:
         if nxt is None:
             letter.section("The game is over", [game.result or "Thank you for playing."])
             return
@@ -121,7 +144,9 @@ class Reports:
                 *self._how_to_send(nxt),
             ],
         )
-        letter.attachments.append(Attachment("deadline.ics", self.ics_for(game, nxt), "text", "calendar"))
+        letter.attachments.append(
+            Attachment("deadline.ics", self.ics_for(session, game, nxt), "text", "calendar")
+        )
 
     @staticmethod
     def _how_to_send(step: StepRow) -> list[str]:
@@ -173,21 +198,60 @@ class Reports:
             "Your orders are still missing",
             [f"Deadline: {deadlines.local_time(step.deadline_at, zone)}", f"Send: ORDERS {step.key} ... END"],
         )
-        letter.attachments.append(Attachment("deadline.ics", self.ics_for(game, step), "text", "calendar"))
+        ics = self.ics_for(session, game, step)
+        letter.attachments.append(Attachment("deadline.ics", ics, "text", "calendar"))
         self.postman.post(session, letter, kind="reminder", now=now)
 
-    def announce(self, session: Session, game: Game, title: str, lines: Sequence[str]) -> None:
+    def announce(
+        self, session: Session, game: Game, title: str, lines: Sequence[str], *, skip: Collection[str] = ()
+    ) -> None:
+        """Tell every active seat, except those named in ``skip`` (they were told otherwise)."""
         for seat in Games.seats(session, row_id(game)):
-            if seat.status is SeatStatus.ACTIVE:
+            if seat.status is SeatStatus.ACTIVE and seat.name not in skip:
                 letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] {title}").section(title, lines)
                 self.postman.post(session, letter, kind="announcement", now=self.clock())
 
-    def ics_for(self, game: Game, step: StepRow) -> bytes:
+    def deadline_moved(
+        self, session: Session, game: Game, step: StepRow, title: str, lines: Sequence[str]
+    ) -> None:
+        """A GM action moved the open step's deadline: tell every active seat, once.
+
+        Seats that owe input for ``step`` get one letter with the announcement, the new
+        deadline in their own zone and the updated deadline.ics (same UID, higher
+        SEQUENCE: their calendar entry moves); the others get the announcement alone.
+        Call it after the move is in the chain, so that the SEQUENCE counts it.
+        """
+        now, owing = self.clock(), set(step.owing)
+        ics = self.ics_for(session, game, step)
+        held = Games.current_orders(session, row_id(step))
+        for seat in Games.seats(session, row_id(game)):
+            if seat.status is not SeatStatus.ACTIVE or seat.name not in owing:
+                continue
+            heading = f"New deadline for {step.title}"
+            letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] {heading}").section(title, lines)
+            zone = seat.timezone or game.timezone
+            sent = "Your orders for this step are in; you may replace them until then."
+            letter.section(
+                heading,
+                [
+                    f"Deadline: {deadlines.local_time(step.deadline_at, zone)}",
+                    sent if seat.name in held else "You owe orders for this step.",
+                    *self._how_to_send(step),
+                ],
+            )
+            letter.attachments.append(Attachment("deadline.ics", ics, "text", "calendar"))
+            self.postman.post(session, letter, kind="deadline", now=now)
+        self.announce(session, game, title, lines, skip=owing)
+
+    def ics_for(self, session: Session, game: Game, step: StepRow) -> bytes:
+        # One calendar event per step key, not per attempt: a step reopened by ROLLBACK is the
+        # same deadline moved, so the players' calendar entry moves instead of doubling.
         return deadline_ics(
-            uid=f"{tag(game)}-{step.key}-{step.attempt}@{self.postman.identity.address.rpartition('@')[2]}",
+            uid=f"{tag(game)}-{step.key}@{self.postman.identity.address.rpartition('@')[2]}",
             summary=f"{game.title}: orders due ({step.title})",
             description=f"Send your orders for {step.title} to {self.postman.identity.address}.",
             deadline=step.deadline_at,
             created=self.clock(),
             organizer=self.postman.identity.address,
+            sequence=deadline_sequence(session, row_id(game), step.key),
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import SecretStr
@@ -59,6 +60,9 @@ async def test_a_game_by_mail_from_invitation_to_a_deadline_with_a_late_player(
 ) -> None:
     bot_address, gm, alice, bob = (mail_rig.new_address() for _ in range(4))
     clock = Clock()
+    # The real mail server stamps each letter with real time (INTERNALDATE), and a letter that
+    # reached it after the deadline is late: the injected clock starts at the server's now.
+    clock.now = datetime.now(UTC)
     bot = Bot(_settings(mail_rig, bot_address, gm, tmp_path), clock=clock)
     bot.upgrade()
     bot.started_at = clock.now
