@@ -70,3 +70,15 @@ def engine(db_url: str) -> Iterator[Engine]:
     db.upgrade(eng)
     yield eng
     eng.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _collect_garbage_after_network_tests(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tests that open sockets collect garbage at their end, so an unclosed transport is
+    reported (warnings are errors) by the test that leaked it, not by whichever test the
+    garbage collector happens to run in later."""
+    yield
+    if any(part in request.node.nodeid for part in ("tests/adapters/", "tests/e2e/", "tests/services/")):
+        import gc
+
+        gc.collect()

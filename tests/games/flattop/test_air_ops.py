@@ -321,9 +321,17 @@ def zeros_at(state: FlatTopState, where: str) -> FlatTopState:
     return replace(state, air=(*state.air, af5))
 
 
+def japanese_tf_at(state: FlatTopState, where: str) -> FlatTopState:
+    h = state.scenario.map.parse(where)
+    assert h is not None
+    tfs = tuple(replace(t, hex=h) if t.side is Side.JAPANESE else t for t in state.task_forces)
+    return replace(state, task_forces=tfs)
+
+
 def intercept_turn(data: dict[str, Any], face: int) -> Any:
-    """Turn 2 (0600, day): the Allied AF1 flies through V-E25, where Japanese AF5 waits."""
-    state = zeros_at(play(new(data), {}).state, "V-E25")
+    """Turn 2 (0600, day): the Allied AF1 flies through V-E25, where Japanese AF5 waits; the
+    Japanese TF1 next door in V-D25 observes it passing (7.5), so AF5 may try (14.13)."""
+    state = japanese_tf_at(zeros_at(play(new(data), {}).state, "V-E25"), "V-D25")
     allied = parse(state, "allied", "fly af1 from tf1 1 wildcat path v-e25 v-e24").orders
     japanese = parse(state, "japanese", "intercept af5").orders
     dice = FixedDice([1] * 400, by_label={f"ft.intercept.t{state.turn}.japanese.AF5": [face]})

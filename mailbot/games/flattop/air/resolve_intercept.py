@@ -2,6 +2,8 @@
 """INTERCEPT orders in a turn: after each side's movement segment, the other side's
 interceptors may roll against the AFs that moved through their hexes (``interception``).
 
+Only an enemy AF the intercepting side observes passing through may be
+intercepted (:func:`observed_passing`); an unobserved one passes unnoticed.
 Who hears what: the intercepting side learns its own attempt's result. The
 moving side hears of a successful interception (its AF meets the enemy), and
 of a failed one only through 14.13.2's reveal (a spotting, so it enters that
@@ -11,11 +13,12 @@ nothing tells the moving side nothing at all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mailbot.games.flattop.air.interception import combat_possible, roll_interception
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.observation.observe import af_target, interception_reveal
+from mailbot.games.flattop.observation.resolve_observe import standing_observation
 from mailbot.games.flattop.observation.shadowing import seen_refs
 from mailbot.games.flattop.orders.checks import is_interceptor
 from mailbot.games.flattop.orders.types import Intercept
@@ -50,12 +53,31 @@ def _find(turn: Turn, side: Side, number: int, mover: Side) -> _Attempt | None:
     if not any(is_interceptor(s, turn.state.rules.planes) for s in interceptor.stacks):
         return None
     altitude = interceptor.stacks[0].altitude
-    visible = turn.state.rules.search.condition(turn.sky().time, 0) > 0  # "an observed enemy AF"
     for flight in turn.flights:
         passes = interceptor.hex in flight.path[1:]
-        if flight.side is mover and passes and flight.altitude is altitude and visible:
+        same = flight.side is mover and passes and flight.altitude is altitude
+        if same and observed_passing(turn, side, flight, interceptor.hex):
             return _Attempt(interceptor, flight, interceptor.hex)
     return None
+
+
+def observed_passing(turn: Turn, side: Side, flight: Flight, where: Hex) -> bool:
+    """Standard 14.13 (reference A.7): the non-moving side may intercept only an enemy AF it
+    observes passing through. An interceptor is no observer (only searchers roll, seed 003, 7.3):
+    the AF must be among this turn's spottings of the side (its searchers, its shadowers), or be
+    seen in ``where`` by the side's TFs, bases, radar or coastwatchers (7.5, 7.9.6, 7.12); that
+    sighting is recorded like any other. Otherwise nothing happens and the side hears nothing,
+    so an INTERCEPT order cannot serve as a roll-free detector.
+    """
+    ref = f"{flight.side.value} AF{flight.number}"
+    if ref in seen_refs(turn.spottings.get(side, [])):
+        return True
+    formation = own_af(turn, flight.side, flight.number)
+    if formation is None:
+        return False
+    spots = standing_observation(turn, side, [replace(af_target(formation), hex=where)])
+    turn.spot(side, spots)
+    return bool(spots)
 
 
 def _attempt(turn: Turn, attempt: _Attempt) -> None:

@@ -7,8 +7,11 @@ what each watcher sees, and the spottings go to the turn for the reports.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mailbot.games.flattop.observation.observe import (
     Spotting,
+    Target,
     Watcher,
     coastwatcher_net,
     coastwatcher_observation,
@@ -34,15 +37,20 @@ def watchers(state: FlatTopState, side: Side) -> tuple[Watcher, ...]:
     return tfs + bases
 
 
+def standing_observation(turn: Turn, side: Side, targets: Sequence[Target]) -> list[Spotting]:
+    """What the side's TFs, bases, radar and coastwatchers see of ``targets`` (no die roll)."""
+    st, sky, table = turn.state, turn.sky(), turn.state.rules.observation
+    spots: list[Spotting] = []
+    for watcher in watchers(st, side):
+        spots.extend(surface_observation(watcher, targets, sky, table))
+        spots.extend(radar_observation(watcher, targets, table))
+    scenario = st.scenario
+    net = coastwatcher_net(side, scenario.map, scenario.islands, scenario.coastwatchers, st.bases)
+    spots.extend(coastwatcher_observation(net, targets, sky, st.rules.coastwatchers))
+    return spots
+
+
 def observe_all(turn: Turn) -> None:
-    st = turn.state
-    sky, targets, table = turn.sky(), turn.targets(), st.rules.observation
+    targets = turn.targets()
     for side in turn.sides():
-        spots: list[Spotting] = []
-        for watcher in watchers(st, side):
-            spots.extend(surface_observation(watcher, targets, sky, table))
-            spots.extend(radar_observation(watcher, targets, table))
-        scenario = st.scenario
-        net = coastwatcher_net(side, scenario.map, scenario.islands, scenario.coastwatchers, st.bases)
-        spots.extend(coastwatcher_observation(net, targets, sky, st.rules.coastwatchers))
-        turn.spot(side, spots)
+        turn.spot(side, standing_observation(turn, side, targets))

@@ -2,7 +2,8 @@
 """Shadowing and search in a turn (seed 003, 11 and 7), wired to ``shadowing`` and ``search``.
 
 Shadowing (11.2, 11.3): an AF may shadow a ships contact its side saw last
-turn; the referee picks the enemy TF in that hex, rolls in secret and tells
+turn; the referee picks the enemy TF in that hex that the side saw (never an
+unseen one: :func:`shadow_target`), rolls in secret and tells
 the side the result only. A successful shadower follows the TF through its
 move and keeps it in sight at the search chart's range-0 condition (a design
 default: the Shadowing Table's effect on the report is not in the seed).
@@ -17,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.games.flattop.air import operations as air_ops
+from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.map.movement import plane_path
 from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.observation.observe import AF, group, tf_target
@@ -47,23 +49,39 @@ def run_shadowing(turn: Turn) -> None:
 def _shadow(turn: Turn, side: Side, order: Shadow) -> None:
     st = turn.state
     formation = own_af(turn, side, order.af)
-    there = sorted(
-        (t for t in st.task_forces if t.side is not side and t.hex == order.hex), key=lambda t: t.number
-    )
     if formation is None:
         return
-    if not there:  # the contact has gone (e.g. off the board): simply a failure
+    target = shadow_target(turn, side, order.hex)
+    if target is None:  # the contact has gone (e.g. off the board): simply a failure
         turn.tell(side, "shadow.result", f"Shadowing by AF{order.af}: {ShadowResult.FAILURE.value}")
         turn.referee(
-            "shadow.none", f"{side} AF{order.af}: no enemy TF in {st.scenario.map.hex_id(order.hex)}"
+            "shadow.none",
+            f"{side} AF{order.af}: no enemy TF seen last turn in {st.scenario.map.hex_id(order.hex)}",
         )
         return
-    target = there[0]
     attempt = _attempt(turn, side, order.af, target)
     outcome = resolve_shadow(attempt, st.rules.shadowing, turn.dice, st.turn)
     turn.events.extend(shadow_events(outcome, side.value))
     if outcome.result is ShadowResult.SUCCESS:
         turn.shadows.append((side, order.af, target.number))
+
+
+def shadow_target(turn: Turn, side: Side, where: Hex) -> TaskForce | None:
+    """The enemy TF in ``where`` that the side saw last turn (seed 003, 11.2), lowest number first.
+
+    Only a TF the side saw can be the target: the side's order names a contact,
+    not a unit, and picking among every enemy TF in the hex would let an unseen
+    TF there change the answer ("not allowed" instead of a roll), telling the
+    side that a second TF is present. With no seen TF left there the attempt
+    fails exactly as in an empty hex.
+    """
+    seen = turn.state.side(side).seen
+    there = (
+        t
+        for t in turn.state.task_forces
+        if t.side is not side and t.hex == where and tf_target(t).ref in seen
+    )
+    return min(there, key=lambda t: t.number, default=None)
 
 
 def _attempt(turn: Turn, side: Side, af: int, target: TaskForce) -> ShadowAttempt:

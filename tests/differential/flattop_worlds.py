@@ -1,0 +1,332 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Flat Top worlds for the differential harness (``mailbot.testing.differential``).
+
+A base state is a small game already under way (``test-small``, clear skies),
+in which one side holds contacts or has planes aloft. From it Hypothesis
+draws, for one observing side S:
+
+- a twin world that differs only in what S has not observed: the other
+  side's TFs and AFs that S's observers did not cover last turn (``seen``,
+  seed 003, 11.2) are moved; any extra TF may appear in a hex of interest
+  (where S saw ships, where S's units are); every enemy TF is renumbered
+  (numbers are never reported, 7.12.2, so a renumbering is unobservable;
+  the referee's ``seen`` record follows it); the enemy's DECEPTION policy
+  and its own knowledge are redrawn;
+- the other side's letters in each world, drawn independently (FLY and
+  SEARCH flights, many of them through S's hexes, INTERCEPT, PLOT, ...);
+- S's letters, the same in both worlds (SHADOW a contact, INTERCEPT,
+  SEARCH, PLOT, LAND, HOLD), and the dice seed.
+
+What S has observed (:func:`observed`): its knowledge (every report it
+holds) and the contacts the enemy forces on it (an interception of one of
+its AFs). The harness stops comparing once these differ between the worlds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+from hypothesis import strategies as st
+
+from mailbot.core.dice import DiceStream
+from mailbot.core.game import Event, Line, Setup
+from mailbot.games.flattop import FlatTopGame
+from mailbot.games.flattop.map.hexes import Hex, Terrain, line, neighbours
+from mailbot.games.flattop.observation.knowledge import SHIPS, Knowledge, dump
+from mailbot.games.flattop.observation.observe import tf_target
+from mailbot.games.flattop.observation.reports import Deception
+from mailbot.games.flattop.state import FlatTopState
+from mailbot.games.flattop.units import AirFactors, AirFormation, Side, TaskForce
+from mailbot.games.registry import default_registry
+from mailbot.services.gamedata import data_root, read_tree
+from mailbot.testing.differential import World
+
+GAME = FlatTopGame()
+PACKAGE = default_registry().find("flattop")
+SEATS = ("allied", "japanese")
+#: events by which the enemy forces a contact on the side (it is attacked, not told a secret)
+CONTACT_KINDS = frozenset({"ft.intercepted"})
+
+
+def observed(state: FlatTopState, events: Sequence[Event], seat: str) -> object:
+    """What the side has legitimately learnt of the enemy: its knowledge and forced contacts."""
+    knowledge = json.dumps(dump(state.side(Side(seat)).knowledge), sort_keys=True)
+    contacts = [e.text for e in events if e.visible_to(seat) and e.kind in CONTACT_KINDS]
+    return knowledge, contacts
+
+
+# --- base states ---------------------------------------------------------------------
+
+
+@cache
+def _data() -> dict[str, Any]:
+    tree = read_tree(data_root(PACKAGE))
+    return {"tables": tree["tables"], "scenarios": {"test-small": tree["scenarios"]["test-small"]}}
+
+
+def _new() -> FlatTopState:
+    setup = Setup("test-small", SEATS, data=_data())
+    state = GAME.new_game(setup, dice=DiceStream(b"differential base".ljust(32, b"."), "", "setup"))
+    return replace(state, weather=replace(state.weather, clouds=()))
+
+
+def _play(state: FlatTopState, orders: dict[str, list[str]]) -> FlatTopState:
+    step = GAME.step(state)
+    assert step is not None
+    parsed = {s: GAME.parse(state, s, [Line(i + 1, t) for i, t in enumerate(o)]) for s, o in orders.items()}
+    assert all(not p.problems for p in parsed.values()), parsed
+    dice = DiceStream(b"differential base".ljust(32, b"."), "base", step.key)
+    return GAME.resolve(state, {s: p.orders for s, p in parsed.items()}, dice=dice).state
+
+
+def _hex(state: FlatTopState, name: str) -> Hex:
+    h = state.scenario.map.parse(name)
+    assert h is not None
+    return h
+
+
+@cache
+def searched() -> FlatTopState:
+    """Turn 3 (0700): an Allied Wildcat AF1 has searched over the Japanese TF1 at I-G17."""
+    state = _new()
+    path = "V-E25 V-E24 V-F23 I-F22 I-F21 I-F20 I-G20 I-G19"
+    state = _play(state, {"allied": [f"search af1 from tf1 2 wildcat path {path}"]})
+    return _play(state, {"allied": ["search af1 path I-G18 I-G17+2"]})
+
+
+@cache
+def zeros() -> FlatTopState:
+    """Turn 2 (0600, day): a Japanese AF5 of two unarmed Zeros waits at V-E27, out of sight of
+    every Japanese observer, next to the Allied TF1 (V-E26)."""
+    state = _play(_new(), {})
+    af5 = AirFormation(5, Side.JAPANESE, _hex(state, "V-E27"), (AirFactors("Zero", 2, True),), "TF1", 1)
+    return replace(state, air=(*state.air, af5))
+
+
+BASES = {"searched": searched, "zeros": zeros}
+#: (base, observing seat): each base with both seats, twice as often with the seat that holds the
+#: probes there (the Allies' contact to SHADOW, the Japanese AF5 to INTERCEPT with)
+PAIRS = [("searched", "allied"), ("zeros", "japanese")] * 2 + [("searched", "japanese"), ("zeros", "allied")]
+
+
+# --- hexes of interest ----------------------------------------------------------------
+
+
+def _name(state: FlatTopState, h: Hex) -> str:
+    return state.scenario.map.hex_id(h)
+
+
+def _sea(state: FlatTopState) -> list[Hex]:
+    m = state.scenario.map
+    return [
+        Hex(c, r)
+        for c in range(8)
+        for r in range(16, 29)
+        if m.on_board(Hex(c, r)) and m.terrain_of(Hex(c, r)) is not Terrain.LAND
+    ]
+
+
+def contact_hexes(state: FlatTopState, side: Side) -> list[Hex]:
+    """Where the side saw ships last turn (what SHADOW may name, 11.2)."""
+    known = state.side(side).knowledge.of_turn(state.turn - 1)
+    return sorted({_hex(state, s.hex) for s in known if s.kind == SHIPS}, key=lambda h: (h.col, h.row))
+
+
+def unit_hexes(state: FlatTopState, side: Side) -> list[Hex]:
+    tfs = [t.hex for t in state.own_tfs(side)]
+    afs = [a.hex for a in state.own_air(side) if a.hex is not None]
+    return sorted({*tfs, *afs}, key=lambda h: (h.col, h.row))
+
+
+def interest(state: FlatTopState, side: Side) -> list[Hex]:
+    """Hexes where an unseen enemy would matter to ``side``: its contacts and its own units."""
+    return sorted({*contact_hexes(state, side), *unit_hexes(state, side)}, key=lambda h: (h.col, h.row))
+
+
+def _where(state: FlatTopState, side: Side) -> st.SearchStrategy[Hex]:
+    """A hex for an unseen enemy unit: most often where the side saw ships or has units."""
+    choices = [st.sampled_from(h) for h in (contact_hexes(state, side), unit_hexes(state, side)) if h]
+    return st.one_of(*choices, st.sampled_from(_sea(state)))
+
+
+# --- the twin world: only what the observing side has not seen changes --------------------
+
+
+def _renumbering(draw: st.DrawFn, state: FlatTopState, other: Side) -> dict[int, int]:
+    """New numbers for the enemy TFs (key 0: an extra TF's, below or above all the others: the
+    case where "the lowest-numbered TF in the hex" is not the one the side saw)."""
+    numbers = draw(st.permutations(list(range(2, 10))))
+    renumbered = {tf.number: numbers[i] for i, tf in enumerate(state.own_tfs(other))}
+    return renumbered | {0: draw(st.sampled_from([1, 10]))}
+
+
+@st.composite
+def unseen_changes(draw: st.DrawFn, state: FlatTopState, seat: str) -> FlatTopState:
+    """``state`` with only facts ``seat`` has not observed changed (module docstring)."""
+    side = Side(seat)
+    other = side.opponent
+    seen = state.side(side).seen
+    new_number = _renumbering(draw, state, other)
+    where = _where(state, side)
+    tfs: list[TaskForce] = []
+    for tf in state.task_forces:
+        if tf.side is side:
+            tfs.append(tf)
+            continue
+        moved = tf if tf_target(tf).ref in seen or not draw(st.booleans()) else replace(tf, hex=draw(where))
+        tfs.append(replace(moved, number=new_number[tf.number]))
+    if draw(st.integers(0, 3)):  # an extra TF the side never saw (most often)
+        ships = next(t.ships for t in state.own_tfs(other))[-1:]
+        near = contact_hexes(state, side)  # an unseen TF next to a seen one: the adversarial case
+        tfs.append(
+            TaskForce(
+                new_number[0], other, draw(st.one_of(st.sampled_from(near), where) if near else where), ships
+            )
+        )
+    renamed = {f"{other.value} TF{old}": f"{other.value} TF{new}" for old, new in new_number.items()}
+    air = tuple(_unseen_af(draw, af, seen, where, new_number) if af.side is other else af for af in state.air)
+    changed = replace(state, task_forces=tuple(tfs), air=air)
+    mine = changed.side(side)
+    changed = changed.with_side(replace(mine, seen=frozenset(renamed.get(r, r) for r in mine.seen)))
+    theirs = changed.side(other)
+    policy = draw(st.sampled_from(list(Deception)))
+    knowledge = theirs.knowledge if draw(st.booleans()) else Knowledge(other.value)
+    return changed.with_side(replace(theirs, deception=policy, knowledge=knowledge))
+
+
+def _unseen_af(
+    draw: st.DrawFn,
+    af: AirFormation,
+    seen: frozenset[str],
+    where: st.SearchStrategy[Hex],
+    numbers: dict[int, int],
+) -> AirFormation:
+    origin = af.origin
+    if origin.startswith("TF") and origin[2:].isdigit() and int(origin[2:]) in numbers:
+        origin = f"TF{numbers[int(origin[2:])]}"
+    if f"{af.side.value} AF{af.number}" in seen or af.hex is None or not draw(st.booleans()):
+        return replace(af, origin=origin)
+    return replace(af, origin=origin, hex=draw(where))
+
+
+# --- letters --------------------------------------------------------------------------
+
+
+def _path(state: FlatTopState, start: Hex, goal: Hex, extra: Hex | None) -> str | None:
+    hexes = line(start, goal)[1:4]
+    if extra is not None and hexes:
+        hexes.append(extra)
+    return " ".join(_name(state, h) for h in hexes) or None
+
+
+def _launch_places(state: FlatTopState, side: Side) -> list[tuple[str, Hex, str]]:
+    """(place, hex, plane) for every plane type in a Ready box of the side's TFs and on-board bases."""
+    places: list[tuple[str, Hex, str]] = []
+    for tf in state.own_tfs(side):
+        for ship in tf.plane_ships:
+            places += [(f"TF{tf.number}", tf.hex, s.plane) for s in ship.boxes.ready]
+    for base in state.own_bases(side):
+        if base.hex is not None:
+            places += [(base.name.replace(" ", "-"), base.hex, s.plane) for s in base.boxes.ready]
+    return sorted(set(places), key=lambda p: (p[0], p[2]))
+
+
+def _flights(state: FlatTopState, side: Side, goals: list[Hex]) -> list[str]:
+    """FLY and SEARCH launches toward ``goals`` (the other side's hexes of interest)."""
+    used = {a.number for a in state.own_air(side)}
+    free = [n for n in range(1, 36) if n not in used][:2]
+    lines = []
+    for (place, h, plane), goal in ((p, g) for p in _launch_places(state, side) for g in goals):
+        for extra in (None, *neighbours(goal)[:2]):
+            path = _path(state, h, goal, extra)
+            if path:
+                lines.append(f"FLY AF{free[0]} FROM {place} 1 {plane} PATH {path}")
+                lines.append(f"SEARCH AF{free[1]} FROM {place} 1 {plane} PATH {path}")
+    return lines
+
+
+def _aloft(state: FlatTopState, side: Side, goals: list[Hex]) -> list[str]:
+    lines = []
+    for af in state.own_air(side):
+        if af.hex is None:
+            continue
+        lines += [f"SHADOW AF{af.number} {_name(state, h)}" for h in contact_hexes(state, side)]
+        lines += [f"INTERCEPT AF{af.number}"]
+    return lines
+
+
+def _aloft_moves(state: FlatTopState, side: Side, goals: list[Hex]) -> list[str]:
+    lines = []
+    for af in state.own_air(side):
+        if af.hex is not None:
+            lines += [f"LAND AF{af.number} {af.origin}"]
+            lines += [f"SEARCH AF{af.number} PATH {p}" for g in goals if (p := _path(state, af.hex, g, None))]
+    return lines
+
+
+def _plots(state: FlatTopState, side: Side) -> list[str]:
+    return [
+        f"PLOT TF{tf.number} {_name(state, h)}" for tf in state.own_tfs(side) for h in neighbours(tf.hex)[:3]
+    ]
+
+
+def letter_lines(state: FlatTopState, side: Side) -> tuple[list[str], list[str]]:
+    """(the lines that probe the enemy: SHADOW, INTERCEPT, flights toward him; the rest)."""
+    goals = interest(state, side.opponent)[:3] or contact_hexes(state, side)
+    probes = _aloft(state, side, goals)
+    rest = ["HOLD", *_aloft_moves(state, side, goals), *_plots(state, side)]
+    rest += _flights(state, side, goals or interest(state, side)[:2])
+    return probes, rest
+
+
+def letters(state: FlatTopState, side: Side, turns: int) -> st.SearchStrategy[list[list[str]]]:
+    probes, rest = letter_lines(state, side)
+    one = st.one_of(st.sampled_from(probes), st.sampled_from(rest)) if probes else st.sampled_from(rest)
+    return st.lists(st.lists(one, min_size=1, max_size=3), min_size=turns, max_size=turns)
+
+
+def enemy_letters(state: FlatTopState, enemy: Side, turns: int) -> st.SearchStrategy[list[list[str]]]:
+    """The other side's letters: flights toward the observing side's hexes, and the rest."""
+    goals = interest(state, enemy.opponent)
+    lines = ["HOLD", *_plots(state, enemy), *(f"DECEPTION {p.value.upper()}" for p in Deception)]
+    lines += [f"INTERCEPT AF{a.number}" for a in state.own_air(enemy)]
+    flights = _flights(state, enemy, goals)
+    one = st.one_of(st.sampled_from(flights), st.sampled_from(lines)) if flights else st.sampled_from(lines)
+    return st.lists(st.lists(one, min_size=1, max_size=2), min_size=turns, max_size=turns)
+
+
+# --- one example -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Example:
+    seat: str
+    first: World
+    second: World
+    letters: list[list[str]]
+    seed: bytes
+
+    def __repr__(self) -> str:  # what Hypothesis prints for a falsifying example (not the states)
+        others = [dict(w) for w in self.first.others], [dict(w) for w in self.second.others]
+        return f"Example(seat={self.seat!r}, letters={self.letters!r}, enemy letters={others!r})"
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(repr(self))
+
+
+@st.composite
+def examples(draw: st.DrawFn, turns: int = 2) -> Example:
+    name, seat = draw(st.sampled_from(PAIRS))
+    base = BASES[name]()
+    enemy = Side(seat).opponent
+    twin = draw(unseen_changes(base, seat))
+    own = draw(letters(base, Side(seat), turns))
+    first = World(base, [{enemy.value: lines} for lines in draw(enemy_letters(base, enemy, turns))])
+    second = World(twin, [{enemy.value: lines} for lines in draw(enemy_letters(twin, enemy, turns))])
+    seed = hashlib.sha256(draw(st.integers(0, 2**16)).to_bytes(4, "big")).digest()
+    return Example(seat, first, second, own, seed)
