@@ -37,8 +37,15 @@ class Outgoing:
     attachments: Sequence[Attachment] = field(default_factory=tuple)
 
 
+def header_text(value: str) -> str:
+    """A header value the e-mail library will write: every line break it knows (``str.splitlines``
+    breaks on U+2028, form feed, NEL... too) and every other control character becomes a space."""
+    flat = " ".join(value.splitlines())
+    return "".join(" " if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 else ch for ch in flat)
+
+
 def reply_subject(subject: str) -> str:
-    clean = subject.strip()
+    clean = header_text(subject).strip()
     return clean if clean.lower().startswith("re:") else f"Re: {clean}" if clean else "Re: your letter"
 
 
@@ -46,7 +53,7 @@ def compose(out: Outgoing) -> bytes:
     msg = EmailMessage(policy=email.policy.SMTP)
     msg["From"] = Address(display_name=out.sender_name, addr_spec=out.sender)
     msg["To"] = out.recipient
-    msg["Subject"] = out.subject
+    msg["Subject"] = header_text(out.subject)
     msg["Date"] = format_datetime(out.date)
     msg["Message-ID"] = f"<{out.message_id}>"
     # RFC 3834: tells vacation responders and other bots not to answer us (no mail loops).

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -116,6 +117,41 @@ class BotProcess:
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def use_store(self, url: str, **overrides: object) -> None:
+        """Point the bot at another store, e.g. a PostgreSQL URL from the ``db_url`` fixture."""
+        self.db_url = url
+        self._write_config(overrides)
+
+    def seat_duel(
+        self, gm: str, north: str, south: str, *, deadline: str = "48h", grace: timedelta = timedelta(0)
+    ) -> tuple[int, dict[str, str]]:
+        """A running duel in the bot's store with both seats taken (the welcome letters wait in the
+        outbox); returns the game number and each player's subject tag ``[DU-n secret]``."""
+        from mailbot.app import Bot
+        from mailbot.services.games import GameSetup, tag
+        from mailbot.settings import BotSettings, Settings, StoreSettings
+        from mailbot.testing.fakes import FakeSink
+
+        settings = Settings(
+            store=StoreSettings(url=self.db_url), bot=BotSettings(address=self.address, name="mailbot test")
+        )
+        bot = Bot(settings, sink=FakeSink())  # the running bot sends the welcome letters
+        try:
+            bot.upgrade()
+            setup = GameSetup("duel", "standard", "E2E duel", deadline, "UTC", gm, grace=grace, reminders=())
+            with Session(bot.engine) as session, session.begin():
+                game = bot.games.create(session, setup)
+                game_id = int(game.id or 0)
+                tags = {}
+                for name, address in (("north", north), ("south", south)):
+                    seat = bot.games.seat(session, game_id, name)
+                    assert seat is not None
+                    bot.games.take_seat(session, game, seat, address)
+                    tags[address] = f"[{tag(game)} {seat.secret}]"
+        finally:
+            bot.engine.dispose()
+        return game_id, tags
 
 
 def ping(sender: str, to: str, subject: str = "PING", body: str = "PING\n") -> EmailMessage:
