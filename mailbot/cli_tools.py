@@ -46,6 +46,42 @@ def simulate_atlantic(
         typer.echo(line)
 
 
+@simulate_app.command("salt-n-tar")
+def simulate_saltntar(
+    ships: int = typer.Option(3, "--ships", min=1, max=12, help="Ships in each race, one side each."),
+    races: int = typer.Option(1000, "--races", min=1),
+    luck: str = typer.Option("always", "--luck", help="always | never: every side takes its luck roll."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed for a repeatable run."),
+    recovery: str | None = typer.Option(
+        None, "--recovery", help="none | reefed | any (default: the rule in tables.toml)."
+    ),
+    distance: int = typer.Option(40, "--distance", min=1, help="Cells (3'' each) to the finish line."),
+) -> None:
+    """Salt'n'Tar (seed 001): whole races with scripted captains; winners and sinkings."""
+    from mailbot.games.saltntar.simulate import format_report, simulate
+
+    if luck not in ("always", "never"):
+        raise typer.BadParameter("--luck is always or never")
+    if recovery is not None and recovery not in ("none", "reefed", "any"):
+        raise typer.BadParameter("--recovery is none, reefed or any")
+    rng = random.Random(seed)
+    stats = simulate(
+        _saltntar_data(), races, ships, luck == "always", rng, recovery=recovery, distance=distance
+    )
+    for line in format_report(stats):
+        typer.echo(line)
+
+
+def _saltntar_data() -> dict[str, object]:
+    import tomllib
+
+    folder = files("mailbot") / "games" / "saltntar" / "data"
+    return {
+        name: tomllib.loads((folder / f"{name}.toml").read_text(encoding="utf-8"))
+        for name in ("ships", "tables")
+    }
+
+
 def envelope(
     attacks: list[str] = typer.Argument(..., help="ODDS@HEX[+HEX...] each, e.g. 3-1@F12 5-1@G13 1-4@I-11"),
     modulus: int = typer.Option(5, "--modulus", min=1, help="How many coin envelopes are in use."),
@@ -54,16 +90,23 @@ def envelope(
     ),
 ) -> None:
     """Seed 004's sealed-envelope number from hex values and odds."""
-    from mailbot.core.envelope import Attack, envelope_number, load_chart
+    from mailbot.core.envelope import DEFAULT_NOTE, Attack, envelope_number, load_hex_chart
 
     parsed = []
     for text in attacks:
         odds, _, hexes = text.partition("@")
         parsed.append(Attack(odds, tuple(h for h in hexes.split("+") if h)))
     text = chart.read_text(encoding="utf-8") if chart else SHIPPED_CHART.read_text(encoding="utf-8")
-    result = envelope_number(parsed, load_chart(text), modulus)
+    hex_chart = load_hex_chart(text)
+    result = envelope_number(parsed, hex_chart.rows, modulus, hex_chart.known)
     for line in result.lines:
         typer.echo(f"  {line.text}")
+    if result.defaulted:
+        typer.echo(f"  {DEFAULT_NOTE}")
+    if len(result.batches()) > 1:
+        # seed 004: "If you have more than ten combat situations then you must use the NEXT
+        # numbered coin envelope. (If you use number 4, the next to be opened would be 0)."
+        typer.echo(f"  {len(result.lines)} combats: ten per envelope, then the next numbered envelope")
     for problem in result.problems:
         typer.echo(f"  problem: {problem.reason}", err=True)
     typer.echo(result.summary)

@@ -26,7 +26,7 @@ import math
 import re
 import string
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from mailbot.errors import ConfigError
@@ -93,6 +93,8 @@ class AttackLine:
     hex_values: tuple[int, ...]
     multiplier: int
     product: int
+    #: per hex: True when its chart value is a design default, not from the seed
+    defaulted: tuple[bool, ...] = ()
 
     @property
     def hex_value(self) -> int:
@@ -100,8 +102,14 @@ class AttackLine:
 
     @property
     def text(self) -> str:
-        """E.g. ``3-1 against F12: 3×7 = 21`` or ``2-1 against F12+F13: 2×(7+5) = 24``."""
-        values = "+".join(map(str, self.hex_values))
+        """E.g. ``3-1 against F12: 3×7 = 21`` or ``2-1 against F12+A13: 2×(7+4*) = 22``.
+
+        A value marked ``*`` is a design default of the chart, not a seed 004 value.
+        """
+        marks = self.defaulted or (False,) * len(self.hex_values)
+        values = "+".join(
+            f"{value}{'*' if mark else ''}" for value, mark in zip(self.hex_values, marks, strict=True)
+        )
         factor = f"({values})" if len(self.hex_values) > 1 else values
         return f"{self.odds} against {'+'.join(self.hexes)}: {self.multiplier}×{factor} = {self.product}"
 
@@ -132,13 +140,31 @@ class EnvelopeResult:
         return tuple((self.envelope + n) % self.modulus for n in range(needed))
 
     @property
+    def defaulted(self) -> bool:
+        """True when some hex value used is a design default of the chart, not a seed value."""
+        return any(any(line.defaulted) for line in self.lines)
+
+    def batches(self, per_envelope: int = PER_ENVELOPE) -> tuple[tuple[int, int, int], ...]:
+        """(envelope, first combat, last combat) in listing order, ten combats an envelope."""
+        count = len(self.lines)
+        return tuple(
+            (envelope, n * per_envelope + 1, min(count, (n + 1) * per_envelope))
+            for n, envelope in enumerate(self.envelopes(per_envelope))
+        )
+
+    @property
     def summary(self) -> str:
-        """E.g. ``21+25+36 = 82; 82 mod 5 = 2: open envelope 2``."""
+        """E.g. ``21+25+36 = 82; 82 mod 5 = 2: open envelope 2``; with more than ten combats
+        ``...: open envelope 4 for combats 1-10, then envelope 0 for combats 11-12``."""
         if self.envelope is None:
             return "; ".join(p.reason for p in self.problems)
         products = "+".join(str(line.product) for line in self.lines)
         remainder = f"{self.total} mod {self.modulus} = {self.envelope}"
-        return f"{products} = {self.total}; {remainder}: open envelope {self.envelope}"
+        batches = self.batches()
+        if len(batches) <= 1:
+            return f"{products} = {self.total}; {remainder}: open envelope {self.envelope}"
+        opened = ", then ".join(f"envelope {env} for combats {first}-{last}" for env, first, last in batches)
+        return f"{products} = {self.total}; {remainder}: open {opened}"
 
 
 def _listing_key(attack: Attack) -> tuple[int, tuple[int, int, str, int]]:
@@ -152,7 +178,9 @@ def listing_order(attacks: Sequence[Attack]) -> tuple[Attack, ...]:
     return tuple(sorted(attacks, key=_listing_key))
 
 
-def _line(position: int, attack: Attack, chart: Chart) -> AttackLine | EnvelopeProblem:
+def _line(
+    position: int, attack: Attack, chart: Chart, known: Collection[str] | None
+) -> AttackLine | EnvelopeProblem:
     def problem(reason: str) -> EnvelopeProblem:
         return EnvelopeProblem(position, f"{attack.odds} {' '.join(attack.hexes)}".strip(), reason)
 
@@ -170,13 +198,22 @@ def _line(position: int, attack: Attack, chart: Chart) -> AttackLine | EnvelopeP
             return problem(f"the hex value chart has no row {ref.row} (for {hex_id})")
         refs.append(ref)
     values = tuple(chart[ref.row][ref.digit] for ref in refs)
+    defaulted = tuple(known is not None and f"{ref.row}{ref.digit}" not in known for ref in refs)
     return AttackLine(
-        attack.odds.strip(), tuple(r.text for r in refs), values, multiplier, multiplier * sum(values)
+        attack.odds.strip(),
+        tuple(r.text for r in refs),
+        values,
+        multiplier,
+        multiplier * sum(values),
+        defaulted,
     )
 
 
 def envelope_number(
-    attacks: Sequence[Attack], chart: Chart, modulus: int = DEFAULT_MODULUS
+    attacks: Sequence[Attack],
+    chart: Chart,
+    modulus: int = DEFAULT_MODULUS,
+    known: Collection[str] | None = None,
 ) -> EnvelopeResult:
     """Seed 004's envelope for a list of attacks; problems come back in the result.
 
@@ -185,6 +222,10 @@ def envelope_number(
     is a shortcut that holds for a modulus of 5; the full sum is kept here.)
     No remainder means envelope 0: the seed's "Always be sure one envelope is
     marked 101" for that case reads as a garbled "0", as envelopes run 0 to 4.
+
+    ``known``: the cells (row letter + last digit, ``"F2"``) whose values come
+    from the source; every other value is marked a design default. None: the
+    whole chart is real (see :class:`HexChart`).
     """
     lines: list[AttackLine] = []
     problems: list[EnvelopeProblem] = []
@@ -193,7 +234,7 @@ def envelope_number(
     if not attacks:
         problems.append(EnvelopeProblem(0, "", "no attacks listed"))
     for position, attack in sorted(enumerate(attacks, start=1), key=lambda pair: _listing_key(pair[1])):
-        line = _line(position, attack, chart)
+        line = _line(position, attack, chart, known)
         if isinstance(line, EnvelopeProblem):
             problems.append(line)
         else:
@@ -207,6 +248,31 @@ def envelope_number(
 
 def _config_error(message: str) -> ConfigError:
     return ConfigError(f"hex value chart: {message}")
+
+
+@dataclass(frozen=True)
+class HexChart:
+    """A loaded chart: its rows, and which cells are known (None: all; a default chart: the seed's)."""
+
+    rows: dict[str, tuple[int, ...]]
+    default: bool
+    seed_cells: frozenset[str]
+    note: str = ""
+
+    @property
+    def known(self) -> frozenset[str] | None:
+        return self.seed_cells if self.default else None
+
+
+DEFAULT_NOTE = "* a design default of the hex value chart, not from seed 004 (its chart is lost)"
+
+
+def load_hex_chart(text: str) -> HexChart:
+    """The chart with its ``default`` flag and ``[seed_cells]`` (see :func:`load_chart`)."""
+    rows = load_chart(text)
+    data = tomllib.loads(text)
+    cells = frozenset(cell.upper() for cell in dict(data.get("seed_cells", {})))
+    return HexChart(rows, bool(data.get("default", False)), cells, str(data.get("note", "")))
 
 
 def load_chart(text: str) -> dict[str, tuple[int, ...]]:

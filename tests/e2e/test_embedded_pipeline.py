@@ -85,7 +85,7 @@ def test_mailbot_demo_archive_verifies(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("game", "status"), [("wif", "finished"), ("atlantic-storm", "running"), ("salt-n-tar", "running")]
+    ("game", "status"), [("wif", "finished"), ("atlantic-storm", "finished"), ("salt-n-tar", "finished")]
 )
 async def test_each_small_game_is_played_by_mail(tmp_path: Path, game: str, status: str) -> None:
     summary = await run_demo(game=game, workdir=tmp_path)

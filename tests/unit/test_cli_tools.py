@@ -20,6 +20,25 @@ def test_envelope_replays_seed_004_worked_example() -> None:
     assert result.output.strip().splitlines()[-1] == "21+25+36 = 82; 82 mod 5 = 2: open envelope 2"
 
 
+def test_envelope_marks_default_chart_values() -> None:
+    result = runner.invoke(app, ["envelope", "3-1@F12", "2-1@A3"])
+    assert result.exit_code == 0, result.output
+    assert "2-1 against A3: 2×8* = 16" in result.output
+    assert "* a design default of the hex value chart, not from seed 004" in result.output
+    seed_only = runner.invoke(app, ["envelope", "3-1@F12", "5-1@G13", "1-4@I-11"])
+    assert "design default" not in seed_only.output
+
+
+def test_envelope_names_the_next_envelope_after_ten_combats() -> None:
+    # seed 004: "If you have more than ten combat situations then you must use the NEXT numbered
+    # coin envelope. (If you use number 4, the next to be opened would be 0)."
+    result = runner.invoke(app, ["envelope", *["1-1@F12"] * 12])
+    assert result.exit_code == 0, result.output
+    assert "12 combats: ten per envelope, then the next numbered envelope" in result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.endswith("84 mod 5 = 4: open envelope 4 for combats 1-10, then envelope 0 for combats 11-12")
+
+
 def test_envelope_refuses_bad_odds_with_a_reason() -> None:
     result = runner.invoke(app, ["envelope", "three-to-one@F12"])
     assert result.exit_code == 1
@@ -41,3 +60,18 @@ def test_simulate_atlantic_storm_last_three_lines() -> None:
     names = [line.split(":")[0] for line in tail]
     assert names == ["share exactly 20", "share 15-25", "share no 1943 convoys"]
     assert all(re.fullmatch(r"[^:]+: 0\.\d{4}|[^:]+: 1\.0000", line) for line in tail)
+
+
+def test_simulate_salt_n_tar_last_two_lines() -> None:
+    args = ["simulate", "salt-n-tar", "--ships", "3", "--races", "20", "--luck", "always", "--seed", "1"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    tail = result.output.strip().splitlines()[-2:]
+    assert re.fullmatch(r"share with a winner: [01]\.\d{3}", tail[0])
+    assert re.fullmatch(r"share of ships sunk: [01]\.\d{3}", tail[1])
+    assert float(tail[0].split(": ")[1]) >= 0.5
+
+
+def test_simulate_salt_n_tar_refuses_a_bad_luck_policy() -> None:
+    result = runner.invoke(app, ["simulate", "salt-n-tar", "--luck", "sometimes"])
+    assert result.exit_code != 0

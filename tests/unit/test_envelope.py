@@ -15,6 +15,7 @@ from mailbot.core.envelope import (
     envelope_number,
     listing_order,
     load_chart,
+    load_hex_chart,
     odds_multiplier,
     parse_hex,
 )
@@ -206,3 +207,29 @@ def test_problems_are_data_not_exceptions() -> None:
 def test_an_empty_list_or_bad_modulus_is_a_problem() -> None:
     assert envelope_number([], CHART).problems[0].reason == "no attacks listed"
     assert envelope_number([Attack.of("1-1", "F12")], CHART, modulus=0).envelope is None
+
+
+def test_default_chart_values_are_marked_and_the_seed_cells_are_not() -> None:
+    chart = load_hex_chart(CHART_FILE.read_text(encoding="utf-8"))
+    assert chart.default and chart.known == frozenset({"F2", "G3", "I1"})
+    seed = envelope_number([Attack.of("3-1", "F12"), Attack.of("1-4", "I-11")], chart.rows, 5, chart.known)
+    assert not seed.defaulted
+    assert [line.text for line in seed.lines] == ["3-1 against F12: 3×7 = 21", "1-4 against I11: 4×9 = 36"]
+    mixed = envelope_number([Attack.of("2-1", "F12", "A0")], chart.rows, 5, chart.known)
+    assert mixed.defaulted
+    assert mixed.lines[0].defaulted == (False, True)
+    assert mixed.lines[0].text.endswith(f"2×(7+{chart.rows['A'][0]}*) = {mixed.total}")
+
+
+def test_a_real_chart_marks_nothing() -> None:
+    text = "[rows]\n" + "\n".join(f"{row} = [1,2,3,4,5,6,7,8,9,1]" for row in "ABC")
+    chart = load_hex_chart(text)
+    assert chart.known is None
+    assert not envelope_number([Attack.of("1-1", "A3")], chart.rows, 5, chart.known).defaulted
+
+
+def test_more_than_ten_combats_name_each_envelope_in_the_summary() -> None:
+    wrap = envelope_number([Attack.of("1-1", "F12")] * 12, CHART)  # 84: envelope 4, then 0
+    assert wrap.batches() == ((4, 1, 10), (0, 11, 12))
+    assert wrap.summary.endswith("open envelope 4 for combats 1-10, then envelope 0 for combats 11-12")
+    assert envelope_number([Attack.of("1-1", "F12")] * 10, CHART).summary.endswith("open envelope 0")

@@ -10,4 +10,4 @@ def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
     return orders(step, "PASS")
 
 
-DEMO = DemoScript("2p", "Demo Atlantic Storm", _answer, stop_after=2)
+DEMO = DemoScript("2p", "Demo Atlantic Storm", _answer)

@@ -26,7 +26,16 @@ from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
 from mailbot.errors import GameError
 from mailbot.games.atlantic_storm import view as report
-from mailbot.games.atlantic_storm.deck import deal, first_draw_pile, give_up, read_parts, replace_draw_pile
+from mailbot.games.atlantic_storm.deck import (
+    DEFAULT_DECK_NOTE,
+    RULE_RESHUFFLE,
+    deal,
+    deck_is_default,
+    first_draw_pile,
+    give_up,
+    read_parts,
+    replace_draw_pile,
+)
 from mailbot.games.atlantic_storm.orders import Discard, Play, StormOrder, parse_lines
 from mailbot.games.atlantic_storm.state import PlayRecord, StormState, dump_state, load_state
 from mailbot.games.atlantic_storm.timeline import (
@@ -66,7 +75,10 @@ class AtlanticStormGame:
             raise GameError("Atlantic Storm needs two or more distinct seats")
         enhanced = bool(setup.options.get("enhanced", setup.scenario == "enhanced"))
         parts = read_parts(setup.data)
-        state = StormState(tuple(setup.seats), enhanced, parts, first_draw_pile(parts, dice))
+        defaults = ((DEFAULT_DECK_NOTE,) if deck_is_default(setup.data) else ()) + (RULE_RESHUFFLE,)
+        state = StormState(
+            tuple(setup.seats), enhanced, parts, first_draw_pile(parts, dice), defaults=defaults
+        )
         opened, _events = _advance(state, dice)  # see the module docstring: shown by view instead
         return opened
 

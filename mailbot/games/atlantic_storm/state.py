@@ -35,6 +35,8 @@ class StormState:
     sheet: tuple[SheetRow, ...] = ()
     current: int = 0  # the selected convoy whose play is awaited; 0 once the timeline is done
     plays: tuple[PlayRecord, ...] = ()
+    #: the design defaults in force, as the letters state them (seed 000 lacks the card list)
+    defaults: tuple[str, ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -94,6 +96,7 @@ def dump_state(state: StormState) -> dict[str, Any]:
             {"convoy": p.convoy, "seat": p.seat, "played": list(p.played), "discarded": list(p.discarded)}
             for p in state.plays
         ],
+        "defaults": list(state.defaults),
     }
 
 
@@ -115,4 +118,5 @@ def load_state(data: Mapping[str, Any]) -> StormState:
             PlayRecord(int(p["convoy"]), str(p["seat"]), _cards(p["played"]), _cards(p["discarded"]))
             for p in data["plays"]
         ),
+        defaults=tuple(str(note) for note in data.get("defaults", ())),
     )

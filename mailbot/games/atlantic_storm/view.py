@@ -184,5 +184,6 @@ def build_view(
         "draw_count": len(state.piles.draw),
         "discard_count": len(state.piles.discard),
         "removed_count": len(state.piles.removed),
+        "defaults": list(state.defaults),
         "help": list(help_lines),
     }

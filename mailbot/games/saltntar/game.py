@@ -8,12 +8,19 @@ from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind
+from mailbot.games.saltntar import combat
 from mailbot.games.saltntar.orders import Order, parse_orders
 from mailbot.games.saltntar.resolve import resolve_turn
 from mailbot.games.saltntar.scenario import build_state, scenario_data, scenario_seats
-from mailbot.games.saltntar.state import State, dump_state, load_state
+from mailbot.games.saltntar.state import CLOSE, FIRE, OPENING, State, dump_state, load_state
 from mailbot.games.saltntar.view import build_view, order_help
 from mailbot.games.saltntar.wind import wind_roll, wind_text
+
+_TITLES = {
+    OPENING: "orders",
+    FIRE: "missiles, spells and second half move",
+    CLOSE: "ramming, boarding and results",
+}
 
 
 class SaltNTarGame:
@@ -38,8 +45,9 @@ class SaltNTarGame:
         if state.finished:
             return None
         owing = frozenset(ship.seat for ship in state.ships if ship.afloat)
-        title = f"Turn {state.turn} orders: {wind_text(state)}"
-        return Step(f"T{state.turn}.orders", state.turn, StepKind.ORDERS, owing, title)
+        phase = state.phase or OPENING
+        title = f"Turn {state.turn} {_TITLES[phase]}: {wind_text(state)}"
+        return Step(f"T{state.turn}.{phase}", state.turn, StepKind.ORDERS, owing, title)
 
     def parse(self, state: State, seat: str, lines: Sequence[Line]) -> Parsed[Order]:
         return parse_orders(state, seat, lines)
@@ -49,6 +57,14 @@ class SaltNTarGame:
         return ()
 
     def resolve(self, state: State, orders: Mapping[str, Sequence[Order]], *, dice: Dice) -> Outcome[State]:
+        if state.finished:
+            return Outcome(state, (), True, state.result)
+        if state.phase == FIRE:
+            return combat.missiles(state, orders, dice)
+        if state.phase == CLOSE:
+            return combat.closing(state, orders, dice)
+        if state.phase == OPENING:
+            return combat.opening(state, orders, dice)
         return resolve_turn(state, orders, dice)
 
     def view(self, state: State, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:

@@ -107,8 +107,16 @@ def _finish(ship: Ship) -> str:
         ship.anchored = True
         return "has come to a full stop at anchor"
     if kind == WEIGH:
-        ship.anchored, ship.rig = False, SET
+        ship.anchored = False
+        if ship.masts == 0:
+            # Nothing to set: a dismasted ship that weighs anchor drifts (issue 19).
+            ship.rig = FURLED
+            return "has her anchor up; dismasted, she has no sail to set and drifts"
+        ship.rig = SET
         return "has her anchor up and her sails set"
+    if ship.masts == 0:
+        ship.rig = FURLED
+        return "has no mast left to carry sail: she drifts"
     ship.rig = SET
     return "has her sails set" if kind == SET_SAIL else "has shaken out her reefs"
 

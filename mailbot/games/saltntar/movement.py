@@ -26,6 +26,7 @@ CALM = "calm"
 DRIFT = "drift"
 SAIL = "sail"
 GALE = "gale"
+ROW = "row"
 
 
 @dataclass(frozen=True)
@@ -60,11 +61,24 @@ def sails_drawing(ship: Ship) -> bool:
     return ship.rig != FURLED and ship.masts > 0
 
 
+def calm(state: State) -> bool:
+    """Calm and Gale are the overall Wind Speed: "By way of a cumulation of luck rolls, wind
+    speeds of 0 = Calm, or 4+ = Storm are possible" (seed 001). A ship's own luck result
+    ("usually only apply to the ship the die was rolled for") changes the WS she multiplies
+    with, not the weather: a fortuitous gust at Wind Speed 3 makes her faster, not caught
+    alone in a gale."""
+    return state.wind.speed <= state.rules.calm
+
+
+def gale(state: State) -> bool:
+    return state.wind.speed >= state.rules.gale
+
+
 def forced_heading(state: State, ship: Ship, ws: int) -> int | None:
     """Gale and a sinking ship's last mast leave one way to sail: downwind."""
-    if ship.anchored or ws <= state.rules.calm or not sails_drawing(ship):
+    if ship.anchored or calm(state) or not sails_drawing(ship):
         return None
-    if ws >= state.rules.gale or ship.sinks_after is not None:
+    if gale(state) or ship.sinks_after is not None:
         return downwind(state.grid, state.wind.direction)
     return None
 
@@ -112,16 +126,35 @@ def motion(state: State, ship: Ship, ws: int) -> Motion:
         return Motion(
             STOPPED, ship.heading, ship.heading, Fraction(0), bearing_of(state, ship.heading), "at anchor"
         )
-    if ws <= state.rules.calm:
-        return drift(state, ship, 0, "Calm: no sailing is possible")
+    if calm(state):
+        return _calm(state, ship)
     if ship.masts == 0:
         return drift(state, ship, ws, "dismasted")
     if not sails_drawing(ship):
         return drift(state, ship, ws, "sails furled")
-    if ws >= state.rules.gale:
+    if gale(state):
         return _gale(state, ship, ws)
     row = state.ship_type(ship).row(bearing_of(state, ship.heading))
     return _sail(state, ship, ws, row)
+
+
+def _calm(state: State, ship: Ship) -> Motion:
+    """Seed 001, Calm: "no sailing is possible, ships drift. Oared movement ... may be possible".
+
+    A ship with oars (``oars`` in ships.toml, inches a turn: a design default,
+    the seed gives no rowing speed) rows on her heading; the damage the Strain
+    table marks ("reduce all speed") slows her too. The others lie still.
+    """
+    oars = state.ship_type(ship).oars
+    if not oars:
+        return drift(state, ship, 0, "Calm: no sailing is possible")
+    speed = Fraction(oars - ship.speed_loss)
+    why = f"Calm: no sailing is possible; rowing {oars}''" + (
+        f", damage -{ship.speed_loss}''" if ship.speed_loss else ""
+    )
+    if speed <= 0:
+        return drift(state, ship, 0, f"{why}, nothing left")
+    return Motion(ROW, ship.heading, ship.heading, speed, bearing_of(state, ship.heading), why)
 
 
 def nominal(state: State, ship: Ship) -> Motion:

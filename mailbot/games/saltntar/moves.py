@@ -122,6 +122,30 @@ def move_ship(state: State, ship: Ship, changes: Sequence[int], ws: int) -> tupl
     return track, Event("move", text, data=data | {"ways": ways})
 
 
+def move_half(state: State, ship: Ship, change: int, ws: int, half: int) -> tuple[Track, Event]:
+    """One half move of a naval-combat turn (``half`` 0 or 1), one point of turning at most.
+
+    "Any ship that does a second change of direction must mark 1 Strain!" A
+    gale's Strain ("mark 1 Strain every round") is marked once a turn, in the
+    first half.
+    """
+    share = Fraction(1, 2)
+    track = Track(ship.name, ship.cell)
+    note, made, way = _part(state, ship, ws, Leg(change, half * share, share), track)
+    second_change = bool(made) and ship.turned > 0
+    ship.turned += int(bool(made))
+    strain = (way.strain if half == 0 else 0) + int(second_change)
+    ship.strain += strain
+    text = f"{('first', 'second')[half]} half: {note}"
+    if second_change:
+        text += "; a second change of direction: mark 1 Strain"
+    text = f"{ship.name}: {text}. Now at {ship.cell}, heading {state.grid.short(ship.heading)}"
+    text += f", {inches(ship.progress)}'' towards the next cell." if ship.progress else "."
+    ways = [{"mode": way.mode, "speed": str(way.speed), "direction": way.direction}]
+    data = {"ship": ship.name, "cell": list(ship.cell), "heading": ship.heading, "strain_marked": strain}
+    return track, Event("move", text, data=data | {"ways": ways, "half": half + 1})
+
+
 def move_all(
     state: State, turns: Mapping[str, Sequence[int]], winds: Mapping[str, int]
 ) -> tuple[list[Track], list[Event]]:

@@ -8,6 +8,14 @@
     LUCK [<ship>]                     the side's luck die, for one ship or (no ship) all of them
     REEF | UNREEF | FURL | SET SAIL | ANCHOR | WEIGH [<ship>]
 
+Naval-combat turns take three letters (``PHASE_VERBS``): the opening step
+(TURN with one or two changes, LUCK), the missile step (``FIRE <ship>
+<what>``, ``SPELL <ship> <what>``, and ``TURN <ship> <-1|0|+1>`` to change
+the second half move) and the closing step (``RAM <ship> <target> [<what>]``,
+``BOARD ...``, ``ACTION <ship> <what>``, ``RESULT <what>`` and the
+maneuvers). The moderator records the declarations and results; the combat
+itself is the group's own system.
+
 A ship may be named by an unambiguous beginning of its name, and left out
 when the side has one ship afloat. ``TO`` takes a point's number or its
 compass name (``TO 3``, ``TO NE``). Text after ``#`` is a comment. Each ship
@@ -23,7 +31,7 @@ from dataclasses import dataclass
 
 from mailbot.core.game import Accepted, Line, Parsed, Problem, ProblemKind
 from mailbot.games.saltntar import maneuvers
-from mailbot.games.saltntar.state import Ship, State
+from mailbot.games.saltntar.state import CLOSE, FIRE, OPENING, Ship, State
 
 _SIGNED = re.compile(r"^[+-]\d+$")
 
@@ -48,7 +56,36 @@ class ManeuverOrder:
     text: str
 
 
-Order = TurnOrder | LuckOrder | ManeuverOrder
+@dataclass(frozen=True)
+class DeclareOrder:
+    """Naval combat: a declaration the group's own combat system resolves; the moderator records it.
+
+    ``kind``: FIRE or SPELL (missile attacks and spells, between the half
+    moves), RAM, BOARD or ACTION (after the second half move), RESULT (the
+    outcome the group's system gave, recorded in the game's history).
+    """
+
+    kind: str
+    ship: str | None  # None for RESULT
+    target: str
+    text: str
+    words: str = ""  # the free text of the declaration
+
+
+Order = TurnOrder | LuckOrder | ManeuverOrder | DeclareOrder
+
+#: which orders each part of the turn takes ("" is a racing turn)
+PHASE_VERBS = {
+    "": ("TURN", "LUCK", *maneuvers.WORDS.values()),
+    OPENING: ("TURN", "LUCK"),
+    FIRE: ("TURN", "FIRE", "SPELL"),
+    CLOSE: ("RAM", "BOARD", "ACTION", "RESULT", *maneuvers.WORDS.values()),
+}
+PHASE_NAMES = {
+    OPENING: "the opening step (luck, first half move)",
+    FIRE: "the missile step (missiles, spells, second half move)",
+    CLOSE: "the closing step (ramming, boarding, results, maneuvers)",
+}
 
 
 @dataclass(frozen=True)
@@ -167,6 +204,16 @@ def _changes(state: State, ship: Ship, args: list[str]) -> tuple[tuple[int, ...]
     return _combat(values) if state.course.combat else _whole(values)
 
 
+def _second_half(state: State, ship: Ship, args: list[str]) -> tuple[tuple[int, ...], str] | Refusal:
+    """The missile step's TURN: the second half move's change, one point at most."""
+    found = _changes(state, ship, args)
+    if isinstance(found, Refusal):
+        return found
+    if len(found[0]) != 1 or abs(found[0][0]) > 1:
+        return Refusal(ProblemKind.ILLEGAL, "the second half move turns one point at most: -1, 0 or +1")
+    return found[0], _signed(found[0][0])
+
+
 def _turn(state: State, seat: str, args: list[str]) -> Order | Refusal:
     ship, rest = _ship_and_rest(state, seat, args, turning=True)
     if isinstance(ship, Refusal):
@@ -175,7 +222,7 @@ def _turn(state: State, seat: str, args: list[str]) -> Order | Refusal:
         return Refusal(ProblemKind.ILLEGAL, f"{ship.name} lies at anchor: WEIGH first")
     if ship.sinks_after is not None:
         return Refusal(ProblemKind.ILLEGAL, f"{ship.name} is sinking: she can only drift or run downwind")
-    found = _changes(state, ship, rest)
+    found = _second_half(state, ship, rest) if state.phase == FIRE else _changes(state, ship, rest)
     if isinstance(found, Refusal):
         return found
     return TurnOrder(ship.name, found[0], f"TURN {ship.name} {found[1]}")
@@ -205,6 +252,45 @@ def _maneuver(state: State, seat: str, kind: str, args: list[str]) -> Order | Re
 _KINDS = {word: kind for kind, word in maneuvers.WORDS.items()} | {"SETSAIL": maneuvers.SET_SAIL}
 
 
+def _any_ship(state: State, word: str) -> Ship | Refusal:
+    """A target: any ship afloat, named in full or by an unambiguous beginning."""
+    afloat = [ship for ship in state.ships if ship.afloat]
+    exact = [ship for ship in afloat if ship.name.lower() == word.lower()]
+    matches = exact or [ship for ship in afloat if ship.name.lower().startswith(word.lower())]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        return Refusal(ProblemKind.AMBIGUOUS, f"{word!r} could be {_names(matches)}")
+    return Refusal(ProblemKind.INVALID, f"no ship afloat called {word!r}")
+
+
+def _declare(state: State, seat: str, verb: str, args: list[str]) -> Order | Refusal:
+    """FIRE/SPELL/ACTION <ship> <what>; RAM/BOARD <ship> <target> [<what>]; RESULT <what>."""
+    if verb == "RESULT":
+        words = " ".join(args)
+        if not words:
+            return Refusal(ProblemKind.INVALID, "RESULT needs the outcome, e.g. RESULT Amazon loses 10 crew")
+        return DeclareOrder(verb, None, "", f"RESULT {words}", words)
+    if len(args) < 2:
+        what = "a target ship" if verb in ("RAM", "BOARD") else "what is done"
+        return Refusal(ProblemKind.INVALID, f"{verb} needs your ship and {what}, e.g. {verb} Swallow Amazon")
+    ship = find_ship(state, seat, args[0])
+    if isinstance(ship, Refusal):
+        return ship
+    target = ""
+    rest = args[1:]
+    if verb in ("RAM", "BOARD"):
+        found = _any_ship(state, rest[0])
+        if isinstance(found, Refusal):
+            return found
+        if found.name == ship.name:
+            return Refusal(ProblemKind.ILLEGAL, f"{ship.name} cannot {verb.lower()} herself")
+        target, rest = found.name, rest[1:]
+    words = " ".join(rest)
+    text = " ".join(part for part in (verb, ship.name, target, words) if part)
+    return DeclareOrder(verb, ship.name, target, text, words)
+
+
 def parse_text(state: State, seat: str, text: str) -> Order | Refusal:
     """One order line (comment and blanks already stripped)."""
     if not state.fleet(seat):
@@ -213,13 +299,21 @@ def parse_text(state: State, seat: str, text: str) -> Order | Refusal:
     verb, args = words[0].upper(), words[1:]
     if verb == "SET" and args and args[0].upper() == "SAIL":
         verb, args = "SET SAIL", args[1:]
+    allowed = PHASE_VERBS.get(state.phase, PHASE_VERBS[""])
+    known = {verb for verbs in PHASE_VERBS.values() for verb in verbs} | {"SETSAIL"}
+    if verb in known and verb not in allowed and not (verb == "SETSAIL" and "SET SAIL" in allowed):
+        where = [PHASE_NAMES[phase] for phase in PHASE_NAMES if verb in PHASE_VERBS[phase]]
+        now = PHASE_NAMES.get(state.phase, "a racing turn")
+        return Refusal(ProblemKind.ILLEGAL, f"{verb} belongs to {' or '.join(where)}; this is {now}")
+    if verb in ("FIRE", "SPELL", "RAM", "BOARD", "ACTION", "RESULT"):
+        return _declare(state, seat, verb, args)
     if verb == "TURN":
         return _turn(state, seat, args)
     if verb == "LUCK":
         return _luck(state, seat, args)
     if verb in _KINDS:
         return _maneuver(state, seat, _KINDS[verb], args)
-    orders = "TURN, LUCK, REEF, UNREEF, FURL, SET SAIL, ANCHOR, WEIGH"
+    orders = ", ".join(PHASE_VERBS.get(state.phase, PHASE_VERBS[""]))
     return Refusal(ProblemKind.INVALID, f"unknown order {words[0]!r}; the orders are {orders}")
 
 
@@ -229,6 +323,10 @@ def _slot(order: Order, seat: str) -> tuple[str, str, str]:
         return "turn", order.ship, f"a second TURN for {order.ship}: one change of heading a turn"
     if isinstance(order, LuckOrder):
         return "luck", seat, "a second LUCK: each side may roll one luck die a turn"
+    if isinstance(order, DeclareOrder):
+        if order.kind in ("RAM", "BOARD"):
+            return "close", order.ship or "", f"a second RAM or BOARD for {order.ship}: one a turn"
+        return "declare", order.text, "the same declaration twice"
     return "maneuver", order.ship, f"a second maneuver for {order.ship}: one a turn"
 
 

@@ -8,8 +8,10 @@
 2. Luck Rolls for the sides that ordered ``LUCK``.
 3. Strain Rolls for every ship that has marked Strain.
 4. Every ship moves (turning first); the race or chase may be decided here.
-5. Maneuvers declared for the end of the turn; ships whose time is up sink.
-Then the next turn opens with its Wind Roll.
+5. Strain recovery (a design default, ``recovery``), then the maneuvers
+   declared for the end of the turn; ships whose time is up sink.
+Then the next turn opens with its Wind Roll. Naval-combat turns are three
+steps instead (``combat``).
 
 When the same seat sends two orders for one purpose (possible only across
 letters, ``parse`` refuses it within one), the later order counts.
@@ -24,8 +26,9 @@ from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Outcome
 from mailbot.games.saltntar import maneuvers
 from mailbot.games.saltntar.moves import Track, finish_times, first_catch, move_all
-from mailbot.games.saltntar.orders import LuckOrder, ManeuverOrder, Order, TurnOrder
-from mailbot.games.saltntar.state import CHASE, CHASER, QUARRY, State
+from mailbot.games.saltntar.orders import DeclareOrder, LuckOrder, ManeuverOrder, Order, TurnOrder
+from mailbot.games.saltntar.recovery import open_turn, recover
+from mailbot.games.saltntar.state import CHASE, CHASER, OPENING, QUARRY, State
 from mailbot.games.saltntar.strain import strain_rolls
 from mailbot.games.saltntar.wind import luck_rolls, ship_wind, wind_roll
 
@@ -35,6 +38,7 @@ class Plan:
     turns: dict[str, tuple[int, ...]] = field(default_factory=dict)
     luck: dict[str, list[str]] = field(default_factory=dict)
     maneuvers: dict[str, str] = field(default_factory=dict)
+    declared: list[tuple[str, DeclareOrder]] = field(default_factory=list)
 
 
 def _own(state: State, seat: str, name: str | None) -> bool:
@@ -53,6 +57,8 @@ def collect(state: State, orders: Mapping[str, Sequence[Order]]) -> Plan:
                 plan.luck[seat] = [order.ship] if order.ship else [s.name for s in state.fleet(seat)]
             elif isinstance(order, ManeuverOrder):
                 plan.maneuvers[order.ship] = order.kind
+            elif isinstance(order, DeclareOrder):
+                plan.declared.append((seat, order))
     return plan
 
 
@@ -138,6 +144,31 @@ def _race_over(state: State) -> None:
         _end(state, [], f"No ship crossed the finish line in {state.turn} turns: nobody wins the race.")
 
 
+def close_turn(state: State, plan: Plan, dice: Dice) -> list[Event]:
+    """The end of a turn after the (second half) move: recovery, maneuvers, sinkings, the
+    race or chase decided, and the next turn opened with its Wind Roll."""
+    events: list[Event] = []
+    if not state.finished:
+        events += recover(state) + _maneuvers(state, plan, dice) + _sinkings(state)
+        if state.course.kind == CHASE:
+            _chase_over(state)
+        else:
+            _race_over(state)
+    if state.finished:
+        events.append(Event("result", state.result, data={"winners": list(state.winners)}))
+        return events
+    state.turn += 1
+    open_turn(state)
+    state.phase = OPENING if state.course.combat else ""
+    events.append(wind_roll(state, dice))
+    return events
+
+
+def decided(state: State, tracks: Sequence[Track]) -> list[Event]:
+    """Whether these (half) moves decided the race or chase."""
+    return _chase(state, tracks) if state.course.kind == CHASE else _race(state, tracks)
+
+
 def _maneuvers(state: State, plan: Plan, dice: Dice) -> list[Event]:
     events = maneuvers.progress(state)
     for ship in state.ships:
@@ -153,23 +184,20 @@ def _move(state: State, plan: Plan, personal: Mapping[str, int]) -> list[Event]:
     return events + (_chase(state, tracks) if state.course.kind == CHASE else _race(state, tracks))
 
 
+def copy_state(before: State) -> State:
+    """Only wind, ships and the outcome change: copy those, share the immutable rest."""
+    return replace(before, wind=replace(before.wind), ships=[replace(ship) for ship in before.ships])
+
+
+def outcome(state: State, events: Sequence[Event]) -> Outcome[State]:
+    return Outcome(state, tuple(events), state.finished, state.result)
+
+
 def resolve_turn(before: State, orders: Mapping[str, Sequence[Order]], dice: Dice) -> Outcome[State]:
-    # Only wind, ships and the outcome change: copy those, share the immutable rest.
-    state = replace(before, wind=replace(before.wind), ships=[replace(ship) for ship in before.ships])
+    state = copy_state(before)
     plan = collect(state, orders)
     events = reveal(state, orders)
     personal, luck_events = luck_rolls(state, plan.luck, dice)
     events += luck_events + strain_rolls(state, dice)
     events += _move(state, plan, personal)
-    if not state.finished:
-        events += _maneuvers(state, plan, dice) + _sinkings(state)
-        if state.course.kind == CHASE:
-            _chase_over(state)
-        else:
-            _race_over(state)
-    if state.finished:
-        events.append(Event("result", state.result, data={"winners": list(state.winners)}))
-    else:
-        state.turn += 1
-        events.append(wind_roll(state, dice))
-    return Outcome(state, tuple(events), state.finished, state.result)
+    return outcome(state, events + close_turn(state, plan, dice))

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Setup
 from mailbot.errors import GameError
 from mailbot.games.saltntar.geometry import Cell, Grid, find_grid
-from mailbot.games.saltntar.state import CHASE, CHASER, QUARRY, RACE, Course, Ship, State, Wind
+from mailbot.games.saltntar.state import CHASE, CHASER, OPENING, QUARRY, RACE, Course, Ship, State, Wind
 from mailbot.games.saltntar.tables import Rules, find_row
 
 INITIAL_RULE = "Salt'n'Tar: Initial Wind strength and direction"
@@ -165,4 +166,7 @@ def build_state(setup: Setup, dice: Dice) -> State:
     if {ship.seat for ship in ships} != set(seats):
         raise GameError(f"Salt'n'Tar scenario {setup.scenario}: every seat needs ships, every ship a seat")
     wind = initial_wind(scenario, setup.options, course.board, rules, dice)
-    return State(setup.scenario, seats, course, rules, turn=1, wind=wind, ships=ships)
+    if "strain_recovery" in setup.options:
+        rules = rules.with_recovery(str(setup.options["strain_recovery"]))
+    state = State(setup.scenario, seats, course, rules, turn=1, wind=wind, ships=ships)
+    return replace(state, phase=OPENING if course.combat else "")

@@ -22,6 +22,12 @@ CHASE = "chase"
 CHASER = "chaser"
 QUARRY = "quarry"
 
+# The parts of a naval-combat turn, one step each (seed 001, "Game Turn in Naval Combat").
+OPENING = "orders"  # luck, Strain Rolls, initiative, first half move
+FIRE = "fire"  # missile attacks and spells, second half move
+CLOSE = "close"  # ramming, boarding, other actions, results, maneuvers
+COMBAT_PHASES = (OPENING, FIRE, CLOSE)
+
 # Rig states: sails set, reefed (half speed) or furled (adrift).
 SET = "set"
 REEFED = "reefed"
@@ -73,6 +79,11 @@ class Ship:
     sinks_after: int | None = None  # the last turn she stays afloat
     sunk: bool = False
     role: str = ""  # chase: CHASER or QUARRY
+    # This turn only (reset when a turn opens):
+    luck: int = 0  # her own Wind Speed change from the Luck Roll
+    turned: int = 0  # heading changes made (naval combat: a second one marks Strain)
+    second: int = 0  # naval combat: the change ordered ahead for the second half move
+    strain_start: int = 0  # her Strain when the turn opened (for the recovery rule)
 
     @property
     def afloat(self) -> bool:
@@ -91,6 +102,10 @@ class State:
     finished: bool = False
     result: str = ""
     winners: tuple[str, ...] = ()
+    #: naval combat: the open part of the turn (COMBAT_PHASES); "" in racing turns
+    phase: str = ""
+    #: naval combat: this turn's sides, highest initiative first
+    initiative: tuple[str, ...] = ()
 
     @property
     def grid(self) -> Grid:
@@ -142,6 +157,10 @@ def dump_ship(ship: Ship) -> dict[str, Any]:
         "sinks_after": ship.sinks_after,
         "sunk": ship.sunk,
         "role": ship.role,
+        "luck": ship.luck,
+        "turned": ship.turned,
+        "second": ship.second,
+        "strain_start": ship.strain_start,
     }
 
 
@@ -166,6 +185,10 @@ def load_ship(data: Mapping[str, Any]) -> Ship:
         sinks_after=None if sinks_after is None else int(sinks_after),
         sunk=bool(data.get("sunk", False)),
         role=str(data.get("role", "")),
+        luck=int(data.get("luck", 0)),
+        turned=int(data.get("turned", 0)),
+        second=int(data.get("second", 0)),
+        strain_start=int(data.get("strain_start", 0)),
     )
 
 
@@ -211,6 +234,8 @@ def dump_state(state: State) -> dict[str, Any]:
         "finished": state.finished,
         "result": state.result,
         "winners": list(state.winners),
+        "phase": state.phase,
+        "initiative": list(state.initiative),
     }
 
 
@@ -229,4 +254,6 @@ def load_state(data: Mapping[str, Any]) -> State:
         finished=bool(data["finished"]),
         result=str(data["result"]),
         winners=tuple(str(seat) for seat in data["winners"]),
+        phase=str(data.get("phase", "")),
+        initiative=tuple(str(seat) for seat in data.get("initiative", ())),
     )

@@ -77,6 +77,7 @@ class ShipType:
     masts: int
     rows: tuple[BearingRow, ...]
     description: str = ""
+    oars: int = 0  # inches a turn under oars in a calm (a design default; 0: no oars)
 
     def row(self, bearing: str) -> BearingRow:
         for row in self.rows:
@@ -161,7 +162,8 @@ def _ship_type(key: str, data: Mapping[str, Any]) -> ShipType:
     if masts < 1:
         raise GameError(f"Salt'n'Tar data: ship {key} needs at least one mast")
     name = str(data.get("name", key))
-    return ShipType(key, name, masts, tuple(rows), str(data.get("description", "")))
+    oars = _int(data, "oars", f"ship {key}", 0)
+    return ShipType(key, name, masts, tuple(rows), str(data.get("description", "")), max(0, oars))
 
 
 def _wind_rows(data: Mapping[str, Any], table: str) -> tuple[WindRow, ...]:
@@ -221,6 +223,28 @@ def _bearing_list(data: Mapping[str, Any], key: str, points: int) -> tuple[str, 
     return tuple(bearing_key(str(label)) for label in labels)
 
 
+RECOVERY_RULES = frozenset({"none", "reefed", "any"})
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """How Strain clears (the seed gives no way to: a design default, see tables.toml)."""
+
+    rule: str  # none | reefed (reefed, furled, at anchor or dismasted) | any
+    amount: int
+    text: str
+    default: bool
+
+
+def _recovery(data: Mapping[str, Any]) -> Recovery:
+    table = _mapping(data.get("strain_recovery", {"rule": "none"}), "strain_recovery")
+    rule = str(table.get("rule", "none"))
+    if rule not in RECOVERY_RULES:
+        raise GameError(f"Salt'n'Tar data: strain_recovery.rule must be one of {sorted(RECOVERY_RULES)}")
+    amount = _int(table, "amount", "strain_recovery", 1)
+    return Recovery(rule, amount, str(table.get("text", "")), bool(table.get("default", False)))
+
+
 @dataclass(frozen=True)
 class Rules:
     """Every table of one game, checked; ``raw`` is what was handed in."""
@@ -237,6 +261,8 @@ class Rules:
     gale: int
     wind_names: tuple[str, ...]
     raw: Mapping[str, Any]
+    recovery: Recovery = Recovery("none", 0, "", False)
+    initiative: str = "1d6"  # each side's initiative die in naval combat (a design default)
 
     @classmethod
     def from_data(cls, ships: Mapping[str, Any], tables: Mapping[str, Any]) -> Rules:
@@ -254,7 +280,15 @@ class Rules:
             gale=_int(weather, "gale", "weather"),
             wind_names=tuple(str(name) for name in weather.get("names", ())),
             raw={"ships": ships, "tables": tables},
+            recovery=_recovery(tables),
+            initiative=str(_mapping(tables.get("initiative", {}), "initiative").get("dice", "1d6")),
         )
+
+    def with_recovery(self, rule: str) -> Rules:
+        """The same tables with another Strain recovery rule (a game option; the simulator)."""
+        tables = dict(self.raw["tables"])
+        tables["strain_recovery"] = dict(tables.get("strain_recovery", {})) | {"rule": rule}
+        return Rules.from_data(self.raw["ships"], tables)
 
     def ship_type(self, key: str) -> ShipType:
         found = self.ships.get(key)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The demo's World in Flames sides: weather 2 every impulse; the Axis pass with Italy every third."""
+"""The demo's World in Flames sides: weather 2 every impulse; the Axis pass with Italy every third;
+the Axis open both turns."""
 
 from __future__ import annotations
 
@@ -13,4 +14,11 @@ def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
     return orders(step, "WEATHER 2")
 
 
-DEMO = DemoScript("standard", "Demo World in Flames turn end", _answer, {"turns": 1})
+# Two turns; the GM's game options have the Axis open both (first_by_turn), which every
+# letter states as the source of who moves first.
+DEMO = DemoScript(
+    "standard",
+    "Demo World in Flames turn end",
+    _answer,
+    {"turns": 2, "first_by_turn": ["Axis", "Axis"]},
+)

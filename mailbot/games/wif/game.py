@@ -27,6 +27,7 @@ from mailbot.games.wif.orders import (
 )
 from mailbot.games.wif.rules import DIE_SIDES, PASS_BONUS, ImpulseRoll, apply_impulse, pass_bonus
 from mailbot.games.wif.state import (
+    FIRST_RULES,
     ImpulseRecord,
     WifState,
     dump_state,
@@ -161,8 +162,25 @@ def _end_turn(state: WifState) -> tuple[WifState, list[Event]]:
         result = report.result_line(moved)
         events.append(Event("game-over", result))
         return replace(moved, finished=True, result=result), events
-    # The seed does not say who opens the next turn (that is the initiative roll of the
-    # full rules); the impulses simply keep alternating: the side after the last mover.
-    following = replace(moved, turn=state.turn + 1, impulse=1, first=(last + 1) % len(state.sides), total=0)
+    first, source = next_first(moved, last)
+    following = replace(moved, turn=state.turn + 1, impulse=1, first=first, first_from=source, total=0)
     events.append(report.turn_begins_event(following))
     return following, events
+
+
+def next_first(state: WifState, last: int) -> tuple[int, str]:
+    """Who opens the next turn, and where that comes from.
+
+    The seed does not say (that is the initiative roll of the full rules). The
+    scenario or the GM may name the side for each turn (``first_by_turn``);
+    otherwise ``first_rule`` decides: "alternate" (the design default: the
+    impulses keep alternating, the side after the last mover) or "same".
+    """
+    turn = state.turn + 1
+    names = [side.name for side in state.sides]
+    named = state.first_by_turn[turn - 1] if turn <= len(state.first_by_turn) else ""
+    if named:
+        return names.index(named), f"first_by_turn, {state.first_by_turn_from}"
+    if state.first_rule == "same":
+        return state.first, f"first_rule same: {FIRST_RULES['same']}"
+    return (last + 1) % len(state.sides), FIRST_RULES["alternate"]

@@ -8,11 +8,18 @@ be replayed or previewed without fear of it changing underneath.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mailbot.errors import GameError
 from mailbot.games.wif.rules import MAX_WEATHER, MIN_WEATHER, ImpulseRoll, canonical_power, threshold
+
+#: Who opens a turn after the first when nothing names the side for that turn. The seed is
+#: silent (the full rules' initiative roll decides), so "alternate" is a design default.
+FIRST_RULES = {
+    "alternate": "design default: the side after the last mover of the previous turn",
+    "same": "the same side opens every turn",
+}
 
 # The same as mailbot/games/wif/data/scenarios/standard.toml (a test keeps them equal); used
 # when the edge hands in no scenario data, so the demo always has a game to play.
@@ -61,10 +68,30 @@ class WifState:
     log: tuple[ImpulseRecord, ...] = ()
     finished: bool = False
     result: str = ""
+    #: the side opening each turn, as set by the scenario or the GM ("" = by ``first_rule``)
+    first_by_turn: tuple[str, ...] = ()
+    first_by_turn_from: str = ""
+    first_rule: str = "alternate"
+    first_from: str = ""  # where this turn's first side comes from, for the letters
+    needed: int = 0  # a turn-end number set by the scenario or the GM (0: by the seed)
+    needed_from: str = ""
 
     @property
     def threshold(self) -> int:
-        return threshold(len(self.sides))
+        return self.needed or threshold(len(self.sides))
+
+    @property
+    def threshold_source(self) -> str:
+        """Where the turn-end number in force comes from, as the letters state it."""
+        if self.needed:
+            return self.needed_from
+        count = len(self.sides)
+        if count == 2:
+            return "seed 002: 'When the turn end number total reaches or exceeds 55'"
+        return (
+            f"a reading of seed 002's note (27.5 per side): 27.5 x {count} sides = {27.5 * count:g}, "
+            f"so a total of {threshold(count)} or more; the seed gives no number for {count} sides"
+        )
 
     @property
     def mover_index(self) -> int:
@@ -118,18 +145,66 @@ def initial_state(table: Mapping[str, Any], seats: tuple[str, ...], options: Map
     if sorted(seats) != sorted(side.name for side in sides):
         raise GameError(f"seats {seats} do not match the scenario's sides")
     names = [side.name for side in sides]
-    first = str(options.get("first", names[0]))
+    first = str(options.get("first", table.get("first", names[0])))
     if first not in names:
         raise GameError(f"option first must name a side ({', '.join(names)}), not {first!r}")
     neutral = _powers([*table.get("neutral", []), *options.get("neutral", [])], "neutral")
-    return WifState(
+    turns = _option_int(options, "turns", 1, 1, 1000)
+    by_turn, by_turn_from = _first_by_turn(table, options, names, turns)
+    rule = str(options.get("first_rule", table.get("first_rule", "alternate")))
+    if rule not in FIRST_RULES:
+        raise GameError(f"first_rule must be one of {', '.join(FIRST_RULES)}, not {rule!r}")
+    needed, needed_from = _needed(table, options)
+    if by_turn[:1] not in ((), ("",)):
+        first = by_turn[0]
+    state = WifState(
         sides=sides,
-        turns=_option_int(options, "turns", 1, 1, 1000),
+        turns=turns,
         first=names.index(first),
         weather=_option_int(options, "weather", 2, MIN_WEATHER, MAX_WEATHER),
         neutral=tuple(dict.fromkeys(neutral)),
         initiative=(0,) * len(sides),
+        first_by_turn=by_turn,
+        first_by_turn_from=by_turn_from,
+        first_rule=rule,
+        needed=needed,
+        needed_from=needed_from,
     )
+    source = _source(table, options, "first", "the first side of the scenario's list")
+    named = by_turn[:1] not in ((), ("",))
+    return replace(state, first_from=f"first_by_turn, {by_turn_from}" if named else source)
+
+
+def _source(table: Mapping[str, Any], options: Mapping[str, Any], key: str, otherwise: str) -> str:
+    if key in options:
+        return "set by the GM when the game was created"
+    return "set by the scenario" if key in table else otherwise
+
+
+def _first_by_turn(
+    table: Mapping[str, Any], options: Mapping[str, Any], names: list[str], turns: int
+) -> tuple[tuple[str, ...], str]:
+    """``first_by_turn``: a list of side names (turn 1 first) or a table {"2" = "Allies"}; "" skips."""
+    raw = options.get("first_by_turn", table.get("first_by_turn", ()))
+    listed = dict(raw) if isinstance(raw, Mapping) else {str(n): side for n, side in enumerate(raw, 1)}
+    by_turn = [""] * turns
+    for key, side in listed.items():
+        if not str(key).isdigit() or not 1 <= int(key) <= turns:
+            raise GameError(f"first_by_turn: {key!r} is not a turn 1..{turns}")
+        if side and str(side) not in names:
+            raise GameError(f"first_by_turn: {side!r} is not a side ({', '.join(names)})")
+        by_turn[int(key) - 1] = str(side or "")
+    source = _source(table, options, "first_by_turn", "")
+    return tuple(by_turn) if listed else (), source
+
+
+def _needed(table: Mapping[str, Any], options: Mapping[str, Any]) -> tuple[int, str]:
+    if "threshold" not in options and "threshold" not in table:
+        return 0, ""
+    value = options.get("threshold", table.get("threshold"))
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise GameError(f"threshold must be a whole number above 0, not {value!r}")
+    return value, _source(table, options, "threshold", "")
 
 
 def _roll_to_dict(roll: ImpulseRoll) -> dict[str, Any]:
@@ -168,6 +243,12 @@ def dump_state(state: WifState) -> dict[str, Any]:
         "log": [_record_to_dict(record) for record in state.log],
         "finished": state.finished,
         "result": state.result,
+        "first_by_turn": list(state.first_by_turn),
+        "first_by_turn_from": state.first_by_turn_from,
+        "first_rule": state.first_rule,
+        "first_from": state.first_from,
+        "needed": state.needed,
+        "needed_from": state.needed_from,
     }
 
 
@@ -204,4 +285,10 @@ def load_state(data: Mapping[str, Any]) -> WifState:
         log=tuple(_record_from(record) for record in data["log"]),
         finished=bool(data["finished"]),
         result=str(data["result"]),
+        first_by_turn=tuple(str(side) for side in data.get("first_by_turn", ())),
+        first_by_turn_from=str(data.get("first_by_turn_from", "")),
+        first_rule=str(data.get("first_rule", "alternate")),
+        first_from=str(data.get("first_from", "")),
+        needed=int(data.get("needed", 0)),
+        needed_from=str(data.get("needed_from", "")),
     )

@@ -14,7 +14,7 @@ from typing import Any
 from mailbot.core.game import Event
 from mailbot.games.wif.orders import Status
 from mailbot.games.wif.rules import LAST_DIE_CONTINUES, PASS_BONUS
-from mailbot.games.wif.state import ImpulseRecord, WifState
+from mailbot.games.wif.state import FIRST_RULES, ImpulseRecord, WifState
 
 
 def _dice_text(record: ImpulseRecord) -> str:
@@ -112,7 +112,8 @@ def initiative_event(state: WifState) -> Event:
 
 
 def turn_begins_event(state: WifState) -> Event:
-    return Event("turn-begins", f"Turn {state.turn} begins: the {state.mover.name} move first.")
+    text = f"Turn {state.turn} begins: the {state.mover.name} move first ({state.first_from})."
+    return Event("turn-begins", text, data={"turn": state.turn, "first": state.mover.name})
 
 
 def result_line(state: WifState) -> str:
@@ -181,6 +182,18 @@ def _sides(state: WifState) -> list[dict[str, Any]]:
     ]
 
 
+def _defaults(state: WifState) -> list[str]:
+    """The design defaults in force, for the letters (seed 002 is silent on these)."""
+    notes = []
+    if state.first_rule == "alternate" and len(state.first_by_turn) < state.turns:
+        notes.append(
+            f"who opens a later turn: {FIRST_RULES['alternate']} (the scenario or the GM may set it)"
+        )
+    if not state.needed and len(state.sides) > 2:
+        notes.append(f"turn-end number {state.threshold}: {state.threshold_source}")
+    return notes
+
+
 def build_view(
     title: str, state: WifState, events: Sequence[Event], seat: str | None, help_lines: Sequence[str]
 ) -> dict[str, Any]:
@@ -195,6 +208,10 @@ def build_view(
         "your_move": not state.finished and seat == state.mover.name,
         "total": state.total,
         "threshold": state.threshold,
+        "threshold_source": state.threshold_source,
+        "first": state.sides[state.first].name,
+        "first_source": state.first_from,
+        "defaults": _defaults(state),
         "weather": state.weather,
         "finished": state.finished,
         "result": state.result,

@@ -89,11 +89,15 @@ def play(
     orders: Mapping[str, Sequence[str]] | None = None,
     *,
     rolls: Mapping[str, Sequence[int]] | None = None,
-    next_wind: int = 3,
+    next_wind: int | None = 3,
 ) -> Outcome[State]:
-    """Resolve one turn. Every roll must be listed by label (``rolls``), except the
-    next turn's Wind Roll, which is ``next_wind`` (3: Wind Speed 2). Leftover faces fail."""
-    by_label = {f"wind/T{state.turn + 1}": [next_wind], **(rolls or {})}
+    """Resolve one step. Every roll must be listed by label (``rolls``), except the
+    next turn's Wind Roll, which is ``next_wind`` (3: Wind Speed 2; None: no Wind Roll,
+    for the first two steps of a naval-combat turn). Leftover faces fail."""
+    by_label = {
+        **({f"wind/T{state.turn + 1}": [next_wind]} if next_wind is not None else {}),
+        **(rolls or {}),
+    }
     dice = FixedDice(by_label=by_label)
     outcome = SaltNTarGame().resolve(state, parse_all(state, orders or {}), dice=dice)
     left = dice.leftover()

@@ -141,7 +141,15 @@ def test_naval_combat_turns_move_in_halves(data: dict[str, Any]) -> None:
     parsed = parse(state, "red", "TURN Swallow +2", "TURN Swift +1 -1")
     assert parsed.normalised == ("TURN Swallow +1 +1", "TURN Swift +1 -1")
     assert parse(state, "blue", "TURN Amazon -2 +1").problems[0].reason.startswith("one point per half move")
-    outcome = play(state, {"red": ["TURN Swallow +1", "TURN Swift +1 -1"], "blue": ["TURN Amazon 0 +1"]})
+    initiative = {"initiative/T1/red": [6], "initiative/T1/blue": [1]}
+    first = play(
+        state,
+        {"red": ["TURN Swallow +1", "TURN Swift +1 -1"], "blue": ["TURN Amazon 0 +1"]},
+        rolls=initiative,
+        next_wind=None,
+    )
+    # the missile step: nothing fired, the second halves as ordered ahead
+    outcome = play(first.state, {}, next_wind=None)
     swallow, swift, amazon = outcome.state.ships
     assert (swallow.strain, swift.strain, amazon.strain) == (0, 1, 0)
     # Swallow: first half Broad Reaching to SE, 16''/2 = 8'': 2 cells and 2'' over;

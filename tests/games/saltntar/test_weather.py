@@ -63,9 +63,13 @@ def test_gale_strain_is_marked_every_round(data: dict[str, Any]) -> None:
     assert second.state.ship("Up").strain == 2
 
 
-def test_gale_from_a_personal_luck_roll(data: dict[str, Any]) -> None:
-    """WS 3 and a luck 6 make a gale for that ship only; the others sail on."""
+def test_a_personal_luck_roll_is_a_gust_not_a_gale(data: dict[str, Any]) -> None:
+    """Issue 19, checked against the seed's words: "A gust of wind might prove fortuitous", "Wind
+    Changes due to Luck Rolls usually only apply to the ship the die was rolled for", and Calm or
+    Storm come "By way of a cumulation of luck rolls" (the overall wind). WS 3 and a luck 6: that
+    ship sails at WS 5 x BN (and marks the six's Strain), not thrown alone into a gale."""
     state = fleet(data, 3)
     outcome = play(state, {"a": ["LUCK"]}, rolls={"luck/T1/a": [6], "strain/T1/Up": [1]}, next_wind=1)
-    assert ways(outcome, "Up") == [("gale", str(5 + 6))]
-    assert ways(outcome, "Reefed") == [("sail", "21/2")]  # 3 x 7 halved
+    assert ways(outcome, "Up") == [("sail", str(5 * 7))]
+    assert ways(outcome, "Reefed") == [("sail", str(Fraction(3 * 7, 2)))]  # the others sail on
+    assert outcome.state.ship("Up").strain == 1  # the six's Strain only: no gale Strain
