@@ -132,11 +132,15 @@ def archive_export(
 @app.command()
 def verify(
     folder: Path = typer.Argument(..., help="An exported archive folder (holding game.json)."),
+    letters: Path | None = typer.Option(
+        None, "--letters", help="Your own letters (an mbox file, a Maildir or a folder of .eml files)."
+    ),
 ) -> None:
-    """Re-derive every roll from the revealed seeds and archived orders; check the event chain."""
+    """Re-derive every roll, check seals, reports and the event chain (and your letters against it)."""
     from mailbot.verify_archive import main as verify_main
 
-    raise typer.Exit(verify_main(["verify", str(folder)]))
+    extra = ["--letters", str(letters)] if letters is not None else []
+    raise typer.Exit(verify_main(["verify", str(folder), *extra]))
 
 
 @db_app.command("upgrade")

@@ -2,40 +2,83 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Check a mailbot game archive with nothing but the Python standard library.
 
-    python3 verify.py DIR        (DIR holds game.json; this file is copied there as verify.py)
+    python3 verify.py DIR                         (DIR holds game.json; this file is copied there)
+    python3 verify.py DIR --letters MAILBOX       (also your own letters: an mbox file or a Maildir)
 
 It re-implements, from the published byte-exact specification and NOT by
 importing mailbot, everything a player needs to trust the moderator:
 
-* every revealed seed matches the commitment published when its step opened;
-* the orders archived for a step hash to the digest the dice were keyed with;
-* every logged roll is re-derived from seed, orders digest, step, label and
-  counter, with no hidden re-rolls (each label's counters follow on);
-* the event chain is unbroken, and its step entries name the same
-  commitments and digests as the steps.
+* the event chain is unbroken; every step it opened or resolved (each attempt
+  of a step rolled back and played again, too) is in the archive and the
+  other way round, with the commitment it logged;
+* every revealed seed matches that commitment, and a finished game has
+  revealed every seed;
+* the players' entropy of each step is re-derived from the chain's ``entropy``
+  entries, and the orders archived for a step hash to the digest the dice
+  were keyed with (and to the salted commitments the chain logged);
+* every logged roll is re-derived from seed, entropy, orders digest, step,
+  label and counter, and the roll log is exactly the one the chain committed
+  to when the step resolved (no roll missing, added or moved);
+* every sealed value and salt gives its receipt, and the receipt is the one
+  the chain logged when the value was sealed;
+* every report is the text whose salted hash the chain logged, at the chain
+  head it states, and every report the chain logged is in the archive;
+* with ``--letters``: every report you received states a chain head that is
+  in this chain and is in the archive word for word, and the closing letter's
+  final head and length are this chain's (a rewritten chain cannot pass).
 
-Prints ``verify: <n> rolls, <n> ok, <k> failed`` and exits 1 on any failure.
+Prints one ``FAILED: ...`` line per problem and ends with
+``verify: <n> rolls, <n> ok, <k> failed`` where ``<k>`` counts every FAILED
+line; exits 1 if there is any.
+
+Saving your letters: in Thunderbird select the game's letters and use
+"Save As" (one .eml each) into an empty folder, or use the ImportExportTools
+add-on to export the folder as mbox; in mutt, ``s`` (save) into an mbox file;
+on a server with a Maildir, point ``--letters`` at the Maildir folder; from
+Gmail, Google Takeout exports a label as mbox. A folder of ``.eml`` files is
+read too.
 """
 
 from __future__ import annotations
 
+import email
+import email.policy
 import hashlib
 import hmac
 import json
+import mailbox
+import re
 import struct
 import sys
+from collections.abc import Iterator
+from email.message import EmailMessage, Message
 from pathlib import Path
 from typing import Any
 
 GENESIS = "0" * 64
 ORDERS_TAG = "mailbot-orders-v1"
 DICE_TAG = "mailbot-dice-v1"
+ENTROPY_TAG = "mailbot-entropy-v1"
+SALT_TAG = "mailbot-salted-v1"
+STEP_SALT_TAG = "mailbot-step-salt-v1"
 CHUNKS = struct.Struct(">8I")
+HEAD_LINE = re.compile(r"Game log chain head: ([0-9a-f]{64})")
+FINAL_LINE = re.compile(r"Final chain head: ([0-9a-f]{64})")
+ENTRIES_LINE = re.compile(r"Entries: (\d+)")
+ORDER_KINDS = ("orders", "orders-replaced", "orders-carried")
 
 
 def s(text: str) -> bytes:
     data = text.encode("utf-8")
     return len(data).to_bytes(4, "big") + data
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def orders_digest(orders: dict[str, list[str]]) -> str:
@@ -44,13 +87,30 @@ def orders_digest(orders: dict[str, list[str]]) -> str:
         lines = orders[seat]
         parts.append(s(seat) + len(lines).to_bytes(4, "big"))
         parts.extend(hashlib.sha256(line.encode("utf-8")).digest() for line in lines)
-    return hashlib.sha256(b"".join(parts)).hexdigest()
+    return sha(b"".join(parts))
+
+
+def player_entropy(contributions: list[tuple[str, str, str]]) -> str:
+    data = s(ENTROPY_TAG) + len(contributions).to_bytes(4, "big")
+    return sha(data + b"".join(s(seat) + s(mid) + s(nonce) for seat, mid, nonce in contributions))
+
+
+def dice_key(seed: bytes, entropy: str) -> bytes:
+    return hmac.new(seed, s(ENTROPY_TAG) + s(entropy), hashlib.sha256).digest()
+
+
+def salted(content: str, salt: bytes) -> str:
+    return sha(s(SALT_TAG) + salt + content.encode("utf-8"))
+
+
+def step_salt(seed: bytes, step: str) -> bytes:
+    return hmac.new(seed, s(STEP_SALT_TAG) + s(step), hashlib.sha256).digest()
 
 
 def faces(
     seed: bytes, key: tuple[str, str, str], sides: int, count: int, counter: int
 ) -> tuple[list[int], int]:
-    """The faces of one roll: ``key`` is (step, orders digest, label)."""
+    """The faces of one roll: ``seed`` is the HMAC key, ``key`` is (step, orders digest, label)."""
     step, digest, label = key
     limit = 2**32 - (2**32 % sides)
     prefix = s(DICE_TAG) + s(step) + s(digest) + s(label)
@@ -67,43 +127,130 @@ def faces(
 
 
 def entry_hash(index: int, kind: str, payload: Any, prev: str) -> str:
-    text = json.dumps(
-        [index, kind, prev, payload],
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-    )
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha(canonical([index, kind, prev, payload]).encode("utf-8"))
+
+
+def normal_text(text: str) -> str:
+    """A letter's text as compared: line ends and trailing blanks do not count."""
+    return "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").strip().split("\n"))
 
 
 class Checker:
     def __init__(self) -> None:
-        self.rolls = self.ok = self.failed = self.unrevealed = 0
+        self.rolls = self.ok = self.failed = self.unrevealed = self.letters = 0
         self.problems: list[str] = []
+        self.chain_ok = True
+        self.entries: list[dict[str, Any]] = []
 
     def fail(self, text: str) -> None:
         self.problems.append(text)
 
-    def step(self, step: dict[str, Any]) -> None:
-        name = f"step {step['key']} (attempt {step['attempt']})"
-        if step.get("seed") is None:
-            self.unrevealed += len(step["rolls"])
+    # -- the chain -----------------------------------------------------------------
+
+    def chain(self, entries: list[dict[str, Any]]) -> None:
+        self.entries = entries
+        prev = GENESIS
+        for n, entry in enumerate(entries):
+            try:
+                recomputed = entry_hash(n, entry["kind"], entry["payload"], prev)
+            except (TypeError, ValueError):
+                recomputed = ""
+            if entry["index"] != n or entry["prev_hash"] != prev or entry["hash"] != recomputed:
+                self.fail(
+                    f"event chain: entry {n} ({entry['kind']}) is altered; later entries cannot be trusted"
+                )
+                self.chain_ok = False
+                return
+            prev = entry["hash"]
+
+    def logged(
+        self, kind: str | tuple[str, ...], step: str, attempt: int | None = None
+    ) -> list[dict[str, Any]]:
+        kinds = (kind,) if isinstance(kind, str) else kind
+        return [
+            e["payload"]
+            for e in self.entries
+            if e["kind"] in kinds
+            and e["payload"].get("step") == step
+            and (attempt is None or e["payload"].get("attempt") == attempt)
+        ]
+
+    # -- steps -----------------------------------------------------------------------
+
+    def steps(self, steps: list[dict[str, Any]], finished: bool) -> None:
+        archived = {(st["key"], st["attempt"]) for st in steps}
+        for entry in self.entries:
+            p = entry["payload"]
+            if (
+                entry["kind"] in ("step-opened", "step-resolved")
+                and (p.get("step"), p.get("attempt")) not in archived
+            ):
+                self.fail(
+                    f"step {p.get('step')} (attempt {p.get('attempt')}) is in the event chain "
+                    "but missing from the archive"
+                )
+        for step in steps:
+            self.step(step, finished)
+
+    def step(self, step: dict[str, Any], finished: bool) -> None:
+        key, attempt = step["key"], step["attempt"]
+        name = f"step {key} (attempt {attempt})"
+        opened = self.logged("step-opened", key, attempt)
+        if not opened:
+            self.fail(f"{name}: the event chain never opened it")
+        elif opened[0]["commitment"] != step["commitment"]:
+            self.fail(f"{name}: its commitment differs from the one logged when it opened")
+        resolved = self.logged("step-resolved", key, attempt)
+        if step["state"] == "resolved" and not resolved:
+            self.fail(f"{name}: marked resolved, but the event chain never resolved it")
+        if not resolved:
+            if step["rolls"]:
+                self.fail(f"{name}: it has rolls but the event chain never resolved it")
             return
+        if step["state"] == "open":
+            self.fail(f"{name}: the event chain resolved it, but the archive shows it open")
+        if step.get("seed") is None:
+            if finished:
+                self.fail(f"{name}: the game is over but its seed is withheld")
+            else:
+                self.unrevealed += len(step["rolls"])
+            return
+        self.revealed(name, step, resolved[0])
+
+    def revealed(self, name: str, step: dict[str, Any], resolved: dict[str, Any]) -> None:
         seed = bytes.fromhex(step["seed"])
-        if hashlib.sha256(seed).hexdigest() != step["commitment"]:
+        if sha(seed) != step["commitment"]:
             self.fail(f"{name}: the seed does not match its commitment")
         digest = orders_digest(step["orders"])
-        if step["state"] != "open" and digest != step["orders_digest"]:
+        if digest != step["orders_digest"]:
             self.fail(f"{name}: the archived orders do not hash to the digest the dice used")
-        self.rolls_of(name, seed, step)
+        salt = step_salt(seed, step["key"])
+        if "orders" in resolved and resolved["orders"] != salted(step["orders_digest"], salt):
+            self.fail(f"{name}: its orders digest differs from the one logged when it resolved")
+        if "orders_digest" in resolved and resolved["orders_digest"] != step["orders_digest"]:
+            self.fail(f"{name}: its orders digest differs from the one logged when it resolved")
+        contributions = [
+            (str(p["seat"]), str(p["message_id"]), str(p["nonce"]))
+            for p in self.logged("entropy", step["key"], step["attempt"])
+        ]
+        entropy = player_entropy(contributions)
+        if "entropy" in resolved and resolved["entropy"] != entropy:
+            self.fail(f"{name}: the players' entropy logged at resolution is not the letters' in the chain")
+        self.rolls_of(name, dice_key(seed, entropy) if "entropy" in resolved else seed, step)
+        if "roll_log" in resolved:
+            if resolved["roll_log"] != salted(sha(canonical(step["rolls"]).encode("utf-8")), salt):
+                self.fail(f"{name}: its roll log is not the one committed to when it resolved")
+        elif resolved.get("rolls", len(step["rolls"])) != len(step["rolls"]):
+            self.fail(f"{name}: {len(step['rolls'])} rolls archived, {resolved['rolls']} logged")
+        self.order_sets(name, step)
+        self.sealed(name, step)
 
-    def rolls_of(self, name: str, seed: bytes, step: dict[str, Any]) -> None:
+    def rolls_of(self, name: str, key: bytes, step: dict[str, Any]) -> None:
         next_counter: dict[str, int] = {}
         for roll in step["rolls"]:
             self.rolls += 1
-            key = (step["key"], step["orders_digest"], roll["label"])
-            derived, after = faces(seed, key, roll["sides"], roll["count"], roll["counter"])
+            where = (step["key"], step["orders_digest"], roll["label"])
+            derived, after = faces(key, where, roll["sides"], roll["count"], roll["counter"])
             total = sum(roll["faces"]) + sum(roll["modifiers"].values())
             chained = next_counter.get(roll["label"], 0) == roll["counter"]
             if derived == roll["faces"] and total == roll["total"] and chained:
@@ -116,62 +263,170 @@ class Checker:
                 )
             next_counter[roll["label"]] = after
 
-    def chain(self, entries: list[dict[str, Any]], steps: list[dict[str, Any]]) -> None:
-        prev = GENESIS
-        for n, entry in enumerate(entries):
-            good = (
-                entry["index"] == n
-                and entry["prev_hash"] == prev
-                and entry["hash"] == entry_hash(n, entry["kind"], entry["payload"], prev)
-            )
-            if not good:
-                self.fail(
-                    f"event chain: entry {n} ({entry['kind']}) is altered; later entries cannot be trusted"
-                )
-                return
-            prev = entry["hash"]
-        self.chain_matches_steps(entries, steps)
+    def order_sets(self, name: str, step: dict[str, Any]) -> None:
+        """Each salted order set must be the one the chain logged for that seat and attempt."""
+        for seat, salt in step.get("salts", {}).items():
+            lines = step["orders"].get(seat, [])
+            commitment = salted(orders_digest({seat: lines}), bytes.fromhex(salt))
+            logged = self.logged(ORDER_KINDS, step["key"], step["attempt"])
+            if not any(p.get("seat") == seat and p.get("commitment") == commitment for p in logged):
+                self.fail(f"{name}: the orders of {seat} are not the ones logged when they were accepted")
 
-    def chain_matches_steps(self, entries: list[dict[str, Any]], steps: list[dict[str, Any]]) -> None:
-        by_key = {(st["key"], st["attempt"]): st for st in steps}
-        for entry in entries:
-            p = entry["payload"]
-            st = by_key.get((p.get("step"), p.get("attempt")))
-            if st is None:
-                continue
-            if entry["kind"] == "step-opened" and p["commitment"] != st["commitment"]:
-                self.fail(f"step {st['key']}: its commitment differs from the one logged when it opened")
-            if entry["kind"] == "step-resolved" and p["orders_digest"] != st["orders_digest"]:
-                self.fail(f"step {st['key']}: its orders digest differs from the one logged when it resolved")
+    def sealed(self, name: str, step: dict[str, Any]) -> None:
+        """Every sealed value and salt must give its receipt, and that receipt must be in the chain."""
+        seen: set[tuple[str, str]] = set()
+        for p in self.logged(("sealed", "sealed-carried"), step["key"]):
+            if "seat" in p:  # one seat's letter: {label: receipt}
+                seen |= {(p["seat"], r) for r in p["receipts"].values()}
+            else:  # values carried into a new attempt: {seat: {label: receipt}}
+                seen |= {(seat, r) for seat, found in p["receipts"].items() for r in found.values()}
+        for seat, values in step.get("sealed", {}).items():
+            for label, item in sorted(values.items()):
+                try:
+                    salt = bytes.fromhex(item["salt"])
+                except ValueError:
+                    salt = b""
+                if sha(item["value"].encode("utf-8") + salt) != item["receipt"]:
+                    self.fail(f"{name}: the sealed {label} of {seat} does not give its receipt")
+                if (seat, item["receipt"]) not in seen:
+                    self.fail(f"{name}: the receipt for {seat}'s {label} is not the one logged when sealed")
+                if item.get("line") is not None and item["line"] not in step["orders"].get(seat, []):
+                    self.fail(f"{name}: the sealed {label} of {seat} is not among the orders the dice used")
 
-    def reports(self, reports: list[dict[str, Any]], entries: list[dict[str, Any]]) -> None:
-        """Every archived report must be the text whose hash the chain recorded when it was sent."""
-        logged = {e["payload"].get("sha256") for e in entries if e["kind"] == "report"}
+    # -- reports and letters ------------------------------------------------------------
+
+    def reports(self, reports: list[dict[str, Any]]) -> None:
+        """Every archived report is a text the chain logged, where it says; none is missing."""
+        logged = [(n, e) for n, e in enumerate(self.entries) if e["kind"] == "report"]
+        used: set[int] = set()
         for n, report in enumerate(reports):
-            if hashlib.sha256(report["text"].encode("utf-8")).hexdigest() not in logged:
+            text_hash = sha(report["text"].encode("utf-8"))
+            salt = report.get("salt") or ""
+            wanted = salted(text_hash, bytes.fromhex(salt)) if salt else text_hash
+            match = next(
+                (
+                    (i, e)
+                    for i, e in logged
+                    if i not in used
+                    and wanted in (e["payload"].get("commitment"), e["payload"].get("sha256"))
+                ),
+                None,
+            )
+            if match is None:
                 self.fail(f"report {n} (to {report['seat'] or 'the GM'}, {report['step']}) was altered")
+                continue
+            used.add(match[0])
+            stated = HEAD_LINE.search(report["text"])
+            if match[1]["prev_hash"] != report["chain_head"] or (
+                stated and stated.group(1) != report["chain_head"]
+            ):
+                self.fail(
+                    f"report {n} (to {report['seat']}): the chain head it states is not where it was logged"
+                )
+        for i, entry in logged:
+            if i not in used:
+                p = entry["payload"]
+                self.fail(
+                    f"the chain logs a report to {p.get('seat')} at {p.get('step')} that the archive lacks"
+                )
+
+    def own_letters(self, data: dict[str, Any], messages: list[Message]) -> None:
+        """The player's letters: each report's head in this chain, its text in the archive."""
+        hashes = {GENESIS} | {e["hash"] for e in self.entries}
+        texts = {(r["chain_head"], normal_text(r["text"])) for r in data.get("reports", [])}
+        tag = f"[{data['game'].get('tag', '')} "
+        for msg in messages:
+            subject = str(msg.get("Subject", ""))
+            if tag not in subject:
+                continue
+            body = letter_text(msg)
+            final = FINAL_LINE.search(body)
+            if final:
+                self.letters += 1
+                self.closing(subject, final.group(1), ENTRIES_LINE.search(body))
+                continue
+            head = HEAD_LINE.search(body)
+            if head is None:
+                continue
+            self.letters += 1
+            if head.group(1) not in hashes:
+                self.fail(
+                    f"letter {subject!r}: its chain head {head.group(1)[:16]}... "
+                    "is not in the archive's chain"
+                )
+            if (head.group(1), normal_text(body)) not in texts:
+                self.fail(f"letter {subject!r}: the archive does not account for this report")
+
+    def closing(self, subject: str, head: str, entries: re.Match[str] | None) -> None:
+        count = int(entries.group(1)) if entries else -1
+        last = self.entries[-1]["hash"] if self.entries else GENESIS
+        if head != last or count != len(self.entries):
+            self.fail(
+                f"letter {subject!r}: the final chain head and length you were sent "
+                f"({head[:16]}..., {count} entries) are not the archive's "
+                f"({last[:16]}..., {len(self.entries)})"
+            )
 
 
-def verify(folder: Path) -> Checker:
+def letter_text(msg: Message) -> str:
+    if isinstance(msg, EmailMessage):
+        part = msg.get_body(preferencelist=("plain",))
+        if part is not None and isinstance(part, EmailMessage):
+            return str(part.get_content())
+    payload = msg.get_payload(decode=True)
+    return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
+
+
+def read_letters(path: Path) -> Iterator[Message]:
+    """The messages of an mbox file, a Maildir, or a folder of .eml files."""
+
+    def parse(raw: bytes) -> Message:
+        return email.message_from_bytes(raw, policy=email.policy.default)
+
+    if path.is_dir() and (path / "cur").is_dir():
+        box = mailbox.Maildir(path, factory=None, create=False)
+        for key in box.iterkeys():
+            yield parse(box.get_bytes(key))
+    elif path.is_dir():
+        for file in sorted(path.glob("*.eml")):
+            yield parse(file.read_bytes())
+    else:
+        mbox = mailbox.mbox(path, create=False)
+        for key in mbox.iterkeys():
+            yield parse(mbox.get_bytes(key))
+
+
+def verify(folder: Path, letters: Path | None = None) -> Checker:
     data = json.loads((folder / "game.json").read_text(encoding="utf-8"))
     checker = Checker()
-    for step in data["steps"]:
-        checker.step(step)
-    checker.chain(data["chain"], data["steps"])
-    checker.reports(data.get("reports", []), data["chain"])
+    checker.chain(data["chain"])
+    finished = data["game"].get("status") == "finished" or any(
+        e["kind"] == "game-finished" for e in data["chain"]
+    )
+    checker.steps(data["steps"], finished)
+    checker.reports(data.get("reports", []))
+    if letters is not None:
+        checker.own_letters(data, list(read_letters(letters)))
     return checker
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: verify.py ARCHIVE_DIR", file=sys.stderr)
+    args = argv[1:]
+    letters: Path | None = None
+    if len(args) == 3 and args[1] == "--letters":
+        letters = Path(args[2])
+        args = args[:1]
+    if len(args) != 1:
+        print("usage: verify.py ARCHIVE_DIR [--letters MBOX_OR_MAILDIR]", file=sys.stderr)
         return 2
-    checker = verify(Path(argv[1]))
+    checker = verify(Path(args[0]), letters)
     for problem in checker.problems:
         print(f"FAILED: {problem}")
     if checker.unrevealed:
         print(f"not yet verifiable: {checker.unrevealed} rolls whose seeds are still secret")
-    print(f"verify: {checker.rolls} rolls, {checker.ok} ok, {checker.failed} failed")
+    if letters is not None:
+        print(f"letters: {checker.letters} of this game checked")
+    print(f"verify: {checker.rolls} rolls, {checker.ok} ok, {len(checker.problems)} failed")
     return 1 if checker.problems else 0
 
 

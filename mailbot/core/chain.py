@@ -14,7 +14,23 @@ Byte-exact specification::
                                 ensure_ascii=False, allow_nan=False)
 
 ``prev_hash`` of the first entry is :data:`GENESIS` (64 zeros); hashes are
-lower-case hex. Payloads are JSON objects; keep them to strings, integers,
+lower-case hex.
+
+Hidden content never enters a payload as a bare hash: where the space of
+possible contents is small (a seat's orders, a short report), a player
+holding chain heads could test guesses against it. It enters salted::
+
+    salted(content, salt) = hex(SHA-256( s("mailbot-salted-v1") || salt || utf8(content) ))
+
+with ``s()`` as in ``mailbot.core.dice`` and a 32-byte ``salt`` that is
+revealed (in the archive) when the content itself becomes public. Salts of a
+step's own results (its orders digest, its roll log) are derived from the
+step's seed, which opens when they may be known::
+
+    step_salt(seed, step) = HMAC-SHA256(key = seed, msg = s("mailbot-step-salt-v1") || s(step))
+    roll_log = hex(SHA-256(utf8(canonical_json([roll.as_dict() for each roll, in order]))))
+
+Payloads are JSON objects; keep them to strings, integers,
 booleans, null, lists and objects, because float formatting differs between
 JSON libraries and a verifier in another language should get the same bytes.
 """
@@ -22,12 +38,35 @@ JSON libraries and a verifier in another language should get the same bytes.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 GENESIS = "0" * 64
+SALT_TAG = "mailbot-salted-v1"
+STEP_SALT_TAG = "mailbot-step-salt-v1"
+
+
+def _s(text: str) -> bytes:
+    raw = text.encode("utf-8")
+    return len(raw).to_bytes(4, "big") + raw
+
+
+def salted(content: str, salt: bytes) -> str:
+    """A commitment to hidden content that cannot be tested by guessing without the salt."""
+    return hashlib.sha256(_s(SALT_TAG) + salt + content.encode("utf-8")).hexdigest()
+
+
+def step_salt(seed: bytes, step: str) -> bytes:
+    """The salt of a step's own results, opened with its seed (module docstring)."""
+    return hmac.new(seed, _s(STEP_SALT_TAG) + _s(step), hashlib.sha256).digest()
+
+
+def roll_log(rolls: Sequence[Mapping[str, Any]]) -> str:
+    """The digest of a step's roll log: every roll, in the order rolled."""
+    return hashlib.sha256(canonical_json([dict(roll) for roll in rolls]).encode("utf-8")).hexdigest()
 
 
 def canonical_json(value: Any) -> str:

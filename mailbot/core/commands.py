@@ -47,11 +47,14 @@ BASIC_COMMANDS: tuple[CommandSpec, ...] = (
 
 # "Re:", "Fwd:", "AW:", "SV:", "[list tag]" and the like in front of a subject.
 _SUBJECT_PREFIX = re.compile(r"^\s*((re|fwd?|aw|sv|wg|tr)\s*(\[\d+\])?\s*:\s*|\[[^\]]*\]\s*)", re.IGNORECASE)
+# Zero-width characters and BOMs that clients and copy-and-paste leave in a line.
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u00ad"))
 END_WORDS = frozenset({"END", "ENDORDERS", "END ORDERS"})
 
 
 def clean_subject(subject: str) -> str:
-    """The subject without reply/forward prefixes and bracketed tags."""
+    """The subject without reply/forward prefixes, bracketed tags and invisible characters."""
+    subject = subject.translate(_INVISIBLE)
     previous = None
     while previous != subject:
         previous, subject = subject, _SUBJECT_PREFIX.sub("", subject, count=1)
@@ -79,6 +82,7 @@ def read_commands(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> 
     subject is free text: otherwise "Re: orders" above an ORDERS block would
     give the orders twice.
     """
+    body = body.translate(_INVISIBLE)
     body_lines = [Line(n, text.rstrip()) for n, text in enumerate(body.splitlines(), start=1)]
     body_reading = _read_body(body_lines, specs)
     keyword, args = _split(clean_subject(subject))
@@ -115,3 +119,25 @@ def _read_body(lines: list[Line], specs: Mapping[str, CommandSpec]) -> Reading:
             i += 1  # skip END
         commands.append(Command(spec.name, args, line.number, line.text.strip(), tuple(block)))
     return Reading(tuple(commands), tuple(unknown))
+
+
+def reply_orders(reading: Reading, step_key: str, template: tuple[Line, ...] | None) -> Reading:
+    """A reply to the letter that asked for ``step_key``'s orders, read as those orders.
+
+    An order template the writer edited inside the quote is the orders; without
+    one, the reply's loose lines (those that are no command) are. A letter with
+    an ORDERS block of its own is read as it stands.
+    """
+    if any(command.name == "ORDERS" for command in reading.commands):
+        return reading
+    if template:
+        text = f"ORDERS {step_key} (the order template you edited)"
+        return Reading(
+            (*reading.commands, Command("ORDERS", (step_key,), template[0].number, text, template)),
+            reading.unknown,
+        )
+    if reading.unknown:
+        text = f"ORDERS {step_key} (the lines of your reply)"
+        command = Command("ORDERS", (step_key,), reading.unknown[0].number, text, reading.unknown)
+        return Reading((*reading.commands, command), ())
+    return reading

@@ -15,6 +15,15 @@ rewording their orders either, though every order changes every roll.
 The seed is drawn at the edge with ``secrets.token_bytes(32)``; this module
 never draws randomness itself.
 
+The players add randomness of their own, so that a moderator who knows the
+seed cannot grind it against predictable letters: every letter the moderator
+accepts for a step (orders, a sealed value, a ``JOIN`` for the set-up, or a
+bare ``NONCE <anything>`` line) is a *contribution*, logged in the game's
+event chain (kind ``entropy``) as it arrives, after the step's commitment
+went out. The contributions of a step, in chain order, are mixed into the
+dice key, so the dice depend on text the moderator could not know when he
+committed to the seed.
+
 Byte-exact specification (version 1)
 ------------------------------------
 Notation: ``||`` concatenates; ``u32(n)`` and ``u64(n)`` are ``n`` as 4- and
@@ -34,11 +43,24 @@ as sorting their UTF-8 bytes; a seat's lines keep the order the seat gave)::
     orders_digest = hex(SHA-256( s("mailbot-orders-v1")
         || for each seat, sorted: s(seat) || u32(n) || order_hash(line_1) || ... || order_hash(line_n) ))
 
+Player entropy (a step's contributions in the order of their chain entries;
+``message_id`` is the letter's Message-ID header as received, without its
+angle brackets, ``""`` when it has none; ``nonce`` is the text after the first
+``NONCE`` word of the letter, single-spaced, ``""`` when there is none)::
+
+    contribution = s(seat) || s(message_id) || s(nonce)
+    entropy = hex(SHA-256( s("mailbot-entropy-v1") || u32(n) || contribution_1 || ... || contribution_n ))
+    key = HMAC-SHA256(key = seed, msg = s("mailbot-entropy-v1") || s(entropy))
+
+The moderator's streams always use ``key`` (``n = 0`` when nobody wrote);
+``DiceStream(seed, digest, step)`` without ``entropy`` keys the blocks with
+the seed itself (the fixtures of the plugin tests).
+
 Blocks (``step`` is the step key, e.g. ``"T3.orders"``; it is in the message
 as well so that two steps with identical orders never repeat their dice even
 if they share a seed; ``orders_digest`` enters as its 64-character hex text)::
 
-    block(label, counter) = HMAC-SHA256(key = seed,
+    block(label, counter) = HMAC-SHA256(key = key,
         msg = s("mailbot-dice-v1") || s(step) || s(orders_digest) || s(label) || u64(counter))
 
 Faces: each roll starts a fresh block at its label's current counter
@@ -69,6 +91,8 @@ from mailbot.errors import GameError
 
 ORDERS_TAG = "mailbot-orders-v1"
 DICE_TAG = "mailbot-dice-v1"
+ENTROPY_TAG = "mailbot-entropy-v1"
+MAX_NONCE = 200  # characters of a NONCE line kept; more adds nothing
 MAX_SIDES = 2**32  # faces come from 32-bit values
 _CHUNKS = struct.Struct(">8I")  # a 32-byte block as eight big-endian 32-bit values
 _NO_MODIFIERS: Mapping[str, int] = MappingProxyType({})
@@ -105,6 +129,21 @@ def order_digest(orders_by_seat: Mapping[str, Sequence[str]]) -> str:
         for line in lines:
             h.update(hashlib.sha256(line.encode("utf-8")).digest())
     return h.hexdigest()
+
+
+def player_entropy(contributions: Sequence[tuple[str, str, str]]) -> str:
+    """The mixed entropy of a step's (seat, message_id, nonce) contributions, in chain order."""
+    h = hashlib.sha256(_s(ENTROPY_TAG) + len(contributions).to_bytes(4, "big"))
+    for seat, message_id, nonce in contributions:
+        h.update(_s(seat) + _s(message_id) + _s(nonce))
+    return h.hexdigest()
+
+
+def dice_key(seed: bytes, entropy: str | None) -> bytes:
+    """The HMAC key of a step's blocks: the seed mixed with the players' entropy (module docstring)."""
+    if entropy is None:
+        return seed
+    return hmac.new(seed, _s(ENTROPY_TAG) + _s(entropy), hashlib.sha256).digest()
 
 
 @dataclass(frozen=True, slots=True)  # slots: a third cheaper to build, and rolls are many
@@ -273,11 +312,12 @@ class Dice(Protocol):
 class DiceStream(_DiceHelpers):
     """The verifiable dice of one step (module docstring); ``log`` holds every roll in order."""
 
-    def __init__(self, seed: bytes, orders_digest: str, step: str) -> None:
+    def __init__(self, seed: bytes, orders_digest: str, step: str, entropy: str | None = None) -> None:
         self._seed = seed
-        self._keyed = hmac.new(seed, digestmod=hashlib.sha256)
+        self._keyed = hmac.new(dice_key(seed, entropy), digestmod=hashlib.sha256)
         self.orders_digest = orders_digest
         self.step = step
+        self.entropy = entropy
         self.log: list[Roll] = []
         self._counters: dict[str, int] = {}
         self._prefixes: dict[str, bytes] = {}
@@ -307,29 +347,33 @@ class DiceStream(_DiceHelpers):
         return result
 
 
-def _rederive(seed: bytes, orders_digest: str, roll: Roll) -> tuple[tuple[int, ...], int] | None:
+def _rederive(
+    seed: bytes, orders_digest: str, roll: Roll, entropy: str | None = None
+) -> tuple[tuple[int, ...], int] | None:
     if not roll.label or not 1 <= roll.sides <= MAX_SIDES or roll.count < 1 or roll.counter < 0:
         return None
-    keyed = hmac.new(seed, digestmod=hashlib.sha256)
+    keyed = hmac.new(dice_key(seed, entropy), digestmod=hashlib.sha256)
     return _faces_from(
         keyed, _prefix(roll.step, orders_digest, roll.label), roll.sides, roll.count, roll.counter
     )
 
 
-def _verified_next(seed: bytes, orders_digest: str, roll: Roll) -> int | None:
+def _verified_next(seed: bytes, orders_digest: str, roll: Roll, entropy: str | None) -> int | None:
     """The label's next counter if the roll checks out, else None."""
-    derived = _rederive(seed, orders_digest, roll)
+    derived = _rederive(seed, orders_digest, roll, entropy)
     if derived is None or derived[0] != roll.faces:
         return None
     return derived[1] if roll.total == sum(roll.faces) + sum(roll.modifiers.values()) else None
 
 
-def verify_roll(seed: bytes, orders_digest: str, roll: Roll) -> bool:
+def verify_roll(seed: bytes, orders_digest: str, roll: Roll, entropy: str | None = None) -> bool:
     """True if the roll's faces come from the seed and its total adds up."""
-    return _verified_next(seed, orders_digest, roll) is not None
+    return _verified_next(seed, orders_digest, roll, entropy) is not None
 
 
-def verify_log(seed: bytes, orders_digest: str, rolls: Iterable[Roll]) -> int | None:
+def verify_log(
+    seed: bytes, orders_digest: str, rolls: Iterable[Roll], entropy: str | None = None
+) -> int | None:
     """Index of the first bad roll of one step's log, or None if all is well.
 
     Besides each roll alone this checks that every label's rolls are
@@ -338,7 +382,7 @@ def verify_log(seed: bytes, orders_digest: str, rolls: Iterable[Roll]) -> int | 
     """
     expected: dict[str, int] = {}
     for index, roll in enumerate(rolls):
-        following = _verified_next(seed, orders_digest, roll)
+        following = _verified_next(seed, orders_digest, roll, entropy)
         if following is None or roll.counter != expected.get(roll.label, 0):
             return index
         expected[roll.label] = following

@@ -98,6 +98,13 @@ class Step:
 
     ``key`` is unique within a game (it names the dice stream, e.g. ``"T3.orders"``);
     ``duration`` overrides the game's deadline rule for short sub-steps.
+
+    ``quiet`` marks a step the moderator may play at once on every owing seat's
+    ``default_orders`` (its standing orders), without a letter, when the game's
+    quiet-hours option allows (``core.lifecycle.play_quietly``): the game says
+    that no seat holds anything new to react to and that the defaults cover the
+    step. Judge it from facts EVERY seat knows (the clock, public events): which
+    steps get letters is seen by every seat, so a private fact behind it leaks.
     """
 
     key: str
@@ -107,6 +114,7 @@ class Step:
     title: str
     duration: timedelta | None = None
     seal_labels: tuple[str, ...] = ()
+    quiet: bool = False
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,28 @@ master, when the result could be wrong through no player's fault:
 * reading the mailbox failed recently (letters may be missing);
 * more than ``max_missed_share`` of the owing seats sent nothing (seats on an
   announced vacation are not counted as missing).
+
+Quiet steps. A game may mark a step ``quiet`` (``core.game.Step``): nobody
+holds anything new to react to and every owing seat's standing orders
+(``default_orders``) cover it. Unless the game's ``quiet_hours`` option is
+off, :func:`play_quietly` lets the moderator resolve such a step at once, with
+no deadline, no letters and no misses counted, and go on to the next; the
+reports of every step so played go out together with the first step that is
+not quiet. ``quiet_max`` caps how many steps in a row are played so (a seat
+then gets a letter at least that often), so a run ends when the game says a
+step is not quiet, at the cap, or at the end of the game.
+
+Why the game must judge ``quiet`` from facts every seat knows: the steps that
+bring letters are the same for every seat, so if one side's private news (a
+sighting, planes aloft, a plot run out) woke everybody, the other side would
+learn from the mere arrival of a letter that something it has not observed
+happened. Letting only the side with news get a letter is no better: the
+others' next letter would then wait for that side's mail round, and the
+delay tells the same story. The conservative rule, then: a step is quiet by
+the public record alone (in Flat Top the clock: a night hour after a night
+hour), and a side's private situation is handled by its standing orders,
+reported in the combined letter. The option and the cap are settings every
+seat is told, so they reveal nothing either.
 """
 
 from __future__ import annotations
@@ -32,6 +54,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Any
 
 from mailbot.core import deadlines
 
@@ -234,3 +257,38 @@ def count_misses(
 def _seat(seats: Mapping[str, SeatFacts], name: str) -> SeatFacts:
     # A seat the store no longer has (never in practice) counts as silent and present.
     return seats.get(name, SeatFacts(name))
+
+
+#: how many quiet steps in a row are played without a letter when the game does not say
+QUIET_MAX = 6
+_YES = frozenset({"1", "true", "yes", "on"})
+_NO = frozenset({"0", "false", "no", "off"})
+
+
+@dataclass(frozen=True)
+class Quiet:
+    """The quiet-hours settings of a game: on by default, at most ``limit`` steps in a row."""
+
+    enabled: bool = True
+    limit: int = QUIET_MAX
+
+
+def quiet_settings(options: Mapping[str, Any]) -> Quiet:
+    """Read ``quiet_hours`` (on/off) and ``quiet_max`` (steps in a row) from a game's options.
+
+    A value that cannot be read keeps the default rather than stopping a running game.
+    """
+    raw = options.get("quiet_hours", True)
+    text = str(raw).strip().lower()
+    enabled = raw if isinstance(raw, bool) else text not in _NO if text in _YES | _NO else True
+    limit = options.get("quiet_max", QUIET_MAX)
+    if isinstance(limit, str) and limit.strip().isdigit():
+        limit = int(limit)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        limit = QUIET_MAX
+    return Quiet(enabled, limit)
+
+
+def play_quietly(step_quiet: bool, played: int, quiet: Quiet) -> bool:
+    """Whether to play the next step at once without letters, ``played`` quiet steps into the run."""
+    return quiet.enabled and step_quiet and played < quiet.limit

@@ -14,6 +14,7 @@ import email
 import email.policy
 import re
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
 from email.message import EmailMessage
@@ -33,7 +34,7 @@ from mailbot.services.archive import export
 from mailbot.services.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store import repo
-from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
+from mailbot.store.game_tables import Game, GameStatus, Report, StepRow, StepState
 from mailbot.store.models import Inbound, Outbound
 
 BOT = "mailbot@demo.localhost"
@@ -211,6 +212,24 @@ def _seat_names(bot: Bot, game_id: int) -> list[str]:
         return [seat.name for seat in bot.games.seats(session, game_id)]
 
 
+def _quiet(bot: Bot, game_id: int) -> str:
+    """ ", N hours without a letter (M reports to each seat)" when steps were played quietly, else ""."""
+    with Session(bot.engine) as session:
+        steps = session.exec(
+            select(StepRow).where(StepRow.game_id == game_id, StepRow.state == StepState.RESOLVED)
+        )
+        played = {step.key for step in steps if step.turn > 0}
+        reports = session.exec(select(Report).where(Report.game_id == game_id))
+        reported, per_seat = set(), Counter[str]()
+        for report in reports:
+            reported.add(report.step_key)
+            per_seat[report.seat] += 1
+    quiet = len(played - reported)
+    if not quiet:
+        return ""
+    return f", {quiet} hours without a letter ({max(per_seat.values(), default=0)} reports to each seat)"
+
+
 def _counts(bot: Bot, game_id: int) -> tuple[int, int, int, str]:
     with Session(bot.engine) as session:
         inbound = sum(repo.count_by_state(session, Inbound).values())
@@ -244,8 +263,11 @@ async def run_demo(game: str = "duel", archive: Path | None = None, workdir: Pat
             stop.set()
             await running
     mails_in, replies_out, turns, status = _counts(bot, game_id)
+    quiet = _quiet(bot, game_id)
     if archive is not None:
         with Session(bot.engine) as session:
             export(session, game_id, archive)
     bot.engine.dispose()
-    return f"demo: {mails_in} mails in, {replies_out} replies out, {turns} turns, game {game_id} {status}"
+    return (
+        f"demo: {mails_in} mails in, {replies_out} replies out, {turns} turns{quiet}, game {game_id} {status}"
+    )

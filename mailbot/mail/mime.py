@@ -92,6 +92,21 @@ def parse_letter(raw: bytes, *, max_bytes: int = 256_000, max_text_chars: int = 
     )
 
 
+def letter_texts(raw: bytes) -> tuple[str, ...]:
+    """Every readable version of a letter's text: the text/plain part and the HTML part converted.
+
+    A mail client may quote either, so both are what a reply can hold a copy of.
+    """
+    msg = _parse(raw, headers_only=False)
+    texts = []
+    for subtype in ("plain", "html"):
+        part = _find_body(msg, subtype)
+        if part is not None:
+            text = _part_text(part)
+            texts.append(_clean(_html_to_text(text) if subtype == "html" else text))
+    return tuple(texts)
+
+
 # --- parsing and headers ---------------------------------------------------------------
 
 

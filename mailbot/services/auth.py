@@ -2,8 +2,10 @@
 """Who is writing: a letter counts for a seat only from its address, with its secret.
 
 The secret travels in the subject tag ``[DU-3 k7Q2]`` (replies keep it) or a
-``SECRET`` line; where a game requires it, the sender's domain must also pass
-DKIM according to our own receiving server. A letter that fails is refused to
+``SECRET`` line; a reply to a letter the bot sent to the same address counts
+too, since that letter's Message-ID (122 random bits, ``app.new_message_id``)
+went only to that address, like the secret. Where a game requires it, the
+sender's domain must also pass DKIM according to our own receiving server. A letter that fails is refused to
 the *registered* address, without any game content; a stranger gets the plain
 help and learns nothing about any game.
 """
@@ -12,15 +14,17 @@ from __future__ import annotations
 
 import hmac
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlmodel import Session, select
 
-from mailbot.services.games import Games
+from mailbot.services.games import Games, tag
 from mailbot.services.inbound import Context, Reply
 from mailbot.services.letters import Letter, Postman
+from mailbot.services.outbox import Thread
+from mailbot.services.thread import Answered
 from mailbot.store.game_tables import Game, Seat, row_id
 
 TAG = re.compile(r"\[([A-Za-z]{2})-(\d+)\s+([A-Za-z0-9]+)(?:\s+[^\]]*)?\]")
@@ -55,16 +59,27 @@ class Gatekeeper:
     def identify(self, ctx: Context, reply: Reply) -> Who | None:
         """The authenticated writer, or None (refusals are written as a side effect, once)."""
         if "who" not in ctx.extra:
-            ctx.extra["who"] = self._identify(ctx, reply)
-        who: Who | None = ctx.extra["who"]
-        return who
+            who = self._identify(ctx, reply)
+            ctx.extra["who"] = who
+            if who is not None:  # the reply keeps the tag and is known by its thread
+                secret = who.seat.secret if who.seat is not None else "GM"
+                ctx.extra["tag"] = f"[{tag(who.game)} {secret}]"
+                ctx.extra["thread"] = Thread(row_id(who.game), who.seat.name if who.seat else "")
+        found: Who | None = ctx.extra["who"]
+        return found
 
     def _identify(self, ctx: Context, reply: Reply) -> Who | None:
         game_id, secret = self._credentials(ctx)
         sender = ctx.letter.sender.lower()
-        game = ctx.session.get(Game, game_id) if game_id is not None else self._only_game(ctx.session, sender)
+        game = ctx.session.get(Game, game_id) if game_id is not None else None
+        if not self._holds_secret(ctx.session, game, secret):
+            threaded = self._from_thread(ctx, reply, game_id)
+            if not isinstance(threaded, bool):
+                return threaded
+        if game is None and game_id is None:
+            game = self._only_game(ctx.session, sender)
         if game is None:
-            return self._stranger(reply)
+            return self._stranger(reply, self._games_of(ctx.session, sender))
         if same_secret(secret, game.gm_secret):
             if sender == game.gm_address.lower():
                 return Who(game, None, gm=True)
@@ -82,12 +97,47 @@ class Gatekeeper:
             return self._refuse(ctx, reply, game, own.address, why)
         if seat.address != sender:
             return self._refuse(ctx, reply, game, seat.address, "it came from another address than yours")
+        return self._seated(ctx, reply, game, seat)
+
+    def _seated(self, ctx: Context, reply: Reply, game: Game, seat: Seat) -> Who | None:
+        """The last checks for a letter from the seat's address: DKIM where required; then log it."""
         if game.require_dkim and not dkim_passed(
-            ctx.letter.headers.get("Authentication-Results", ""), sender, self.authserv_id
+            ctx.letter.headers.get("Authentication-Results", ""), seat.address, self.authserv_id
         ):
             return self._refuse(ctx, reply, game, seat.address, "its DKIM signature did not verify")
         self.games.note(ctx.session, game, "letter", {"seat": seat.name, "message": self._fingerprint(ctx)})
         return Who(game, seat)
+
+    def _holds_secret(self, session: Session, game: Game | None, secret: str) -> bool:
+        if game is None or not secret:
+            return False
+        if same_secret(secret, game.gm_secret):
+            return True
+        return any(same_secret(secret, s.secret) for s in Games.seats(session, self._gid(game)))
+
+    def _from_thread(self, ctx: Context, reply: Reply, game_id: int | None) -> Who | bool | None:
+        """The writer known by the thread: a reply to a letter the bot sent to this very address.
+
+        The letter's Message-ID went only to the seat's (or the GM's) address, so a reply
+        naming it from that address counts like the secret (DKIM still applies where
+        required). False when the thread names nobody.
+        """
+        sender = ctx.letter.sender.lower()
+        answered: Sequence[Answered] = ctx.extra.get("answered", ())
+        for item in answered:
+            if item.game_id is None or item.recipient.lower() != sender:
+                continue
+            if game_id is not None and item.game_id != game_id:
+                continue
+            game = ctx.session.get(Game, item.game_id)
+            if game is None:
+                continue
+            if not item.seat and game.gm_address.lower() == sender:
+                return Who(game, None, gm=True)
+            seat = Games.seat(ctx.session, item.game_id, item.seat) if item.seat else None
+            if seat is not None and seat.address == sender:
+                return self._seated(ctx, reply, game, seat)
+        return False
 
     @staticmethod
     def _fingerprint(ctx: Context) -> str:
@@ -98,7 +148,8 @@ class Gatekeeper:
     def _credentials(ctx: Context) -> tuple[int | None, str]:
         found = TAG.search(ctx.letter.subject)
         if found:
-            return int(found.group(2)), found.group(3)
+            # "[DU-3 GM]" of a GM notice names the game, not a secret: the thread tells who.
+            return int(found.group(2)), "" if found.group(3) == "GM" else found.group(3)
         commands = {c.name: c.args for c in ctx.reading.commands}
         secret = commands.get("SECRET", ("",))[0] if commands.get("SECRET") else ""
         game = commands.get("GAME", ())
@@ -111,7 +162,21 @@ class Gatekeeper:
         games = {s.game_id for s in seats}
         return session.get(Game, games.pop()) if len(games) == 1 else None
 
-    def _stranger(self, reply: Reply) -> Who | None:
+    @staticmethod
+    def _games_of(session: Session, sender: str) -> int:
+        return len({s.game_id for s in session.exec(select(Seat).where(Seat.address == sender)).all()})
+
+    def _stranger(self, reply: Reply, games: int = 0) -> Who | None:
+        if games > 1:  # told only to this address: its owner may know that it plays here
+            reply.section(
+                "Which game is this letter for?",
+                [
+                    "This address plays in more than one game here, and the letter did not say which.",
+                    "Reply to one of the moderator's letters of that game, keep its [tag] in the",
+                    "subject, or add the lines GAME <number> and SECRET <your secret>.",
+                ],
+            )
+            return None
         reply.section(
             "You are not playing in a game here",
             [

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines, lifecycle
-from mailbot.core.dice import DiceStream, commitment, order_digest
+from mailbot.core.chain import roll_log, salted, step_salt
+from mailbot.core.dice import MAX_NONCE, DiceStream, commitment, order_digest, player_entropy
 from mailbot.core.game import Setup, Step
 from mailbot.errors import ConfigError
 from mailbot.games.registry import AnyGame, find_game
@@ -25,6 +26,7 @@ from mailbot.services import chainlog
 from mailbot.services.gamedata import load_game_data
 from mailbot.services.letters import Letter, Postman
 from mailbot.store.game_tables import (
+    ChainRow,
     Game,
     GameStatus,
     OrderSet,
@@ -45,6 +47,36 @@ TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no
 
 def new_token(length: int = 6) -> str:
     return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(length))
+
+
+def new_salt() -> str:
+    """32 random bytes as hex: the salt of one piece of hidden content's chain commitment."""
+    return secrets.token_hex(32)
+
+
+def resolved_payload(
+    step: StepRow,
+    digest: str,
+    rolls: Sequence[Mapping[str, Any]],
+    entropy: tuple[str, int],
+    defaulted: Sequence[str],
+) -> dict[str, Any]:
+    """The "step-resolved" chain entry: the orders digest and roll log salted with the step's seed.
+
+    Unsalted, a player who knows his own orders could test guesses about the other side's
+    against the digest; the salt opens with the seed, when the orders may be known. Not
+    even the number of rolls is given in the clear: it can depend on hidden orders.
+    """
+    salt = step_salt(bytes.fromhex(step.seed), step.key)
+    return {
+        "step": step.key,
+        "attempt": step.attempt,
+        "orders": salted(digest, salt),
+        "roll_log": salted(roll_log(rolls), salt),
+        "entropy": entropy[0],
+        "contributions": entropy[1],
+        "defaulted": list(defaulted),
+    }
 
 
 @dataclass(frozen=True)
@@ -127,14 +159,8 @@ class Games:
             raise ConfigError(f"deadline {setup.deadline!r}: {spec.reason}")
         if not deadlines.valid_zone(setup.timezone):
             raise ConfigError(f"unknown time zone {setup.timezone!r}")
-        data = load_game_data(plugin.name)
-        seats = plugin.seats(setup.scenario, data)
+        seats = plugin.seats(setup.scenario, load_game_data(plugin.name))
         now = self.clock()
-        # The set-up rolls (initial wind, first deal...) get a stream of their own, kept as
-        # step "setup" so that the opening position can be verified like every other step.
-        seed = self.draw_seed()
-        dice = DiceStream(seed, order_digest({}), "setup")
-        state = plugin.new_game(Setup(setup.scenario, seats, dict(setup.options), data), dice=dice)
         game = Game(
             plugin=plugin.name,
             scenario=setup.scenario,
@@ -150,7 +176,7 @@ class Games:
             anonymous_press=setup.anonymous_press,
             reveal_at_end=plugin.hidden_information,
             options=dict(setup.options),
-            state=plugin.dump(state),
+            state={},  # set up when every seat has joined (start)
             created_at=now,
         )
         session.add(game)
@@ -165,29 +191,62 @@ class Games:
                     invite_code=new_token(8),
                 )
             )
-        self._setup_step(session, game, seed, dice, now)
         chainlog.append(session, self._id(game), "game-created", self._created_payload(game, seats), now)
+        self._setup_step(session, game, seats, now)
         return game
 
-    def _setup_step(self, session: Session, game: Game, seed: bytes, dice: DiceStream, now: datetime) -> None:
+    def _setup_step(self, session: Session, game: Game, seats: Sequence[str], now: datetime) -> None:
+        """The set-up rolls (initial wind, first deal...) as a step of their own.
+
+        Its seed is committed now, the commitment goes out with every welcome letter, and
+        the rolls are made only when every seat has joined (``start``), keyed with the
+        entropy of the JOIN letters: the GM can neither re-create a game until he likes
+        its set-up without the players seeing it, nor predict the set-up dice.
+        """
+        seed = self.draw_seed()
         row = StepRow(
             game_id=self._id(game),
             key="setup",
             turn=0,
             kind="setup",
             title="set-up",
-            state=StepState.RESOLVED,
+            owing=sorted(seats),
             opened_at=now,
             deadline_at=now,
-            closed_at=now,
             seed=seed.hex(),
             commitment=commitment(seed),
-            orders_digest=order_digest({}),
         )
         session.add(row)
         session.flush()
-        for position, roll in enumerate(dice.log):
-            session.add(RollRow(step_id=row_id(row), position=position, data=roll.as_dict()))
+        payload = {"step": row.key, "attempt": row.attempt, "commitment": row.commitment, "owing": row.owing}
+        chainlog.append(session, self._id(game), "step-opened", payload, now)
+
+    @staticmethod
+    def setup_step(session: Session, game_id: int) -> StepRow | None:
+        query = select(StepRow).where(StepRow.game_id == game_id, StepRow.key == "setup")
+        return session.exec(query.order_by(col(StepRow.id).desc())).first()
+
+    def _set_up(self, session: Session, game: Game) -> None:
+        """Roll the set-up with its committed seed and the joining players' entropy."""
+        row = self.setup_step(session, self._id(game))
+        if row is None or row.state is not StepState.OPEN:
+            return
+        plugin, data, now = self.plugin(game), load_game_data(game.plugin), self.clock()
+        entropy = self.step_entropy(session, row)
+        dice = DiceStream(bytes.fromhex(row.seed), order_digest({}), row.key, entropy[0])
+        seats = plugin.seats(game.scenario, data)
+        game.state = plugin.dump(
+            plugin.new_game(Setup(game.scenario, seats, dict(game.options), data), dice=dice)
+        )
+        session.add(game)
+        rolls = [roll.as_dict() for roll in dice.log]
+        for position, roll in enumerate(rolls):
+            session.add(RollRow(step_id=row_id(row), position=position, data=roll))
+        row.state, row.closed_at, row.orders_digest = StepState.RESOLVED, now, order_digest({})
+        row.revealed = not game.reveal_at_end
+        session.add(row)
+        payload = resolved_payload(row, row.orders_digest, rolls, entropy, [])
+        chainlog.append(session, self._id(game), "step-resolved", payload, now)
 
     @staticmethod
     def _created_payload(game: Game, seats: Sequence[str]) -> dict[str, Any]:
@@ -205,13 +264,27 @@ class Games:
             raise ConfigError("game has no id yet")
         return game.id
 
-    def take_seat(self, session: Session, game: Game, seat: Seat, address: str) -> None:
-        """Bind an address to a seat (GM invite or JOIN by mail) and send the welcome letter."""
+    def take_seat(
+        self,
+        session: Session,
+        game: Game,
+        seat: Seat,
+        address: str,
+        *,
+        contribution: tuple[str, str] | None = None,
+    ) -> None:
+        """Bind an address to a seat (GM invite or JOIN by mail) and send the welcome letter.
+
+        ``contribution`` is the JOIN letter's (Message-ID, nonce): entropy for the set-up dice.
+        """
         now = self.clock()
         seat.address = address.lower()
         seat.status = SeatStatus.ACTIVE
         session.add(seat)
         chainlog.append(session, self._id(game), "seat-taken", {"seat": seat.name}, now)
+        setup = self.setup_step(session, self._id(game))
+        if contribution is not None and setup is not None and setup.state is StepState.OPEN:
+            self.note_entropy(session, game, setup, seat.name, contribution)
         self._welcome(session, game, seat, now)
         seats = self.seats(session, self._id(game))
         if game.status is GameStatus.SETUP and all(s.status is SeatStatus.ACTIVE for s in seats):
@@ -229,9 +302,21 @@ class Games:
                 f"and carry the secret: keep [{tag(game)} {seat.secret}] in the subject (replying to",
                 f"this letter does that), or write a line SECRET {seat.secret} in the body.",
                 f"Deadlines: {self.describe_deadline(game)} ({game.timezone}).",
+                *self._setup_lines(session, game),
             ],
         )
         self.postman.post(session, letter, kind="welcome", now=now)
+
+    def _setup_lines(self, session: Session, game: Game) -> list[str]:
+        setup = self.setup_step(session, self._id(game))
+        if setup is None or setup.state is not StepState.OPEN:
+            return []
+        return [
+            "",
+            f"Set-up dice commitment (SHA-256 of the seed): {setup.commitment}",
+            "The set-up is rolled when every seat has joined, mixed with the JOIN letters'",
+            "Message-IDs and NONCE lines; the seed is revealed with the results.",
+        ]
 
     def resend_reports(self, session: Session, game: Game, seat: Seat, turn: int | None = None) -> int:
         """Send a seat's own past reports again, as they were written (HISTORY, substitutes)."""
@@ -241,7 +326,9 @@ class Games:
         reports = session.exec(query.order_by(col(Report.id))).all()
         for report in reports:
             title = untagged(report.subject)
-            letter = Letter(seat.address, f"[history] {title}").section(title, report.text.splitlines())
+            # The tag stays (issue 13): a reply to a HISTORY letter is known like any other.
+            subject = f"[{tag(game)} {seat.secret}] History: {title}"
+            letter = Letter(seat.address, subject).section(title, report.text.splitlines())
             self.postman.post(session, letter, kind="history", now=self.clock())
         return len(reports)
 
@@ -260,10 +347,21 @@ class Games:
         *,
         replaced: bool,
         log: bool = True,
+        salt: str = "",
     ) -> None:
-        """Log accepted orders; once every owing seat has sent, early processing may start."""
+        """Log accepted orders; once every owing seat has sent, early processing may start.
+
+        The chain holds the seat's order digest salted with the order set's own ``salt``
+        (revealed with the orders in the archive), never the bare digest.
+        """
         if log:
-            payload = {"step": step.key, "seat": seat, "digest": order_digest({seat: list(lines)})}
+            digest = order_digest({seat: list(lines)})
+            payload = {
+                "step": step.key,
+                "attempt": step.attempt,
+                "seat": seat,
+                "commitment": salted(digest, bytes.fromhex(salt)),
+            }
             self.note(session, game, "orders-replaced" if replaced else "orders", payload)
         session.flush()
         held = self.current_orders(session, row_id(step))
@@ -273,9 +371,35 @@ class Games:
         step.early_at = lifecycle.early_from(opened, sent, early, self.clock()) or step.early_at
         session.add(step)
 
+    def note_entropy(
+        self, session: Session, game: Game, step: StepRow, seat: str, contribution: tuple[str, str]
+    ) -> None:
+        """Log one accepted letter's (Message-ID, nonce) for the step's dice (``mailbot.core.dice``)."""
+        message_id, nonce = contribution
+        payload = {
+            "step": step.key,
+            "attempt": step.attempt,
+            "seat": seat,
+            "message_id": message_id,
+            "nonce": " ".join(nonce.split())[:MAX_NONCE],
+        }
+        self.note(session, game, "entropy", payload)
+
+    @staticmethod
+    def step_entropy(session: Session, step: StepRow) -> tuple[str, int]:
+        """The mixed player entropy of one step attempt and how many letters contributed."""
+        query = select(ChainRow).where(ChainRow.game_id == step.game_id, ChainRow.kind == "entropy")
+        found = [
+            (str(p["seat"]), str(p["message_id"]), str(p["nonce"]))
+            for p in (row.payload for row in session.exec(query.order_by(col(ChainRow.position))))
+            if p.get("step") == step.key and p.get("attempt") == step.attempt
+        ]
+        return player_entropy(found), len(found)
+
     # -- steps -------------------------------------------------------------------
 
     def start(self, session: Session, game: Game) -> None:
+        self._set_up(session, game)
         game.status = GameStatus.RUNNING
         session.add(game)
         chainlog.append(session, self._id(game), "game-started", {}, self.clock())
@@ -308,7 +432,52 @@ class Games:
         session.flush()
         payload = {"step": row.key, "attempt": row.attempt, "commitment": row.commitment, "owing": row.owing}
         chainlog.append(session, self._id(game), "step-opened", payload, now)
+        if row.kind == "sealed" and row.attempt > 1:
+            self._carry_sealed(session, game, row)
         return row
+
+    @staticmethod
+    def opened_before(session: Session, step: StepRow) -> StepRow | None:
+        """The first earlier attempt of a sealed step whose values were opened (it was resolved)."""
+        query = select(StepRow).where(
+            StepRow.game_id == step.game_id,
+            StepRow.key == step.key,
+            StepRow.attempt < step.attempt,
+            col(StepRow.closed_at).is_not(None),
+        )
+        return session.exec(query.order_by(col(StepRow.attempt))).first()
+
+    def _carry_sealed(self, session: Session, game: Game, row: StepRow) -> None:
+        """A sealed step opened again after a rollback: the values as they were opened stand.
+
+        Everyone has seen them, so sealing anew would let a seat answer the other's value;
+        SEAL is refused in this attempt (``Sealing``) and the opened values are used.
+        """
+        earlier = self.opened_before(session, row)
+        if earlier is None:
+            return
+        receipts: dict[str, dict[str, str]] = {}
+        for held in self.current_orders(session, row_id(earlier)).values():
+            if held.defaulted or held.seat not in row.owing:
+                continue
+            session.add(
+                OrderSet(
+                    step_id=row_id(row),
+                    seat=held.seat,
+                    lines=list(held.lines),
+                    sealed=dict(held.sealed),
+                    inbound_id=held.inbound_id,
+                    received_at=held.received_at,
+                )
+            )
+            receipts[held.seat] = {label: item["receipt"] for label, item in held.sealed.items()}
+        payload = {
+            "step": row.key,
+            "attempt": row.attempt,
+            "from_attempt": earlier.attempt,
+            "receipts": receipts,
+        }
+        chainlog.append(session, self._id(game), "sealed-carried", payload, self.clock())
 
     def _next_attempt(self, session: Session, game: Game, key: str) -> int:
         query = select(StepRow).where(StepRow.game_id == game.id, StepRow.key == key)

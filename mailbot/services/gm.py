@@ -7,6 +7,7 @@ announced to the players.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -14,9 +15,11 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines
+from mailbot.core.chain import salted
 from mailbot.core.commands import Command, CommandSpec
+from mailbot.core.dice import order_digest
 from mailbot.services.auth import Gatekeeper
-from mailbot.services.games import Games
+from mailbot.services.games import Games, new_salt
 from mailbot.services.inbound import Context, Handler, Reply
 from mailbot.services.letters import Postman
 from mailbot.services.turns import Turns
@@ -27,7 +30,9 @@ GM_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("RESUME", "RESUME [reason]", "GM: go on after a pause"),
     CommandSpec("EXTEND", "EXTEND <step> <duration> [reason]", "GM: move the open step's deadline"),
     CommandSpec("FORCE", "FORCE [reason]", "GM: process the open step now"),
-    CommandSpec("PREVIEW", "PREVIEW", "GM: resolve a copy of the open step; the result goes to the GM only"),
+    CommandSpec(
+        "PREVIEW", "PREVIEW", "GM: resolve a copy of the open step with throwaway dice; to the GM only"
+    ),
     CommandSpec("ROLLBACK", "ROLLBACK <step> [reason]", "GM: restore the state before a step and reopen it"),
     CommandSpec("REPLACE", "REPLACE <seat> <address> [reason]", "GM: hand a seat to a new player"),
     CommandSpec("EJECT", "EJECT <seat> [reason]", "GM: remove a player; the seat plays defaults"),
@@ -123,9 +128,23 @@ class GmActions:
         return f"{step.key} processed"
 
     def preview(self, session: Session, game: Game) -> list[str]:
+        """Resolve a copy of the open step with a throwaway seed: never the real dice.
+
+        The step's own seed would show the GM the real rolls before the step is processed;
+        a sealed step is not resolved at all, because its values are still sealed.
+        """
         step = self._open(session, game)
-        result = self.turns.compute(session, game, step)
-        lines = [f"Preview of {step.title} (nothing was changed, nobody else was told):"]
+        if step.kind == "sealed":
+            held = Games.current_orders(session, row_id(step))
+            return [
+                f"Preview of {step.title}: not resolved, its values are sealed until the opening.",
+                f"  Sealed so far: {', '.join(sorted(held)) or 'nobody'}; owing: {', '.join(step.owing)}.",
+            ]
+        result = self.turns.compute(session, game, step, seed=secrets.token_bytes(32))
+        lines = [
+            f"Preview of {step.title} (nothing was changed, nobody else was told).",
+            "The dice are a throwaway seed's, not the step's own: the real rolls will differ.",
+        ]
         lines += [
             f"  {seat}: {'; '.join(orders)}" + (" (default)" if seat in result.defaulted else "")
             for seat, orders in result.orders.items()
@@ -145,14 +164,23 @@ class GmActions:
             None,
         )
         session.add(game)
+        # open_next draws a fresh seed: the old one may be in the players' hands (open games
+        # mail it with the results), and with it they could word their orders to suit the dice.
         reopened = self.games.open_next(session, game)
         if reopened is None:
             raise GmError("the plugin opened no step after the rollback")
-        reopened.seed, reopened.commitment = target.seed, target.commitment  # same dice as before
-        session.add(reopened)
-        self._copy_orders(session, target, reopened)
+        if reopened.kind == "sealed":  # open_next carried the opened values: they stand
+            first = "its sealed values stand as they were opened; no SEAL is taken again."
+        else:
+            self._copy_orders(session, game, target, reopened)
+            first = "orders sent for it stand; you may replace them."
         when = deadlines.local_time(reopened.deadline_at, game.timezone)
-        lines = [f"{target.title} is open again; orders sent for it stand.", f"Its deadline is {when}."]
+        lines = [
+            f"{target.title} is open again; {first}",
+            f"Its deadline is {when}.",
+            f"New dice commitment (a fresh seed): {reopened.commitment}",
+            "A letter with a NONCE line adds your own randomness to the new dice.",
+        ]
         self._log(session, game, "rollback", reason, lines, moved=reopened)
         return f"{target.key} reopened"
 
@@ -172,10 +200,11 @@ class GmActions:
         query = select(StepRow).where(StepRow.game_id == game.id, col(StepRow.id) >= target.id)
         return [s for s in session.exec(query) if s.state is not StepState.ROLLED_BACK]
 
-    @staticmethod
-    def _copy_orders(session: Session, source: StepRow, target: StepRow) -> None:
+    def _copy_orders(self, session: Session, game: Game, source: StepRow, target: StepRow) -> None:
+        """The orders of the rolled-back attempt stand in the new one, each logged with a new salt."""
         for row in Games.current_orders(session, row_id(source)).values():
             if not row.defaulted:
+                salt = new_salt()
                 session.add(
                     OrderSet(
                         step_id=row_id(target),
@@ -184,8 +213,17 @@ class GmActions:
                         sealed=dict(row.sealed),
                         inbound_id=row.inbound_id,
                         received_at=row.received_at,
+                        salt=salt,
                     )
                 )
+                digest = order_digest({row.seat: list(row.lines)})
+                payload = {
+                    "step": target.key,
+                    "attempt": target.attempt,
+                    "seat": row.seat,
+                    "commitment": salted(digest, bytes.fromhex(salt)),
+                }
+                self.games.note(session, game, "orders-carried", payload)
 
     def replace(self, session: Session, game: Game, seat_name: str, address: str, reason: str) -> str:
         seat = self._seat(session, game, seat_name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -22,8 +22,10 @@ from mailbot.core.commands import BASIC_COMMANDS, Command, CommandSpec, Reading,
 from mailbot.core.letter import Letter
 from mailbot.mail.compose import Outgoing, reply_subject
 from mailbot.mail.mime import parse_letter
+from mailbot.mail.quoting import split_reply
 from mailbot.render.templates import Renderer
-from mailbot.services.outbox import enqueue
+from mailbot.services import thread
+from mailbot.services.outbox import Thread, enqueue
 from mailbot.store import repo
 from mailbot.store.models import Inbound, InboundState, Outbound
 
@@ -41,18 +43,58 @@ class Identity:
     max_text_chars: int = 64_000
 
 
+# A reply stays small whatever the letter was: its size grows at most linearly with the
+# letter and is capped (a 6,000-line letter once produced a 265 MB reply).
+MAX_PROBLEMS = 40  # problems quoted; the rest are counted
+MAX_SECTION_LINES = 120
+MAX_LINE_CHARS = 200
+MAX_REASON_CHARS = 300
+MAX_LINE_NUMBERS = 8  # numbers shown for one problem repeated on many lines
+
+
+def _cut(text: str, limit: int = MAX_LINE_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 @dataclass
 class Reply:
-    """A reply being assembled: titled sections of lines, and quoted problems."""
+    """A reply being assembled: titled sections of lines, and quoted problems, both bounded.
+
+    The same problem on many lines is quoted once with its line numbers; past
+    ``MAX_PROBLEMS`` problems are only counted ("and K more").
+    """
 
     sections: list[dict[str, Any]] = field(default_factory=list)
     problems: list[dict[str, Any]] = field(default_factory=list)
+    more_problems: int = 0
+    _seen: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict, repr=False)
 
     def section(self, title: str, lines: Sequence[str]) -> None:
-        self.sections.append({"title": title, "lines": list(lines)})
+        shown = [_cut(line) for line in lines[:MAX_SECTION_LINES]]
+        if len(lines) > MAX_SECTION_LINES:
+            shown.append(f"... and {len(lines) - MAX_SECTION_LINES} more lines")
+        self.sections.append({"title": _cut(title), "lines": shown})
 
     def problem(self, line: int, text: str, reason: str) -> None:
-        self.problems.append({"line": line, "text": text, "reason": reason})
+        entry = self._seen.get((text, reason))
+        if entry is not None:
+            if len(entry["numbers"]) < MAX_LINE_NUMBERS:
+                entry["numbers"].append(line)
+            entry["count"] += 1
+            entry["line"] = _line_numbers(entry["numbers"], entry["count"])
+            return
+        if len(self.problems) >= MAX_PROBLEMS:
+            self.more_problems += 1
+            return
+        entry = {"line": _line_numbers([line], 1), "numbers": [line], "count": 1}
+        entry |= {"text": _cut(text), "reason": _cut(reason, MAX_REASON_CHARS)}
+        self._seen[(text, reason)] = entry
+        self.problems.append(entry)
+
+
+def _line_numbers(numbers: Sequence[int], count: int) -> str:
+    shown = ", ".join("subject" if n == 0 else str(n) for n in numbers)
+    return shown + (f" (and {count - len(numbers)} more)" if count > len(numbers) else "")
 
 
 @dataclass
@@ -138,7 +180,7 @@ class InboundProcessor:
             log.info("letter %s ignored: %s", row.id, reason, extra={"inbound": row.id, "outcome": "ignored"})
             return
         reply, context = (self._too_large(), None) if letter.too_large else self._answer(session, letter, row)
-        self._send_reply(session, letter, row, reply)
+        self._send_reply(session, letter, row, reply, context)
         row.state = InboundState.PROCESSED
         self._log_handled(session, row, reply, context)
 
@@ -186,9 +228,16 @@ class InboundProcessor:
         self.handlers.update(handlers)
 
     def _answer(self, session: Session, letter: Letter, row: Inbound) -> tuple[Reply, Context]:
+        letters = thread.answered(session, letter)
+        template = None
+        if letters:  # a reply to the bot: its own letters are known, so quoted copies of them too
+            split = split_reply(letter.body_text, thread.known(letters))
+            letter, template = replace(letter, command_text=split.text), split.edited_template
         reading = read_commands(letter.subject, letter.command_text, self.specs)
+        if letters and "ORDERS" in self.specs:
+            reading = thread.as_orders(session, reading, letters, letter.sender, template)
         reply = Reply()
-        context = Context(letter, row, reading, session)
+        context = Context(letter, row, reading, session, {"answered": letters})
         for command in reading.commands:
             self.handlers[command.name](command, context, reply)
         self._unknown(reading, reply)
@@ -230,8 +279,15 @@ class InboundProcessor:
             ],
         )
 
-    def _send_reply(self, session: Session, letter: Letter, row: Inbound, reply: Reply) -> None:
+    def _send_reply(
+        self, session: Session, letter: Letter, row: Inbound, reply: Reply, context: Context | None
+    ) -> None:
         now = self.clock()
+        extra = context.extra if context is not None else {}
+        # The writer's game and seat, when known: the reply keeps the tag and is known by its thread.
+        known_thread = extra.get("thread") if isinstance(extra.get("thread"), Thread) else None
+        tag = str(extra.get("tag", ""))
+        subject = letter.subject if not tag or tag in letter.subject else f"{letter.subject} {tag}".strip()
         body = self.renderer.render(
             "common/reply",
             {"bot": self.identity.name, "sender_name": letter.sender_name, "reply": reply},
@@ -240,7 +296,7 @@ class InboundProcessor:
             sender=self.identity.address,
             sender_name=self.identity.name,
             recipient=letter.sender,
-            subject=reply_subject(letter.subject),
+            subject=reply_subject(subject),
             body=body,
             message_id=self.new_message_id(),
             date=now,
@@ -248,7 +304,7 @@ class InboundProcessor:
             references=letter.references,
             is_reply=True,
         )
-        enqueue(session, out, kind="reply", now=now, inbound_id=row.id)
+        enqueue(session, out, kind="reply", now=now, inbound_id=row.id, thread=known_thread)
 
 
 def _refused(session: Session, reply: Reply) -> bool:

@@ -3,18 +3,20 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from markupsafe import Markup
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from mailbot.mail.compose import Attachment, Outgoing
 from mailbot.render.templates import Rendered, Renderer
 from mailbot.services.inbound import Identity
-from mailbot.services.outbox import enqueue
+from mailbot.services.outbox import Thread, enqueue
+from mailbot.store.game_tables import Seat
 
 
 @dataclass
@@ -27,6 +29,7 @@ class Letter:
     body: Rendered | None = None  # a game's rendered report, placed before the sections
     attachments: list[Attachment] = field(default_factory=list)
     footer: list[str] = field(default_factory=list)
+    thread: Thread | None = None  # game, seat and step: a reply to the letter is known by them
 
     def section(self, title: str, lines: Sequence[str]) -> Letter:
         self.sections.append({"title": title, "lines": list(lines)})
@@ -58,7 +61,11 @@ class Postman:
         return self.renderer.render("common/letter", context)
 
     def post(self, session: Session, letter: Letter, *, kind: str, now: datetime) -> str:
-        """Queue the letter; returns its Message-ID."""
+        """Queue the letter; returns its Message-ID.
+
+        The outbound row keeps the letter's game and seat (given, or read from the
+        ``[DU-3 k7Q2]`` tag of its subject), so that a reply is known by its thread.
+        """
         out = Outgoing(
             sender=self.identity.address,
             sender_name=self.identity.name,
@@ -69,5 +76,20 @@ class Postman:
             date=now,
             attachments=tuple(letter.attachments),
         )
-        enqueue(session, out, kind=kind, now=now)
+        enqueue(session, out, kind=kind, now=now, thread=letter.thread or thread_of(session, letter.subject))
         return out.message_id
+
+
+_SUBJECT_TAG = re.compile(r"\[[A-Za-z]{2}-(\d+)\s+([A-Za-z0-9]+)\]")
+
+
+def thread_of(session: Session, subject: str) -> Thread | None:
+    """The game and seat a tagged subject names: ``[DU-3 k7Q2]`` a seat, ``[DU-3 GM]`` the GM."""
+    found = _SUBJECT_TAG.search(subject)
+    if found is None:
+        return None
+    game_id, secret = int(found.group(1)), found.group(2)
+    if secret == "GM":
+        return Thread(game_id)
+    seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.secret == secret)).first()
+    return Thread(game_id, seat.name) if seat is not None else None

@@ -19,7 +19,7 @@ from mailbot.core import deadlines
 from mailbot.core.commands import Command, CommandSpec
 from mailbot.core.game import Line
 from mailbot.services.auth import Gatekeeper, Seated, same_secret
-from mailbot.services.games import Games, tag
+from mailbot.services.games import Games, new_salt, tag
 from mailbot.services.inbound import Context, Handler, Reply
 from mailbot.services.letters import Letter, Postman
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, row_id
@@ -43,6 +43,7 @@ PLAYER_COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("RESIGN", "RESIGN", "leave the game (the seat plays its default orders)"),
     CommandSpec("SEAL", "SEAL <label> <value>", "a sealed value: kept secret until every seat has sealed"),
+    CommandSpec("NONCE", "NONCE <anything>", "your own randomness for the open step's dice"),
 )
 
 
@@ -72,6 +73,7 @@ class MailGame:
             "TIMEZONE": self.timezone,
             "RESIGN": self.resign,
             "VACATION": self.vacation,
+            "NONCE": self.nonce,
         }
 
     def join(self, command: Command, ctx: Context, reply: Reply) -> None:
@@ -89,7 +91,7 @@ class MailGame:
             # One answer for every failure: a stranger must not learn which games or seats exist.
             reply.problem(command.line, command.text, "no open invitation matches that game, seat and code")
             return
-        self.games.take_seat(ctx.session, game, seat, ctx.letter.sender)
+        self.games.take_seat(ctx.session, game, seat, ctx.letter.sender, contribution=letter_entropy(ctx))
         reply.section(
             "Welcome", [f"You now play {seat.name} in {game.title}; your secret follows separately."]
         )
@@ -97,6 +99,8 @@ class MailGame:
     def orders(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.gate.player(ctx, reply)
         if who is None:
+            return
+        if not single_orders_block(command, ctx, reply):
             return
         step = open_step_for(who, command, ctx, reply)
         if step is None:
@@ -124,14 +128,28 @@ class MailGame:
             lines=lines,
             inbound_id=ctx.row.id,
             received_at=ctx.row.received_at,
+            salt=new_salt(),
         )
         ctx.session.add(row)
         self.games.note_orders(
-            ctx.session, who.game, step, who.seat.name, lines, replaced=previous is not None
+            ctx.session, who.game, step, who.seat.name, lines, replaced=previous is not None, salt=row.salt
         )
+        contribute(self.games, ctx, who, step)
         reply.section(f"Orders accepted for {step.title}", [f"  {line}" for line in lines] or ["  (none)"])
         if previous is not None:
             reply.section("These replace your earlier orders", diff(previous.lines, lines))
+
+    def nonce(self, command: Command, ctx: Context, reply: Reply) -> None:
+        """A NONCE line: the letter adds the player's randomness to the open step's dice."""
+        who = self.gate.player(ctx, reply)
+        if who is None:
+            return
+        step = Games.open_step(ctx.session, row_id(who.game))
+        if who.game.status is not GameStatus.RUNNING or step is None:
+            reply.problem(command.line, command.text, "no step is open: the nonce was not used")
+            return
+        contribute(self.games, ctx, who, step)
+        reply.section("Nonce", [f"Your letter adds to the dice of {step.title}."])
 
     def show(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.gate.player(ctx, reply)
@@ -145,6 +163,10 @@ class MailGame:
         )
 
     def status(self, command: Command, ctx: Context, reply: Reply) -> None:
+        gm = self.gate.identify(ctx, reply)
+        if gm is not None and gm.gm:  # the GM's STATUS: the referee's view of the same lines
+            reply.section(f"{gm.game.title} ({tag(gm.game)})", self.status_lines(ctx.session, gm.game, None))
+            return
         who = self.gate.player(ctx, reply)
         if who is None:
             return
@@ -272,6 +294,21 @@ class MailGame:
         reply.section("Resigned", [f"You have left {who.game.title}; your seat plays its default orders."])
 
 
+def letter_entropy(ctx: Context) -> tuple[str, str]:
+    """The letter's contribution to the dice: its Message-ID and its first NONCE line's text."""
+    nonce = next((" ".join(c.args) for c in ctx.reading.commands if c.name == "NONCE"), "")
+    return ctx.letter.message_id or "", nonce
+
+
+def contribute(games: Games, ctx: Context, who: Seated, step: StepRow) -> None:
+    """Log the letter's entropy for ``step`` once, however many of its commands were accepted."""
+    done: set[tuple[int, str]] = ctx.extra.setdefault("entropy", set())
+    key = (row_id(step), who.seat.name)
+    if key not in done:
+        done.add(key)
+        games.note_entropy(ctx.session, who.game, step, who.seat.name, letter_entropy(ctx))
+
+
 def open_step_for(who: Seated, command: Command, ctx: Context, reply: Reply) -> StepRow | None:
     """The open step if the seat owes input there and the letter names no other step."""
     step = Games.open_step(ctx.session, row_id(who.game))
@@ -282,7 +319,8 @@ def open_step_for(who: Seated, command: Command, ctx: Context, reply: Reply) -> 
         return None
     wanted = command.args[0] if command.args else ""
     if wanted and wanted.upper() not in {step.key.upper(), f"T{step.turn}", str(step.turn)}:
-        reply.problem(command.line, command.text, f"that step is closed; the open step is {step.key}")
+        state = "is not open yet" if _turn_named(wanted) > step.turn else "is closed"
+        reply.problem(command.line, command.text, f"that step {state}; the open step is {step.key}")
         return None
     if who.seat.name not in step.owing:
         reply.problem(command.line, command.text, f"your seat owes nothing in the open step {step.key}")
@@ -299,6 +337,12 @@ def open_step_for(who: Seated, command: Command, ctx: Context, reply: Reply) -> 
         )
         return None
     return step
+
+
+def _turn_named(word: str) -> int:
+    """The turn a step name like ``T5.orders``, ``T5`` or ``5`` names (0 if none)."""
+    digits = word.upper().removeprefix("T").split(".", 1)[0]
+    return int(digits) if digits.isdigit() else 0
 
 
 def vacation_span(
@@ -324,7 +368,25 @@ def vacation_span(
 
 
 def diff(old: Sequence[str], new: Sequence[str]) -> list[str]:
-    """What changed between two order sets, line by line (order-insensitive)."""
-    removed = [f"- {line}" for line in old if line not in new]
-    added = [f"+ {line}" for line in new if line not in old]
+    """What changed between two order sets, line by line (order-insensitive; linear time)."""
+    old_set, new_set = set(old), set(new)
+    removed = [f"- {line}" for line in old if line not in new_set]
+    added = [f"+ {line}" for line in new if line not in old_set]
     return removed + added or ["(the same orders as before)"]
+
+
+def single_orders_block(command: Command, ctx: Context, reply: Reply) -> bool:
+    """Whether ``command`` is the letter's only ORDERS block; when not, neither is used, and the
+    writer is told once (a missed quote marker must never let an old block replace the new one)."""
+    blocks = [c for c in ctx.reading.commands if c.name == "ORDERS"]
+    if len(blocks) == 1:
+        return True
+    if command is blocks[0]:
+        where = ", ".join("subject" if c.line == 0 else str(c.line) for c in blocks)
+        reply.problem(
+            command.line,
+            command.text,
+            f"your letter holds {len(blocks)} ORDERS blocks (lines {where}): none was used; "
+            "send one block with all your orders",
+        )
+    return False

@@ -54,10 +54,26 @@ class RetryPolicy:
         return timedelta(seconds=min(self.base * 2 ** max(attempts - 1, 0), self.maximum))
 
 
+@dataclass(frozen=True)
+class Thread:
+    """Whom in which game a letter goes to, and the step whose orders it asks for (if any)."""
+
+    game_id: int | None = None
+    seat: str = ""  # "" for the game master
+    step_key: str = ""
+
+
 def enqueue(
-    session: Session, out: Outgoing, *, kind: str, now: datetime, inbound_id: int | None = None
+    session: Session,
+    out: Outgoing,
+    *,
+    kind: str,
+    now: datetime,
+    inbound_id: int | None = None,
+    thread: Thread | None = None,
 ) -> Outbound:
     """Add a rendered message to the outbox inside the caller's transaction."""
+    thread = thread or Thread()
     row = Outbound(
         message_id=out.message_id,
         sender=out.sender,
@@ -66,6 +82,9 @@ def enqueue(
         kind=kind,
         raw=compose(out),
         inbound_id=inbound_id,
+        game_id=thread.game_id,
+        seat=thread.seat[:64],
+        step_key=thread.step_key[:64],
         next_attempt_at=now,
         created_at=now,
     )

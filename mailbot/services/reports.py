@@ -3,8 +3,10 @@
 
 Every report is rendered from the game's own templates (``<game>/report``)
 with the seat's view, kept as a :class:`Report` row whose text hash goes into
-the game's event chain (so an edited report is detectable), and queued in the
-caller's transaction.
+the game's event chain, salted with the report's own random salt (so an edited
+report is detectable, and a seat holding chain heads cannot test guesses about
+another seat's report), and queued in the caller's transaction. When a game
+ends every seat gets one more letter with the chain's final head and length.
 """
 
 from __future__ import annotations
@@ -16,13 +18,15 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines
+from mailbot.core.chain import salted
 from mailbot.core.game import Event
 from mailbot.mail.compose import Attachment
 from mailbot.render.ics import deadline_ics
 from mailbot.render.templates import Renderer
 from mailbot.services import chainlog
-from mailbot.services.games import Games, tag
+from mailbot.services.games import Games, new_salt, tag
 from mailbot.services.letters import Letter, Postman
+from mailbot.services.outbox import Thread
 from mailbot.services.sealing import box_of
 from mailbot.store.game_tables import ChainRow, Game, Report, Seat, SeatStatus, StepRow, row_id
 
@@ -48,6 +52,11 @@ def deadline_sequence(session: Session, game_id: int, key: str) -> int:
     return max(settings - 1, 0)
 
 
+def step_thread(game: Game, seat: Seat, step: StepRow | None) -> Thread:
+    """A letter to a seat about a step: a reply to it may carry that step's orders."""
+    return Thread(row_id(game), seat.name, step.key if step is not None and seat.name in step.owing else "")
+
+
 class Reports:
     def __init__(self, *, postman: Postman, renderer: Renderer, clock: Callable[[], datetime]) -> None:
         self.postman = postman
@@ -64,6 +73,8 @@ class Reports:
             letter = Letter(
                 seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game begins", body=body
             )
+            letter.thread = step_thread(game, seat, first)
+            self._setup_section(session, letter, game)
             self._next_step_section(session, letter, game, seat, first)
             head = chainlog.head(session, row_id(game))
             letter.footer.append(f"Game log chain head: {head}")
@@ -79,7 +90,9 @@ class Reports:
         *,
         nxt: StepRow | None,
         defaults: Mapping[str, Sequence[str]],
+        quiet: Sequence[StepRow] = (),
     ) -> None:
+        """Every active seat's report on ``step`` and the ``quiet`` steps played after it without mail."""
         plugin = Games.plugin(game)
         state = plugin.load(game.state)
         now = self.clock()
@@ -87,18 +100,72 @@ class Reports:
             if seat.status is not SeatStatus.ACTIVE:
                 continue
             body = self.renderer.render(f"{game.plugin}/report", {"r": plugin.view(state, events, seat.name)})
+            more = f" and {len(quiet)} quiet step(s)" if quiet else ""
             letter = Letter(
-                seat.address, f"[{tag(game)} {seat.secret}] {game.title}: {step.title} resolved", body=body
+                seat.address,
+                f"[{tag(game)} {seat.secret}] {game.title}: {step.title} resolved{more}",
+                body=body,
             )
+            letter.thread = step_thread(game, seat, nxt)
             self._defaults_section(letter, seat.name, defaults)
             self._opening_section(session, letter, step)
             if step.revealed:
                 letter.section("Dice of this step", [f"Seed (check it against the commitment): {step.seed}"])
+            self._quiet_section(letter, quiet)
             self._next_step_section(session, letter, game, seat, nxt)
             head = chainlog.head(session, row_id(game))
             letter.footer.append(f"Game log chain head: {head}")
             self._keep(session, game, seat.name, step, letter=letter, head=head, now=now)
             self.postman.post(session, letter, kind="report", now=now)
+
+    @staticmethod
+    def _quiet_section(letter: Letter, quiet: Sequence[StepRow]) -> None:
+        """The steps played at once on standing orders (``core.lifecycle``, "Quiet steps")."""
+        if not quiet:
+            return
+        lines = [
+            "The game marked these steps quiet, so they were played at once on every side's",
+            "standing orders, without a letter; what happened in them is in this report.",
+        ]
+        for row in quiet:
+            seed = f" (seed {row.seed})" if row.revealed else ""
+            lines.append(f"  {row.title}: dice commitment {row.commitment}{seed}")
+        letter.section("Played without mail", lines)
+
+    @staticmethod
+    def _setup_section(session: Session, letter: Letter, game: Game) -> None:
+        setup = Games.setup_step(session, row_id(game))
+        if setup is None:
+            return
+        seed = (
+            f"Seed (check it against the commitment): {setup.seed}"
+            if setup.revealed
+            else "Its seed is revealed when the game ends."
+        )
+        letter.section("Dice of the set-up", [f"Commitment: {setup.commitment}", seed])
+
+    def closing(self, session: Session, game: Game) -> None:
+        """After the last reports: every seat learns the final chain head and the number of entries.
+
+        Not itself in the chain (a letter cannot carry the hash of an entry that holds its own
+        hash); with it a player who kept his letters detects any later rewrite or cut of the log.
+        """
+        entries = chainlog.entries(session, row_id(game))
+        head, now = chainlog.head(session, row_id(game)), self.clock()
+        lines = [
+            f"Final chain head: {head}",
+            f"Entries: {len(entries)}",
+            "Keep this letter with your reports: python3 verify.py ARCHIVE --letters YOUR_MAILBOX",
+            "checks that the published archive holds exactly the log you were shown.",
+        ]
+        for seat in Games.seats(session, row_id(game)):
+            if seat.status is SeatStatus.ACTIVE:
+                letter = Letter(
+                    seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game log is closed"
+                )
+                self.postman.post(
+                    session, letter.section("The game log is closed", lines), kind="report", now=now
+                )
 
     @staticmethod
     def _defaults_section(letter: Letter, seat: str, defaults: Mapping[str, Sequence[str]]) -> None:
@@ -169,6 +236,7 @@ class Reports:
         now: datetime,
     ) -> None:
         rendered = self.postman.render(letter)
+        salt = new_salt()
         session.add(
             Report(
                 game_id=row_id(game),
@@ -180,11 +248,17 @@ class Reports:
                 html=rendered.html,
                 chain_head=head,
                 created_at=now,
+                salt=salt,
             )
         )
-        # The text's hash in the chain makes any later edit of a stored report detectable.
+        # The text's hash in the chain makes any later edit of a stored report detectable; the
+        # salt (in the archive with the text) keeps other seats from testing guesses against it.
         digest = hashlib.sha256(rendered.text.encode("utf-8")).hexdigest()
-        payload = {"seat": seat, "step": step.key if step else "start", "sha256": digest}
+        payload = {
+            "seat": seat,
+            "step": step.key if step else "start",
+            "commitment": salted(digest, bytes.fromhex(salt)),
+        }
         chainlog.append(session, row_id(game), "report", payload, now)
 
     def gm(self, session: Session, game: Game, title: str, lines: Sequence[str]) -> None:
@@ -194,6 +268,7 @@ class Reports:
     def reminder(self, session: Session, game: Game, step: StepRow, seat: Seat, now: datetime) -> None:
         zone = seat.timezone or game.timezone
         letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] Reminder: orders due for {step.title}")
+        letter.thread = step_thread(game, seat, step)
         letter.section(
             "Your orders are still missing",
             [f"Deadline: {deadlines.local_time(step.deadline_at, zone)}", f"Send: ORDERS {step.key} ... END"],
@@ -229,6 +304,7 @@ class Reports:
                 continue
             heading = f"New deadline for {step.title}"
             letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] {heading}").section(title, lines)
+            letter.thread = step_thread(game, seat, step)
             zone = seat.timezone or game.timezone
             sent = "Your orders for this step are in; you may replace them until then."
             letter.section(

@@ -23,7 +23,7 @@ from mailbot.services.auth import Gatekeeper, Seated
 from mailbot.services.games import Games, tag
 from mailbot.services.inbound import Context, Reply
 from mailbot.services.letters import Letter, Postman
-from mailbot.services.mailgame import open_step_for
+from mailbot.services.mailgame import contribute, open_step_for
 from mailbot.store.game_tables import OrderSet, SeatStatus, StepRow, row_id
 
 
@@ -65,6 +65,13 @@ class Sealing:
             return
         if step.kind != "sealed":
             reply.problem(command.line, command.text, f"no sealed value is open; the open step is {step.key}")
+            return
+        if Games.opened_before(ctx.session, step) is not None:
+            reply.problem(
+                command.line,
+                command.text,
+                f"the values of {step.title} were opened before the rollback and stand as they were",
+            )
             return
         labels = ", ".join(step_labels(step))
         if len(command.args) != 2:
@@ -138,6 +145,7 @@ class Sealing:
         self.games.note_orders(
             ctx.session, who.game, step, who.seat.name, [], replaced=held is not None, log=False
         )
+        contribute(self.games, ctx, who, step)
         for other in Games.seats(ctx.session, row_id(who.game)):
             if other.name != who.seat.name and other.status is SeatStatus.ACTIVE:
                 letter = Letter(other.address, f"[{tag(who.game)} {other.secret}] A sealed value arrived")

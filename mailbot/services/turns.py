@@ -3,15 +3,16 @@
 
 Resolution is deterministic: the plugin gets the state the step opened on,
 every seat's normalised orders (or the plugin's defaults for the silent) and a
-dice stream keyed by the step's committed seed and the digest of those orders.
-So a rolled-back step processed again with the same orders gives the same result.
+dice stream keyed by the step's committed seed, the players' entropy and the
+digest of those orders. A rolled-back step is a new attempt with a fresh seed
+(``GmActions.rollback``): a seed the players already hold predicts nothing.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,9 +20,9 @@ from sqlmodel import Session, col, select
 
 from mailbot.core import lifecycle
 from mailbot.core.dice import DiceStream, order_digest
-from mailbot.core.game import Line, Outcome
+from mailbot.core.game import Event, Line, Outcome
 from mailbot.services import chainlog
-from mailbot.services.games import Games
+from mailbot.services.games import Games, resolved_payload
 from mailbot.services.reports import Reports
 from mailbot.store.game_tables import (
     Game,
@@ -44,6 +45,7 @@ class Resolution:
     defaulted: list[str]
     digest: str
     rolls: list[dict[str, Any]] = field(default_factory=list)
+    entropy: tuple[str, int] = ("", 0)  # the players' mixed entropy and how many letters gave it
 
 
 @dataclass(frozen=True)
@@ -77,36 +79,46 @@ class Turns:
 
     # -- resolving ---------------------------------------------------------------
 
-    def compute(self, session: Session, game: Game, step: StepRow) -> Resolution:
-        """Resolve ``step`` without writing anything (used for processing and PREVIEW)."""
+    def compute(
+        self, session: Session, game: Game, step: StepRow, *, seed: bytes | None = None
+    ) -> Resolution:
+        """Resolve ``step`` without writing anything (processing; PREVIEW passes a throwaway ``seed``)."""
         plugin = self.games.plugin(game)
         state = plugin.load(step.snapshot)
         held = {seat: row.lines for seat, row in Games.current_orders(session, row_id(step)).items()}
         filled = lifecycle.fill_defaults(step.owing, held, lambda seat: plugin.default_orders(state, seat))
         orders, defaulted = filled.orders, filled.defaulted
         digest = order_digest(orders)
-        dice = DiceStream(bytes.fromhex(step.seed), digest, step.key)
+        entropy = Games.step_entropy(session, step)
+        dice = DiceStream(seed or bytes.fromhex(step.seed), digest, step.key, entropy[0])
         parsed = {
             seat: plugin.parse(state, seat, [Line(n, text) for n, text in enumerate(lines, 1)]).orders
             for seat, lines in orders.items()
         }
         outcome = plugin.resolve(state, parsed, dice=dice)
-        return Resolution(outcome, orders, defaulted, digest, [roll.as_dict() for roll in dice.log])
+        return Resolution(outcome, orders, defaulted, digest, [roll.as_dict() for roll in dice.log], entropy)
 
     def process(self, session: Session, game: Game, step: StepRow) -> None:
-        """Resolve the open step for real: store, report to every seat, open the next step."""
+        """Resolve the open step for real: store, report to every seat, open the next step.
+
+        Quiet steps right after it (``core.lifecycle``, "Quiet steps") are resolved at once on
+        the standing orders, with no letter, no deadline and no misses; the one report then
+        covers the step and every quiet step after it, each event tagged with its step's title.
+        """
         now = self.clock()
-        result = self.compute(session, game, step)
-        plugin = self.games.plugin(game)
-        self._store(session, game, step, result, now)
-        game.state = plugin.dump(result.outcome.state)
-        session.add(game)
+        result = self._resolve(session, game, step, now)
         self._late(session, game, step, result)
         nxt = None if result.outcome.finished else self.games.open_next(session, game)
+        quiet, nxt = self._quiet_run(session, game, nxt, now)
+        final = quiet[-1][1].outcome if quiet else result.outcome
         if nxt is None:
-            self._finish(session, game, result.outcome.result or "the game has no further step", now)
+            self._finish(session, game, final.result or "the game has no further step", now)
         defaults = {seat: result.orders[seat] for seat in result.defaulted}
-        self.reports.resolved(session, game, step, result.outcome.events, nxt=nxt, defaults=defaults)
+        events = self._combined(step, result, quiet)
+        rows = [row for row, _ in quiet]
+        self.reports.resolved(session, game, step, events, nxt=nxt, defaults=defaults, quiet=rows)
+        if nxt is None:
+            self.reports.closing(session, game)  # the final chain head, after every last report
         # Counts and seat names only: orders, seeds and sealed values would leak hidden information.
         log.info(
             "game %s step %s resolved: %d roll(s), defaulted: %s%s",
@@ -125,6 +137,41 @@ class Turns:
             },
         )
 
+    def _resolve(self, session: Session, game: Game, step: StepRow, now: datetime) -> Resolution:
+        """Resolve ``step`` and store it, and the game's new state."""
+        result = self.compute(session, game, step)
+        self._store(session, game, step, result, now)
+        game.state = self.games.plugin(game).dump(result.outcome.state)
+        session.add(game)
+        return result
+
+    def _quiet_run(
+        self, session: Session, game: Game, nxt: StepRow | None, now: datetime
+    ) -> tuple[list[tuple[StepRow, Resolution]], StepRow | None]:
+        """Play the quiet steps from ``nxt`` on (``core.lifecycle.play_quietly``); they send nothing.
+
+        Returns the steps played with their resolutions, and the step open after them."""
+        settings = lifecycle.quiet_settings(game.options)
+        plugin = self.games.plugin(game)
+        played: list[tuple[StepRow, Resolution]] = []
+        while nxt is not None:
+            declared = plugin.step(plugin.load(game.state))
+            if declared is None or not lifecycle.play_quietly(declared.quiet, len(played), settings):
+                break
+            result = self._resolve(session, game, nxt, now)
+            played.append((nxt, result))
+            log.info("game %s step %s played quietly", nxt.game_id, nxt.key)
+            nxt = None if result.outcome.finished else self.games.open_next(session, game)
+        return played, nxt
+
+    @staticmethod
+    def _combined(step: StepRow, result: Resolution, quiet: list[tuple[StepRow, Resolution]]) -> list[Event]:
+        """The report's events: the step's, then each quiet step's, titled when there are several."""
+        if not quiet:
+            return list(result.outcome.events)
+        runs = [(step, result), *quiet]
+        return [replace(e, text=f"{row.title}: {e.text}") for row, res in runs for e in res.outcome.events]
+
     def _store(self, session: Session, game: Game, step: StepRow, result: Resolution, now: datetime) -> None:
         for seat in result.defaulted:
             session.add(
@@ -141,13 +188,7 @@ class Turns:
         step.state, step.closed_at, step.orders_digest = StepState.RESOLVED, now, result.digest
         step.revealed = not game.reveal_at_end  # open games show each seed with its results
         session.add(step)
-        payload = {
-            "step": step.key,
-            "attempt": step.attempt,
-            "orders_digest": result.digest,
-            "rolls": len(result.rolls),
-            "defaulted": result.defaulted,
-        }
+        payload = resolved_payload(step, result.digest, result.rolls, result.entropy, result.defaulted)
         chainlog.append(session, step.game_id, "step-resolved", payload, now)
 
     def _late(self, session: Session, game: Game, step: StepRow, result: Resolution) -> None:

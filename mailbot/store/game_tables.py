@@ -138,6 +138,8 @@ class OrderSet(SQLModel, table=True):
     sealed: dict[str, Any] = _json()
     current: bool = True
     defaulted: bool = False
+    # hex of 32 random bytes salting this set's commitment in the event chain ("" for none)
+    salt: str = Field(default="", max_length=64)
     inbound_id: int | None = Field(default=None, foreign_key="inbound.id")
     received_at: datetime = Field(sa_type=UTCDateTime)
 
@@ -166,6 +168,7 @@ class Report(SQLModel, table=True):
     html: str = Field(sa_type=sa.Text)
     chain_head: str = Field(max_length=64)
     created_at: datetime = Field(sa_type=UTCDateTime)
+    salt: str = Field(default="", max_length=64)  # hex; salts the text's hash in the event chain
 
 
 class ChainRow(SQLModel, table=True):

@@ -104,6 +104,11 @@ class Outbound(SQLModel, table=True):
     kind: str = Field(default="reply", max_length=32)  # reply, notice, report, ...
     raw: bytes = Field(sa_type=sa.LargeBinary)
     inbound_id: int | None = Field(default=None, foreign_key="inbound.id", index=True)
+    # Whom in which game the letter was written to, and the step it asks orders for: a reply
+    # to it (In-Reply-To/References) names the game and seat without a tag in its subject.
+    game_id: int | None = Field(default=None, index=True)
+    seat: str = Field(default="", max_length=64)  # "" for the GM or no seat
+    step_key: str = Field(default="", max_length=64)
     state: OutboundState = Field(default=OutboundState.PENDING, sa_type=state_type(OutboundState), index=True)
     attempts: int = 0
     next_attempt_at: datetime = _ts()

@@ -9,7 +9,8 @@ in both, resolve every step with the *same* dice, and require every part
 of what the seat receives to be identical, step after step:
 
 - the step it is asked for (key, kind, title, whether it owes, deadline
-  override, seal labels) and the order help that comes with it;
+  override, seal labels, whether it is quiet: played without a letter, so
+  the timing of letters reveals nothing) and the order help that comes with it;
 - the confirmation of its letter: the accepted lines, normalised, and every
   refusal with its reason;
 - its report: the view model, and the rendered text and HTML;
@@ -154,6 +155,7 @@ def _step_text(step: Step | None, seat: str) -> str:
             "owes": seat in step.owing,
             "duration": step.duration,
             "seal_labels": list(step.seal_labels),
+            "quiet": step.quiet,  # whether a letter comes at all: its timing must not leak either
         }
     )
 

@@ -112,6 +112,8 @@ class BotProcess:
                 inbound = list(session.exec(select(Inbound).order_by(col(Inbound.id))))
                 outbound = list(session.exec(select(Outbound).order_by(col(Outbound.id))))
             return inbound, outbound
+        except sa.exc.OperationalError:
+            return [], []  # the bot is still migrating its schema to the newest revision
         finally:
             eng.dispose()
 

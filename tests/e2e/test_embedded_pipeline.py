@@ -98,7 +98,14 @@ async def test_each_small_game_is_played_by_mail(tmp_path: Path, game: str, stat
 
 async def test_flattop_is_played_by_mail_and_the_sides_find_each_other(tmp_path: Path) -> None:
     summary = await run_demo(game="flattop", workdir=tmp_path)
-    assert re.fullmatch(r"demo: \d+ mails in, \d+ replies out, 3 turns, game \d+ running", summary), summary
+    found = re.fullmatch(
+        r"demo: \d+ mails in, \d+ replies out, (\d+) turns, (\d+) hours without a letter"
+        r" \((\d+) reports to each seat\), game \d+ finished",
+        summary,
+    )
+    assert found, summary
+    hours, quiet, letters = (int(n) for n in found.groups())
+    assert hours >= 12 and quiet > 0 and letters < hours  # a night played with fewer letters than hours
     import sqlite3
 
     with sqlite3.connect(tmp_path / "demo.db") as conn:

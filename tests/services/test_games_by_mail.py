@@ -317,7 +317,7 @@ def test_a_substitute_gets_only_the_seats_own_past_reports(h: Harness) -> None:
         GM, f"[DU-{game_id} {gm_secret}] replace", "REPLACE south carol@players.test moved away\n"
     )
     carol = to(letters, "carol@players.test")
-    history = [m for m in carol if m["Subject"].startswith("[history]")]
+    history = [m for m in carol if "] History: " in m["Subject"]]
     assert len(history) == 2, [m["Subject"] for m in history]  # south's opening report and its T1 report
     assert all("report for south" in text(m) and "report for north" not in text(m) for m in history)
     assert h.seat(game_id, "south").address == "carol@players.test"

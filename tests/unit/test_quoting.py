@@ -66,9 +66,11 @@ def test_crlf_is_normalised() -> None:
         "Em seg., 3 de jan. de 2026 às 10:00, Bob <b@x.example> escreveu:",
     ],
 )
-def test_attribution_and_everything_after_is_dropped(attribution: str) -> None:
-    text = f"ORDERS\nTF1 V-F22\n\n{attribution}\n\n> Turn 5 has started.\n> ORDERS\nleft-over original text"
-    assert strip_quotes(text) == "ORDERS\nTF1 V-F22"
+def test_attribution_and_its_quote_are_dropped(attribution: str) -> None:
+    # Text below the quote block is the writer's again (bottom-posting, issue 13).
+    text = f"ORDERS\nTF1 V-F22\n\n{attribution}\n\n> Turn 5 has started.\n> ORDERS\nmy text below"
+    assert strip_quotes(text) == "ORDERS\nTF1 V-F22\n\nmy text below"
+    assert strip_quotes(f"ORDERS\nTF1 V-F22\n\n{attribution}\nTurn 5 has started.") == "ORDERS\nTF1 V-F22"
 
 
 def test_attribution_without_following_quote_is_still_an_attribution() -> None:
@@ -160,8 +162,6 @@ def test_marker_inside_a_quote_does_not_cut_later_text() -> None:
     assert strip_quotes(text) == "PING"
 
 
-def test_bottom_posted_reply_loses_text_after_attribution() -> None:
-    # By design: everything after an attribution is treated as the quoted original,
-    # so interleaved answers below it are not read (top-posting is expected).
+def test_bottom_posted_reply_keeps_text_after_the_quote() -> None:
     text = "On Mon, 3 Jan 2026, Bob wrote:\n> Your orders?\nORDERS\nTF1 V-F22"
-    assert strip_quotes(text) == ""
+    assert strip_quotes(text) == "ORDERS\nTF1 V-F22"

@@ -145,13 +145,20 @@ def _refuse_repeats(readings: list[_Reading]) -> list[_Reading]:
     for reading in readings:
         if reading.keyword:
             lines.setdefault(reading.keyword, []).append(reading.line)
-    return [_ambiguous(reading, lines.get(reading.keyword)) for reading in readings]
+    # One text per word, naming a few lines: listing every line on every line made a
+    # reply grow with the square of the letter (issue 13).
+    where = {word: _where(given) for word, given in lines.items() if len(given) > 1}
+    return [_ambiguous(reading, where.get(reading.keyword)) for reading in readings]
 
 
-def _ambiguous(reading: _Reading, given: list[int] | None) -> _Reading:
-    if not reading.ok or given is None or len(given) < 2:
+def _where(given: list[int], shown: int = 5) -> str:
+    listed = ", ".join(str(number) for number in given[:shown])
+    return listed + (f" and {len(given) - shown} more" if len(given) > shown else "")
+
+
+def _ambiguous(reading: _Reading, where: str | None) -> _Reading:
+    if not reading.ok or where is None:
         return reading  # a refused line keeps its own, more precise reason
-    where = ", ".join(str(number) for number in given)
     reason = f"{reading.keyword} is given on lines {where}: send it once, so that it is clear which counts"
     return replace(reading, refusal=(ProblemKind.AMBIGUOUS, reason))
 

@@ -129,4 +129,6 @@ def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
     return orders(step, *flattop_orders(seat, step, text, n + 1))
 
 
-DEMO = DemoScript("coral-sea-demo", "Demo Flat Top: Coral Sea", _answer, stop_after=3)
+#: A day and a night, D1 0500 to D2 0600: the night hours after nightfall are played without
+#: mail (quiet hours, ``quiet.py``), so each side gets fewer letters than there are hours.
+DEMO = DemoScript("coral-sea-demo", "Demo Flat Top: Coral Sea", _answer, stop_after=None)

@@ -7,6 +7,11 @@ grammar is in :mod:`orders.parse`, the turn in :mod:`resolve`, the reports in
 :mod:`view`. A side that sends nothing plays ``HOLD``: its TFs keep their
 plots (seed 003 lets plots run several turns ahead), its AFs aloft hold
 their hexes, and no new flight starts. Air combat is not resolved.
+
+Quiet hours (:mod:`quiet`): a night hour after a night hour is a ``quiet``
+step, judged by the clock alone so that the timing of letters reveals
+nothing; the moderator plays it at once on the standing orders
+(:func:`quiet.standing_orders`: HOLD, and AFs aloft fly home and land).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.orders.checks import Own, place_key
 from mailbot.games.flattop.orders.parse import parse_lines
 from mailbot.games.flattop.orders.types import FtOrder
+from mailbot.games.flattop.quiet import quiet_hour, standing_orders
 from mailbot.games.flattop.resolve import resolve_turn
 from mailbot.games.flattop.state import (
     FlatTopState,
@@ -58,6 +64,7 @@ def own_context(state: FlatTopState, side: Side) -> Own:
         storms=storm_hexes(state.weather, state.rules.weather),
         time=state.time,
         turn=state.turn,
+        winds={w.sector: w.direction for w in state.weather.winds},  # public: the wind markers
     )
 
 
@@ -81,7 +88,10 @@ class FlatTopGame:
         if state.finished:
             return None
         owing = frozenset(state.seats)
-        return Step(f"T{state.turn}.orders", state.turn, StepKind.ORDERS, owing, report.step_title(state))
+        title = report.step_title(state)
+        return Step(
+            f"T{state.turn}.orders", state.turn, StepKind.ORDERS, owing, title, quiet=quiet_hour(state)
+        )
 
     def parse(self, state: FlatTopState, seat: str, lines: Sequence[Line]) -> Parsed[FtOrder]:
         if state.finished:
@@ -91,7 +101,11 @@ class FlatTopGame:
         return parse_lines(own_context(state, Side(seat)), lines)
 
     def default_orders(self, state: FlatTopState, seat: str) -> Sequence[str]:
-        return () if state.finished else DEFAULT_ORDERS
+        if state.finished:
+            return ()
+        if quiet_hour(state) and seat in state.seats:
+            return standing_orders(state, Side(seat))
+        return DEFAULT_ORDERS
 
     def resolve(
         self, state: FlatTopState, orders: Mapping[str, Sequence[FtOrder]], *, dice: Dice

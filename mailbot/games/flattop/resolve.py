@@ -7,15 +7,18 @@ The phases, in order, each wiring a rules module (none is re-implemented here):
 2. orders take effect: DECEPTION policies, TF plots, then air operations in
    the order of standard 8.10 (reference A.5.4; ``air.operations``): READY
    (arming), launches, Just Landed -> Readying with the Readying Factor left,
-   UNREADY. Air operations come before movement, so a TF's AF starts in the
-   TF's hex;
+   UNREADY. The boxes change before movement; a new AF takes off from its TF's
+   hex after the TF has moved (reference A.7);
 3. shadowing (``observation.shadowing``; seed 003, 11.2 and 11.3: the roll is secret);
+   then launch into the wind (standard 6.10, ``air.resolve_wind``);
 4. TF movement (``map.movement.move_task_forces``);
 5. initiative (``initiative``; seed 003, 13 with the catch-up bonus);
-6. plane movement: all non-search movement first (shadowers, LAND, FLY), then
-   the searches, the initiative winner's first (seed 003, 7: "all
+6. plane movement, segment by segment in initiative order (seed 003, 7 and 14:
+   simultaneous "in a given player's segment"); within a side's segment all
+   non-search movement first (LAND, FLY), then its searches ("all
    non-searching movement is conducted before all search movement"), each
-   searcher followed by the AFs that rendezvous with it; ``observation.search``
+   searcher followed by the AFs that rendezvous with it, then the other
+   side's special interception of that segment's flights; ``observation.search``
    rolls each sighting with the side's own labels; landings roll at night
    (``air.landing``);
 7. observation by TFs, bases, radar and coastwatchers (``observation.observe``;
@@ -41,6 +44,7 @@ from mailbot.core.game import EVERYONE, Event, Outcome
 from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.resolve_flight import run_followers, run_non_search
 from mailbot.games.flattop.air.resolve_intercept import run_intercepts
+from mailbot.games.flattop.air.resolve_wind import turn_into_the_wind
 from mailbot.games.flattop.initiative import roll_initiative
 from mailbot.games.flattop.map.movement import move_task_forces
 from mailbot.games.flattop.map.weather import storm_hexes, weather_phase
@@ -51,7 +55,7 @@ from mailbot.games.flattop.observation.shadowing import seen_refs
 from mailbot.games.flattop.orders.checks import place_key
 from mailbot.games.flattop.orders.types import Fly, FtOrder, Plot, Ready, Search, SetDeception, Unready
 from mailbot.games.flattop.state import FlatTopState, InitiativeNote
-from mailbot.games.flattop.turn import Turn
+from mailbot.games.flattop.turn import Turn, jettison_aloft
 from mailbot.games.flattop.units import LaunchType, Side
 
 
@@ -63,16 +67,18 @@ def resolve_turn(
     _weather(turn)
     _orders_take_effect(turn)
     run_shadowing(turn)
+    turn_into_the_wind(turn)
     _tf_movement(turn)
+    _new_afs_take_off(turn)
     winner = _initiative(turn)
     follow_shadowed(turn)
-    by_initiative = sorted(turn.sides(), key=lambda s: s is not winner)
-    for side in by_initiative:
+    for side in sorted(turn.sides(), key=lambda s: s is not winner):
+        # Seed 003, 7 and 14: air movement is simultaneous "in a given player's segment",
+        # segments in initiative order; within a segment non-search movement comes first.
         run_non_search(turn, side)
-    for side in by_initiative:
         run_followers(turn, side, run_searches(turn, side))
-        # Special interception (14.13) as the non-moving side sees each segment's flights;
-        # non-search movement was conducted first, so it is part of every segment's record.
+        jettison_aloft(turn, side)
+        # Special interception (14.13) as the non-moving side sees this segment's flights.
         run_intercepts(turn, side)
     observe_all(turn)
     _record_knowledge(turn)
@@ -123,9 +129,16 @@ def _launch(turn: Turn, side: Side, order: Search | Fly) -> None:
     searching = isinstance(order, Search)
     turn.state, formation = air_ops.launch(turn.state, side, order.af, launch, searching=searching)
     if formation is not None:
+        turn.launched.add((side, order.af))
         kind = f", {launch.kind.value} launch" if launch.kind is not LaunchType.MINIMUM else ""
+        entry = ""
+        if formation.entry is not None:  # reference A.3: off-board base, via its entry hex
+            where = turn.state.scenario.map.hex_id(formation.entry)
+            entry = f"; in flight off the board, it appears at {where} at the end of turn {formation.arrives}"
         turn.tell(
-            side, "launch", f"AF{order.af} took off from {launch.place}: {launch.count} {launch.plane}{kind}"
+            side,
+            "launch",
+            f"AF{order.af} took off from {launch.place}: {launch.count} {launch.plane}{kind}{entry}",
         )
 
 
@@ -163,6 +176,20 @@ def _tf_movement(turn: Turn) -> None:
             turn.tell(side, "tf-moved", f"TF{move.number} moved {route}{note}")
 
 
+def _new_afs_take_off(turn: Turn) -> None:
+    """Reference A.7: new AFs "take off and move" in plane movement, after the TFs have moved
+    (standard 5), so an AF launched from a TF starts in the hex the TF has reached."""
+    st = turn.state
+    hexes = {(t.side, f"TF{t.number}"): t.hex for t in st.task_forces}
+    air = tuple(
+        replace(a, hex=hexes[(a.side, a.origin)])
+        if (a.side, a.number) in turn.launched and a.hex is not None and (a.side, a.origin) in hexes
+        else a
+        for a in st.air
+    )
+    turn.state = replace(st, air=air)
+
+
 def _initiative(turn: Turn) -> Side:
     st = turn.state
     result = roll_initiative(st.initiative, turn.dice)
@@ -197,7 +224,13 @@ def _record_knowledge(turn: Turn) -> None:
 
 
 def _end_of_turn(turn: Turn) -> Outcome[FlatTopState]:
-    st = turn.state
+    st, due = air_ops.arrivals(turn.state)
+    for formation in due:
+        where = st.scenario.map.hex_id(formation.entry) if formation.entry else "?"
+        turn.tell(
+            formation.side, "arrived", f"AF{formation.number} from {formation.origin} arrives at {where}"
+        )
+    turn.state = st
     for formation in st.air:
         if formation.hex is not None and air_ops.out_of_range(st, formation):
             turn.tell(

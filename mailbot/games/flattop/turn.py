@@ -12,9 +12,9 @@ from mailbot.core.dice import Dice
 from mailbot.core.game import Event
 from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.landing import roll_landing
-from mailbot.games.flattop.map.hexes import Hex, line
+from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.observation.observe import Spotting, Target, Visibility, af_target, tf_target
-from mailbot.games.flattop.orders.types import FtOrder
+from mailbot.games.flattop.orders.types import FtOrder, Jettison
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFormation, Altitude, Fact, Side
 
@@ -44,9 +44,13 @@ class Turn:
     events: list[Event] = field(default_factory=list)
     spottings: dict[Side, list[Spotting]] = field(default_factory=dict)
     shadows: list[tuple[Side, int, int]] = field(default_factory=list)  # side, its AF, enemy TF number
+    tf_shadows: list[tuple[Side, int, int, int]] = field(default_factory=list)  # ..., its TF, ..., range
     moved: dict[Side, set[int]] = field(default_factory=dict)  # TFs that moved this turn (12.7.3)
     flights: list[Flight] = field(default_factory=list)  # the movement segment being resolved
-    intercepted: set[int] = field(default_factory=set)  # AFs that made their attempt (14.13)
+    blind: set[tuple[Side, int]] = field(default_factory=set)  # the Shadowing Table's '-' (11.7)
+    blind_told: set[tuple[Side, int]] = field(default_factory=set)
+    launched: set[tuple[Side, int]] = field(default_factory=set)  # (side, AF) new this turn
+    intercepted: set[tuple[Side, int]] = field(default_factory=set)  # (side, AF) that tried (14.13)
 
     def tell(self, side: Side, kind: str, text: str, **data: object) -> None:
         self.events.append(Event(f"ft.{kind}", text, frozenset({side.value}), dict(data)))
@@ -60,6 +64,19 @@ class Turn:
 
     def of(self, side: Side, kind: type[FtOrder]) -> list[FtOrder]:
         return [o for o in self.orders.get(side, ()) if isinstance(o, kind)]
+
+    def may_act(self, side: Side, af: int) -> bool:
+        """False for an AF whose shadowing drew the table's '-': it "may not move or observe at
+        all this turn" (standard 11.7, reference A.8.8), so its movement, search, landing and
+        interception orders wait; the side hears it once."""
+        if (side, af) not in self.blind:
+            return True
+        if (side, af) not in self.blind_told:
+            self.blind_told.add((side, af))
+            self.tell(
+                side, "blind", f"AF{af} may not move or observe this turn (standard 11.7): its orders wait"
+            )
+        return False
 
     def sides(self) -> tuple[Side, ...]:
         return tuple(s.side for s in self.state.sides)
@@ -99,10 +116,10 @@ def land_af(turn: Turn, side: Side, number: int, place: str, mp: int | None) -> 
     goal = air_ops.place_hex(st, side, place)
     if formation is None or goal is None or formation.hex is None:
         return
-    moved, problem = air_ops.fly_toward(st, formation, goal, air_ops.mf(st, formation) if mp is None else mp)
+    allowance = air_ops.mf(st, formation) if mp is None else mp
+    moved, problem, path = air_ops.fly_toward(st, formation, goal, allowance)
     turn.state = replace(st, air=tuple(moved if a is formation else a for a in st.air))
     if moved.hex is not None and moved.hex != formation.hex:
-        path = tuple(line(formation.hex, moved.hex))
         turn.flights.append(Flight(side, number, path, moved.stacks[0].altitude))
     why = air_ops.cannot_land(turn.state, moved, place, turn.moved.get(side, set()))
     if why:
@@ -113,8 +130,43 @@ def land_af(turn: Turn, side: Side, number: int, place: str, mp: int | None) -> 
     _touch_down(turn, side, moved, place)
 
 
+def drop_load(turn: Turn, formation: AirFormation) -> AirFormation:
+    """The AF's armed factors drop their bombs or torpedoes (an attack, or JETTISON, standard
+    14.14): they land unarmed, and stay bombers until they land (reference A.6)."""
+    if all(s.armament is None for s in formation.stacks):
+        return formation
+    stacks = tuple(
+        replace(s, armament=None, expended=True) if s.armament is not None else s for s in formation.stacks
+    )
+    dropped = replace(formation, stacks=stacks)
+    put(turn, formation, dropped)
+    return dropped
+
+
+def jettisoning(turn: Turn, side: Side, number: int) -> bool:
+    return any(isinstance(o, Jettison) and o.af == number for o in turn.orders.get(side, ()))
+
+
+def jettison_aloft(turn: Turn, side: Side) -> None:
+    """End of the side's segment: AFs ordered to JETTISON and still aloft and armed drop their load."""
+    for order in turn.orders.get(side, ()):
+        if not isinstance(order, Jettison):
+            continue
+        formation = own_af(turn, side, order.af)
+        if formation is not None and any(s.armament is not None for s in formation.stacks):
+            drop_load(turn, formation)
+            where = turn.state.scenario.map.hex_id(formation.hex) if formation.hex else "?"
+            turn.tell(side, "jettison", f"AF{order.af} jettisoned its bombs at {where} (standard 14.14)")
+
+
 def _touch_down(turn: Turn, side: Side, formation: AirFormation, place: str) -> None:
-    """Night and armed landings roll per factor (14.10, 14.14, seed 003 14.10.1); the rest land."""
+    """Night and armed landings roll per factor (14.10, 14.14, seed 003 14.10.1); the rest land.
+    An AF ordered to JETTISON drops its load first (14.14: "at any time during plane movement")."""
+    if jettisoning(turn, side, formation.number) and any(s.armament is not None for s in formation.stacks):
+        formation = drop_load(turn, formation)
+        turn.tell(
+            side, "jettison", f"AF{formation.number} jettisoned its bombs before landing (standard 14.14)"
+        )
     st = turn.state
     where = air_ops.landing_place(st, formation, place)
     label = f"ft.landing.t{st.turn}.{side.value}.AF{formation.number}"

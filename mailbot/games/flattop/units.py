@@ -140,6 +140,9 @@ class AirFactors:
     carrier_plane: bool = False  # the black dot: a carrier-qualified counter
     armament: Armament | None = None
     altitude: Altitude = Altitude.LOW
+    # Dropped its load (attacked or jettisoned, standard 14.14): unarmed now, yet "a factor
+    # armed at take-off is a bomber until it lands" (reference A.6), so no interceptor.
+    expended: bool = False
 
 
 @dataclass(frozen=True)
@@ -265,6 +268,10 @@ class AirFormation:
     searching: bool = False
     rf_spent: int = 0  # combat costs RF (standard 15.6): the landing deadline comes earlier
     launch: LaunchType = LaunchType.MINIMUM  # sets its MP on the take-off turn (standard 14.8)
+    # From an off-board base (reference A.3): the entry hex it appears in, at the end of turn
+    # ``arrives``; until then it is in the base's In Flight box (``hex`` None).
+    entry: Hex | None = None
+    arrives: int = 0
 
     @property
     def factors(self) -> int:

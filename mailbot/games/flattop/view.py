@@ -23,6 +23,7 @@ from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.observation.reports import report_model
 from mailbot.games.flattop.orders.checks import base_word, sum_boxes
 from mailbot.games.flattop.orders.types import Plot, normalise
+from mailbot.games.flattop.quiet import quiet_turn, run_length
 from mailbot.games.flattop.state import FlatTopState, SideState
 from mailbot.games.flattop.turn import NOT_RESOLVED
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Base, Side, TaskForce
@@ -37,12 +38,18 @@ SYNTAX = (
     "      [JOIN AF2] [RETURN <TF or base>]          (leave out FROM for an AF already aloft)",
     "  FLY AF4 [FROM ...] [PATH <hex> ...] [RENDEZVOUS <last path hex> WITH AF3] [RETURN <TF or base>]",
     "  READY <TF or base> <n> <plane> [GP|AP|TORPEDO]     UNREADY <TF or base> <n> <plane> [load]",
-    "  LAND AF3 <TF or base>     SHADOW AF3 <contact hex>     INTERCEPT AF5 (unarmed fighters)",
-    "  DECEPTION TRUTHFUL|RANDOM|MAXIMAL     HOLD",
+    "  LAND AF3 <TF or base>     SHADOW AF3|TF2 <contact hex>     INTERCEPT AF5 (unarmed fighters)",
+    "  JETTISON AF4 (drop bombs before landing, 14.14)     DECEPTION TRUTHFUL|RANDOM|MAXIMAL     HOLD",
     "Silent sides keep their plots and start no new flights. "
     + NOT_RESOLVED[0].upper()
     + NOT_RESOLVED[1:]
     + ".",
+)
+
+
+QUIET_NOTE = (
+    "Night: the hours after this one may be played without mail on standing orders (TFs follow"
+    " their PLOTs, AFs aloft fly home and land), until dawn or the game's limit of quiet hours."
 )
 
 
@@ -98,7 +105,8 @@ def _af(state: FlatTopState, af: AirFormation) -> dict[str, Any]:
 
 def _contacts(state: FlatTopState, own: SideState) -> list[dict[str, Any]]:
     shown = report_model(own.knowledge)["contacts"]
-    recent = [c for c in shown if c["turn"] > state.turn - 1 - CONTACT_TURNS]
+    # A letter after quiet hours (quiet.py) covers them all: their contacts are recent too.
+    recent = [c for c in shown if c["turn"] > state.turn - 1 - CONTACT_TURNS - run_length(state)]
     for contact in recent:
         contact["time"] = state.scenario.start.plus(contact["turn"] - 1).label
     return sorted(recent, key=lambda c: (-c["turn"], c["hex"], c["kind"]))
@@ -144,7 +152,8 @@ def build_view(
     return {
         "title": title,
         "scenario": state.scenario.title,
-        "approximate": state.scenario.approximate,
+        # The label once: a title may say "approximate map" itself (coral-sea-demo.toml).
+        "approximate": state.scenario.approximate and "approximate" not in state.scenario.title.lower(),
         "seat": seat or "referee",
         "referee": seat is None,
         "turn": state.turn,
@@ -168,6 +177,8 @@ def template_lines(state: FlatTopState, side: Side) -> list[str]:
     lines = [f"DECEPTION {own.deception.value.upper()}"]
     lines += [normalise(state.scenario.map, Plot(tf.number, tf.plot)) for tf in state.own_tfs(side)]
     lines += [f"# LAND AF{af.number} {af.origin}" for af in state.own_air(side)]
+    armed = (af for af in state.own_air(side) if af.hex and any(s.armament for s in af.stacks))
+    lines += [f"# JETTISON AF{af.number}" for af in armed]
     free = (n for n in range(1, 36) if n not in {af.number for af in state.own_air(side)})
     for place, boxes in _places(state, side):
         if boxes.ready:
@@ -194,8 +205,10 @@ def order_help(state: FlatTopState, seat: str) -> list[str]:
     side = next((s.side for s in state.sides if s.side.value == seat), None)
     if side is None or state.finished:
         return list(SYNTAX)
+    night = [QUIET_NOTE] if quiet_turn(state, state.turn + 1) else []
     return [
         *SYNTAX,
+        *night,
         "",
         f"Your orders for {step_title(state)} (edit and send back):",
         *template_lines(state, side),

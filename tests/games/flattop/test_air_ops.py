@@ -134,12 +134,14 @@ def test_a_launch_must_name_the_load_when_the_ready_box_holds_several(data: dict
 
 def test_the_launch_type_sets_the_limit_and_the_take_off_turn_movement(data: dict[str, Any]) -> None:
     state = new(data)  # Yorktown LF 11/3; Wildcat MF 8
-    path4 = "v-e25 v-e24 v-e23 i-e22"
+    # Four factors exceed the minimum LF: TF1 turns into the wind (NE: to V-D26) before the
+    # new AF takes off (standard 6.10), so the path starts next to V-D26.
+    path4 = "v-d25 v-d24 v-d23 i-d22"
     assert refusal(state, "fly af1 from tf1 4 wildcat")[1] == (
         "TF1 may launch 3 air factors a turn (minimum launch)"
     )
     assert parse(state, "allied", f"search af1 from tf1 4 wildcat normal path {path4}").problems == ()
-    kind, reason = refusal(state, f"search af1 from tf1 4 wildcat normal path {path4} i-e21")
+    kind, reason = refusal(state, f"search af1 from tf1 4 wildcat normal path {path4} i-d21")
     assert kind is ProblemKind.ILLEGAL and "not enough MP" in reason and "(4 MP)" in reason
     assert refusal(state, "search af1 from tf1 1 wildcat max path v-e25")[1].endswith("(0 MP)")
 

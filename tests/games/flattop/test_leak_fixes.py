@@ -31,7 +31,8 @@ def test_11_2_shadowing_targets_the_tf_the_side_saw_not_an_unseen_lower_numbered
     japanese = next(t for t in tfs if t.side is Side.JAPANESE)
     state = replace(base, task_forces=(*tfs, TaskForce(2, Side.JAPANESE, japanese.hex, japanese.ships[-1:])))
     state = state.with_side(replace(state.side(Side.ALLIED), seen=frozenset({"japanese TF5"})))
-    told = _resolve(state, {"allied": ["SHADOW AF1 I-G17"]}, {"ft.shadow.t3.allied.AF1": [5]})
+    # 6 -1 (AF1 over its target is at Condition 3, seed 003, 11.11) = 5: a plain failure.
+    told = _resolve(state, {"allied": ["SHADOW AF1 I-G17"]}, {"ft.shadow.t3.allied.AF1": [6]})
     assert "Shadowing by AF1: failure" in told
     assert not any("not allowed" in t for t in told)
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -24,9 +25,12 @@ from mailbot.games.flattop.observation.reports import (
 )
 from mailbot.games.flattop.units import Altitude, Ship, ShipType, Side, TaskForce
 
+from .conftest import load_tables
+
 J, A = Side.JAPANESE, Side.ALLIED
 HERE = Hex(10, 10)
-RULES = ReportRules()
+# The shipped numbers (observation.toml [reports]), so a change there fails these tests.
+RULES = ReportRules.from_mapping(load_tables()["observation"])
 HIGH, LOW = Altitude.HIGH, Altitude.LOW
 
 
@@ -118,7 +122,7 @@ def test_deception_policy_chooses_the_total() -> None:
     dice), or maximal (always the most misleading allowed figure)"."""
     assert approximate(7, Deception.TRUTHFUL, RULES, FixedDice(), "t") == 7
     assert approximate(7, Deception.MAXIMAL, RULES, FixedDice(), "t") == 10
-    assert approximate(7, Deception.MAXIMAL, ReportRules(maximal_total="low"), FixedDice(), "t") == 4
+    assert approximate(7, Deception.MAXIMAL, replace(RULES, maximal_total="low"), FixedDice(), "t") == 4
     randoms = [approximate(7, Deception.RANDOM, RULES, FixedDice([face]), "t") for face in range(1, 8)]
     assert randoms == [4, 5, 6, 7, 8, 9, 10]  # a d7 over the seven allowed figures
 
@@ -158,22 +162,25 @@ def test_7_12_2_item_3_misreport_bounds() -> None:
     to two capital ships may be reported as carriers instead. (Thus in the unlikely event that a hex
     contains three carriers, the presence of carriers must still be reported.)" """
     # (carriers shown, capital ships shown)
-    assert carrier_options(1, 0) == ((False, True), (True, False))
-    assert carrier_options(2, 0) == ((False, True), (True, False), (True, True))
-    assert all(shown_carriers for shown_carriers, _ in carrier_options(3, 0))
-    assert all(shown_carriers for shown_carriers, _ in carrier_options(3, 5))
-    assert carrier_options(0, 2) == ((False, True), (True, False), (True, True))
-    assert carrier_options(0, 3) == ((False, True), (True, True))  # a capital ship always remains
+    assert carrier_options(1, 0, RULES.swap_limit) == ((False, True), (True, False))
+    assert carrier_options(2, 0, RULES.swap_limit) == ((False, True), (True, False), (True, True))
+    assert all(shown_carriers for shown_carriers, _ in carrier_options(3, 0, RULES.swap_limit))
+    assert all(shown_carriers for shown_carriers, _ in carrier_options(3, 5, RULES.swap_limit))
+    assert carrier_options(0, 2, RULES.swap_limit) == ((False, True), (True, False), (True, True))
+    assert carrier_options(0, 3, RULES.swap_limit) == (
+        (False, True),
+        (True, True),
+    )  # a capital ship always remains
     for carriers in range(6):
         for capitals in range(6):
-            options = carrier_options(carriers, capitals)
+            options = carrier_options(carriers, capitals, RULES.swap_limit)
             assert (carriers > 0, capitals > 0) in options  # the truth is always allowed
 
 
 def test_7_12_2_item_3_random_policy_picks_among_the_allowed() -> None:
     """design/flattop.md: random is "uniform within the allowed bounds, from the dice"."""
     target = task_force(5, CV, BB, side=J)
-    options = carrier_options(1, 1)
+    options = carrier_options(1, 1, RULES.swap_limit)
     seen = set()
     for pick in range(1, len(options) + 1):
         dice = FixedDice(by_label={"r.total": [2], "r.carriers": [5, 5], "r.carriers.choice": [pick]})

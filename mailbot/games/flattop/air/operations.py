@@ -19,8 +19,8 @@ from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from mailbot.games.flattop.air.landing import Landing
-from mailbot.games.flattop.map.hexes import Hex, line
-from mailbot.games.flattop.map.movement import PlaneStep, af_movement, plane_path, range_left
+from mailbot.games.flattop.map.hexes import Hex, line, neighbours
+from mailbot.games.flattop.map.movement import PlanePath, PlaneStep, af_movement, plane_path, range_left
 from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.orders.checks import place_key, readying_factor
 from mailbot.games.flattop.orders.types import Launch, Load, Ready, Unready, load_of
@@ -165,16 +165,40 @@ def _same(stack: AirFactors) -> AirFactors:
 def launch(
     state: FlatTopState, side: Side, af: int, order: Launch, *, searching: bool
 ) -> tuple[FlatTopState, AirFormation | None]:
-    """A new AF from the Ready box, in the place's hex, Low (planes take off low)."""
+    """A new AF from the Ready box, in the place's hex, Low (planes take off low). From an
+    off-board base it goes to the In Flight box and appears in the base's entry hex
+    (:func:`entry_of`) at the end of its delay."""
     h = place_hex(state, side, order.place)
+    entry = entry_of(state, side, order.place) if h is None else None
     stacks: list[AirFactors] = []
     update = _taking(stacks, order.plane, order.count, "ready", order.load)
+    if (h is None and entry is None) or find_place(state, side, order.place) is None:
+        return state, None
     state = _update_place(state, side, order.place, update)
-    if h is None or not stacks:
+    if not stacks:
         return state, None
     low = tuple(replace(s, altitude=Altitude.LOW) for s in stacks)
     formation = AirFormation(af, side, h, low, order.place, state.turn, searching, launch=order.kind)
+    if entry is not None:
+        formation = replace(formation, entry=entry[0], arrives=state.turn + entry[1])
     return replace(state, air=(*state.air, formation)), formation
+
+
+def entry_of(state: FlatTopState, side: Side, place: str) -> tuple[Hex, int] | None:
+    """An off-board base's first entry hex and its delay (reference A.3: planes "enter and leave
+    through Entry Hexes whose label includes a delay in turns"): (hex, delay)."""
+    base = find_place(state, side, place)
+    if not isinstance(base, Base) or not base.off_board:
+        return None
+    entries = [e for e in state.scenario.entry_hexes if e.label in base.entry and e.base == base.name]
+    return (entries[0].hex, entries[0].delay) if entries else None
+
+
+def arrivals(state: FlatTopState) -> tuple[FlatTopState, tuple[AirFormation, ...]]:
+    """End of turn: AFs whose In Flight delay is over appear in their entry hex."""
+    due = tuple(a for a in state.air if a.hex is None and a.entry is not None and a.arrives <= state.turn)
+    air = tuple(replace(a, hex=a.entry, entry=None) if a in due else a for a in state.air)
+    return replace(state, air=air), due
 
 
 def cannot_land(state: FlatTopState, af: AirFormation, place: str, moved: Collection[int]) -> str:
@@ -201,7 +225,7 @@ def landing_place(state: FlatTopState, af: AirFormation, place: str) -> Landing:
 def land(state: FlatTopState, af: AirFormation, place: str, stacks: tuple[AirFactors, ...]) -> FlatTopState:
     """The AF leaves the map; ``stacks`` (those that came down safely) go to the Just Landed box."""
     unit = find_place(state, af.side, place)
-    low = tuple(replace(s, altitude=Altitude.LOW) for s in stacks)
+    low = tuple(replace(s, altitude=Altitude.LOW, expended=False) for s in stacks)
     if isinstance(unit, Base):
         state = _update_place(state, af.side, place, _adding(low))
     elif isinstance(unit, TaskForce):
@@ -244,17 +268,61 @@ def _land_on_ships(state: FlatTopState, tf: TaskForce, stacks: tuple[AirFactors,
     return replace(state, task_forces=tuple(new_tf if t is tf else t for t in state.task_forces))
 
 
-def fly_toward(state: FlatTopState, af: AirFormation, goal: Hex, mp: int) -> tuple[AirFormation, str]:
-    """Fly the straight line toward ``goal`` as far as ``mp`` and the rules allow (movement.py)."""
-    assert af.hex is not None
+def fly_toward(
+    state: FlatTopState, af: AirFormation, goal: Hex, mp: int
+) -> tuple[AirFormation, str, tuple[Hex, ...]]:
+    """Fly toward ``goal`` as far as ``mp`` and the rules allow (movement.py): the straight line,
+    or where it is barred (a storm hex, standard 6.6; a mountain hexside at Low, 14.15.5) the
+    shortest way around, so a landing AF does not stop at the first storm with MP left."""
+    start = af.hex
+    assert start is not None
     altitude = af.stacks[0].altitude
-    steps = [PlaneStep(h, altitude) for h in line(af.hex, goal)[1:]]
     storms = _storms(state)
-    flown = plane_path(
-        af.hex, altitude, steps, mp, scenario=state.scenario, rules=state.rules.movement, storms=storms
-    )
-    end = flown.legs[-1].hex if flown.legs else af.hex
-    return replace(af, hex=end, searching=False), flown.problem
+
+    def fly(route: list[Hex]) -> PlanePath:
+        steps = [PlaneStep(h, altitude) for h in route]
+        return plane_path(
+            start, altitude, steps, mp, scenario=state.scenario, rules=state.rules.movement, storms=storms
+        )
+
+    flown = fly(line(start, goal)[1:])
+    if flown.problem and not flown.problem.startswith("not enough MP"):
+        around = _route(state, start, goal, altitude, storms)
+        if around:
+            flown = fly(around)
+    end = flown.legs[-1].hex if flown.legs else start
+    hexes = (start, *(leg.hex for leg in flown.legs))
+    return replace(af, hex=end, searching=False), flown.problem, hexes
+
+
+def _route(
+    state: FlatTopState, start: Hex, goal: Hex, altitude: Altitude, storms: frozenset[Hex]
+) -> list[Hex]:
+    """The shortest route (hexes after ``start``) planes at ``altitude`` may fly to ``goal`` over
+    the board, breadth first in a fixed neighbour order; [] if there is none."""
+    rules, scenario = state.rules.movement, state.scenario
+    came: dict[Hex, Hex] = {start: start}
+    frontier = [start]
+    while frontier and goal not in came:
+        nxt: list[Hex] = []
+        for here in frontier:
+            for there in neighbours(here):
+                if there in came or not (scenario.map.on_board(there) or there == goal):
+                    continue
+                if there in storms and not rules.storm_entry_allowed:
+                    continue
+                mountain = scenario.hexside(here, there) == "mountain"
+                if mountain and rules.mountain_needs_high and altitude is not Altitude.HIGH:
+                    continue
+                came[there] = here
+                nxt.append(there)
+        frontier = nxt
+    if goal not in came:
+        return []
+    route = [goal]
+    while came[route[-1]] != start:
+        route.append(came[route[-1]])
+    return route[::-1]
 
 
 def _storms(state: FlatTopState) -> frozenset[Hex]:

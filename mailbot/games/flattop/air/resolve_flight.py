@@ -21,7 +21,7 @@ from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.observation.search import SearchOutcome, rendezvous_path
 from mailbot.games.flattop.orders.checks import path_steps
 from mailbot.games.flattop.orders.types import Fly, Land
-from mailbot.games.flattop.turn import NOT_RESOLVED, Flight, Turn, land_af, own_af, put
+from mailbot.games.flattop.turn import NOT_RESOLVED, Flight, Turn, drop_load, land_af, own_af, put
 from mailbot.games.flattop.units import Side
 
 
@@ -29,6 +29,8 @@ def run_non_search(turn: Turn, side: Side) -> None:
     """LAND and FLY without a rendezvous: "all non-searching movement is conducted before all
     search movement" (seed 003, 7)."""
     for order in turn.orders.get(side, ()):
+        if isinstance(order, Land | Fly) and not turn.may_act(side, order.af):
+            continue
         if isinstance(order, Land):
             land_af(turn, side, order.af, order.place, None)
         elif isinstance(order, Fly) and order.rendezvous is None:
@@ -74,7 +76,7 @@ def _tell_flight(
 def run_followers(turn: Turn, side: Side, outcomes: Mapping[str, SearchOutcome]) -> None:
     """After a side's searches: each FLY with a rendezvous follows its searcher."""
     for order in turn.orders.get(side, ()):
-        if isinstance(order, Fly) and order.rendezvous is not None:
+        if isinstance(order, Fly) and order.rendezvous is not None and turn.may_act(side, order.af):
             _follow(turn, side, order, outcomes)
 
 
@@ -108,5 +110,8 @@ def _follow(turn: Turn, side: Side, order: Fly, outcomes: Mapping[str, SearchOut
                 "attack",
                 f"AF{order.af} reached {name(path[-1])} with AF{leader} to attack: {NOT_RESOLVED}",
             )
+            attacker = own_af(turn, side, order.af)
+            if attacker is not None:
+                drop_load(turn, attacker)  # the attack spends the load (reference A.6)
     if order.back is not None:
         land_af(turn, side, order.af, order.back, max(left, 0))

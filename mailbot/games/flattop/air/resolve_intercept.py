@@ -38,11 +38,11 @@ def run_intercepts(turn: Turn, mover: Side) -> None:
     other = mover.opponent
     for order in turn.of(other, Intercept):
         assert isinstance(order, Intercept)
-        if order.af in turn.intercepted:
-            continue  # one attempt a turn
+        if (other, order.af) in turn.intercepted or (other, order.af) in turn.blind:
+            continue  # one attempt a turn for this side's AF (numbers are per side); a blind AF none
         attempt = _find(turn, other, order.af, mover)
         if attempt is not None:
-            turn.intercepted.add(order.af)
+            turn.intercepted.add((other, order.af))
             _attempt(turn, attempt)
 
 
@@ -93,8 +93,12 @@ def _attempt(turn: Turn, attempt: _Attempt) -> None:
     success, roll = roll_interception(st.rules.interception, turn.dice, label, in_combat_hex=in_combat)
     name = st.scenario.map.hex_id(h)
     turn.referee("intercept.roll", f"{side} AF{interceptor.number} vs {mover} AF{flight.number}: {roll.text}")
-    result = f"intercepted an enemy AF: {NOT_RESOLVED}" if success else "failed to intercept an enemy AF"
-    turn.tell(side, "intercept", f"AF{interceptor.number} {result} at {name}")
+    result = (
+        f"intercepted an enemy AF at {name}: {NOT_RESOLVED}"
+        if success
+        else (f"failed to intercept an enemy AF at {name}")
+    )
+    turn.tell(side, "intercept", f"AF{interceptor.number} {result}")
     if success:
         turn.tell(mover, "intercepted", f"AF{flight.number} was intercepted at {name}: {NOT_RESOLVED}")
     target = af_target(interceptor)

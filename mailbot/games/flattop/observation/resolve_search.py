@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.games.flattop.air import operations as air_ops
-from mailbot.games.flattop.map.hexes import Hex
-from mailbot.games.flattop.map.movement import plane_path
+from mailbot.games.flattop.map.hexes import Hex, distance, line
+from mailbot.games.flattop.map.movement import move_task_force, plane_path
 from mailbot.games.flattop.map.weather import storm_hexes
-from mailbot.games.flattop.observation.observe import AF, group, tf_target
+from mailbot.games.flattop.observation.observe import AF, Watcher, group, surface_condition, tf_target
 from mailbot.games.flattop.observation.search import Leg, SearchOrder, SearchOutcome, resolve_searches
 from mailbot.games.flattop.observation.shadowing import (
     ShadowAttempt,
@@ -31,9 +31,9 @@ from mailbot.games.flattop.observation.shadowing import (
     resolve_shadow,
     shadow_events,
 )
-from mailbot.games.flattop.orders.checks import path_steps
+from mailbot.games.flattop.orders.checks import is_submarine, path_steps
 from mailbot.games.flattop.orders.types import Search, Shadow
-from mailbot.games.flattop.turn import NOT_RESOLVED, Flight, Turn, land_af, own_af, put
+from mailbot.games.flattop.turn import NOT_RESOLVED, Flight, Turn, drop_load, land_af, own_af, put
 from mailbot.games.flattop.units import AirFormation, Altitude, Side, TaskForce
 
 # --- shadowing (11) ------------------------------------------------------------------
@@ -48,22 +48,49 @@ def run_shadowing(turn: Turn) -> None:
 
 def _shadow(turn: Turn, side: Side, order: Shadow) -> None:
     st = turn.state
-    formation = own_af(turn, side, order.af)
-    if formation is None:
+    shadower = _shadower(turn, side, order)
+    if shadower is None:
         return
+    key = f"{order.by}{order.af}"
     target = shadow_target(turn, side, order.hex)
     if target is None:  # the contact has gone (e.g. off the board): simply a failure
-        turn.tell(side, "shadow.result", f"Shadowing by AF{order.af}: {ShadowResult.FAILURE.value}")
+        turn.tell(side, "shadow.result", f"Shadowing by {key}: {ShadowResult.FAILURE.value}")
         turn.referee(
             "shadow.none",
-            f"{side} AF{order.af}: no enemy TF seen last turn in {st.scenario.map.hex_id(order.hex)}",
+            f"{side} {key}: no enemy TF seen last turn in {st.scenario.map.hex_id(order.hex)}",
         )
         return
-    attempt = _attempt(turn, side, order.af, target)
+    attempt = _attempt(turn, side, (key, *shadower), target)
     outcome = resolve_shadow(attempt, st.rules.shadowing, turn.dice, st.turn)
     turn.events.extend(shadow_events(outcome, side.value))
-    if outcome.result is ShadowResult.SUCCESS:
+    if outcome.result is ShadowResult.SUCCESS and order.by == "AF":
         turn.shadows.append((side, order.af, target.number))
+    elif outcome.result is ShadowResult.SUCCESS:
+        _hold_for_shadowing(turn, side, order.af)
+        turn.tf_shadows.append((side, order.af, target.number, distance(shadower[1], target.hex)))
+    elif outcome.result is ShadowResult.BLIND:
+        turn.blind.add((side, order.af))
+
+
+def _shadower(turn: Turn, side: Side, order: Shadow) -> tuple[Shadower, Hex, bool] | None:
+    """The shadowing unit's kind, hex and radar (seed 003, 11.11; 27.3 for submarines)."""
+    if order.by == "AF":
+        formation = own_af(turn, side, order.af)
+        return None if formation is None or formation.hex is None else (Shadower.AF, formation.hex, False)
+    tf = next((t for t in turn.state.own_tfs(side) if t.number == order.af), None)
+    if tf is None:
+        return None
+    return (Shadower.SUB if is_submarine(tf) else Shadower.TF), tf.hex, any(s.radar for s in tf.afloat)
+
+
+def _hold_for_shadowing(turn: Turn, side: Side, number: int) -> None:
+    """Reference A.8.8: "Units that moved in the Shadowing Phase do not move again this turn":
+    the shadowing TF's plotted leg for this turn is replaced by following its target."""
+    tfs = tuple(
+        replace(t, plot=((), *t.plot[1:])) if t.side is side and t.number == number else t
+        for t in turn.state.task_forces
+    )
+    turn.state = replace(turn.state, task_forces=tfs)
 
 
 def shadow_target(turn: Turn, side: Side, where: Hex) -> TaskForce | None:
@@ -84,21 +111,38 @@ def shadow_target(turn: Turn, side: Side, where: Hex) -> TaskForce | None:
     return min(there, key=lambda t: t.number, default=None)
 
 
-def _attempt(turn: Turn, side: Side, af: int, target: TaskForce) -> ShadowAttempt:
+def _attempt(
+    turn: Turn, side: Side, shadower: tuple[str, Shadower, Hex, bool], target: TaskForce
+) -> ShadowAttempt:
+    key, kind, where, radar = shadower
     ref = tf_target(target).ref
     going = target.plot[0][-1] if target.plot and target.plot[0] else target.hex
     sky = turn.sky()
     moving = going != target.hex
     return ShadowAttempt(
-        shadower_key=f"AF{af}",
-        shadower=Shadower.AF,
+        shadower_key=key,
+        shadower=kind,
         side=side,
         target_ref=ref,
         visible_last_turn=may_shadow(ref, turn.state.side(side).seen),
         night=sky.night,
+        radar=radar,
+        at_condition_3=_condition_now(turn, side, (kind, where), target) == 3,
         target_into_cloud=moving and sky.cloudy(going),
         target_into_storm=moving and going in sky.storms,
     )
+
+
+def _condition_now(turn: Turn, side: Side, shadower: tuple[Shadower, Hex], target: TaskForce) -> int:
+    """The condition at which the shadower itself observes its target at the start of the phase
+    (seed 003, 11.11 "-1 if shadower is at Condition 3"): an AF by the search chart's range
+    conditions, a TF or submarine by the surface observation table (7.5, 7.12)."""
+    kind, where = shadower
+    st, sky = turn.state, turn.sky()
+    if kind is Shadower.AF:
+        return st.rules.search.condition(sky.time, distance(where, target.hex))
+    watcher = Watcher(kind.value, "TF", side, where)
+    return surface_condition(watcher, tf_target(target), sky, st.rules.observation)
 
 
 def follow_shadowed(turn: Turn) -> None:
@@ -118,6 +162,34 @@ def follow_shadowed(turn: Turn) -> None:
             "shadowing",
             f"AF{number} keeps its contact in sight at {st.scenario.map.hex_id(target.hex)}",
         )
+    for side, number, tf_number, keep in turn.tf_shadows:
+        _follow_by_tf(turn, side, (number, keep), tf_number)
+
+
+def _follow_by_tf(turn: Turn, side: Side, shadower: tuple[int, int], tf_number: int) -> None:
+    """Reference A.8.8: "the shadowed TF moves as plotted, then the shadower moves"; it closes
+    straight toward the TF to the range it shadowed from, within its movement (map.movement)."""
+    st = turn.state
+    number, keep = shadower
+    tf = next((t for t in st.own_tfs(side) if t.number == number), None)
+    target = next((t for t in st.task_forces if t.side is not side and t.number == tf_number), None)
+    if tf is None or target is None:
+        return
+    leg: list[Hex] = []
+    for h in line(tf.hex, target.hex)[1:]:
+        if distance(leg[-1] if leg else tf.hex, target.hex) <= keep:
+            break
+        leg.append(h)
+    storms = storm_hexes(st.weather, st.rules.weather)
+    moved, move = move_task_force(
+        replace(tf, plot=(tuple(leg), *tf.plot)), st.scenario, st.time, st.rules.movement, storms
+    )
+    turn.state = replace(st, task_forces=tuple(moved if t is tf else t for t in st.task_forces))
+    if len(move.path) > 1:
+        turn.moved.setdefault(side, set()).add(number)
+    where = st.scenario.map.hex_id(moved.hex)
+    turn.tell(side, "shadowing", f"TF{number} shadows its contact and is now at {where}")
+    turn.referee("shadow.follow", f"{side} TF{number} follows {target.side} TF{tf_number} to {where}")
 
 
 # --- search (7, 7.3) -------------------------------------------------------------------
@@ -166,7 +238,7 @@ def run_searches(turn: Turn, side: Side) -> dict[str, SearchOutcome]:
     pairs = [
         (o, so)
         for o in turn.of(side, Search)
-        if isinstance(o, Search) and (so := _search_order(turn, side, o))
+        if isinstance(o, Search) and turn.may_act(side, o.af) and (so := _search_order(turn, side, o))
     ]
     if not pairs:
         return {}
@@ -201,6 +273,10 @@ def _after_search(turn: Turn, side: Side, order: Search, outcome: SearchOutcome)
         turn.tell(
             side, "attack", f"AF{order.af} reached {name(outcome.attack_hex)} to attack: {NOT_RESOLVED}"
         )
+        # "Each armed factor attacks once per sortie" (reference A.6): the attack spends the load.
+        attacker = own_af(turn, side, order.af)
+        if attacker is not None:
+            drop_load(turn, attacker)
     for a in outcome.attempts:
         result = "seen" if a.success else "missed"
         turn.referee(

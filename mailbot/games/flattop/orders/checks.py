@@ -15,15 +15,17 @@ from dataclasses import dataclass, field, replace
 
 from mailbot.core.game import ProblemKind
 from mailbot.games.flattop.map import movement
-from mailbot.games.flattop.map.hexes import Hex, distance
+from mailbot.games.flattop.map.hexes import Direction, Hex, direction, distance, step
 from mailbot.games.flattop.map.movement import MovementRules, PlaneStep, formation_movement, launch_movement
 from mailbot.games.flattop.map.scenario import GameTime, Scenario
 from mailbot.games.flattop.observation.knowledge import SHIPS, Knowledge
 from mailbot.games.flattop.observation.search import Action, Leg
 from mailbot.games.flattop.orders.types import (
+    UNARMED,
     Fly,
     FtOrder,
     Intercept,
+    Jettison,
     Land,
     Launch,
     Load,
@@ -41,11 +43,14 @@ from mailbot.games.flattop.units import (
     AirFactors,
     AirFormation,
     Altitude,
+    Armament,
     Base,
     Handling,
     LaunchType,
     PlaneCategory,
     PlaneType,
+    ShipCategory,
+    ShipType,
     Side,
     TaskForce,
 )
@@ -89,6 +94,9 @@ class Own:
     time: GameTime
     turn: int
     used: dict[tuple[str, str], int] = field(default_factory=dict)
+    winds: Mapping[int, Direction] = field(default_factory=dict)  # by section numeral
+    plots: dict[int, Plot] = field(default_factory=dict)  # this letter's PLOTs (read first)
+    launched: dict[int, Launch] = field(default_factory=dict)  # this letter's new AFs
     launch_types: dict[str, tuple[LaunchType, int]] = field(default_factory=dict)  # place -> (type, line)
 
     def hex(self, word: str) -> Hex:
@@ -118,9 +126,29 @@ class Own:
         base = self.bases.get(place_key(word))
         if base is None:
             raise illegal(f"no base or task force of yours is called {word}")
-        if base.hex is None:
-            raise illegal(f"{base_word(base)} is off the board: its flights are not supported yet")
+        if base.hex is None:  # off board: its planes come and go by its entry hex (reference A.3)
+            entry = next((e for e in self.scenario.entry_hexes if e.label in base.entry), None)
+            if entry is None:
+                raise illegal(f"{base_word(base)} is off the board and has no entry hex")
+            return base_word(base), entry.hex, base.boxes, base
         return base_word(base), base.hex, base.boxes, base
+
+    def takeoff_hex(self, launch: Launch) -> Hex:
+        """Where a new AF starts: a TF's hex after this turn's plotted move (the letter's PLOT,
+        else the standing one), since new AFs take off after TF movement (reference A.7), or
+        one hex into the wind when the letter's launches exceed its carriers' Minimum LF and
+        the plot does not head into it (standard 6.10, ``air.resolve_wind``); a base's hex."""
+        name, h, _, unit = self.place(launch.place)
+        if not isinstance(unit, TaskForce):
+            return h
+        plot = self.plots.get(unit.number)
+        legs = plot.legs if plot is not None else unit.plot
+        leg = legs[0] if legs else ()
+        launching = self.used.get((name, "launch"), 0) + launch.count
+        turned = into_the_wind(unit, leg, launching, self.scenario, self.winds)
+        if turned is not None and launching <= launch_factor(unit, launch.kind):  # else refused anyway
+            return turned
+        return leg[-1] if leg else h
 
     def plane(self, word: str) -> PlaneType:
         found = next((p for name, p in self.planes.items() if name.upper() == word.upper()), None)
@@ -144,6 +172,10 @@ class Own:
             self.used[spend_key] = self.used.get(spend_key, 0) + amount
         if launch is not None:
             self.launch_types.setdefault(launch.place, (launch.kind, line))
+        if isinstance(order, Search | Fly) and order.launch is not None:
+            self.launched[order.af] = order.launch
+        if isinstance(order, Plot):
+            self.plots[order.tf] = order
         if key:
             taken[key] = line
 
@@ -206,10 +238,13 @@ def _from_box(
 def _unit_key(order: FtOrder) -> str:
     if isinstance(order, Plot):
         return f"TF{order.tf}"
-    if isinstance(order, Search | Fly | Land | Shadow):
+    if isinstance(order, Shadow):
+        return f"{order.by}{order.af}"  # a shadowing TF's move is the shadowing: no PLOT besides
+    if isinstance(order, Search | Fly | Land):
         return f"AF{order.af}"
-    if isinstance(order, Intercept):
-        return f"INTERCEPT AF{order.af}"  # besides the AF's own movement order
+    if isinstance(order, Intercept | Jettison):
+        word = "INTERCEPT" if isinstance(order, Intercept) else "JETTISON"
+        return f"{word} AF{order.af}"  # besides the AF's own movement order
     return "DECEPTION" if isinstance(order, SetDeception) else ""
 
 
@@ -298,7 +333,8 @@ def flight_start(own: Own, order: Search | Fly) -> tuple[Hex, Altitude, int, boo
         categories = {own.planes[s.plane].category for s in af.stacks}
         return af.hex, af.stacks[0].altitude, formation_movement(af, own.planes), armed, categories
     launch = order.launch
-    _, h, boxes, _ = own.place(launch.place)
+    _, _, boxes, _ = own.place(launch.place)
+    h = own.takeoff_hex(launch)
     plane = own.planes[launch.plane]
     taken = [s for s in boxes.ready if s.plane == plane.name and launch.load in (None, load_of(s))]
     armed = any(s.armament is not None for s in taken)
@@ -317,6 +353,7 @@ def path_steps(start_altitude: Altitude, legs: tuple[Leg, ...]) -> list[PlaneSte
 
 def _fly_path(own: Own, order: Search | Fly) -> tuple[bool, set[PlaneCategory]]:
     """Refuse a path the rules forbid from what the side knows; (armed, plane categories)."""
+    _off_board_take_off(own, order)
     start, altitude, mp, armed, categories = flight_start(own, order)
     flown = movement.plane_path(
         start, altitude, path_steps(altitude, order.legs), mp,
@@ -330,10 +367,33 @@ def _fly_path(own: Own, order: Search | Fly) -> tuple[bool, set[PlaneCategory]]:
     return armed, categories
 
 
+def _off_board_take_off(own: Own, order: Search | Fly) -> None:
+    """Reference A.3: planes of an off-board base go to its In Flight box and appear in its entry
+    hex after the entry's delay; they fly on from there in a later letter."""
+    if order.launch is None:
+        return
+    name, h, _, unit = own.place(order.launch.place)
+    if isinstance(unit, Base) and unit.off_board and (order.legs or order.back or isinstance(order, Search)):
+        entry = next(e for e in own.scenario.entry_hexes if e.hex == h and e.label in unit.entry)
+        raise illegal(
+            f"AF{order.af} from {name} flies off the board to entry hex {entry.label} "
+            f"({own.scenario.map.hex_id(h)}), where it appears after {entry.delay} turn(s): "
+            f"launch it with FLY AF{order.af} FROM {name} ... and no PATH or RETURN"
+        )
+
+
+def _not_off_board(own: Own, unit: TaskForce | Base, af: int, name: str) -> None:
+    if isinstance(unit, Base) and unit.off_board:
+        raise illegal(
+            f"AF{af} cannot land at the off-board base {name}: landing off the board is not supported yet"
+        )
+
+
 def _return_to(own: Own, af: int, back: str | None, categories: set[PlaneCategory]) -> str | None:
     if back is None:
         return None
     name, _, _, unit = own.place(back)
+    _not_off_board(own, unit, af, name)
     if not may_land(unit, categories):
         raise illegal(f"AF{af} cannot land at {name} (standard 8.9)")
     return name
@@ -365,20 +425,62 @@ def check_fly(own: Own, order: Fly) -> Fly:
 def check_land(own: Own, order: Land) -> Land:
     af = own.aloft(order.af)
     name, _, _, unit = own.place(order.place)
+    _not_off_board(own, unit, order.af, name)
     if not may_land(unit, {own.planes[s.plane].category for s in af.stacks}):
         raise illegal(f"AF{order.af} cannot land at {name} (standard 8.9)")
     return Land(order.af, name)
 
 
 def check_shadow(own: Own, order: Shadow) -> Shadow:
-    af = own.aloft(order.af)
     hex_name = own.scenario.map.hex_id(order.hex)
     if not own.knowledge.saw(own.turn - 1, hex_name, SHIPS):
         raise illegal(f"you hold no ships contact in {hex_name} from last turn (seed 003, 11.2)")
+    if order.by == "TF":
+        return _check_tf_shadow(own, order, hex_name)
+    af = own.aloft(order.af)
     assert af.hex is not None
     if distance(af.hex, order.hex) > formation_movement(af, own.planes):
         raise illegal(f"{hex_name} is beyond AF{order.af}'s reach this turn")
     return order
+
+
+def _check_tf_shadow(own: Own, order: Shadow, hex_name: str) -> Shadow:
+    """A TF shadows what it observes: ships within one hex (seed 003, 7.5; reference A.8.8:
+    "must observe the TF at the start of the phase"); a submarine "one TF or one submarine in
+    its own hex" (27.3)."""
+    tf = own.tf(order.af)
+    reach = 0 if is_submarine(tf) else 1
+    if distance(tf.hex, order.hex) > reach:
+        where = "in its own hex" if reach == 0 else "within one hex"
+        raise illegal(f"TF{order.af} shadows only a contact {where} (seed 003, 7.5 and 27.3)")
+    return order
+
+
+CARRIERS = (ShipType.CV, ShipType.CVL)
+
+
+def into_the_wind(
+    tf: TaskForce, leg: tuple[Hex, ...], load: int, scenario: Scenario, winds: Mapping[int, Direction]
+) -> Hex | None:
+    """Standard 6.10: the hex one step into the wind that ``tf`` must move to this turn, when
+    ``load`` (factors taking off and landing) exceeds its CVs' and CVLs' Minimum LF and ``leg``
+    takes no step into the wind; None when no turn is due or the hex is barred to ships."""
+    minimum = sum(s.launch_min for s in tf.afloat if s.type in CARRIERS)
+    sectors = scenario.map.layout.sectors_of(tf.hex)
+    wind = winds.get(sectors[0].numeral) if sectors else None
+    if not minimum or load <= minimum or wind is None:
+        return None
+    steps = zip((tf.hex, *leg), leg, strict=False)
+    if any(distance(a, b) == 1 and direction(a, b) is wind.opposite for a, b in steps):
+        return None
+    there = step(tf.hex, wind.opposite)
+    if not scenario.map.on_board(there) or movement.step_problem(scenario, tf.hex, there) is not None:
+        return None
+    return there
+
+
+def is_submarine(tf: TaskForce) -> bool:
+    return bool(tf.afloat) and all(s.type.category is ShipCategory.SUBMARINE for s in tf.afloat)
 
 
 def check_ready(own: Own, order: Ready) -> Ready:
@@ -404,12 +506,40 @@ def check_unready(own: Own, order: Unready) -> Unready:
 
 
 def check_intercept(own: Own, order: Intercept) -> Intercept:
-    """Standard 14.13 (reference A.7): only interceptors, unarmed fighter-capable factors, intercept."""
-    af = own.aloft(order.af)
-    if not any(is_interceptor(s, own.planes) for s in af.stacks):
+    """Standard 14.13 (reference A.7): only interceptors, unarmed fighter-capable factors, intercept.
+    An AF launched by this letter (a CAP taking off now) may intercept in its first turn."""
+    launch = own.launched.get(order.af)
+    if launch is not None and order.af not in own.air:
+        stack = AirFactors(launch.plane, launch.count, armament=_armament(own, launch))
+        stacks: tuple[AirFactors, ...] = (stack,)
+    else:
+        stacks = own.aloft(order.af).stacks
+    if not any(is_interceptor(s, own.planes) for s in stacks):
         raise illegal(f"AF{order.af} has no unarmed fighters to intercept with (standard 14.13)")
     return order
 
 
+def check_jettison(own: Own, order: Jettison) -> Jettison:
+    """Standard 14.14: an AF aloft, or launched by this letter, that carries bombs or torpedoes."""
+    launch = own.launched.get(order.af)
+    if launch is not None and order.af not in own.air:
+        armed = _armament(own, launch) is not None
+    else:
+        armed = any(s.armament is not None for s in own.aloft(order.af).stacks)
+    if not armed:
+        raise illegal(f"AF{order.af} carries no bombs or torpedoes to jettison")
+    return order
+
+
 def is_interceptor(stack: AirFactors, planes: Mapping[str, PlaneType]) -> bool:
-    return stack.armament is None and "interceptor" in planes[stack.plane].roles
+    """Unarmed and fighter-capable; a factor that dropped its load stays a bomber until it lands
+    (reference A.6)."""
+    return stack.armament is None and not stack.expended and "interceptor" in planes[stack.plane].roles
+
+
+def _armament(own: Own, launch: Launch) -> Armament | None:
+    """What a launch takes off carrying: its named load, else the Ready box's one load."""
+    if launch.load is not None:
+        return None if launch.load == UNARMED else Armament(launch.load)
+    _, _, boxes, _ = own.place(launch.place)
+    return next((s.armament for s in boxes.ready if s.plane == launch.plane), None)

@@ -15,7 +15,9 @@ echoed. The normalised forms::
     UNREADY TF1 2 Dauntless GP              Ready box -> Readying box (to change a load)
     LAND AF3 TF1                            fly toward the base or TF and land when there
     SHADOW AF3 VI-K30                       shadow the ships contact seen last turn in that hex
+    SHADOW TF2 VI-K30                       a TF (or submarine TF) shadows it: within 1 hex (sub: 0)
     INTERCEPT AF5                           try to intercept an enemy AF moving through AF5's hex
+    JETTISON AF4                            drop bombs/torpedoes at the end of the move (14.14)
     DECEPTION TRUTHFUL|RANDOM|MAXIMAL       standing policy for reports the enemy gets of you
     HOLD                                    nothing this turn
 
@@ -55,6 +57,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Literal
 
 from mailbot.core.game import Accepted, Line, Parsed, Problem, ProblemKind
 from mailbot.games.flattop.map.hexes import Hex
@@ -66,6 +69,7 @@ from mailbot.games.flattop.orders.checks import (
     check_flight,
     check_fly,
     check_intercept,
+    check_jettison,
     check_land,
     check_launch,
     check_plot,
@@ -79,6 +83,7 @@ from mailbot.games.flattop.orders.types import (
     FtOrder,
     Hold,
     Intercept,
+    Jettison,
     Land,
     Launch,
     Load,
@@ -103,6 +108,7 @@ WORDS = {
     "LAND": "LAND",
     "SHADOW": "SHADOW", "SHAD": "SHADOW",
     "INTERCEPT": "INTERCEPT", "INT": "INTERCEPT",
+    "JETTISON": "JETTISON", "JETT": "JETTISON",
     "DECEPTION": "DECEPTION", "DECEIVE": "DECEPTION", "DEC": "DECEPTION",
     "HOLD": "HOLD", "PASS": "HOLD",
 }  # fmt: skip
@@ -311,15 +317,22 @@ def _land(own: Own, words: list[str]) -> Land:
 
 
 def _shadow(own: Own, words: list[str]) -> Shadow:
-    if len(words) != 2:
-        raise OrderError(ProblemKind.INVALID, "SHADOW reads SHADOW <AF> <hex of a ships contact>")
-    return check_shadow(own, Shadow(unit_number(words[0], "AF"), own.hex(words[1])))
+    if len(words) != 2 or not _UNIT.match(words[0]):
+        raise OrderError(ProblemKind.INVALID, "SHADOW reads SHADOW <AF or TF> <hex of a ships contact>")
+    by: Literal["AF", "TF"] = "TF" if words[0].startswith("TF") else "AF"
+    return check_shadow(own, Shadow(unit_number(words[0], by), own.hex(words[1]), by))
 
 
 def _intercept(own: Own, words: list[str]) -> Intercept:
     if len(words) != 1:
         raise OrderError(ProblemKind.INVALID, "INTERCEPT reads INTERCEPT <AF with fighters>")
     return check_intercept(own, Intercept(unit_number(words[0], "AF")))
+
+
+def _jettison(own: Own, words: list[str]) -> Jettison:
+    if len(words) != 1:
+        raise OrderError(ProblemKind.INVALID, "JETTISON reads JETTISON <armed AF>")
+    return check_jettison(own, Jettison(unit_number(words[0], "AF")))
 
 
 def _deception(own: Own, words: list[str]) -> SetDeception:
@@ -336,7 +349,8 @@ def _hold(own: Own, words: list[str]) -> Hold:
 
 _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "PLOT": _plot, "SEARCH": _search, "FLY": _fly, "READY": _ready, "UNREADY": _unready, "LAND": _land,
-    "SHADOW": _shadow, "INTERCEPT": _intercept, "DECEPTION": _deception, "HOLD": _hold,
+    "SHADOW": _shadow, "INTERCEPT": _intercept, "JETTISON": _jettison, "DECEPTION": _deception,
+    "HOLD": _hold,
 }  # fmt: skip
 
 
@@ -357,11 +371,16 @@ def read_line(own: Own, text: str) -> FtOrder | None:
 
 
 def parse_lines(own: Own, lines: Sequence[Line]) -> Parsed[FtOrder]:
-    """Read every line; then refuse a second order for the same unit (ambiguous)."""
+    """Read every line; then refuse a second order for the same unit (ambiguous).
+
+    PLOT lines are read first (a new AF takes off from its TF's hex after this turn's
+    move, reference A.7), INTERCEPT and JETTISON lines last (they may name an AF this
+    letter launches); the answer keeps the letter's order.
+    """
     accepted: list[Accepted[FtOrder]] = []
     problems: list[Problem] = []
     taken: dict[str, int] = {}
-    for line in lines:
+    for line in sorted(lines, key=_reading_order):
         try:
             order = read_line(own, line.text)
             if order is None:
@@ -371,7 +390,14 @@ def parse_lines(own: Own, lines: Sequence[Line]) -> Parsed[FtOrder]:
             problems.append(Problem(line.number, line.text, error.kind, error.reason))
             continue
         accepted.append(Accepted(line.number, normalise(own.scenario.map, order), order))
+    accepted.sort(key=lambda a: a.line)
     return _rendezvous_with_searchers(accepted, problems, lines)
+
+
+def _reading_order(line: Line) -> tuple[int, int]:
+    words = tokens(line.text)
+    word = WORDS.get(words[0]) if words else None
+    return ({"PLOT": 0, "INTERCEPT": 2, "JETTISON": 2}.get(word or "", 1), line.number)
 
 
 def _rendezvous_with_searchers(

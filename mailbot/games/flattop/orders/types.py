@@ -91,14 +91,26 @@ class Land:
 
 @dataclass(frozen=True)
 class Shadow:
+    """Standard 11 with seed 003, 11.2: an AF or a TF (a TF of submarines: 27.3) shadows the
+    ships contact the side saw last turn in ``hex``; ``af`` is the shadowing unit's number."""
+
     af: int
     hex: Hex  # the hex of a ships contact the side saw last turn
+    by: Literal["AF", "TF"] = "AF"
 
 
 @dataclass(frozen=True)
 class Intercept:
     """Standard 14.13 with seed 003, 14.13.2: this AF tries to intercept an observed enemy AF
     that moves through its hex at its altitude (one attempt a turn)."""
+
+    af: int
+
+
+@dataclass(frozen=True)
+class Jettison:
+    """Standard 14.14 (reference A.6): "bombs may be dropped at any time during plane movement";
+    this AF drops them at the end of its move, before it lands, so it lands unarmed."""
 
     af: int
 
@@ -113,7 +125,7 @@ class Hold:
     pass
 
 
-FtOrder = Plot | Search | Fly | Ready | Unready | Land | Shadow | Intercept | SetDeception | Hold
+FtOrder = Plot | Search | Fly | Ready | Unready | Land | Shadow | Intercept | Jettison | SetDeception | Hold
 
 
 def _leg_text(hexmap: HexMap, leg: Leg) -> str:
@@ -189,8 +201,10 @@ def normalise(hexmap: HexMap, order: FtOrder) -> str:
             return f"LAND AF{af} {place}"
         case Intercept(af):
             return f"INTERCEPT AF{af}"
-        case Shadow(af, h):
-            return f"SHADOW AF{af} {hexmap.hex_id(h)}"
+        case Jettison(af):
+            return f"JETTISON AF{af}"
+        case Shadow(number, h, by):
+            return f"SHADOW {by}{number} {hexmap.hex_id(h)}"
         case SetDeception(policy):
             return f"DECEPTION {policy.value.upper()}"
     return "HOLD"

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The bot's own letters as the quote finder knows them, and the order templates in them.
+
+A reply quotes (or copies without any marker) the letter it answers. The bot
+knows that letter, so its lines are recognised whatever the client did to
+them, and an order template edited in place is told from one merely quoted.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+_QUOTE_PREFIX = re.compile(r"^(?:[ \t]*>)+ ?")
+# Zero-width characters, BOM, soft hyphen and bidi marks: invisible, never meant; NBSPs are spaces.
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\ufeff\u00ad"))
+_SPACES = dict.fromkeys(map(ord, "\u00a0\u2007\u202f\u3000\u2002\u2003\u2009"), " ")
+_WRAPPED_MATCH_CHARS = 20  # a re-wrapped piece of a known line must be this long to count
+
+
+def clean_text(text: str) -> str:
+    """Invisible characters removed, odd spaces made spaces, line ends made ``\\n``, NFC."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_INVISIBLE).translate(_SPACES)
+    return unicodedata.normalize("NFC", text)
+
+
+def normalise(line: str) -> str:
+    """A line as compared with the bot's own text: unquoted, undecorated, case and spacing folded."""
+    bare = _QUOTE_PREFIX.sub("", line)
+    return " ".join(bare.strip(" \t=*#_-•").split()).casefold()
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the bot sent that a letter answers: its lines, and the order templates in them.
+
+    ``templates`` holds each ``ORDERS ... END`` block of the bot's letters,
+    normalised, the ORDERS and END lines included.
+    """
+
+    lines: frozenset[str]
+    templates: tuple[tuple[str, ...], ...] = ()
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str]) -> Known:
+        lines: set[str] = set()
+        templates: list[tuple[str, ...]] = []
+        for text in texts:
+            raw = clean_text(text).split("\n")
+            norm = [normalise(line) for line in raw]
+            lines.update(line for line in norm if line)
+            templates.extend(_blocks(norm, [_exact(line) for line in raw]))
+        return cls(frozenset(lines), tuple(templates))
+
+    def has(self, line: str) -> bool:
+        norm = normalise(line)
+        if not norm or norm in self.lines:
+            return bool(norm)
+        # A client re-wrapped a long line: a long enough piece of one known line counts.
+        return len(norm) >= _WRAPPED_MATCH_CHARS and any(norm in known for known in self.lines)
+
+
+def _exact(line: str) -> str:
+    """A template line as compared for edits: only quoting, case and spacing folded.
+
+    Unlike :func:`normalise` it keeps ``#`` and dashes: uncommenting a line is an edit.
+    """
+    return " ".join(_QUOTE_PREFIX.sub("", line).split()).casefold()
+
+
+def _blocks(norm: Sequence[str], exact: Sequence[str]) -> list[tuple[str, ...]]:
+    """Every ``ORDERS ... END`` block, found in normalised lines, kept as :func:`_exact` lines."""
+    found: list[tuple[str, ...]] = []
+    start: int | None = None
+    for index, line in enumerate(norm):
+        if _is_orders_line(line):
+            start = index
+        elif line == "end" and start is not None:
+            found.append(tuple(item for item in exact[start : index + 1] if item))
+            start = None
+    return found
+
+
+def _is_orders_line(norm: str) -> bool:
+    return norm == "orders" or (norm.startswith("orders ") and len(norm.split()) == 2)
+
+
+# --- an order template edited inside the quote -------------------------------------------------
+
+
+def edited_template(lines: list[str], keep: list[bool], known: Known) -> tuple[tuple[int, str], ...] | None:
+    """The quoted (or copied) ORDERS ... END block of a known template, when the writer changed it.
+
+    The block's lines (quoted or not) are taken as they stand and marked as not
+    the writer's free text, so they are not read a second time.
+    """
+    heads = {template[0] for template in known.templates}
+    bodies = {" ".join(template[1:-1]) for template in known.templates}
+    index = 0
+    while index < len(lines):
+        norm = normalise(lines[index])
+        if keep[index] or norm not in heads:
+            index += 1
+            continue
+        end = next((j for j in range(index + 1, len(lines)) if normalise(lines[j]) == "end"), None)
+        if end is None:
+            return None
+        body = [(n + 1, _QUOTE_PREFIX.sub("", lines[n]).strip()) for n in range(index + 1, end)]
+        body = [(number, line) for number, line in body if line]
+        # A client that re-wrapped long lines moved line breaks only: compare the words.
+        if " ".join(_exact(line) for _, line in body) not in bodies:
+            for drop in range(index, end + 1):
+                keep[drop] = False
+            return tuple(body)
+        index = end + 1
+    return None

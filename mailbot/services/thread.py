@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The bot's own letters that an inbound letter answers (In-Reply-To / References).
+
+Every letter the bot sends is an outbound row with its Message-ID and, for game
+letters, the game, the seat and the step it asks orders for. A reply names
+those Message-IDs, so it tells which game and seat it is about without a tag
+in its subject, which of the bot's texts it quotes (for the quote finder), and
+whether it answers a step letter whose step is still open (reply = orders).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlmodel import Session, col, select
+
+from mailbot.core.commands import Reading, reply_orders
+from mailbot.core.game import Line
+from mailbot.core.letter import Letter
+from mailbot.mail.known import Known
+from mailbot.mail.mime import letter_texts
+from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
+from mailbot.store.models import Outbound
+
+MAX_REFERENCES = 20  # the newest ones: a long thread's oldest letters say nothing more
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One of the bot's letters that a reply answers, as the outbox recorded it."""
+
+    message_id: str
+    recipient: str
+    kind: str
+    game_id: int | None
+    seat: str
+    step_key: str
+    texts: tuple[str, ...]  # the letter's text as the bot sent it: plain, and HTML converted
+
+
+def answered(session: Session, letter: Letter) -> tuple[Answered, ...]:
+    """The bot's letters ``letter`` answers, its direct parent first."""
+    wanted: list[str] = []
+    for message_id in (letter.in_reply_to, *reversed(letter.references)):
+        if message_id and message_id not in wanted:
+            wanted.append(message_id)
+    wanted = wanted[:MAX_REFERENCES]
+    if not wanted:
+        return ()
+    rows = session.exec(select(Outbound).where(col(Outbound.message_id).in_(wanted))).all()
+    found = {row.message_id: row for row in rows}
+    return tuple(_answered(found[m]) for m in wanted if m in found)
+
+
+def _answered(row: Outbound) -> Answered:
+    texts = letter_texts(row.raw)
+    return Answered(row.message_id, row.recipient, row.kind, row.game_id, row.seat, row.step_key, texts)
+
+
+def known(letters: Sequence[Answered]) -> Known | None:
+    return Known.from_texts(text for a in letters for text in a.texts) if letters else None
+
+
+def open_step_asked(session: Session, letters: Sequence[Answered], sender: str) -> StepRow | None:
+    """The open step that one of the answered letters (sent to ``sender``) asked orders for."""
+    for item in letters:
+        if not item.step_key or item.game_id is None or item.recipient.lower() != sender.lower():
+            continue
+        game = session.get(Game, item.game_id)
+        query = select(StepRow).where(StepRow.game_id == item.game_id, StepRow.state == StepState.OPEN)
+        step = session.exec(query).first()
+        if game is not None and game.status is GameStatus.RUNNING and step is not None:
+            return step if step.key == item.step_key else None
+    return None
+
+
+def as_orders(
+    session: Session,
+    reading: Reading,
+    letters: Sequence[Answered],
+    sender: str,
+    template: Sequence[tuple[int, str]] | None,
+) -> Reading:
+    """A reply to an open step's letter: its loose lines, or the template edited in the quote, are orders."""
+    step = open_step_asked(session, letters, sender)
+    if step is None:
+        return reading
+    edited = tuple(Line(number, text) for number, text in template) if template else None
+    return reply_orders(reading, step.key, edited)

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Atlantic Storm through the differential harness: the other seats' cards change no letter.
+
+Worlds, letters and the stop rule: ``atlantic_storm_worlds``; the harness:
+``mailbot.testing.differential``. Cold start on purpose (no example database, derandomized).
+The planted-leak test shows the worlds can catch a leak: a refusal that says a card is in
+another seat's hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+
+from mailbot.core.game import Line, Parsed
+from mailbot.games.atlantic_storm.deck import card_key
+from mailbot.games.atlantic_storm.orders import StormOrder
+from mailbot.games.atlantic_storm.state import StormState
+from mailbot.games.registry import default_registry
+from mailbot.testing.contract import report_env
+from mailbot.testing.differential import LeakFound, assert_no_leak, compare_worlds
+
+from . import atlantic_storm_worlds as aw
+
+ENV = report_env(default_registry())
+EXAMPLES = 150
+SETTINGS = {
+    "max_examples": EXAMPLES,
+    "database": None,
+    "derandomize": True,
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow],
+}
+
+
+def check(example: aw.Example) -> None:
+    """One pair of worlds: every letter to the seat is the same until it observes a difference."""
+    verdict = compare_worlds(
+        aw.PACKAGE, ENV, seat=example.seat, first=example.first, second=example.second,
+        letters=example.letters, observed=aw.observed, seed=example.seed,
+    )  # fmt: skip
+    assert_no_leak(verdict)
+
+
+@settings(**SETTINGS)  # type: ignore[arg-type]
+@given(example=aw.examples())
+def test_the_other_seats_cards_change_no_letter_to_the_seat(example: aw.Example) -> None:
+    check(example)
+
+
+def test_the_worlds_compare_resolved_convoys_not_just_the_letters() -> None:
+    """The stop rule must leave something to compare: many examples compare the letters that
+    follow a resolved step (the plays, the next examinations, the deal) in differing worlds."""
+    reached = {"examples": 0, "resolved": 0}
+
+    def tally(example: aw.Example) -> None:
+        verdict = compare_worlds(
+            aw.PACKAGE, ENV, seat=example.seat, first=example.first, second=example.second,
+            letters=example.letters, observed=aw.observed, seed=example.seed,
+        )  # fmt: skip
+        reached["examples"] += 1
+        # a step key compared twice: its confirmation, then what follows its resolution
+        reached["resolved"] += len(verdict.compared) > len(set(verdict.compared))
+
+    few = {**SETTINGS, "max_examples": 100, "phases": [Phase.generate]}
+    settings(**few)(given(example=aw.examples())(tally))()  # type: ignore[arg-type]
+    assert reached["resolved"] >= reached["examples"] // 4, reached
+
+
+def test_a_refusal_that_says_where_a_card_is_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant a leak: a refused PLAY or DISCARD says when another seat holds the card."""
+    real = aw.PACKAGE.game.parse
+
+    def parse(state: StormState, seat: str, lines: Sequence[Line]) -> Parsed[StormOrder]:
+        parsed = real(state, seat, lines)
+        held = {card_key(c) for s in state.seats if s != seat for c in state.piles.hand(s)}
+        problems = tuple(
+            replace(p, reason=f"{p.reason} (another seat holds it)")
+            if card_key(p.text.partition(" ")[2]) in held
+            else p
+            for p in parsed.problems
+        )
+        return Parsed(parsed.accepted, problems)
+
+    monkeypatch.setattr(aw.PACKAGE.game, "parse", parse)
+    few = {**SETTINGS, "phases": [Phase.generate]}
+    with pytest.raises(LeakFound, match="another seat holds it"):
+        settings(**few)(given(example=aw.examples())(check))()  # type: ignore[arg-type]
