@@ -42,7 +42,7 @@ from mailbot.services.sealing import Sealing
 from mailbot.services.status import gather_status, serve_health
 from mailbot.services.turns import Interlock, Turns
 from mailbot.settings import Settings, secret
-from mailbot.store import db, repo
+from mailbot.store import db, lease, repo
 from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 
 log = logging.getLogger(__name__)
@@ -173,6 +173,7 @@ class Bot:
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Run until ``stop`` is set (or forever)."""
         stop = stop or asyncio.Event()
+        held = lease.acquire_for(self.settings.store.url)  # SQLite: one worker only, else ConfigError
         self.mailbox_read_at = None  # read before you judge: no deadline until the mailbox is read
         self.upgrade()
         requeued = self.outbox.recover()
@@ -192,6 +193,7 @@ class Bot:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.outbox.sink.close()
+            held.release()
 
     async def intake_loop(self, stop: asyncio.Event) -> None:
         """Read the mailbox for ever: any failure is logged, backed off and retried, never the end."""
