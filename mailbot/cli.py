@@ -157,20 +157,28 @@ def db_upgrade(config: ConfigOption = None) -> None:
 def demo(
     game: str = typer.Option("duel", help="Which game: duel, wif, atlantic-storm, salt-n-tar, flattop."),
     archive: Path | None = typer.Option(None, help="Export the finished game's archive here."),
-    workdir: Path | None = typer.Option(None, help="Keep the demo's database and logs here."),
+    workdir: Path | None = typer.Option(
+        None, help="Keep the demo's database and its mailboxes (mail/<address>.mbox) here."
+    ),
     verbose: bool = typer.Option(False, "--verbose", "-v"),
 ) -> None:
-    """Play a whole game by e-mail over an embedded local mail server (no accounts needed)."""
-    from mailbot.demo.run import run_demo
+    """Play a whole game by e-mail over an embedded local mail server (no accounts needed).
+
+    Prints the summary line on stdout, then on stderr one line per mailbox kept as mbox.
+    """
+    from mailbot.demo.run import play_demo
 
     setup_logging(verbose)
     logging.getLogger().setLevel(logging.DEBUG if verbose else logging.WARNING)
     try:
-        summary = asyncio.run(run_demo(game=game, archive=archive, workdir=workdir))
+        result = asyncio.run(play_demo(game=game, archive=archive, workdir=workdir))
     except MailbotError as exc:
         typer.echo(f"demo failed: {exc}", err=True)
         raise typer.Exit(1) from exc
-    typer.echo(summary)
+    typer.echo(result.summary)
+    # stderr: stdout stays the one summary line that scripts and tests read
+    for kept in result.mailboxes:
+        typer.echo(kept.line(), err=True)
 
 
 def main() -> None:

@@ -5,6 +5,10 @@ Everything a real deployment does happens here too: players send over SMTP,
 the bot reads its mailbox over IMAP (IDLE), answers through its outbox over
 SMTP, and the players read their replies over IMAP. Only the servers are
 embedded (aiosmtpd + pymap), so it runs with no accounts and no root.
+
+At the end every mailbox of the server (the bot's, the GM's, each player's) is
+kept as an mbox file ``<workdir>/mail/<address>.mbox``, so that a newcomer can
+read the letters with any mail client (``mutt -f``).
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import email
 import email.policy
+import email.utils
+import mailbox
 import re
 import tempfile
 from collections import Counter
@@ -230,6 +236,61 @@ def _quiet(bot: Bot, game_id: int) -> str:
     return f", {quiet} hours without a letter ({max(per_seat.values(), default=0)} reports to each seat)"
 
 
+@dataclass(frozen=True)
+class MailboxFile:
+    """One mailbox of the demo's server, kept as an mbox file."""
+
+    address: str
+    path: Path
+    letters: int
+
+    def line(self) -> str:
+        return f"{self.path}: {self.letters} letters (read with: mutt -f {self.path})"
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    summary: str  # the one line ``demo: ...``
+    mailboxes: tuple[MailboxFile, ...]
+
+
+async def keep_mailboxes(server: EmbeddedMailServer, addresses: list[str], folder: Path) -> list[MailboxFile]:
+    """Write each account's INBOX as ``folder/<address>.mbox``; players that got nothing are left out."""
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = []
+    for address in addresses:
+        mails = await Player(address, server).inbox()
+        if not mails and address.startswith("player"):
+            continue  # a seat this game does not have
+        path = folder / f"{address}.mbox"
+        path.unlink(missing_ok=True)  # a rerun in the same workdir starts afresh
+        _write_mbox(path, mails)
+        kept.append(MailboxFile(address, path, len(mails)))
+    return kept
+
+
+def _write_mbox(path: Path, mails: list[bytes]) -> None:
+    box = mailbox.mbox(path, create=True)
+    box.lock()
+    try:
+        for raw in mails:
+            box.add(_mbox_message(raw))
+        box.flush()
+    finally:
+        box.unlock()
+        box.close()
+
+
+def _mbox_message(raw: bytes) -> mailbox.mboxMessage:
+    """One letter with its mbox ``From `` line (sender and date) and Unix line ends."""
+    message = mailbox.mboxMessage(raw.replace(b"\r\n", b"\n"))
+    parsed = _parse(raw)
+    sender = email.utils.parseaddr(str(parsed.get("From", "")))[1] or "MAILER-DAEMON"
+    date = email.utils.parsedate_to_datetime(str(parsed["Date"])) if parsed["Date"] else None
+    message.set_from(sender, date.utctimetuple() if date else True)
+    return message
+
+
 def _counts(bot: Bot, game_id: int) -> tuple[int, int, int, str]:
     with Session(bot.engine) as session:
         inbound = sum(repo.count_by_state(session, Inbound).values())
@@ -244,13 +305,21 @@ def _counts(bot: Bot, game_id: int) -> tuple[int, int, int, str]:
 
 async def run_demo(game: str = "duel", archive: Path | None = None, workdir: Path | None = None) -> str:
     """Play the demo; returns the one-line summary."""
+    return (await play_demo(game, archive, workdir)).summary
+
+
+async def play_demo(
+    game: str = "duel", archive: Path | None = None, workdir: Path | None = None
+) -> DemoResult:
+    """Play the demo; returns the summary and the mbox files the letters were kept in."""
     demo = find_demo(game)
     if demo is None:
         known = ", ".join(d.plugin for d in demos())
         raise MailbotError(f"no demo for {game!r}; there are: {known}")
     workdir = workdir or Path(tempfile.mkdtemp(prefix="mailbot-demo-"))
+    accounts = [BOT, GM, *(f"player{n}@demo.localhost" for n in range(1, 5))]
     async with EmbeddedMailServer() as server:
-        for address in (BOT, GM, *(f"player{n}@demo.localhost" for n in range(1, 5))):
+        for address in accounts:
             server.add_account(address, PASSWORD)
         bot = Bot(demo_settings(server, workdir))
         bot.upgrade()
@@ -262,12 +331,14 @@ async def run_demo(game: str = "duel", archive: Path | None = None, workdir: Pat
         finally:
             stop.set()
             await running
+        mailboxes = await keep_mailboxes(server, accounts, workdir / "mail")
     mails_in, replies_out, turns, status = _counts(bot, game_id)
     quiet = _quiet(bot, game_id)
     if archive is not None:
         with Session(bot.engine) as session:
             export(session, game_id, archive)
     bot.engine.dispose()
-    return (
+    summary = (
         f"demo: {mails_in} mails in, {replies_out} replies out, {turns} turns{quiet}, game {game_id} {status}"
     )
+    return DemoResult(summary, tuple(mailboxes))

@@ -11,11 +11,16 @@ Where templates come from, first match wins:
    like the names below, e.g. ``flattop/report.txt.j2`` or ``common/reply.txt.j2``;
 2. ``common/<name>``: the shared letters in ``mailbot/templates/common``;
 3. ``<game name>/report``: the ``templates/`` folder of that game's package.
+
+The text part is re-wrapped at 72 columns (``wrap72``) so that it reads well in a
+fixed-width client; the ORDERS ... END block a player edits and sends back is
+left exactly as rendered, one order per line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -68,6 +73,123 @@ class Renderer:
 
     def render(self, name: str, context: Mapping[str, Any]) -> Rendered:
         """Render ``<name>.txt.j2`` and ``<name>.html.j2`` with the same context."""
-        text = self.env.get_template(f"{name}.txt.j2").render(**context)
+        text = wrap72(self.env.get_template(f"{name}.txt.j2").render(**context))
         html = self.env.get_template(f"{name}.html.j2").render(**context)
         return Rendered(text=text, html=html)
+
+
+WIDTH = 72
+#: a word at least this long is a token (hash, seed, URL) that is never broken
+LONG_TOKEN = 32
+#: a line "label: token" whose label is at most this wide stays whole: the label belongs with
+#: its value, and readers search for it on one line (verify.py: "Game log chain head: <hash>")
+LABEL_WIDTH = 48
+_ORDERS_OPEN = re.compile(r"ORDERS(\s+\S+)?", re.IGNORECASE)
+_BULLET = re.compile(r"\s*(?:->|[-*\u2022]|\d+[.)])\s+")
+
+
+def wrap72(text: str) -> str:
+    """Lines over 72 columns wrapped with a hanging indent; tokens and ORDERS ... END left whole."""
+    lines = text.split("\n")
+    frozen = set(_orders_blocks(lines))
+    out: list[str] = []
+    for n, line in enumerate(lines):
+        out.extend([line] if n in frozen else wrap_line(line))
+    return "\n".join(out)
+
+
+def wrap_line(line: str) -> list[str]:
+    """One line as it should be printed: itself when short, else wrapped under its own indent.
+
+    Breaks fall between words, preferably after a clause (see ``_pieces``); continuation
+    lines hang under the text (bullets) or two columns in from the line's own indent.
+    """
+    if len(line) <= WIDTH or _labelled_token(line):
+        return [line]
+    line = line.expandtabs()
+    body = line.lstrip()
+    lead = line[: len(line) - len(body)]
+    bullet = _BULLET.match(line)
+    hang = " " * bullet.end() if bullet else lead + "  "
+    pieces = _pieces(body, WIDTH - len(lead), WIDTH - len(hang))
+    return [lead + pieces[0], *(hang + piece for piece in pieces[1:])]
+
+
+def _pieces(body: str, first: int, rest: int) -> list[str]:
+    """``body`` cut into lines of at most ``first`` and then ``rest`` columns (long tokens excepted).
+
+    Fewest lines, then the least cost: the squared slack of every line (the last one too, so
+    that lines come out even) plus a price for where each break falls. A break after a
+    sentence or clause (. ; ! ?) is free, after a comma or before a parenthesis cheap, and
+    anywhere else dear, so phrases, "label: value" pairs and parentheses stay together.
+    Dynamic programming over word boundaries; a word wider than a line gets a line of its own.
+    """
+    if len(body) <= first:
+        return [body]
+    words = [(found.start(), found.end()) for found in re.finditer(r"\S+", body)]
+    prices = _break_prices(body, words)
+    n = len(words)
+    # best[i]: (lines, cost, end of the line that starts at word i) for words i.. as continuation lines
+    best: list[tuple[int, int, int]] = [(0, 0, n)] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        best[i] = _best_line(words, prices, i, rest, best)
+    lines, i, j = [], 0, _best_line(words, prices, 0, first, best)[2]
+    while i < n:
+        lines.append(body[words[i][0] : words[j - 1][1]])
+        i, j = j, best[j][2]
+    return lines
+
+
+_CLAUSE_BREAK, _COMMA_BREAK, _WORD_BREAK = 0, 1000, 3000
+
+
+def _break_prices(body: str, words: list[tuple[int, int]]) -> list[int]:
+    """``prices[j]``: what a break before word ``j`` costs (the last entry, the end, is free)."""
+    prices, depth = [_WORD_BREAK] * (len(words) + 1), 0
+    for j, (start, end) in enumerate(words):
+        word = body[start:end]
+        depth = max(depth + word.count("(") - word.count(")"), 0)
+        following = body[words[j + 1][0]] if j + 1 < len(words) else ""
+        if j + 1 == len(words):
+            prices[j + 1] = 0
+        elif depth == 0 and word[-1] in ".;!?":
+            prices[j + 1] = _CLAUSE_BREAK
+        elif (depth == 0 and word[-1] == ",") or (depth == 0 and following == "("):
+            prices[j + 1] = _COMMA_BREAK
+    return prices
+
+
+def _best_line(
+    words: list[tuple[int, int]], prices: list[int], i: int, width: int, best: list[tuple[int, int, int]]
+) -> tuple[int, int, int]:
+    """The best line starting at word ``i``: (lines, cost, its end), given ``best`` for the rest."""
+    choice = (len(words) + 1, 0, i + 1)  # an upper bound; the loop always tries word i alone
+    for j in range(i + 1, len(words) + 1):
+        length = words[j - 1][1] - words[i][0]
+        if length > width and j > i + 1:
+            break
+        lines, cost, _ = best[j]
+        slack = max(width - length, 0)
+        choice = min(choice, (lines + 1, cost + slack * slack + prices[j], j))
+    return choice
+
+
+def _labelled_token(line: str) -> bool:
+    """A short label followed by a long token (``Seed: <64 hex>``): kept on one line."""
+    words = line.split()
+    for n, word in enumerate(words):
+        if len(word) >= LONG_TOKEN:
+            return len(" ".join(words[:n])) <= LABEL_WIDTH
+    return False
+
+
+def _orders_blocks(lines: list[str]) -> Iterator[int]:
+    """Indexes of lines from an ``ORDERS [step]`` line to the next ``END`` line, both included."""
+    start: int | None = None
+    for n, line in enumerate(lines):
+        bare = line.strip()
+        if start is None and _ORDERS_OPEN.fullmatch(bare):
+            start = n
+        elif start is not None and bare.upper() == "END":
+            yield from range(start, n + 1)
+            start = None
