@@ -460,16 +460,7 @@ class Games:
         for held in self.current_orders(session, row_id(earlier)).values():
             if held.defaulted or held.seat not in row.owing:
                 continue
-            session.add(
-                OrderSet(
-                    step_id=row_id(row),
-                    seat=held.seat,
-                    lines=list(held.lines),
-                    sealed=dict(held.sealed),
-                    inbound_id=held.inbound_id,
-                    received_at=held.received_at,
-                )
-            )
+            session.add(held.copied_to(row_id(row)))
             receipts[held.seat] = {label: item["receipt"] for label, item in held.sealed.items()}
         payload = {
             "step": row.key,

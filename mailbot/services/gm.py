@@ -23,7 +23,7 @@ from mailbot.services.games import Games, new_salt
 from mailbot.services.inbound import Context, Handler, Reply
 from mailbot.services.letters import Postman
 from mailbot.services.turns import Turns
-from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, StepState, row_id
+from mailbot.store.game_tables import Game, GameStatus, Seat, SeatStatus, StepRow, StepState, row_id
 
 GM_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("PAUSE", "PAUSE [reason]", "GM: stop deadlines until RESUME"),
@@ -205,17 +205,7 @@ class GmActions:
         for row in Games.current_orders(session, row_id(source)).values():
             if not row.defaulted:
                 salt = new_salt()
-                session.add(
-                    OrderSet(
-                        step_id=row_id(target),
-                        seat=row.seat,
-                        lines=list(row.lines),
-                        sealed=dict(row.sealed),
-                        inbound_id=row.inbound_id,
-                        received_at=row.received_at,
-                        salt=salt,
-                    )
-                )
+                session.add(row.copied_to(row_id(target), salt=salt))
                 digest = order_digest({row.seat: list(row.lines)})
                 payload = {
                     "step": target.key,

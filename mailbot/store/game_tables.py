@@ -143,6 +143,18 @@ class OrderSet(SQLModel, table=True):
     inbound_id: int | None = Field(default=None, foreign_key="inbound.id")
     received_at: datetime = Field(sa_type=UTCDateTime)
 
+    def copied_to(self, step_id: int, *, salt: str = "") -> OrderSet:
+        """The same orders (and sealed values) standing in another attempt of the step."""
+        return OrderSet(
+            step_id=step_id,
+            seat=self.seat,
+            lines=list(self.lines),
+            sealed=dict(self.sealed),
+            inbound_id=self.inbound_id,
+            received_at=self.received_at,
+            salt=salt,
+        )
+
 
 class RollRow(SQLModel, table=True):
     __tablename__ = "roll"

@@ -22,12 +22,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jinja2 import Environment, StrictUndefined, select_autoescape
+from jinja2 import Environment
 
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Game, Line, Outcome, Parsed, Setup, Step, StepKind
 from mailbot.games.registry import GamePackage, Registry
-from mailbot.render.templates import template_loader
+from mailbot.render.templates import Renderer
 from mailbot.services.gamedata import data_root, read_tree
 
 #: a game that has not ended after this many steps is taken to be stuck
@@ -89,15 +89,8 @@ def numbered(lines: Sequence[str]) -> list[Line]:
 
 
 def report_env(registry: Registry) -> Environment:
-    """The moderator's template environment (same loader, StrictUndefined, HTML autoescape)."""
-    return Environment(
-        loader=template_loader(registry),
-        undefined=StrictUndefined,
-        autoescape=select_autoescape(["html", "html.j2"]),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    """The moderator's own template environment (its loader, StrictUndefined, HTML autoescape)."""
+    return Renderer(registry=registry).env
 
 
 def render_report(env: Environment, package: GamePackage, view: Mapping[str, Any], kind: str) -> str:
