@@ -1,12 +1,19 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Flat Top as a :class:`mailbot.core.game.Game` plugin ("Flat Top I": map, movement,
-search and condition reports by e-mail; rules modules: see :mod:`mailbot.games.flattop`).
+search and condition reports by e-mail; air combat and victory; rules modules: see
+:mod:`mailbot.games.flattop`).
 
 One ORDERS step per game hour (``T{n}.orders``), owed by both sides; the
 grammar is in :mod:`orders.parse`, the turn in :mod:`resolve`, the reports in
 :mod:`view`. A side that sends nothing plays ``HOLD``: its TFs keep their
 plots (seed 003 lets plots run several turns ahead), its AFs aloft hold
-their hexes, and no new flight starts. Air combat is not resolved.
+their hexes, and no new flight starts.
+
+When AFs declared attacks, the hour continues in a CHOICE step ``T{n}.strike``
+owed by the attacking side(s) only (seed 003, 15 LI 1; :mod:`combat`), and, when
+the attacker must rank the enemy plane types lost, ``T{n}.losses`` (15 LI 3).
+A silent side's standing PRIORITY and RANK answer them (the default priority is
+``combat.battle.DEFAULT_PRIORITY``).
 
 Quiet hours (:mod:`quiet`): a night hour after a night hour is a ``quiet``
 step, judged by the clock alone so that the timing of letters reveals
@@ -17,19 +24,28 @@ nothing; the moderator plays it at once on the standing orders
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
 from mailbot.errors import GameError
 from mailbot.games.flattop import view as report
+from mailbot.games.flattop.combat.battle import DEFAULT_PRIORITY, STRIKE
+from mailbot.games.flattop.combat.crt import DEFAULT_TABLE, TABLES
 from mailbot.games.flattop.map.scenario import require_scenario
 from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.orders.checks import Own, place_key
+from mailbot.games.flattop.orders.combat import (
+    StrikeContext,
+    parse_combat,
+    read_losses_line,
+    read_strike_line,
+)
 from mailbot.games.flattop.orders.parse import parse_lines
 from mailbot.games.flattop.orders.types import FtOrder
 from mailbot.games.flattop.quiet import quiet_hour, standing_orders
-from mailbot.games.flattop.resolve import resolve_turn
+from mailbot.games.flattop.resolve import resolve_strike, resolve_turn
 from mailbot.games.flattop.state import (
     FlatTopState,
     dump_state,
@@ -82,11 +98,20 @@ class FlatTopGame:
 
     def new_game(self, setup: Setup, *, dice: Dice) -> FlatTopState:
         raw, tables = scenario_data(setup.scenario, setup.data)
-        return new_state(raw, tables, dice)
+        if str(setup.options.get("crt", DEFAULT_TABLE)) not in TABLES:
+            raise GameError(f"option crt must be one of {', '.join(TABLES)}")
+        return new_state(raw, tables, dice, setup.options)
 
     def step(self, state: FlatTopState) -> Step | None:
         if state.finished:
             return None
+        if state.battle is not None:
+            # Seed 003, 15 LI 1 and 3: a short sub-step addressed to the attacking side only.
+            kind = "strike" if state.battle.phase == STRIKE else "losses"
+            return Step(
+                f"T{state.turn}.{kind}", state.turn, StepKind.CHOICE, state.battle.choosers(),
+                report.step_title(state), duration=timedelta(hours=state.strike_hours),
+            )  # fmt: skip
         owing = frozenset(state.seats)
         title = report.step_title(state)
         return Step(
@@ -98,11 +123,33 @@ class FlatTopGame:
             return refuse_all(lines, "the game is over")
         if seat not in state.seats:
             return refuse_all(lines, f"{seat!r} is not a side in this game ({', '.join(state.seats)})")
+        if state.battle is not None:
+            return self._parse_choice(state, Side(seat), lines)
         return parse_lines(own_context(state, Side(seat)), lines)
+
+    @staticmethod
+    def _parse_choice(state: FlatTopState, side: Side, lines: Sequence[Line]) -> Parsed[FtOrder]:
+        battle = state.battle
+        assert battle is not None
+        if side.value not in battle.choosers():
+            return refuse_all(lines, "nothing is owed by your side in this step")
+        planes = tuple(state.rules.planes)
+        if battle.phase == STRIKE:
+            ctx = StrikeContext(side, battle, {a.number: a for a in state.own_air(side)}, planes)
+            return parse_combat(lines, lambda text: read_strike_line(ctx, text))
+        return parse_combat(lines, lambda text: read_losses_line(battle, side, planes, text))
 
     def default_orders(self, state: FlatTopState, seat: str) -> Sequence[str]:
         if state.finished:
             return ()
+        if state.battle is not None:
+            # The standing PRIORITY / RANK answer the sub-step (design/flattop.md); none: the defaults.
+            own = state.side(Side(seat)) if seat in state.seats else None
+            if own is None:
+                return ()
+            if state.battle.phase == STRIKE:
+                return (f"PRIORITY {' '.join(own.priority or DEFAULT_PRIORITY)}",)
+            return (f"RANK {' '.join(own.ranking)}",) if own.ranking else ()
         if quiet_hour(state) and seat in state.seats:
             return standing_orders(state, Side(seat))
         return DEFAULT_ORDERS
@@ -112,6 +159,8 @@ class FlatTopGame:
     ) -> Outcome[FlatTopState]:
         if state.finished:
             return Outcome(state, (), True, state.result)
+        if state.battle is not None:
+            return resolve_strike(state, orders, dice)
         return resolve_turn(state, orders, dice)
 
     def view(self, state: FlatTopState, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:

@@ -25,10 +25,13 @@ The phases, in order, each wiring a rules module (none is re-implemented here):
    7.5, 7.9.5, 7.9.6, 7.12), and condition reports composed per the target
    owner's DECEPTION policy (``observation.reports``) into each side's
    ``observation.knowledge``;
-8. end of turn: AFs past their range are lost (8.5.5), the clock moves on.
-
-Air COMBAT is out of scope: an AF that reacts with ATTACK flies to the target
-hex and the attack is recorded, not resolved.
+8. the Combat Phase (``combat.phase``): when AFs declared attacks the turn stops here,
+   the attacking side gets the precise makeup and a ``T<n>.strike`` choice step
+   (:func:`resolve_strike` goes on from there), else interceptions are fought at once;
+9. end of turn: AFs past their range are lost (8.5.5), sinking ships count down
+   (15 LI 4), victory points for bases (seed 003's VP change), the clock moves on;
+   the game ends at the scenario's end, on an automatic victory after a 2400 turn, or
+   when a side has nothing left to fight with.
 
 Events: a side hears of its own units only (audience = that side); the
 referee (empty audience) gets every roll and every true position.
@@ -45,6 +48,12 @@ from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.resolve_flight import run_followers, run_non_search
 from mailbot.games.flattop.air.resolve_intercept import run_intercepts
 from mailbot.games.flattop.air.resolve_wind import turn_into_the_wind
+from mailbot.games.flattop.combat.battle import LOSSES
+from mailbot.games.flattop.combat.damage import repair_base
+from mailbot.games.flattop.combat.declare import brief, declare
+from mailbot.games.flattop.combat.kit import kit
+from mailbot.games.flattop.combat.phase import apply_rankings, run_combat
+from mailbot.games.flattop.combat.sinking import hours_pass
 from mailbot.games.flattop.initiative import roll_initiative
 from mailbot.games.flattop.map.movement import move_task_forces
 from mailbot.games.flattop.map.weather import storm_hexes, weather_phase
@@ -53,10 +62,34 @@ from mailbot.games.flattop.observation.resolve_observe import observe_all
 from mailbot.games.flattop.observation.resolve_search import follow_shadowed, run_searches, run_shadowing
 from mailbot.games.flattop.observation.shadowing import seen_refs
 from mailbot.games.flattop.orders.checks import place_key
-from mailbot.games.flattop.orders.types import Fly, FtOrder, Plot, Ready, Search, SetDeception, Unready
+from mailbot.games.flattop.orders.combat import CombatOrder
+from mailbot.games.flattop.orders.types import (
+    Fly,
+    FtOrder,
+    Plot,
+    Priority,
+    Rank,
+    Ready,
+    Search,
+    SetDeception,
+    Unready,
+)
 from mailbot.games.flattop.state import FlatTopState, InitiativeNote
 from mailbot.games.flattop.turn import Turn, jettison_aloft
 from mailbot.games.flattop.units import LaunchType, Side
+from mailbot.games.flattop.victory import (
+    Verdict,
+    air_lost,
+    automatic,
+    bases_at_turn_start,
+    damage_at_end,
+    final,
+    fleet,
+    nothing_left,
+)
+from mailbot.games.flattop.victory import (
+    record as score,
+)
 
 
 def resolve_turn(
@@ -82,7 +115,34 @@ def resolve_turn(
         run_intercepts(turn, side)
     observe_all(turn)
     _record_knowledge(turn)
+    battle = declare(turn)
+    if battle is not None:
+        brief(turn, battle)
+        turn.state = replace(turn.state, battle=battle)
+        return Outcome(turn.state, tuple(turn.events))
+    run_combat(turn, None, {})
     return _end_of_turn(turn)
+
+
+def resolve_strike(
+    state: FlatTopState, orders: Mapping[str, Sequence[FtOrder]], dice: Dice
+) -> Outcome[FlatTopState]:
+    """The strike choice is in (or defaulted): fight the Combat Phase, then end the turn."""
+    assert state.battle is not None
+    by_side = {
+        s.side: tuple(o for o in orders.get(s.side.value, ()) if isinstance(o, CombatOrder))
+        for s in state.sides
+    }
+    turn = Turn(replace(state, battle=None), dice, {})
+    attacked = frozenset(t.base for t in state.battle.targets if t.base)
+    if state.battle.phase == LOSSES:
+        apply_rankings(turn, state.battle, by_side)
+        return _end_of_turn(turn, attacked)
+    waiting = run_combat(turn, state.battle, by_side)
+    if waiting is not None:
+        turn.state = replace(turn.state, battle=waiting)
+        return Outcome(turn.state, tuple(turn.events))
+    return _end_of_turn(turn, attacked)
 
 
 def _weather(turn: Turn) -> None:
@@ -115,6 +175,12 @@ def _standing_order(turn: Turn, side: Side, order: FtOrder) -> None:
     if isinstance(order, SetDeception):
         turn.state = st.with_side(replace(st.side(side), deception=order.policy))
         turn.tell(side, "deception", f"Deception policy: {order.policy.value}")
+    elif isinstance(order, Priority):
+        turn.state = st.with_side(replace(st.side(side), priority=order.types))
+        turn.tell(side, "priority", f"Standing target priority: {' '.join(order.types) or 'the default'}")
+    elif isinstance(order, Rank):
+        turn.state = st.with_side(replace(st.side(side), ranking=order.planes))
+        turn.tell(side, "rank", f"Standing order of enemy plane types to destroy: {' '.join(order.planes)}")
     elif isinstance(order, Plot):
         tfs = tuple(
             replace(t, plot=order.legs) if t.side is side and t.number == order.tf else t
@@ -212,9 +278,14 @@ def _record_knowledge(turn: Turn) -> None:
         known = st.side(side).knowledge
         for spotting in spottings:
             known = record(
-                known, spotting, turn=st.turn, dice=turn.dice, policies=policies,
-                rules=st.rules.reports, name=st.scenario.map.hex_id,
-            )  # fmt: skip
+                known,
+                spotting,
+                turn=st.turn,
+                dice=turn.dice,
+                policies=policies,
+                rules=st.rules.reports,
+                name=st.scenario.map.hex_id,
+            )
         updated = replace(st.side(side), knowledge=known, seen=seen_refs(spottings))
         st = st.with_side(updated)
         new = len(known.of_turn(st.turn))
@@ -223,7 +294,7 @@ def _record_knowledge(turn: Turn) -> None:
     turn.state = st
 
 
-def _end_of_turn(turn: Turn) -> Outcome[FlatTopState]:
+def _end_of_turn(turn: Turn, attacked: frozenset[str] = frozenset()) -> Outcome[FlatTopState]:
     st, due = air_ops.arrivals(turn.state)
     for formation in due:
         where = st.scenario.map.hex_id(formation.entry) if formation.entry else "?"
@@ -231,18 +302,88 @@ def _end_of_turn(turn: Turn) -> Outcome[FlatTopState]:
             formation.side, "arrived", f"AF{formation.number} from {formation.origin} arrives at {where}"
         )
     turn.state = st
-    for formation in st.air:
-        if formation.hex is not None and air_ops.out_of_range(st, formation):
-            turn.tell(
-                formation.side, "lost", f"AF{formation.number} ran out of fuel and is lost (standard 8.5.5)"
+    _out_of_fuel(turn)
+    _sinking(turn)
+    turn.state = replace(
+        turn.state, bases=tuple(repair_base(b, attacked=b.name in attacked) for b in turn.state.bases)
+    )  # A.12: one hit a turn unless attacked this turn
+    st = turn.state
+    # Seed 003's VP change: bases scored for each turn they START at LF 0 or below.
+    entries = bases_at_turn_start(st.bases, st.turn + 1, kit(st).victory) if st.time < st.scenario.end else ()
+    turn.state = st = replace(st, ledger=score(st.ledger, entries))
+    verdict = _verdict(st)
+    if verdict is not None:
+        return _game_over(turn, verdict)
+    return Outcome(replace(st, turn=st.turn + 1), tuple(turn.events))
+
+
+def _out_of_fuel(turn: Turn) -> None:
+    """8.5.5; A.13: a factor that could not land in time is lost "unnecessarily" (10 VP)."""
+    st = turn.state
+    lost = [a for a in st.air if a.hex is not None and air_ops.out_of_range(st, a)]
+    rules = kit(st).victory
+    entries = []
+    for formation in lost:
+        turn.tell(
+            formation.side, "lost", f"AF{formation.number} ran out of fuel and is lost (standard 8.5.5)"
+        )
+        turn.referee("lost", f"{formation.side} AF{formation.number} lost: out of range")
+        entries += [
+            air_lost(
+                s.plane,
+                s.count,
+                formation.side,
+                st.turn,
+                rules,
+                unnecessary=True,
+                where=f"fuel.AF{formation.number}.{i}",
             )
-            turn.referee("lost", f"{formation.side} AF{formation.number} lost: out of range")
-    kept = tuple(a for a in st.air if not air_ops.out_of_range(st, a))
-    st = replace(st, air=kept)
+            for i, s in enumerate(formation.stacks)
+        ]
+    kept = tuple(a for a in st.air if a not in lost)
+    turn.state = replace(st, air=kept, ledger=score(st.ledger, entries))
+
+
+def _sinking(turn: Turn) -> None:
+    """15 LI 4: a ship destroyed but delayed in sinking goes down when its hours are up."""
+    st = turn.state
+    tfs = []
+    for tf in st.task_forces:
+        ships = tuple(hours_pass(s, turn=st.turn) if s.destroyed and not s.sunk else s for s in tf.ships)
+        for before, after in zip(tf.ships, ships, strict=True):
+            if after.sunk and not before.sunk:
+                turn.tell(tf.side, "sunk", f"{after.type.value} {after.name} sank")
+                turn.referee("sunk", f"{tf.side} {after.type.value} {after.name} sank")
+        tfs.append(replace(tf, ships=ships))
+    turn.state = replace(st, task_forces=tuple(tfs))
+
+
+def _verdict(st: FlatTopState) -> Verdict | None:
+    """The game's end, if it ends now: nothing left to fight with, an automatic victory after a
+    2400 turn (A.13), or the scenario's last hour; damaged ships are scored at the end (victory)."""
+    rules = kit(st).victory
+    ships = fleet(st.task_forces)
+    beaten = [
+        s.side for s in st.sides if nothing_left(s.side, ships, st.own_bases(s.side), st.own_air(s.side))
+    ]
+    early = automatic(st.ledger, rules, hour=st.time.hour)
+    if early is not None:
+        return early
+    if beaten:
+        return Verdict(None, {}, f"The {beaten[0].value} side has nothing left to fight with.")
     if st.time >= st.scenario.end:
-        result = f"The scenario ends at {st.time.label}; victory points are not scored in this version."
-        st = replace(st, finished=True, result=result)
-        turn.events.append(Event("ft.game-over", result))
-        return Outcome(st, tuple(turn.events), True, result)
-    st = replace(st, turn=st.turn + 1)
-    return Outcome(st, tuple(turn.events))
+        return Verdict(None, {}, f"The scenario ends at {st.time.label}.")
+    return None
+
+
+def _game_over(turn: Turn, verdict: Verdict) -> Outcome[FlatTopState]:
+    st = turn.state
+    rules = kit(st).victory
+    st = replace(st, ledger=score(st.ledger, damage_at_end(fleet(st.task_forces), st.turn, rules)))
+    if verdict.winner is None:  # not an automatic victory: the final count decides
+        scored = final(st.ledger, rules)
+        verdict = replace(scored, reason=f"{verdict.reason} {scored.reason}")
+    st = replace(st, finished=True, result=verdict.reason)
+    totals = {k.value: v for k, v in verdict.totals.items()}
+    turn.events.append(Event("ft.game-over", verdict.reason, EVERYONE, {"totals": totals}))
+    return Outcome(st, tuple(turn.events), True, verdict.reason)

@@ -21,6 +21,7 @@ from mailbot.errors import GameError
 from mailbot.games.flattop import units as units_json
 from mailbot.games.flattop.air.interception import InterceptionTable
 from mailbot.games.flattop.air.landing import LandingTable
+from mailbot.games.flattop.combat.battle import Battle
 from mailbot.games.flattop.initiative import InitiativeRecord
 from mailbot.games.flattop.map.movement import MovementRules, movement_rules
 from mailbot.games.flattop.map.scenario import GameTime, Scenario, plane_types, require_scenario
@@ -31,6 +32,7 @@ from mailbot.games.flattop.observation.reports import Deception, ReportRules
 from mailbot.games.flattop.observation.search import SearchTable
 from mailbot.games.flattop.observation.shadowing import ShadowTable
 from mailbot.games.flattop.units import AirFormation, Base, PlaneType, Side, TaskForce
+from mailbot.games.flattop.victory import VpEntry
 
 STATE_VERSION = 1
 
@@ -85,6 +87,8 @@ class SideState:
     knowledge: Knowledge
     deception: Deception = Deception.RANDOM
     seen: frozenset[str] = frozenset()
+    priority: tuple[str, ...] = ()  # standing target priority (PRIORITY); () = the default order
+    ranking: tuple[str, ...] = ()  # standing order of enemy plane types to destroy (RANK)
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,10 @@ class FlatTopState:
     last_initiative: InitiativeNote | None = None
     finished: bool = False
     result: str = ""
+    battle: Battle | None = None  # the Combat Phase waiting for a choice sub-step
+    crt: str = "curve-fitted"  # the combat results table the game uses (recorded with it)
+    strike_hours: int = 12  # how long a combat choice sub-step stays open
+    ledger: tuple[VpEntry, ...] = ()  # victory points as scored (``victory``)
 
     @property
     def scenario(self) -> Scenario:
@@ -146,8 +154,14 @@ def scenario_sides(scenario: Scenario) -> tuple[Side, ...]:
     return tuple(s for s in Side if s in present)
 
 
-def new_state(scenario_data: Mapping[str, Any], tables: Mapping[str, Any], dice: Dice) -> FlatTopState:
+def new_state(
+    scenario_data: Mapping[str, Any],
+    tables: Mapping[str, Any],
+    dice: Dice,
+    options: Mapping[str, Any] | None = None,
+) -> FlatTopState:
     rules = build_rules(scenario_data, tables)
+    options = options or {}
     weather, _ = initial_weather(rules.scenario, rules.weather, dice)
     sides = tuple(SideState(s, Knowledge(s.value)) for s in scenario_sides(rules.scenario))
     return FlatTopState(
@@ -159,6 +173,8 @@ def new_state(scenario_data: Mapping[str, Any], tables: Mapping[str, Any], dice:
         bases=rules.scenario.bases,
         air=(),
         sides=sides,
+        crt=str(options.get("crt", "curve-fitted")),
+        strike_hours=int(options.get("strike_hours", 12)),
     )
 
 
@@ -179,6 +195,10 @@ def dump_state(state: FlatTopState) -> dict[str, Any]:
         "last_initiative": units_json.dump(state.last_initiative),
         "finished": state.finished,
         "result": state.result,
+        "battle": units_json.dump(state.battle),
+        "crt": state.crt,
+        "strike_hours": state.strike_hours,
+        "ledger": units_json.dump(state.ledger),
     }
 
 
@@ -188,6 +208,8 @@ def _dump_side(s: SideState) -> dict[str, Any]:
         "knowledge": knowledge_json.dump(s.knowledge),
         "deception": s.deception.value,
         "seen": sorted(s.seen),
+        "priority": list(s.priority),
+        "ranking": list(s.ranking),
     }
 
 
@@ -197,6 +219,8 @@ def _load_side(data: Mapping[str, Any]) -> SideState:
         knowledge=knowledge_json.load(data["knowledge"]),
         deception=Deception(data["deception"]),
         seen=frozenset(str(ref) for ref in data["seen"]),
+        priority=tuple(str(t) for t in data.get("priority", ())),
+        ranking=tuple(str(p) for p in data.get("ranking", ())),
     )
 
 
@@ -220,6 +244,10 @@ def load_state(data: Mapping[str, Any]) -> FlatTopState:
             last_initiative=None if note is None else units_json.load(InitiativeNote, note),
             finished=bool(data["finished"]),
             result=str(data["result"]),
+            battle=None if data.get("battle") is None else units_json.load(Battle, data["battle"]),
+            crt=str(data.get("crt", "curve-fitted")),
+            strike_hours=int(data.get("strike_hours", 12)),
+            ledger=tuple(units_json.load(VpEntry, e) for e in data.get("ledger", ())),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise GameError(f"malformed Flat Top state: {exc!r}") from exc

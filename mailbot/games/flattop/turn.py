@@ -19,8 +19,6 @@ from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFormation, Altitude, Fact, Side
 
 REFEREE: frozenset[str] = frozenset()
-#: What an attack or interception reports until ``combat`` resolves it.
-NOT_RESOLVED = "air combat is not resolved in this version: the attack is recorded only"
 
 
 @dataclass(frozen=True)
@@ -51,6 +49,9 @@ class Turn:
     blind_told: set[tuple[Side, int]] = field(default_factory=set)
     launched: set[tuple[Side, int]] = field(default_factory=set)  # (side, AF) new this turn
     intercepted: set[tuple[Side, int]] = field(default_factory=set)  # (side, AF) that tried (14.13)
+    strikes: list[tuple[Side, int, Hex]] = field(default_factory=list)  # attack declarations (15)
+    # 14.13.2 interceptions that succeeded, fought in the Combat Phase: (side, AF, enemy AF, hex)
+    interceptions: list[tuple[Side, int, int, Hex]] = field(default_factory=list)
 
     def tell(self, side: Side, kind: str, text: str, **data: object) -> None:
         self.events.append(Event(f"ft.{kind}", text, frozenset({side.value}), dict(data)))

@@ -181,10 +181,25 @@ class Ship:
     anchored: bool = False
     torpedoes_fired: bool = False
     boxes: AirBoxes = field(default_factory=AirBoxes)
+    # Damage beyond the hit count (combat/damage.py, combat/sinking.py; seed 003, 21.3, 21.8, LI 4).
+    torpedo_hits: int = 0  # 21.3: AA -1 per two torpedo hits, "cumulative, not per attack"
+    slowing_hits: int = 0  # 21.3: extra hits counted only toward speed (a torpedo hit "counts as two")
+    dead_in_water: bool = False  # "critical hit #6" (21.3 note d): crippled for good
+    half_speed_turns: tuple[int, ...] = ()  # turns a critical hit holds her to half speed (21.8.1)
+    no_flight_ops_turns: tuple[int, ...] = ()  # turns a critical hit grounds her planes
+    fires: tuple[str, ...] = ()  # fires started this Combat Phase, assessed at its end (21.8.2)
+    sinking: int | None = None  # destroyed: hours she stays afloat (LI 4); 0 = gone
+    destroyed_turn: int | None = None  # the turn her hits reached her Damage Factor
+
+    @property
+    def destroyed(self) -> bool:
+        """Hits have reached the Damage Factor; she may still be afloat, sinking (seed 003, LI 4)."""
+        return self.hits >= self.damage
 
     @property
     def sunk(self) -> bool:
-        return self.hits >= self.damage
+        """Gone from the board: destroyed with no sinking delay left (none recorded: she sank at once)."""
+        return self.destroyed and (self.sinking is None or self.sinking <= 0)
 
     @property
     def handles(self) -> frozenset[PlaneCategory]:
@@ -202,8 +217,15 @@ class Ship:
 
     @property
     def crippled(self) -> bool:
-        """Standard 21: at Damage Factor - 1 hits a ship with Damage Factor >= 3 is dead in the water."""
-        return self.damage >= 3 and self.hits >= self.damage - 1 and not self.sunk
+        """Dead in the water for good: standard 21, at Damage Factor - 1 hits when it is >= 3; critical
+        hit #6 (seed 003, 21.3 note d); destroyed but still sinking ("reported to be crippled", LI 4).
+
+        Two half-speed restrictions at once stop a ship only while both last (21.8.1): that depends on
+        the turn, see ``combat.damage.speed``.
+        """
+        if self.sunk:
+            return False
+        return self.dead_in_water or self.destroyed or (self.damage >= 3 and self.hits >= self.damage - 1)
 
 
 @dataclass(frozen=True)
@@ -232,6 +254,16 @@ class TaskForce:
 
 
 @dataclass(frozen=True)
+class BaseFactors:
+    """A base's factors before its first hit: repairs never raise them above these (reference A.12)."""
+
+    launch: int
+    launch_min: int
+    aa: int
+    surface: int
+
+
+@dataclass(frozen=True)
 class Base:
     """An airbase (reference A.5.5). ``hex`` is None for off-board bases, reached by ``entry`` hexes."""
 
@@ -249,6 +281,8 @@ class Base:
     hits: int = 0
     entry: tuple[str, ...] = ()  # entry-hex labels for off-board bases, e.g. "5N"
     boxes: AirBoxes = field(default_factory=AirBoxes)
+    start: BaseFactors | None = None  # set by the first hit (combat/damage.py): the repair ceiling
+    no_flight_ops_turns: tuple[int, ...] = ()  # turns a critical hit closes the runway
 
     @property
     def off_board(self) -> bool:

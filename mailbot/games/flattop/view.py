@@ -17,6 +17,7 @@ from typing import Any
 
 from mailbot.core.game import Event
 from mailbot.games.flattop.air.operations import mf
+from mailbot.games.flattop.combat.battle import STRIKE
 from mailbot.games.flattop.map.hexes import roman
 from mailbot.games.flattop.map.movement import range_left, tf_allowance
 from mailbot.games.flattop.map.weather import storm_hexes
@@ -25,8 +26,8 @@ from mailbot.games.flattop.orders.checks import base_word, sum_boxes
 from mailbot.games.flattop.orders.types import Plot, normalise
 from mailbot.games.flattop.quiet import quiet_turn, run_length
 from mailbot.games.flattop.state import FlatTopState, SideState
-from mailbot.games.flattop.turn import NOT_RESOLVED
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Base, Side, TaskForce
+from mailbot.games.flattop.victory import HIDDEN_NOTE, totals, visible
 
 CONTACT_TURNS = 3  # contacts of the last three turns are shown; older ones are history
 SYNTAX = (
@@ -36,14 +37,30 @@ SYNTAX = (
     "      PATH <hex>[@HIGH|@LOW][+extra MP] ...",
     "      [IF SHIPS|PLANES CLOSE <condition> [BACK <range>] | ATTACK [HIGH|LOW] | CONTINUE]",
     "      [JOIN AF2] [RETURN <TF or base>]          (leave out FROM for an AF already aloft)",
-    "  FLY AF4 [FROM ...] [PATH <hex> ...] [RENDEZVOUS <last path hex> WITH AF3] [RETURN <TF or base>]",
+    "  FLY AF4 [FROM ...] [PATH <hex> ...] [RENDEZVOUS <last path hex> WITH AF3] [ATTACK]",
+    "      [RETURN <TF or base>]          (ATTACK: an armed AF attacks where its path ends)",
     "  READY <TF or base> <n> <plane> [GP|AP|TORPEDO]     UNREADY <TF or base> <n> <plane> [load]",
     "  LAND AF3 <TF or base>     SHADOW AF3|TF2 <contact hex>     INTERCEPT AF5 (unarmed fighters)",
     "  JETTISON AF4 (drop bombs before landing, 14.14)     DECEPTION TRUTHFUL|RANDOM|MAXIMAL     HOLD",
-    "Silent sides keep their plots and start no new flights. "
-    + NOT_RESOLVED[0].upper()
-    + NOT_RESOLVED[1:]
-    + ".",
+    "  PRIORITY CV CVL BB ... (standing target priority)   RANK Zero Val ... (enemy planes to destroy)",
+    "Silent sides keep their plots and start no new flights.",
+)
+STRIKE_SYNTAX = (
+    "Your attack (seed 003, 15): name targets by the labels in the precise makeup above.",
+    "  TARGET AF3 A-CV1                    every armed factor of AF3 at ship CV1 of TF A",
+    "  TARGET AF3 A-CV1 4 Dauntless DIVE   some factors, DIVE, LEVEL or TORPEDO (else the usual)",
+    "  TARGET AF9 BASE                     the enemy base in the hex",
+    "  FIRST AF5 AF3                       the order the AFs attack in (18.2.1)",
+    "  NOATTACK AF3                        no attack: AF3 keeps its load",
+    "  PRIORITY CV CVL BB                  the rest by these types",
+    "Silent: your standing PRIORITY (default CV CVL BB CA CAV AV CL AP AO APD DD PG) picks the",
+    "first such ship in the hex for every armed factor; with no ship there, the base.",
+)
+LOSSES_SYNTAX = (
+    "Enemy aircraft were destroyed where you attacked (seed 003, 15 LI 3): rank the types present",
+    "in the order you want them destroyed:",
+    "  RANK A-CV1 Zero Val Kate            for one place, or RANK Zero Val Kate for all",
+    "Silent: fighters first (the types with the best air-to-air rating).",
 )
 
 
@@ -55,7 +72,11 @@ QUIET_NOTE = (
 
 def step_title(state: FlatTopState) -> str:
     t = state.time
-    return f"Turn {state.turn} ({t.hour:02d}00, day {t.day})"
+    title = f"Turn {state.turn} ({t.hour:02d}00, day {t.day})"
+    if state.battle is not None:
+        # Seen by every seat: only "a combat choice", never whose or where.
+        return f"{title}: combat choice" if state.battle.phase == STRIKE else f"{title}: aircraft losses"
+    return title
 
 
 def stacks_text(stacks: Sequence[AirFactors]) -> str:
@@ -165,10 +186,30 @@ def build_view(
         "initiative": _initiative(state),
         "happened": [e.text for e in events if e.visible_to(seat)],
         "forces": [_forces(state, side) for side in sides],
-        "note": NOT_RESOLVED,
+        "vp": _victory(state, seat),
+        "crt": state.crt,
         "help": list(help_lines),
         "template": [] if seat is None or state.finished else template_lines(state, Side(seat)),
     }
+
+
+def _victory(state: FlatTopState, seat: str | None) -> dict[str, Any]:
+    """The ledger as this seat may read it (``victory.visible``); totals only at the end."""
+    lines: list[dict[str, Any]] = []
+    for side in (s.side for s in state.sides if seat is None or s.side.value == seat):
+        for line in visible(state.ledger, side, game_over=state.finished or seat is None):
+            lines.append(
+                {
+                    "turn": line.turn,
+                    "side": line.side.value,
+                    "points": line.points,
+                    "text": line.text,
+                    "default": line.default,
+                }
+            )
+    unique = list({(x["turn"], x["side"], x["points"], x["text"]): x for x in lines}.values())
+    scores = totals(state.ledger) if state.finished or seat is None else {}
+    return {"lines": unique, "totals": {k.value: v for k, v in scores.items()}, "hidden": HIDDEN_NOTE}
 
 
 def template_lines(state: FlatTopState, side: Side) -> list[str]:
@@ -205,6 +246,10 @@ def order_help(state: FlatTopState, seat: str) -> list[str]:
     side = next((s.side for s in state.sides if s.side.value == seat), None)
     if side is None or state.finished:
         return list(SYNTAX)
+    if state.battle is not None:
+        if seat not in state.battle.choosers():
+            return ["Nothing is owed by your side in this step."]
+        return list(STRIKE_SYNTAX if state.battle.phase == STRIKE else LOSSES_SYNTAX)
     night = [QUIET_NOTE] if quiet_turn(state, state.turn + 1) else []
     return [
         *SYNTAX,

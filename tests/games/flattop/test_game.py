@@ -224,7 +224,7 @@ def test_templates_render_for_every_seat(
     text = env.get_template(f"flattop/templates/report.{kind}.j2").render(
         r=GAME.view(outcome.state, outcome.events, seat)
     )
-    assert "Flat Top" in text and "not resolved" in text
+    assert "Flat Top" in text and "Combat results table: curve-fitted" in text
     if seat == "allied":
         assert "AF1 at V-E24" in text
     if kind == "html":

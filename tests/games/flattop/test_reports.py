@@ -204,14 +204,14 @@ def test_7_12_3_condition_3_reveals_ship_condition_never_names() -> None:
     (sighting,) = knowledge.sightings
     units = [(u.counts, u.states) for u in sighting.report.units]
     assert units == [
-        ((("capital", 3), ("small", 5)), (("capital", "damaged", 1),)),
+        ((("capital", 3), ("small", 5)), (("capital", "smoking", 1),)),
         ((("carrier", 1), ("capital", 4), ("small", 5)), ()),
     ]
     text = json.dumps(dump(knowledge))
     assert not any(name in text for name in ("Washington", "Pensacola", "Enterprise", "Atlanta", "TF1"))
     assert (
         describe(sighting.report)
-        == "TF: 3 capital, 5 small (1 capital damaged); TF: 1 carrier, 4 capital, 5 small"
+        == "TF: 3 capital, 5 small (1 capital ship smoking); TF: 1 carrier, 4 capital, 5 small"
     )
 
 

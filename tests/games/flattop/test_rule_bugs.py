@@ -154,7 +154,7 @@ def test_a_cap_launched_this_turn_makes_its_interception_attempt(data: dict[str,
 # --- wording ---------------------------------------------------------------------------------
 
 
-def test_an_interception_names_the_hex_before_the_not_resolved_note(data: dict[str, Any]) -> None:
+def test_an_interception_names_the_hex(data: dict[str, Any]) -> None:
     state = play(new(data), {}).state
     state = aloft(state, Side.JAPANESE, 6, "V-E25", AirFactors("Zero", 1, True))
     outcome = resolve(
@@ -163,10 +163,7 @@ def test_an_interception_names_the_hex_before_the_not_resolved_note(data: dict[s
         {"ft.intercept.t2.allied.AF5": [6]},
     )
     lines = [e.text for e in outcome.events if e.kind == "ft.intercept"]
-    assert lines == [
-        "AF5 intercepted an enemy AF at V-E26: air combat is not resolved in this version: "
-        "the attack is recorded only"
-    ]
+    assert lines == ["AF5 intercepted an enemy AF at V-E26"]
 
 
 @pytest.mark.parametrize("kind", ["txt", "html"])
@@ -363,7 +360,8 @@ def test_a_jettisoned_fighter_bomber_stays_a_bomber_until_it_lands(data: dict[st
 
 def test_an_attack_spends_the_strikes_load(data: dict[str, Any]) -> None:
     """Reference A.6: "Each armed factor attacks once per sortie": a strike that has attacked
-    (recorded, not resolved) no longer carries its bombs home to an armed landing (14.14)."""
+    no longer carries its bombs home to an armed landing (14.14). The attack waits for the
+    attacker's choice sub-step (seed 003, 15 LI 1); his silence attacks by the default priority."""
     state = play(new(data), {}).state
     tfs = tuple(
         replace(t, hex=hx(state, "V-E24")) if t.side is Side.JAPANESE else t for t in state.task_forces
@@ -371,7 +369,11 @@ def test_an_attack_spends_the_strikes_load(data: dict[str, Any]) -> None:
     state = replace(state, task_forces=tfs)
     outcome = resolve(state, {"allied": ["search af2 from tf1 2 dauntless path v-e25 v-e24 if ships attack"]})
     assert "AF2 reached V-E24 to attack" in told(outcome.events, Side.ALLIED)
-    assert [s.armament for s in af_of(outcome.state, Side.ALLIED, 2).stacks] == [None]
+    step = GAME.step(outcome.state)
+    assert step is not None and step.key == "T2.strike" and step.owing == frozenset({"allied"})
+    assert all(s.armament is not None for s in af_of(outcome.state, Side.ALLIED, 2).stacks)
+    struck = resolve(outcome.state, {"allied": list(GAME.default_orders(outcome.state, "allied"))})
+    assert all(s.armament is None for s in af_of(struck.state, Side.ALLIED, 2).stacks)
 
 
 # --- LAND around storms (standard 6.6) -------------------------------------------------------

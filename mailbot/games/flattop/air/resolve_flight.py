@@ -21,7 +21,7 @@ from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.observation.search import SearchOutcome, rendezvous_path
 from mailbot.games.flattop.orders.checks import path_steps
 from mailbot.games.flattop.orders.types import Fly, Land
-from mailbot.games.flattop.turn import NOT_RESOLVED, Flight, Turn, drop_load, land_af, own_af, put
+from mailbot.games.flattop.turn import Flight, Turn, land_af, own_af, put
 from mailbot.games.flattop.units import Side
 
 
@@ -58,6 +58,8 @@ def _fly(turn: Turn, side: Side, order: Fly) -> tuple[tuple[Hex, ...], int] | No
     turn.flights.append(Flight(side, order.af, hexes, altitude))
     if order.rendezvous is None:
         _tell_flight(turn, side, order, (hexes, left), flown.problem)
+        if order.attack:
+            turn.strikes.append((side, order.af, end))
         if order.back is not None:
             land_af(turn, side, order.af, order.back, left)
     return hexes, left
@@ -105,13 +107,7 @@ def _follow(turn: Turn, side: Side, order: Fly, outcomes: Mapping[str, SearchOut
             side, "rendezvous", f"AF{order.af} met AF{leader} at {name(meet)} and followed it to {route}"
         )
         if searcher.attack_hex is not None and path[-1] == searcher.attack_hex:
-            turn.tell(
-                side,
-                "attack",
-                f"AF{order.af} reached {name(path[-1])} with AF{leader} to attack: {NOT_RESOLVED}",
-            )
-            attacker = own_af(turn, side, order.af)
-            if attacker is not None:
-                drop_load(turn, attacker)  # the attack spends the load (reference A.6)
+            turn.tell(side, "attack", f"AF{order.af} reached {name(path[-1])} with AF{leader} to attack")
+            turn.strikes.append((side, order.af, path[-1]))
     if order.back is not None:
         land_af(turn, side, order.af, order.back, max(left, 0))

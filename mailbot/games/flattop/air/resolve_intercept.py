@@ -22,7 +22,7 @@ from mailbot.games.flattop.observation.resolve_observe import standing_observati
 from mailbot.games.flattop.observation.shadowing import seen_refs
 from mailbot.games.flattop.orders.checks import is_interceptor
 from mailbot.games.flattop.orders.types import Intercept
-from mailbot.games.flattop.turn import NOT_RESOLVED, Flight, Turn, own_af
+from mailbot.games.flattop.turn import Flight, Turn, own_af
 from mailbot.games.flattop.units import AirFormation, Side
 
 
@@ -93,14 +93,12 @@ def _attempt(turn: Turn, attempt: _Attempt) -> None:
     success, roll = roll_interception(st.rules.interception, turn.dice, label, in_combat_hex=in_combat)
     name = st.scenario.map.hex_id(h)
     turn.referee("intercept.roll", f"{side} AF{interceptor.number} vs {mover} AF{flight.number}: {roll.text}")
-    result = (
-        f"intercepted an enemy AF at {name}: {NOT_RESOLVED}"
-        if success
-        else (f"failed to intercept an enemy AF at {name}")
-    )
+    result = f"intercepted an enemy AF at {name}" if success else f"failed to intercept an enemy AF at {name}"
     turn.tell(side, "intercept", f"AF{interceptor.number} {result}")
     if success:
-        turn.tell(mover, "intercepted", f"AF{flight.number} was intercepted at {name}: {NOT_RESOLVED}")
+        turn.tell(mover, "intercepted", f"AF{flight.number} was intercepted at {name}")
+        # 14.13.2: "interception now fought": air-to-air in the Combat Phase (combat.phase).
+        turn.interceptions.append((side, interceptor.number, flight.number, h))
     target = af_target(interceptor)
     observed = target.ref in st.side(mover).seen | seen_refs(turn.spottings.get(mover, []))
     reveal = interception_reveal(

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mailbot.errors import GameError
+from mailbot.games.flattop.combat import damage
 from mailbot.games.flattop.map.hexes import Direction, Hex, direction, distance, hex_id
 from mailbot.games.flattop.map.scenario import GameTime, Scenario
 from mailbot.games.flattop.units import AirFormation, Altitude, Fact, PlaneType, Ship, TaskForce
@@ -88,11 +89,16 @@ class Speed:
     alternate: bool = False
 
 
-def ship_speed(ship: Ship, rules: MovementRules) -> Speed:
-    """Standard 21 (reference A.12): crippled ships stop; at half damage MF is halved."""
-    if ship.crippled or ship.sunk:
+def ship_speed(ship: Ship, rules: MovementRules, *, turn: int = 0) -> Speed:
+    """Hexes a turn from ``combat.damage.speed`` (reference A.12; seed 003, 21.3, 21.8.1): crippled,
+    sinking and doubly restricted ships stop; at half damage (torpedo hits counting two) or under a
+    critical hit's half speed the MF is halved. ``turn`` is the state's turn number; the default 0
+    precedes every turn, so it sees the lasting damage only, never a critical hit's one-turn slowing.
+    """
+    pace = damage.speed(ship, turn, slow_at=rules.slow_at_damage_fraction)
+    if pace is damage.Speed.STOPPED:
         return Speed(0)
-    if ship.hits >= ship.damage * rules.slow_at_damage_fraction and ship.hits > 0:
+    if pace is damage.Speed.HALF:
         return Speed(1, alternate=True) if ship.movement == 1 else Speed(ship.movement // 2)
     return Speed(ship.movement)
 

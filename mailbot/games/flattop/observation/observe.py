@@ -39,7 +39,13 @@ from mailbot.games.flattop.units import (
 
 TF = "TF"
 AF = "AF"
-INTACT, DAMAGED, CRIPPLED, IN_TOW = "intact", "damaged", "crippled", "in tow"
+# A ship's visible condition (seed 003, 15 Limited Intelligence 3): the same words serve the
+# Condition 3 report (7.12.3) and the precise makeup of an air attack (LI 1, combat/intel.py).
+INTACT = "intact"
+SMOKING = "smoking"  # "Damage less than half of ship's damage factor: Ship is seen smoking"
+BURNING = "burning and listing heavily"  # "at least half of DF, but ship not crippled"
+DEAD_IN_WATER = "dead in the water"  # "Crippled: ... Ship is dead in water and is reported as such."
+IN_TOW = "in tow"  # 7.12.3 names it; the towing rules say how a ship comes to be towed
 
 
 @dataclass(frozen=True)
@@ -47,7 +53,7 @@ class ShipView:
     """A ship as observation can know it: its report class and visible condition (7.12.3)."""
 
     category: ShipCategory
-    state: str = INTACT  # INTACT | DAMAGED | CRIPPLED | IN_TOW
+    state: str = INTACT  # INTACT | SMOKING | BURNING | DEAD_IN_WATER | IN_TOW
 
 
 @dataclass(frozen=True)
@@ -85,18 +91,36 @@ class Target:
         return frozenset(p.altitude for p in self.planes)
 
 
-def ship_state(ship: Ship, in_tow: bool = False) -> str:
+def ship_state(ship: Ship, in_tow: bool = False, *, stopped: bool = False) -> str:
+    """The ship's condition in seed 003's words (15 Limited Intelligence 3, 4; 21.8.1).
+
+    "Damage less than half of ship's damage factor: Ship is seen smoking. Damage at least half of
+    DF, but ship not crippled: Ship is burning and/or listing heavily. Crippled: No change. Ship is
+    dead in water and is reported as such." LI 4: "A ship that is officially destroyed but is
+    delayed in sinking is reported to be crippled", so ``destroyed`` (hits >= DF, still afloat) is
+    dead in the water too. ``stopped``: the caller found that two half-speed restrictions stop her
+    (21.8.1: "Such a ship is reported as "dead in the water""; see
+    ``combat.damage.reported_dead_in_water``, which needs the turn).
+    """
     # A towed ship is usually crippled too; "in tow" says more, so it wins.
     if in_tow:
         return IN_TOW
-    if ship.crippled:
-        return CRIPPLED
-    return DAMAGED if ship.hits > 0 else INTACT
+    if stopped or ship.crippled or ship.destroyed:
+        return DEAD_IN_WATER
+    if ship.hits <= 0:
+        return INTACT
+    # "less than half": compare 2 x hits with DF so an odd DF needs no rounding rule.
+    return SMOKING if 2 * ship.hits < ship.damage else BURNING
 
 
-def tf_target(tf: TaskForce, *, in_tow: Collection[str] = ()) -> Target:
-    """Snapshot of a TF; ``in_tow`` names its towed ships (units has no towing state yet)."""
-    ships = tuple(ShipView(s.type.category, ship_state(s, s.name in in_tow)) for s in tf.afloat)
+def tf_target(tf: TaskForce, *, in_tow: Collection[str] = (), stopped: Collection[str] = ()) -> Target:
+    """Snapshot of a TF; ``in_tow`` names its towed ships (units has no towing state yet), ``stopped``
+    those the caller found stopped by 21.8.1 (``combat.damage.reported_dead_in_water``, which needs
+    the turn)."""
+    ships = tuple(
+        ShipView(s.type.category, ship_state(s, s.name in in_tow, stopped=s.name in stopped))
+        for s in tf.afloat
+    )
     return Target(
         ref=f"{tf.side.value} TF{tf.number}",
         side=tf.side,

@@ -14,7 +14,9 @@ reports from its knowledge alone. Composition follows the seed:
   carriers may be reported as capital ships and up to two capital ships as
   carriers.
 - Condition 3: each TF or AF with its exact counts by class and, only here,
-  the ships' condition (damaged, crippled, in tow: 7.12.3). Names never.
+  the ships' condition (damaged, crippled, in tow: 7.12.3), in the words of
+  15 Limited Intelligence 3 (smoking, burning and listing heavily, dead in the
+  water; :func:`observe.ship_state`). Names never.
 
 Where the seed lets the TF owner choose ("may mis-report", "+/- 50%"), the
 owner's standing DECEPTION policy chooses (design/flattop.md): ``truthful``,
@@ -192,7 +194,10 @@ def misreport(
 
 
 def unit_report(target: Target) -> UnitReport:
-    """One TF or AF exactly by class (15.1's "one carrier, 4 capital and 5 small ships")."""
+    """One TF or AF exactly by class (15.1's "one carrier, 4 capital and 5 small ships").
+
+    Damaged ships are counted by class and condition: "(one capital ship is smoking)".
+    """
     if target.ships:
         counts = Counter(s.category.value for s in target.ships)
         states = Counter((s.category.value, s.state) for s in target.ships if s.state != INTACT)
@@ -298,7 +303,8 @@ def _band_words(altitude: str) -> str:
 def _describe_unit(kind: str, unit: UnitReport) -> str:
     what = "TF" if kind == SHIPS else "AF"
     counts = ", ".join(f"{n} {c}" for c, n in unit.counts)
-    states = ", ".join(f"{n} {c} {state}" for c, state, n in unit.states)
+    # 15.1's example: "3 capital and 5 small ships (one capital ship is smoking)".
+    states = ", ".join(f"{n} {c} {'ship' if n == 1 else 'ships'} {state}" for c, state, n in unit.states)
     altitude = f", {_band_words(unit.altitude)}" if unit.altitude else ""
     return f"{what}: {counts}{f' ({states})' if states else ''}{altitude}"
 

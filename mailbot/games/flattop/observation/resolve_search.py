@@ -33,7 +33,7 @@ from mailbot.games.flattop.observation.shadowing import (
 )
 from mailbot.games.flattop.orders.checks import is_submarine, path_steps
 from mailbot.games.flattop.orders.types import Search, Shadow
-from mailbot.games.flattop.turn import NOT_RESOLVED, Flight, Turn, drop_load, land_af, own_af, put
+from mailbot.games.flattop.turn import Flight, Turn, land_af, own_af, put
 from mailbot.games.flattop.units import AirFormation, Altitude, Side, TaskForce
 
 # --- shadowing (11) ------------------------------------------------------------------
@@ -270,13 +270,8 @@ def _after_search(turn: Turn, side: Side, order: Search, outcome: SearchOutcome)
         side, "search", f"AF{order.af} searched {route} ({altitude}, {outcome.mp_left} MP left): {what}"
     )
     if outcome.attack_hex is not None:
-        turn.tell(
-            side, "attack", f"AF{order.af} reached {name(outcome.attack_hex)} to attack: {NOT_RESOLVED}"
-        )
-        # "Each armed factor attacks once per sortie" (reference A.6): the attack spends the load.
-        attacker = own_af(turn, side, order.af)
-        if attacker is not None:
-            drop_load(turn, attacker)
+        turn.tell(side, "attack", f"AF{order.af} reached {name(outcome.attack_hex)} to attack")
+        turn.strikes.append((side, order.af, outcome.attack_hex))
     for a in outcome.attempts:
         result = "seen" if a.success else "missed"
         turn.referee(

@@ -65,6 +65,12 @@ class OrderError(Exception):
         self.kind, self.reason = kind, reason
 
 
+def tokens(text: str) -> list[str]:
+    """Upper-cased words; commas and colons are noise, ``#`` starts a comment."""
+    body = text.split("#", 1)[0].replace(",", " ").replace(":", " ")
+    return body.upper().split()
+
+
 def illegal(reason: str) -> OrderError:
     return OrderError(ProblemKind.ILLEGAL, reason)
 
@@ -411,7 +417,9 @@ def check_flight(own: Own, order: Search) -> Search:
 def check_fly(own: Own, order: Fly) -> Fly:
     if order.launch is None and not order.legs and order.rendezvous is None:
         raise illegal(f"AF{order.af} is aloft already: FLY needs a PATH or a RENDEZVOUS")
-    _, categories = _fly_path(own, order)
+    armed, categories = _fly_path(own, order)
+    if order.attack and not armed:
+        raise illegal(f"AF{order.af} carries no bombs or torpedoes: it cannot ATTACK")
     if order.rendezvous is not None:
         h, leader = order.rendezvous
         end = order.legs[-1].hex if order.legs else flight_start(own, order)[0]

@@ -19,6 +19,8 @@ echoed. The normalised forms::
     INTERCEPT AF5                           try to intercept an enemy AF moving through AF5's hex
     JETTISON AF4                            drop bombs/torpedoes at the end of the move (14.14)
     DECEPTION TRUTHFUL|RANDOM|MAXIMAL       standing policy for reports the enemy gets of you
+    PRIORITY CV CVL BB                      standing target priority: answers strike choices ahead
+    RANK Zero Val Kate                      standing order of enemy plane types to destroy (15 LI 3)
     HOLD                                    nothing this turn
 
 Search paths (seed 003, 7 and 7.3): the hexes entered, each next to the one
@@ -40,6 +42,8 @@ Reactions (7, "General Rule"), on what this searcher itself finds::
     IF PLANES CONTINUE          keep to the path (SIGHTED is read as SHIPS)
 
 ``JOIN AF2``: 7's join rule (join AF2 if it is found attacking a TF).
+``ATTACK`` (FLY only): an armed AF attacks what is in the hex where its path ends
+(seed 003, 15: the side then gets the precise makeup and chooses targets).
 ``RETURN TF1``: after the path, fly toward TF1 or a base with the MP left and land.
 ``RENDEZVOUS <hex> WITH AF3`` (FLY only): 7's rendezvous: the hex is where the
 FLY path ends; from there the AF conforms to searcher AF3's movement (named
@@ -76,7 +80,9 @@ from mailbot.games.flattop.orders.checks import (
     check_ready,
     check_shadow,
     check_unready,
+    tokens,
 )
+from mailbot.games.flattop.orders.combat import read_priority, read_rank
 from mailbot.games.flattop.orders.types import (
     UNARMED,
     Fly,
@@ -88,6 +94,8 @@ from mailbot.games.flattop.orders.types import (
     Launch,
     Load,
     Plot,
+    Priority,
+    Rank,
     Ready,
     Search,
     SetDeception,
@@ -111,6 +119,8 @@ WORDS = {
     "JETTISON": "JETTISON", "JETT": "JETTISON",
     "DECEPTION": "DECEPTION", "DECEIVE": "DECEPTION", "DEC": "DECEPTION",
     "HOLD": "HOLD", "PASS": "HOLD",
+    "PRIORITY": "PRIORITY", "PRIO": "PRIORITY",
+    "RANK": "RANK",
 }  # fmt: skip
 POLICIES = {"TRUTHFUL": Deception.TRUTHFUL, "TRUE": Deception.TRUTHFUL, "RANDOM": Deception.RANDOM}
 POLICIES |= {"MAXIMAL": Deception.MAXIMAL, "MAX": Deception.MAXIMAL}
@@ -121,12 +131,6 @@ ARMS = {"GP": Armament.GP, "AP": Armament.AP, "TORPEDO": Armament.TORPEDO, "TORP
 LOADS: dict[str, Load] = {**ARMS, "UNARMED": UNARMED, "NONE": UNARMED}
 KINDS = {"MIN": LaunchType.MINIMUM, "MINIMUM": LaunchType.MINIMUM, "NORMAL": LaunchType.NORMAL}
 KINDS |= {"MAX": LaunchType.MAXIMUM, "MAXIMUM": LaunchType.MAXIMUM}
-
-
-def tokens(text: str) -> list[str]:
-    """Upper-cased words; commas and colons are noise, ``#`` starts a comment."""
-    body = text.split("#", 1)[0].replace(",", " ").replace(":", " ")
-    return body.upper().split()
 
 
 def unit_number(word: str, kind: str) -> int:
@@ -194,7 +198,9 @@ def _search(own: Own, words: list[str]) -> Search:
 
 
 _CLAUSE_WORDS = ("IF", "JOIN", "RETURN")
-_FLY_HELP = "FLY reads FLY <AF> [FROM ...] [PATH <hexes>] [RENDEZVOUS <hex> WITH <AF>] [RETURN <base or TF>]"
+_FLY_HELP = (
+    "FLY reads FLY <AF> [FROM ...] [PATH <hexes>] [RENDEZVOUS <hex> WITH <AF>] [ATTACK] [RETURN <base or TF>]"
+)
 
 
 def _fly(own: Own, words: list[str]) -> Fly:
@@ -204,7 +210,7 @@ def _fly(own: Own, words: list[str]) -> Fly:
     launch, rest = _launch(own, number, words[1:])
     parts: dict[str, list[str]] = {}
     for word in rest:
-        if word in ("PATH", "RENDEZVOUS", "RETURN"):
+        if word in ("PATH", "RENDEZVOUS", "RETURN", "ATTACK"):
             if word in parts:
                 raise OrderError(ProblemKind.INVALID, f"{word} appears twice: {_FLY_HELP}")
             parts[word] = []
@@ -221,8 +227,10 @@ def _fly(own: Own, words: list[str]) -> Fly:
     back = parts.get("RETURN")
     if back is not None and len(back) != 1:
         raise OrderError(ProblemKind.INVALID, "RETURN takes one base or TF")
+    if parts.get("ATTACK"):
+        raise OrderError(ProblemKind.INVALID, f"ATTACK stands alone: {_FLY_HELP}")
     rendezvous = (own.hex(meet[0]), unit_number(meet[2], "AF")) if meet else None
-    order = Fly(number, launch, legs, rendezvous, place_name(back[0]) if back else None)
+    order = Fly(number, launch, legs, rendezvous, place_name(back[0]) if back else None, "ATTACK" in parts)
     return check_fly(own, order)
 
 
@@ -341,6 +349,14 @@ def _deception(own: Own, words: list[str]) -> SetDeception:
     return SetDeception(POLICIES[words[0]])
 
 
+def _priority(own: Own, words: list[str]) -> Priority:
+    return read_priority(words)
+
+
+def _rank(own: Own, words: list[str]) -> Rank:
+    return read_rank(words, tuple(own.planes))
+
+
 def _hold(own: Own, words: list[str]) -> Hold:
     if words:
         raise OrderError(ProblemKind.INVALID, "HOLD stands alone")
@@ -350,7 +366,7 @@ def _hold(own: Own, words: list[str]) -> Hold:
 _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "PLOT": _plot, "SEARCH": _search, "FLY": _fly, "READY": _ready, "UNREADY": _unready, "LAND": _land,
     "SHADOW": _shadow, "INTERCEPT": _intercept, "JETTISON": _jettison, "DECEPTION": _deception,
-    "HOLD": _hold,
+    "HOLD": _hold, "PRIORITY": _priority, "RANK": _rank,
 }  # fmt: skip
 
 

@@ -61,6 +61,7 @@ class Fly:
     legs: tuple[Leg, ...]
     rendezvous: tuple[Hex, int] | None = None
     back: str | None = None
+    attack: bool = False  # ATTACK: an armed AF attacks what is in the hex where its path ends
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,60 @@ class Hold:
     pass
 
 
-FtOrder = Plot | Search | Fly | Ready | Unready | Land | Shadow | Intercept | Jettison | SetDeception | Hold
+@dataclass(frozen=True)
+class Priority:
+    """Target types in order (seed 003, 15 LI 1; design/flattop.md "standing target priorities"):
+    standing in the main orders, for this strike only in the strike sub-step."""
+
+    types: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Rank:
+    """Seed 003, 15 LI 3: enemy plane types in order of elimination when this side chooses
+    them, for one place (``label``, in the losses sub-step) or every place (standing)."""
+
+    planes: tuple[str, ...]
+    label: str | None = None
+
+
+@dataclass(frozen=True)
+class TargetOrder:
+    af: int
+    target: str  # a ship label such as A-CV1, or BASE
+    count: int | None = None  # None: every armed factor not yet allocated
+    plane: str | None = None
+    kind: str | None = None  # dive | level | torpedo; None: the plane's first attack kind
+
+
+@dataclass(frozen=True)
+class First:
+    afs: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class NoAttack:
+    af: int
+
+
+FtOrder = (
+    Plot
+    | Search
+    | Fly
+    | Ready
+    | Unready
+    | Land
+    | Shadow
+    | Intercept
+    | Jettison
+    | SetDeception
+    | Hold
+    | Priority
+    | Rank
+    | TargetOrder
+    | First
+    | NoAttack
+)
 
 
 def _leg_text(hexmap: HexMap, leg: Leg) -> str:
@@ -172,6 +226,8 @@ def _fly_text(hexmap: HexMap, order: Fly) -> str:
     if order.rendezvous is not None:
         h, leader = order.rendezvous
         parts.append(f"RENDEZVOUS {hexmap.hex_id(h)} WITH AF{leader}")
+    if order.attack:
+        parts.append("ATTACK")
     if order.back is not None:
         parts.append(f"RETURN {order.back}")
     return " ".join(parts)
@@ -207,7 +263,19 @@ def normalise(hexmap: HexMap, order: FtOrder) -> str:
             return f"SHADOW {by}{number} {hexmap.hex_id(h)}"
         case SetDeception(policy):
             return f"DECEPTION {policy.value.upper()}"
+        case Priority():
+            return priority_text(order)
+        case Rank():
+            return rank_text(order)
     return "HOLD"
+
+
+def priority_text(order: Priority) -> str:
+    return "PRIORITY " + (" ".join(order.types) or "NONE")
+
+
+def rank_text(order: Rank) -> str:
+    return "RANK " + (f"{order.label} " if order.label else "") + " ".join(order.planes)
 
 
 def altitude_word(altitude: Altitude) -> str:
