@@ -13,7 +13,7 @@ damage, not as sunk.
 Seed 003: "VICTORY POINT CHANGE:  For each turn that Henderson or Rabaul
 STARTS at 0 LF or below, score 4 points.  For all other bases, score 2
 points." And (Survivors) "Each survivor factor rescued that is still carried
-(or has been unloaded on friendly territory) at game's end is worth 2 VP if
+(or has been unloaded on friendly territory) at game’s end is worth 2 VP if
 the same nationality as the player who rescued them, 1 VP if of the opposite
 nationality."
 
@@ -465,7 +465,7 @@ def troops_unloaded(
 def survivors_rescued(
     rescuer: Side, nationality: Side, factors: int, turn: int, rules: VictoryRules, *, where: str
 ) -> VpEntry | None:
-    """Seed 003, Survivors: at game's end 2 VP a factor of the rescuer's own nationality, 1 otherwise.
+    """Seed 003, Survivors: at game’s end 2 VP a factor of the rescuer's own nationality, 1 otherwise.
 
     ``where`` names the carrier (a ship, or the friendly territory they were landed on).
     """

@@ -159,7 +159,7 @@ def test_seed_003_victory_point_change_henderson_and_rabaul_4_other_bases_2() ->
 
 def test_seed_003_survivors_2_vp_same_nationality_1_opposite() -> None:
     """Seed 003, Survivors: "Each survivor factor rescued that is still carried (or has been unloaded
-    on friendly territory) at game's end is worth 2 VP if the same nationality as the player who
+    on friendly territory) at game’s end is worth 2 VP if the same nationality as the player who
     rescued them, 1 VP if of the opposite nationality.  Thus US survivors are worth 1 VP to the
     Japanese, and vise versa." """
     own = survivors_rescued(A, A, 3, 48, RULES, where="Phelps")

@@ -466,7 +466,9 @@ def _remove(stacks: tuple[AirFactors, ...], plane: str, count: int) -> tuple[Air
 
 
 @dataclass(frozen=True)
-class _Losses:
+class Losses:
+    """Planes lost to some hits, and the boxes without them (caught planes are in an AF, not here)."""
+
     planes: tuple[PlaneLoss, ...]
     boxes: AirBoxes
 
@@ -491,7 +493,7 @@ def allocate_losses(
     ranking: Sequence[str] = (),
     readying_ranking: Sequence[str] = (),
     dispersed_cost: int = 2,
-) -> _Losses:
+) -> Losses:
     """Reference A.12: one Air Factor per hit, Ready first, then Just Landed, Readying, Dispersed (at
     ``dispersed_cost`` hits a factor); 21.6.2's caught planes before all. Excess hits are lost."""
     left = hits
@@ -504,12 +506,16 @@ def allocate_losses(
             if count:
                 losses.append(PlaneLoss(box, plane, count, hidden=box == READYING))
                 left -= count * cost
-    return _Losses(tuple(losses), _without(boxes, losses))
+    return Losses(tuple(losses), _without(boxes, losses))
 
 
 def _without(boxes: AirBoxes, losses: Sequence[PlaneLoss]) -> AirBoxes:
-    fields = {READY: boxes.ready, JUST_LANDED: boxes.just_landed, READYING: boxes.readying}
-    fields[DISPERSED] = boxes.dispersed
+    fields = {
+        READY: boxes.ready,
+        JUST_LANDED: boxes.just_landed,
+        READYING: boxes.readying,
+        DISPERSED: boxes.dispersed,
+    }
     for loss in losses:
         if loss.box in fields:
             fields[loss.box] = _remove(fields[loss.box], loss.plane, loss.count)

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Air combat through the differential harness (seed 003, 15 Limited Intelligence).
+
+Three claims, each with worlds that differ only in what the seat has not observed:
+
+- the attacker learns the precise makeup only by declaring (LI 1): two Japanese TFs whose
+  ships differ only within a report class (a CA or a CL: both "capital") give the Allies the
+  same letters while their AF merely flies over; declaring the attack tells them the types,
+  and the harness sees the difference (the negative control: the check can fail);
+- the defender learns nothing of the attacker's choices before they happen: the Allies'
+  two different TARGET letters change no Japanese letter until the strike lands;
+- hidden Readying losses stay hidden (21.7.1): a carrier whose Readying box holds different
+  planes in the two worlds gives the attacker the same strike report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from mailbot.core.game import Event
+from mailbot.games.flattop.state import FlatTopState
+from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Armament, Ship, ShipType, Side
+from mailbot.games.registry import default_registry
+from mailbot.testing.contract import report_env
+from mailbot.testing.differential import World, assert_no_leak, compare_worlds
+
+from . import flattop_worlds as fw
+
+ENV = report_env(default_registry())
+TARGET_HEX = "V-E24"
+
+
+def observed_combat(state: FlatTopState, events: Sequence[Event], seat: str) -> object:
+    """``flattop_worlds.observed`` plus what a strike forces on the side: its results."""
+    results = [e.text for e in events if e.visible_to(seat) and e.kind == "ft.strike"]
+    return fw.observed(state, events, seat), results
+
+
+def _base(second_ship: ShipType = ShipType.CA, readying: str = "Val") -> FlatTopState:
+    """Turn 2, day: the Japanese TF1 (Shokaku, Myoko, Ushio) at V-E24, Myoko's type as given,
+    Shokaku's Readying box holding ``readying``; Allied AF7 (3 armed Dauntless) at V-E25, low."""
+    state = fw._play(fw._new(), {})
+    h = fw._hex(state, TARGET_HEX)
+    boxes = AirBoxes(readying=(AirFactors(readying, 4, True),))
+
+    def changed(ship: Ship) -> Ship:
+        typed = replace(ship, type=second_ship) if ship.name == "Myoko" else ship
+        return replace(typed, boxes=boxes) if typed.capacity else typed
+
+    tfs = [
+        replace(tf, hex=h, ships=tuple(changed(s) for s in tf.ships), plot=())
+        if tf.side is Side.JAPANESE
+        else tf
+        for tf in state.task_forces
+    ]
+    strike = AirFormation(
+        7, Side.ALLIED, fw._hex(state, "V-E25"), (AirFactors("Dauntless", 3, True, Armament.AP),), "TF1", 1
+    )
+    return replace(state, task_forces=tuple(tfs), air=(*state.air, strike))
+
+
+def test_the_makeup_is_told_only_to_a_declared_attack() -> None:
+    """LI 1: "If co-existing in a hex with enemy ships but not declaring an attack, he receives
+    only the standard Condition 2 or 3 report"."""
+    first, second = World(_base(ShipType.CA)), World(_base(ShipType.CL))
+    over = [[f"FLY AF7 PATH {TARGET_HEX}"]]
+    verdict = compare_worlds(
+        fw.PACKAGE, ENV, seat="allied", first=first, second=second, letters=over, observed=fw.observed
+    )
+    assert_no_leak(verdict)
+    attack = [[f"FLY AF7 PATH {TARGET_HEX} ATTACK"]]
+    verdict = compare_worlds(
+        fw.PACKAGE, ENV, seat="allied", first=first, second=second, letters=attack, observed=fw.observed
+    )
+    assert verdict.leaked, "declaring must tell the precise makeup (1 CA versus 1 CL)"
+
+
+def test_the_defender_learns_nothing_of_the_attackers_choices_before_they_happen() -> None:
+    """LI 1: "The Japanese player then states which TF's, and which ships ... he will attack";
+    the defender hears of it when the attack happens, not before."""
+    state = _base()
+    declare = {"allied": [f"FLY AF7 PATH {TARGET_HEX} ATTACK"]}
+    first = World(state, [declare, {"allied": ["TARGET AF7 A-CV1"]}])
+    second = World(state, [declare, {"allied": ["TARGET AF7 A-DD1"]}])
+    verdict = compare_worlds(
+        fw.PACKAGE, ENV, seat="japanese", first=first, second=second, letters=[["HOLD"], []],
+        observed=observed_combat,
+    )  # fmt: skip
+    assert_no_leak(verdict)
+
+
+def test_hidden_readying_losses_stay_hidden() -> None:
+    """21.7.1: "Since factors in the "readying" box are not visible to the attackers, any loss
+    taken from this box need not be disclosed."""
+    first, second = World(_base(readying="Val")), World(_base(readying="Kate"))
+    letters = [[f"FLY AF7 PATH {TARGET_HEX} ATTACK"], ["TARGET AF7 A-CV1"], []]
+    verdict = compare_worlds(
+        fw.PACKAGE, ENV, seat="allied", first=first, second=second, letters=letters, observed=fw.observed
+    )
+    assert_no_leak(verdict)
