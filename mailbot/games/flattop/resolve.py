@@ -49,11 +49,10 @@ from mailbot.games.flattop.air.resolve_flight import run_followers, run_non_sear
 from mailbot.games.flattop.air.resolve_intercept import run_intercepts
 from mailbot.games.flattop.air.resolve_wind import turn_into_the_wind
 from mailbot.games.flattop.combat.battle import LOSSES
-from mailbot.games.flattop.combat.damage import repair_base
+from mailbot.games.flattop.combat.damage import hours_pass_tf, repair_base
 from mailbot.games.flattop.combat.declare import brief, declare
 from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.phase import apply_rankings, run_combat
-from mailbot.games.flattop.combat.sinking import hours_pass
 from mailbot.games.flattop.initiative import roll_initiative
 from mailbot.games.flattop.map.movement import move_task_forces
 from mailbot.games.flattop.map.weather import storm_hexes, weather_phase
@@ -345,17 +344,24 @@ def _out_of_fuel(turn: Turn) -> None:
 
 
 def _sinking(turn: Turn) -> None:
-    """15 LI 4: a ship destroyed but delayed in sinking goes down when its hours are up."""
+    """15 LI 4: a ship destroyed but delayed in sinking goes down when its hours are up; the
+    planes still aboard go with her (A.12: lost for good, scored like any air loss)."""
     st = turn.state
-    tfs = []
+    rules = kit(st).victory
+    tfs, entries = [], []
     for tf in st.task_forces:
-        ships = tuple(hours_pass(s, turn=st.turn) if s.destroyed and not s.sunk else s for s in tf.ships)
-        for before, after in zip(tf.ships, ships, strict=True):
-            if after.sunk and not before.sunk:
-                turn.tell(tf.side, "sunk", f"{after.type.value} {after.name} sank")
-                turn.referee("sunk", f"{tf.side} {after.type.value} {after.name} sank")
-        tfs.append(replace(tf, ships=ships))
-    turn.state = replace(st, task_forces=tuple(tfs))
+        after, sank = hours_pass_tf(tf, turn=st.turn)
+        tfs.append(after)
+        for gone in sank:
+            ship = gone.ship
+            turn.tell(tf.side, "sunk", f"{ship.type.value} {ship.name} sank")
+            turn.referee("sunk", f"{tf.side} {ship.type.value} {ship.name} sank")
+            entries += [
+                air_lost(p.plane, p.count, tf.side, st.turn, rules, where=f"sank.{ship.name}.{i}")
+                for i, p in enumerate(gone.planes)
+                if p.count
+            ]
+    turn.state = replace(st, task_forces=tuple(tfs), ledger=score(st.ledger, entries))
 
 
 def _verdict(st: FlatTopState) -> Verdict | None:
