@@ -164,7 +164,8 @@ def demo(
 ) -> None:
     """Play a whole game by e-mail over an embedded local mail server (no accounts needed).
 
-    Prints the summary line on stdout, then on stderr one line per mailbox kept as mbox.
+    Prints the summary line on stdout (and, for a game that counts its battles, a ``battles:``
+    line), then on stderr one line per mailbox kept as mbox.
     """
     from mailbot.demo.run import play_demo
 
@@ -176,7 +177,9 @@ def demo(
         typer.echo(f"demo failed: {exc}", err=True)
         raise typer.Exit(1) from exc
     typer.echo(result.summary)
-    # stderr: stdout stays the one summary line that scripts and tests read
+    if result.battles:
+        typer.echo(result.battles)
+    # stderr: stdout stays the summary (and battles) lines that scripts and tests read
     for kept in result.mailboxes:
         typer.echo(kept.line(), err=True)
 

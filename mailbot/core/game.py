@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import StrEnum
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from mailbot.core.dice import Dice
 
@@ -192,3 +192,11 @@ class Game(Protocol[StateT, OrderT]):
     def dump(self, state: StateT) -> dict[str, Any]: ...
 
     def load(self, data: Mapping[str, Any]) -> StateT: ...
+
+
+@runtime_checkable
+class Tallied(Protocol):
+    """Optional for a game: its battles counted by kind (``{"air": 2, "surface": 1}``), for
+    summaries such as ``mailbot demo``'s ``battles:`` line. Counts everyone may know."""
+
+    def tallies(self, state: Any) -> Mapping[str, int]: ...

@@ -29,9 +29,10 @@ from pathlib import Path
 
 import aiosmtplib
 from pydantic import SecretStr
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from mailbot.app import Bot
+from mailbot.core.game import Tallied
 from mailbot.demo.mailserver import EmbeddedMailServer
 from mailbot.demo.scripts import DemoGame, demos, find_demo
 from mailbot.errors import MailbotError
@@ -40,7 +41,7 @@ from mailbot.services.archive import export
 from mailbot.services.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store import repo
-from mailbot.store.game_tables import Game, GameStatus, Report, StepRow, StepState
+from mailbot.store.game_tables import Game, GameStatus, OrderSet, Report, StepRow, StepState
 from mailbot.store.models import Inbound, Outbound
 
 BOT = "mailbot@demo.localhost"
@@ -220,6 +221,14 @@ def _seat_names(bot: Bot, game_id: int) -> list[str]:
 
 def _quiet(bot: Bot, game_id: int) -> str:
     """ ", N hours without a letter (M reports to each seat)" when steps were played quietly, else ""."""
+    quiet, per_seat = _quiet_counts(bot, game_id)
+    if not quiet:
+        return ""
+    return f", {quiet} hours without a letter ({per_seat} reports to each seat)"
+
+
+def _quiet_counts(bot: Bot, game_id: int) -> tuple[int, int]:
+    """Steps played without a letter, and the most reports any seat got."""
     with Session(bot.engine) as session:
         steps = session.exec(
             select(StepRow).where(StepRow.game_id == game_id, StepRow.state == StepState.RESOLVED)
@@ -230,10 +239,24 @@ def _quiet(bot: Bot, game_id: int) -> str:
         for report in reports:
             reported.add(report.step_key)
             per_seat[report.seat] += 1
-    quiet = len(played - reported)
-    if not quiet:
-        return ""
-    return f", {quiet} hours without a letter ({max(per_seat.values(), default=0)} reports to each seat)"
+    return len(played - reported), max(per_seat.values(), default=0)
+
+
+def _battles(bot: Bot, game_id: int) -> str:
+    """``battles: air <a>, surface <s>, sealed values <v>, hours without mail <h>`` for a game
+    that counts its battles (``core.game.Tallied``), else ""."""
+    with Session(bot.engine) as session:
+        game = session.get_one(Game, game_id)
+        plugin = bot.games.plugin(game)
+        if not isinstance(plugin, Tallied):
+            return ""
+        tallies = plugin.tallies(plugin.load(game.state))
+        steps = [s.id for s in session.exec(select(StepRow).where(StepRow.game_id == game_id))]
+        sets = session.exec(select(OrderSet).where(col(OrderSet.step_id).in_(steps), col(OrderSet.current)))
+        sealed = sum(len(s.sealed) for s in sets)
+    quiet, _ = _quiet_counts(bot, game_id)
+    air, surface = tallies.get("air", 0), tallies.get("surface", 0)
+    return f"battles: air {air}, surface {surface}, sealed values {sealed}, hours without mail {quiet}"
 
 
 @dataclass(frozen=True)
@@ -252,6 +275,7 @@ class MailboxFile:
 class DemoResult:
     summary: str  # the one line ``demo: ...``
     mailboxes: tuple[MailboxFile, ...]
+    battles: str = ""  # ``battles: ...`` for a game that counts them (core.game.Tallied)
 
 
 async def keep_mailboxes(server: EmbeddedMailServer, addresses: list[str], folder: Path) -> list[MailboxFile]:
@@ -334,6 +358,7 @@ async def play_demo(
         mailboxes = await keep_mailboxes(server, accounts, workdir / "mail")
     mails_in, replies_out, turns, status = _counts(bot, game_id)
     quiet = _quiet(bot, game_id)
+    battles = _battles(bot, game_id)
     if archive is not None:
         with Session(bot.engine) as session:
             export(session, game_id, archive)
@@ -341,4 +366,4 @@ async def play_demo(
     summary = (
         f"demo: {mails_in} mails in, {replies_out} replies out, {turns} turns{quiet}, game {game_id} {status}"
     )
-    return DemoResult(summary, tuple(mailboxes))
+    return DemoResult(summary, tuple(mailboxes), battles)

@@ -169,6 +169,10 @@ class FlatTopGame:
     def order_help(self, state: FlatTopState, seat: str) -> Sequence[str]:
         return report.order_help(state, seat)
 
+    def tallies(self, state: FlatTopState) -> Mapping[str, int]:
+        """Battles fought (``core.game.Tallied``): air strikes and interceptions, surface battles."""
+        return {"air": state.air_battles, "surface": state.surface_battles}
+
     def dump(self, state: FlatTopState) -> dict[str, Any]:
         return dump_state(state)
 

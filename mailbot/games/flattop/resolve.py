@@ -228,7 +228,9 @@ def _box_move(order: FtOrder) -> tuple[str, int]:
 def _tf_movement(turn: Turn) -> None:
     st = turn.state
     storms = storm_hexes(st.weather, st.rules.weather)
-    tfs, moves, facts = move_task_forces(st.task_forces, st.scenario, st.time, st.rules.movement, storms)
+    tfs, moves, facts = move_task_forces(
+        st.task_forces, st.scenario, st.time, st.rules.movement, storms, turn=st.turn
+    )
     turn.state = replace(st, task_forces=tfs)
     turn.facts(facts)
     for move in moves:

@@ -119,6 +119,8 @@ class FlatTopState:
     crt: str = "curve-fitted"  # the combat results table the game uses (recorded with it)
     strike_hours: int = 12  # how long a combat choice sub-step stays open
     ledger: tuple[VpEntry, ...] = ()  # victory points as scored (``victory``)
+    air_battles: int = 0  # strikes on a hex and interceptions fought, for the game's tallies
+    surface_battles: int = 0
 
     @property
     def scenario(self) -> Scenario:
@@ -199,6 +201,7 @@ def dump_state(state: FlatTopState) -> dict[str, Any]:
         "crt": state.crt,
         "strike_hours": state.strike_hours,
         "ledger": units_json.dump(state.ledger),
+        "battles": [state.air_battles, state.surface_battles],
     }
 
 
@@ -248,6 +251,8 @@ def load_state(data: Mapping[str, Any]) -> FlatTopState:
             crt=str(data.get("crt", "curve-fitted")),
             strike_hours=int(data.get("strike_hours", 12)),
             ledger=tuple(units_json.load(VpEntry, e) for e in data.get("ledger", ())),
+            air_battles=int(data.get("battles", (0, 0))[0]),
+            surface_battles=int(data.get("battles", (0, 0))[1]),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise GameError(f"malformed Flat Top state: {exc!r}") from exc

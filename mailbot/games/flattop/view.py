@@ -99,7 +99,7 @@ def _tf(state: FlatTopState, tf: TaskForce) -> dict[str, Any]:
     return {
         "name": f"TF{tf.number}",
         "hex": name(tf.hex),
-        "speed": tf_allowance(tf, state.time, state.rules.movement),
+        "speed": tf_allowance(tf, state.time, state.rules.movement, turn=state.turn),
         "plot": plot,
         "ships": ships,
         "air": boxes_text(sum_boxes(s.boxes for s in tf.plane_ships)) if tf.plane_ships else "",
@@ -169,7 +169,8 @@ def _initiative(state: FlatTopState) -> str:
 def build_view(
     title: str, state: FlatTopState, events: Sequence[Event], seat: str | None, help_lines: Sequence[str]
 ) -> Mapping[str, Any]:
-    sides = [s.side for s in state.sides if seat is None or s.side.value == seat]
+    # At the end every seat gets the referee's full picture of both sides (issue 16's victory report).
+    sides = [s.side for s in state.sides if seat is None or state.finished or s.side.value == seat]
     return {
         "title": title,
         "scenario": state.scenario.title,
@@ -187,6 +188,7 @@ def build_view(
         "happened": [e.text for e in events if e.visible_to(seat)],
         "forces": [_forces(state, side) for side in sides],
         "vp": _victory(state, seat),
+        "revealed": state.finished and seat is not None,
         "crt": state.crt,
         "help": list(help_lines),
         "template": [] if seat is None or state.finished else template_lines(state, Side(seat)),

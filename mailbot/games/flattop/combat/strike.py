@@ -98,7 +98,7 @@ class Blow:
     hits: int
     kind: HitKind
     armament: Armament
-    critical: bool
+    critical: int  # 21.8 checks due: CRT rolls of this attack eligible for the critical 1d6
     attacker_picks: bool  # reference A.12: the attacker picks the planes lost (day dive, day low level)
     label: str
 
@@ -236,8 +236,21 @@ def _attack(raid: Raid, strike: Strike, allocations: list[Allocation], label: st
     if formation is None:
         return
     allocations = _after_aa(raid, formation, allocations, label)
+    # One plane name, one roll (reference A.11.1); the rolls of one AF on one target with one
+    # kind of hit are one attack for the damage rules (21.3: "+1", "a given attack"; 21.8.2).
+    attacks: dict[tuple[str, HitKind, Armament], tuple[Allocation, Blow]] = {}
     for a in allocations:
-        _bomb(raid, strike, a, f"{label}.{a.target}.{a.plane}")
+        rolled = _bomb(raid, strike, a, f"{label}.{a.target}.{a.plane}")
+        if rolled is None:
+            continue
+        key = (a.target, rolled.kind, rolled.armament)
+        attacks[key] = _joined(attacks[key], a, rolled) if key in attacks else (a, rolled)
+    for a, blow in attacks.values():
+        found = _ship_of(turn, raid.target, a.target) if a.target != BASE else None
+        if found is not None:
+            _hit_ship(raid, found, a, blow)
+        elif raid.target.base:
+            _hit_base(raid, a, blow)
     formation = own_af(turn, strike.side, strike.af)
     if formation is not None:
         drop_load(turn, formation)  # "each armed factor attacks once per sortie" (reference A.6)
@@ -323,14 +336,23 @@ def _kind(kit: Kit, a: Allocation, armament: Armament, altitude: Altitude) -> At
     raise ValueError(f"{a.plane} has no attack with {armament}")
 
 
-def _bomb(raid: Raid, strike: Strike, a: Allocation, label: str) -> None:
+def _joined(first: tuple[Allocation, Blow], a: Allocation, blow: Blow) -> tuple[Allocation, Blow]:
+    """Two plane names' rolls on one target as one attack: hits and critical checks add up."""
+    had, old = first
+    plane = f"{had.plane} and {a.count} {a.plane}"
+    merged = replace(old, hits=old.hits + blow.hits, critical=old.critical + blow.critical,
+                     attacker_picks=old.attacker_picks or blow.attacker_picks)  # fmt: skip
+    return replace(had, plane=plane), merged
+
+
+def _bomb(raid: Raid, strike: Strike, a: Allocation, label: str) -> Blow | None:
     turn, kit, target = raid.turn, raid.kit, raid.target
     formation = own_af(turn, strike.side, strike.af)
     stack = (
         next((s for s in formation.stacks if s.plane == a.plane and s.armament), None) if formation else None
     )
     if formation is None or stack is None or stack.armament is None:
-        return
+        return None
     st, sky = turn.state, turn.sky()
     cloud, night = target.hex in sky.clouds, sky.night
     kind = _kind(kit, a, stack.armament, stack.altitude)
@@ -358,11 +380,7 @@ def _bomb(raid: Raid, strike: Strike, a: Allocation, label: str) -> None:
     )
     hit_kind = HitKind.TORPEDO if kind is AttackKind.TORPEDO else HitKind.BOMB
     attacker_picks = not night and kind in (AttackKind.DIVE, AttackKind.LEVEL_LOW)
-    blow = Blow(roll.hits, hit_kind, stack.armament, roll.critical_check, attacker_picks, label)
-    if found is not None:
-        _hit_ship(raid, found, a, blow)
-    elif target.base:
-        _hit_base(raid, a, blow)
+    return Blow(roll.hits, hit_kind, stack.armament, int(roll.critical_check), attacker_picks, label)
 
 
 def _ranking(turn: Turn, side: Side, attacker_picks: bool) -> tuple[str, ...]:

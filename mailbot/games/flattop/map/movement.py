@@ -103,11 +103,12 @@ def ship_speed(ship: Ship, rules: MovementRules, *, turn: int = 0) -> Speed:
     return Speed(ship.movement)
 
 
-def tf_allowance(tf: TaskForce, time: GameTime, rules: MovementRules) -> int:
-    """Hexes the TF may move this turn: its slowest ship's (reference A.5.1), before weather."""
+def tf_allowance(tf: TaskForce, time: GameTime, rules: MovementRules, *, turn: int = 0) -> int:
+    """Hexes the TF may move this turn: its slowest ship's (reference A.5.1), before weather.
+    ``turn``: the game turn of ``time`` (a critical hit's one-turn half speed, seed 003 21.8.1)."""
     if rules.anchored_holds and any(s.anchored for s in tf.afloat):
         return 0
-    speeds = [ship_speed(s, rules) for s in tf.afloat]
+    speeds = [ship_speed(s, rules, turn=turn) for s in tf.afloat]
     if not speeds:
         return 0
     slowest = min(speeds, key=lambda s: (s.hexes, s.alternate))
@@ -131,13 +132,20 @@ def step_problem(scenario: Scenario, here: Hex, there: Hex) -> str | None:
 
 
 def check_plot(
-    tf: TaskForce, legs: Sequence[Sequence[Hex]], scenario: Scenario, time: GameTime, rules: MovementRules
+    tf: TaskForce,
+    legs: Sequence[Sequence[Hex]],
+    scenario: Scenario,
+    time: GameTime,
+    rules: MovementRules,
+    *,
+    turn: int = 0,
 ) -> list[str]:
-    """Problems with a plot starting this turn (one leg per turn); storms are not foreseen."""
+    """Problems with a plot starting this turn (``turn``, at ``time``; one leg per turn); storms
+    are not foreseen."""
     problems, here = [], tf.hex
-    for turn, leg in enumerate(legs):
-        when = time.plus(turn)
-        allowance = tf_allowance(tf, when, rules)
+    for ahead, leg in enumerate(legs):
+        when = time.plus(ahead)
+        allowance = tf_allowance(tf, when, rules, turn=turn + ahead if turn else 0)
         if len(leg) * rules.tf_hex_cost > allowance:
             problems.append(f"{when.label}: {len(leg)} hexes plotted, TF {tf.number} may move {allowance}")
         for there in leg:
@@ -168,11 +176,17 @@ class TfMove:
 
 
 def move_task_force(
-    tf: TaskForce, scenario: Scenario, time: GameTime, rules: MovementRules, storms: Collection[Hex] = ()
+    tf: TaskForce,
+    scenario: Scenario,
+    time: GameTime,
+    rules: MovementRules,
+    storms: Collection[Hex] = (),
+    *,
+    turn: int = 0,
 ) -> tuple[TaskForce, TfMove]:
     """Execute this turn's leg of ``tf.plot``; the TF keeps the later legs unless cut short."""
     leg, later = (tf.plot[0], tf.plot[1:]) if tf.plot else ((), ())
-    allowance = tf_allowance(tf, time, rules)
+    allowance = tf_allowance(tf, time, rules, turn=turn)
     if rules.storm_start_stops and tf.hex in storms:
         allowance = 0  # standard 6.8: a TF that starts in a storm has MF 0
     hexes = allowance // rules.tf_hex_cost
@@ -214,9 +228,11 @@ def move_task_forces(
     time: GameTime,
     rules: MovementRules,
     storms: Collection[Hex] = (),
+    *,
+    turn: int = 0,
 ) -> tuple[tuple[TaskForce, ...], tuple[TfMove, ...], tuple[Fact, ...]]:
     """All TFs move at once (standard 5, phase 5); TFs that left the board are dropped."""
-    moved = [move_task_force(tf, scenario, time, rules, storms) for tf in tfs]
+    moved = [move_task_force(tf, scenario, time, rules, storms, turn=turn) for tf in tfs]
     facts = tuple(_move_fact(scenario, m) for _, m in moved if len(m.path) > 1 or m.stopped)
     kept = tuple(tf for tf, m in moved if not m.left_board)
     return kept, tuple(m for _, m in moved), facts

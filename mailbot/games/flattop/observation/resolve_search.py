@@ -182,7 +182,12 @@ def _follow_by_tf(turn: Turn, side: Side, shadower: tuple[int, int], tf_number: 
         leg.append(h)
     storms = storm_hexes(st.weather, st.rules.weather)
     moved, move = move_task_force(
-        replace(tf, plot=(tuple(leg), *tf.plot)), st.scenario, st.time, st.rules.movement, storms
+        replace(tf, plot=(tuple(leg), *tf.plot)),
+        st.scenario,
+        st.time,
+        st.rules.movement,
+        storms,
+        turn=st.turn,
     )
     turn.state = replace(st, task_forces=tuple(moved if t is tf else t for t in st.task_forces))
     if len(move.path) > 1:

@@ -305,7 +305,7 @@ def may_land(unit: TaskForce | Base, categories: set[PlaneCategory]) -> bool:
 
 def check_plot(own: Own, order: Plot) -> Plot:
     tf = own.tf(order.tf)
-    problems = movement.check_plot(tf, order.legs, own.scenario, own.time, own.rules)
+    problems = movement.check_plot(tf, order.legs, own.scenario, own.time, own.rules, turn=own.turn)
     if problems:
         raise illegal("; ".join(problems))
     return order

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.core.dice import DiceStream
-from mailbot.core.game import Line, Outcome, StepKind
+from mailbot.core.game import Line, Outcome, StepKind, Tallied
 from mailbot.games.flattop import GAME
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, Armament, Side
@@ -102,3 +102,13 @@ def test_the_state_round_trips_while_a_battle_waits() -> None:
     declared = play(big_strike(), {"allied": [f"FLY AF7 PATH {TARGET_HEX} ATTACK"]}, "T2.orders")
     again = GAME.load(GAME.dump(declared.state))
     assert again.battle == declared.state.battle and GAME.step(again) == GAME.step(declared.state)
+
+
+def test_the_game_counts_its_air_battles_for_the_demo_summary() -> None:
+    """Issue 16 "By mail": the demo's second line reads ``battles: air <a>, ...``."""
+    assert isinstance(GAME, Tallied)
+    declared = play(big_strike(), {"allied": [f"FLY AF7 PATH {TARGET_HEX} ATTACK"]}, "T2.orders")
+    assert GAME.tallies(declared.state) == {"air": 0, "surface": 0}
+    struck = play(declared.state, {"allied": ["TARGET AF7 A-CV1"]}, "T2.strike")
+    assert GAME.tallies(struck.state) == {"air": 1, "surface": 0}
+    assert GAME.tallies(GAME.load(GAME.dump(struck.state)))["air"] == 1
