@@ -53,6 +53,7 @@ from mailbot.games.flattop.combat.damage import hours_pass_tf, repair_base
 from mailbot.games.flattop.combat.declare import brief, declare
 from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.phase import apply_rankings, run_combat
+from mailbot.games.flattop.fleet import FleetOrder, organise
 from mailbot.games.flattop.initiative import roll_initiative
 from mailbot.games.flattop.map.movement import move_task_forces
 from mailbot.games.flattop.map.weather import storm_hexes, weather_phase
@@ -154,6 +155,7 @@ def _weather(turn: Turn) -> None:
 def _orders_take_effect(turn: Turn) -> None:
     for side in turn.sides():
         orders = turn.orders[side]
+        _organise(turn, side, orders)
         for order in orders:
             _standing_order(turn, side, order)
         for order in (o for o in orders if isinstance(o, Ready)):
@@ -167,6 +169,17 @@ def _orders_take_effect(turn: Turn) -> None:
         for order in (o for o in orders if isinstance(o, Unready)):
             turn.state = air_ops.unready(turn.state, side, order)
             turn.tell(side, "unready", f"{order.place}: {order.count} {order.plane} back to Readying")
+
+
+def _organise(turn: Turn, side: Side, orders: Sequence[FtOrder]) -> None:
+    """TF organisation first (``fleet``): the TFs that plot, launch and move are the new ones."""
+    rules = kit(turn.state).victory
+    for order in orders:
+        if isinstance(order, FleetOrder):
+            turn.state, told, entries = organise(turn.state, side, order, rules)
+            if told:
+                turn.tell(side, "fleet", told)
+            turn.state = replace(turn.state, ledger=score(turn.state.ledger, entries))
 
 
 def _standing_order(turn: Turn, side: Side, order: FtOrder) -> None:

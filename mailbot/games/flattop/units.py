@@ -190,6 +190,7 @@ class Ship:
     fires: tuple[str, ...] = ()  # fires started this Combat Phase, assessed at its end (21.8.2)
     sinking: int | None = None  # destroyed: hours she stays afloat (LI 4); 0 = gone
     destroyed_turn: int | None = None  # the turn her hits reached her Damage Factor
+    unloaded: int = 0  # AP/APD: turns of cargo unloaded so far (reference A.13: eight in all)
 
     @property
     def destroyed(self) -> bool:

@@ -43,6 +43,7 @@ SYNTAX = (
     "  LAND AF3 <TF or base>     SHADOW AF3|TF2 <contact hex>     INTERCEPT AF5 (unarmed fighters)",
     "  JETTISON AF4 (drop bombs before landing, 14.14)     DECEPTION TRUTHFUL|RANDOM|MAXIMAL     HOLD",
     "  PRIORITY CV CVL BB ... (standing target priority)   RANK Zero Val ... (enemy planes to destroy)",
+    "  SPLIT TF1 <ship> ... AS TF5     MERGE TF5 INTO TF1     ANCHOR TF7     WEIGH TF7     UNLOAD TF7",
     "Silent sides keep their plots and start no new flights.",
 )
 STRIKE_SYNTAX = (

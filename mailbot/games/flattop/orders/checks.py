@@ -22,6 +22,7 @@ from mailbot.games.flattop.observation.knowledge import SHIPS, Knowledge
 from mailbot.games.flattop.observation.search import Action, Leg
 from mailbot.games.flattop.orders.types import (
     UNARMED,
+    Anchor,
     Fly,
     FtOrder,
     Intercept,
@@ -29,11 +30,14 @@ from mailbot.games.flattop.orders.types import (
     Land,
     Launch,
     Load,
+    Merge,
     Plot,
     Ready,
     Search,
     SetDeception,
     Shadow,
+    Split,
+    Unload,
     Unready,
     load_of,
     load_word,
@@ -251,6 +255,8 @@ def _unit_key(order: FtOrder) -> str:
     if isinstance(order, Intercept | Jettison):
         word = "INTERCEPT" if isinstance(order, Intercept) else "JETTISON"
         return f"{word} AF{order.af}"  # besides the AF's own movement order
+    if isinstance(order, Split | Merge | Anchor | Unload):
+        return f"{type(order).__name__.upper()} TF{order.tf}"  # one organisation order of a kind per TF
     return "DECEPTION" if isinstance(order, SetDeception) else ""
 
 

@@ -21,6 +21,8 @@ echoed. The normalised forms::
     DECEPTION TRUTHFUL|RANDOM|MAXIMAL       standing policy for reports the enemy gets of you
     PRIORITY CV CVL BB                      standing target priority: answers strike choices ahead
     RANK Zero Val Kate                      standing order of enemy plane types to destroy (15 LI 3)
+    SPLIT TF1 Astoria Hammann AS TF5        task-force orders (``orders.fleet``): SPLIT, MERGE TF5
+    ANCHOR TF7 / WEIGH TF7 / UNLOAD TF7     INTO TF1, anchoring and unloading transports
     HOLD                                    nothing this turn
 
 Search paths (seed 003, 7 and 7.3): the hexes entered, each next to the one
@@ -67,6 +69,7 @@ from mailbot.core.game import Accepted, Line, Parsed, Problem, ProblemKind
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.observation.reports import Deception
 from mailbot.games.flattop.observation.search import Action, Leg, Reaction
+from mailbot.games.flattop.orders import fleet
 from mailbot.games.flattop.orders.checks import (
     OrderError,
     Own,
@@ -121,6 +124,8 @@ WORDS = {
     "HOLD": "HOLD", "PASS": "HOLD",
     "PRIORITY": "PRIORITY", "PRIO": "PRIORITY",
     "RANK": "RANK",
+    "SPLIT": "SPLIT", "DETACH": "SPLIT", "MERGE": "MERGE", "JOIN-TF": "MERGE",
+    "ANCHOR": "ANCHOR", "WEIGH": "WEIGH", "UNLOAD": "UNLOAD",
 }  # fmt: skip
 POLICIES = {"TRUTHFUL": Deception.TRUTHFUL, "TRUE": Deception.TRUTHFUL, "RANDOM": Deception.RANDOM}
 POLICIES |= {"MAXIMAL": Deception.MAXIMAL, "MAX": Deception.MAXIMAL}
@@ -367,6 +372,9 @@ _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "PLOT": _plot, "SEARCH": _search, "FLY": _fly, "READY": _ready, "UNREADY": _unready, "LAND": _land,
     "SHADOW": _shadow, "INTERCEPT": _intercept, "JETTISON": _jettison, "DECEPTION": _deception,
     "HOLD": _hold, "PRIORITY": _priority, "RANK": _rank,
+    "SPLIT": fleet.read_split, "MERGE": fleet.read_merge, "UNLOAD": fleet.read_unload,
+    "ANCHOR": lambda own, words: fleet.read_anchor(own, words, weigh=False),
+    "WEIGH": lambda own, words: fleet.read_anchor(own, words, weigh=True),
 }  # fmt: skip
 
 

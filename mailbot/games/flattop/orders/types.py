@@ -162,6 +162,38 @@ class NoAttack:
     af: int
 
 
+@dataclass(frozen=True)
+class Split:
+    """Reference A.5.1 / D.3 TFORG: ``ships`` (by name) leave TF ``tf`` as the new TF ``new``."""
+
+    tf: int
+    ships: tuple[str, ...]
+    new: int
+
+
+@dataclass(frozen=True)
+class Merge:
+    """TF ``tf`` joins TF ``into`` in the same hex."""
+
+    tf: int
+    into: int
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Standard 12.7: every ship of the TF anchors (``down``) or weighs anchor."""
+
+    tf: int
+    down: bool = True
+
+
+@dataclass(frozen=True)
+class Unload:
+    """Reference A.13: the TF's transports anchor and unload this turn at an unloading hex."""
+
+    tf: int
+
+
 FtOrder = (
     Plot
     | Search
@@ -179,6 +211,10 @@ FtOrder = (
     | TargetOrder
     | First
     | NoAttack
+    | Split
+    | Merge
+    | Anchor
+    | Unload
 )
 
 
@@ -263,6 +299,20 @@ def normalise(hexmap: HexMap, order: FtOrder) -> str:
             return f"SHADOW {by}{number} {hexmap.hex_id(h)}"
         case SetDeception(policy):
             return f"DECEPTION {policy.value.upper()}"
+    return _standing_text(order)
+
+
+def _standing_text(order: FtOrder) -> str:
+    """Task-force organisation and standing combat orders (the rest of :func:`normalise`)."""
+    match order:
+        case Split(tf, ships, new):
+            return f"SPLIT TF{tf} " + " ".join(n.replace(" ", "-") for n in ships) + f" AS TF{new}"
+        case Merge(tf, into):
+            return f"MERGE TF{tf} INTO TF{into}"
+        case Anchor(tf, down):
+            return f"{'ANCHOR' if down else 'WEIGH'} TF{tf}"
+        case Unload(tf):
+            return f"UNLOAD TF{tf}"
         case Priority():
             return priority_text(order)
         case Rank():

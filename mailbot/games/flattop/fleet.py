@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Task-force organisation in the orders phase: SPLIT, MERGE, ANCHOR/WEIGH, UNLOAD (reference
+A.5.1, A.13; orders in :mod:`orders.fleet`).
+
+A new TF from SPLIT holds this turn (its PLOT comes with the next letter); MERGE keeps the
+plot of the TF merged into. UNLOAD anchors the TF (an anchored TF holds, and 19.11 / 18's
+"anchored" modifiers apply to it) and each AP or APD with cargo left unloads one turn's share,
+scoring what its sunk value loses (``victory.unload_turn``; an AP 3 VP a turn for 8 turns).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mailbot.games.flattop.orders.types import Anchor, FtOrder, Merge, Split, Unload
+from mailbot.games.flattop.state import FlatTopState
+from mailbot.games.flattop.units import Side, TaskForce
+from mailbot.games.flattop.victory import VictoryRules, VpEntry, unload_turn
+
+FleetOrder = Split | Merge | Anchor | Unload
+
+
+def organise(
+    state: FlatTopState, side: Side, order: FtOrder, rules: VictoryRules
+) -> tuple[FlatTopState, str, tuple[VpEntry, ...]]:
+    """The state after one organisation order, what the side is told, and points scored."""
+    tf = next((t for t in state.own_tfs(side) if t.number == getattr(order, "tf", None)), None)
+    if tf is None or not isinstance(order, FleetOrder):
+        return state, "", ()
+    match order:
+        case Split():
+            return _split(state, tf, order), f"TF{order.new} formed from TF{tf.number}", ()
+        case Merge():
+            return _merge(state, tf, order), f"TF{tf.number} merged into TF{order.into}", ()
+        case Anchor(_, down):
+            word = "anchored" if down else "weighed anchor"
+            return _replace(state, tf, _anchored(tf, down=down)), f"TF{tf.number} {word}", ()
+        case Unload():
+            return _unload(state, tf, rules)
+    return state, "", ()
+
+
+def _replace(state: FlatTopState, old: TaskForce, *new: TaskForce) -> FlatTopState:
+    tfs: list[TaskForce] = []
+    for tf in state.task_forces:
+        tfs.extend(new if tf is old else (tf,))
+    return replace(state, task_forces=tuple(tfs))
+
+
+def _split(state: FlatTopState, tf: TaskForce, order: Split) -> FlatTopState:
+    leaving = tuple(s for s in tf.ships if s.name in order.ships)
+    staying = tuple(s for s in tf.ships if s.name not in order.ships)
+    new = TaskForce(order.new, tf.side, tf.hex, leaving, hidden=tf.hidden)
+    return _replace(state, tf, replace(tf, ships=staying), new)
+
+
+def _merge(state: FlatTopState, tf: TaskForce, order: Merge) -> FlatTopState:
+    into = next(t for t in state.own_tfs(tf.side) if t.number == order.into)
+    merged = replace(into, ships=into.ships + tf.ships)
+    state = _replace(state, into, merged)
+    return replace(state, task_forces=tuple(t for t in state.task_forces if t is not tf))
+
+
+def _anchored(tf: TaskForce, *, down: bool) -> TaskForce:
+    return replace(tf, ships=tuple(replace(s, anchored=down) for s in tf.ships))
+
+
+def _unload(
+    state: FlatTopState, tf: TaskForce, rules: VictoryRules
+) -> tuple[FlatTopState, str, tuple[VpEntry, ...]]:
+    entries: list[VpEntry] = []
+    ships = []
+    for ship in tf.ships:
+        busy = ship.type in rules.unload_per_turn and not ship.sunk and ship.unloaded < rules.unload_turns
+        if busy:
+            entry = unload_turn(ship, tf.side, state.turn, ship.unloaded, rules)
+            entries += [entry] if entry else []
+            ship = replace(ship, unloaded=ship.unloaded + 1)  # noqa: PLW2901 - the ship after unloading
+        ships.append(replace(ship, anchored=True))
+    told = f"TF{tf.number} anchored and unloaded: {len(entries)} transport(s) this turn"
+    return _replace(state, tf, replace(tf, ships=tuple(ships))), told, tuple(entries)

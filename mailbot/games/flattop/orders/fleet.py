@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Task-force orders a scenario needs (reference A.5.1, D.3 TFORG / ANCHOR / UNLOAD): reading
+and checking them against the side's own TFs. Their effect is :mod:`mailbot.games.flattop.fleet`.
+
+    SPLIT TF1 Astoria Hammann AS TF5   these ships leave TF1 as a new TF5 (it holds this turn)
+    MERGE TF5 INTO TF1                 two TFs in one hex become one
+    ANCHOR TF7                         every ship anchors (a partial-land hex or a base's hex)
+    WEIGH TF7                          the TF weighs anchor (it may move again next turn)
+    UNLOAD TF7                         its anchored transports unload this turn (the scenario's
+                                       unloading hexes; reference A.13: an AP unloads 8 turns)
+
+Ship names are written as in the side's own report, spaces as hyphens. Refusals speak only of
+the side's own units, so they reveal nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mailbot.core.game import ProblemKind
+from mailbot.games.flattop.map.hexes import Terrain
+from mailbot.games.flattop.orders.checks import OrderError, Own, illegal
+from mailbot.games.flattop.orders.types import Anchor, Merge, Split, Unload
+from mailbot.games.flattop.units import ShipType, Side, TaskForce
+
+#: reference A.5.1 (standard 4.1): the most ships in one TF, and plane-carriers only in TFs 1-9
+MAX_SHIPS = {Side.ALLIED: 15, Side.JAPANESE: 10}
+CARRIER_TFS = range(1, 10)
+TRANSPORTS = (ShipType.AP, ShipType.APD)
+
+
+def _tf_word(word: str) -> int:
+    if not (word.startswith("TF") and word[2:].isdigit()):
+        raise OrderError(ProblemKind.INVALID, f"{word!r} is not a TF like TF3")
+    return int(word[2:])
+
+
+def _name_key(name: str) -> str:
+    return name.upper().replace(" ", "-")
+
+
+def read_split(own: Own, words: Sequence[str]) -> Split:
+    if len(words) < 4 or words[-2] != "AS":
+        raise OrderError(ProblemKind.INVALID, "SPLIT reads SPLIT <TF> <ship> [<ship> ...] AS <new TF>")
+    tf = own.tf(_tf_word(words[0]))
+    new = _tf_word(words[-1])
+    names = {_name_key(s.name): s.name for s in tf.afloat}
+    wanted = list(dict.fromkeys(words[1:-2]))
+    unknown = [w for w in wanted if w not in names]
+    if unknown:
+        raise illegal(f"TF{tf.number} has no ship {unknown[0]} afloat")
+    if len(wanted) == len(tf.afloat):
+        raise illegal(f"SPLIT must leave at least one ship in TF{tf.number}")
+    if new in own.tfs:
+        raise illegal(f"you have a TF{new} already")
+    moving = [s for s in tf.afloat if _name_key(s.name) in wanted]
+    if any(s.type.carries_planes for s in moving) and new not in CARRIER_TFS:
+        raise illegal(f"plane-carrying ships go only in TFs 1-9 (reference A.5.1), not TF{new}")
+    if not 1 <= new <= 99:
+        raise illegal(f"TF{new}: TF numbers run 1-99")
+    return Split(tf.number, tuple(names[w] for w in wanted), new)
+
+
+def read_merge(own: Own, words: Sequence[str]) -> Merge:
+    if len(words) != 3 or words[1] != "INTO":
+        raise OrderError(ProblemKind.INVALID, "MERGE reads MERGE <TF> INTO <TF>")
+    tf, into = own.tf(_tf_word(words[0])), own.tf(_tf_word(words[2]))
+    if tf.number == into.number:
+        raise illegal("a TF cannot merge into itself")
+    if tf.hex != into.hex:
+        raise illegal(f"TF{tf.number} and TF{into.number} are not in one hex")
+    if len(tf.afloat) + len(into.afloat) > MAX_SHIPS[own.side]:
+        raise illegal(f"a {own.side.value} TF holds at most {MAX_SHIPS[own.side]} ships (reference A.5.1)")
+    if any(s.type.carries_planes for s in tf.afloat) and into.number not in CARRIER_TFS:
+        raise illegal(f"plane-carrying ships go only in TFs 1-9 (reference A.5.1), not TF{into.number}")
+    return Merge(tf.number, into.number)
+
+
+def read_anchor(own: Own, words: Sequence[str], *, weigh: bool) -> Anchor:
+    word = "WEIGH" if weigh else "ANCHOR"
+    if len(words) != 1:
+        raise OrderError(ProblemKind.INVALID, f"{word} reads {word} <TF>")
+    tf = own.tf(_tf_word(words[0]))
+    if not weigh and not anchorage(own, tf):
+        where = own.scenario.map.hex_id(tf.hex)
+        raise illegal(f"TF{tf.number} at {where} is in open sea: anchor in a coastal hex or at a base")
+    return Anchor(tf.number, not weigh)
+
+
+def anchorage(own: Own, tf: TaskForce) -> bool:
+    """Design default: ships anchor in a partial-land hex or a base's hex (standard 12.7)."""
+    if own.scenario.map.terrain_of(tf.hex) is Terrain.PARTIAL:
+        return True
+    return any(b.hex == tf.hex for b in own.scenario.bases)
+
+
+def read_unload(own: Own, words: Sequence[str]) -> Unload:
+    if len(words) != 1:
+        raise OrderError(ProblemKind.INVALID, "UNLOAD reads UNLOAD <TF>")
+    tf = own.tf(_tf_word(words[0]))
+    if not any(s.type in TRANSPORTS for s in tf.afloat):
+        raise illegal(f"TF{tf.number} has no AP or APD to unload")
+    if tf.hex not in own.scenario.unloading:
+        where = own.scenario.map.hex_id(tf.hex)
+        raise illegal(f"{where} is not one of this scenario's unloading hexes")
+    return Unload(tf.number)
