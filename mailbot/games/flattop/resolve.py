@@ -44,6 +44,7 @@ from dataclasses import replace
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import EVERYONE, Event, Outcome
+from mailbot.games.flattop import rescue
 from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.resolve_flight import run_followers, run_non_search
 from mailbot.games.flattop.air.resolve_intercept import run_intercepts
@@ -97,6 +98,7 @@ def resolve_turn(
 ) -> Outcome[FlatTopState]:
     by_side = {s.side: tuple(orders.get(s.side.value, ())) for s in state.sides}
     turn = Turn(state, dice, by_side)
+    rescue.decay_all(turn)
     _weather(turn)
     _orders_take_effect(turn)
     run_shadowing(turn)
@@ -156,6 +158,7 @@ def _orders_take_effect(turn: Turn) -> None:
     for side in turn.sides():
         orders = turn.orders[side]
         _organise(turn, side, orders)
+        rescue.pick_up(turn, side)
         for order in orders:
             _standing_order(turn, side, order)
         for order in (o for o in orders if isinstance(o, Ready)):
@@ -317,7 +320,10 @@ def _end_of_turn(turn: Turn, attacked: frozenset[str] = frozenset()) -> Outcome[
         )
     turn.state = st
     _out_of_fuel(turn)
+    rescue.into_the_water(turn)
     _sinking(turn)
+    rescue.sightings(turn)
+    turn.state = rescue.weigh(turn.state)
     turn.state = replace(
         turn.state, bases=tuple(repair_base(b, attacked=b.name in attacked) for b in turn.state.bases)
     )  # A.12: one hit a turn unless attacked this turn
@@ -401,6 +407,7 @@ def _game_over(turn: Turn, verdict: Verdict) -> Outcome[FlatTopState]:
     st = turn.state
     rules = kit(st).victory
     st = replace(st, ledger=score(st.ledger, damage_at_end(fleet(st.task_forces), st.turn, rules)))
+    st = replace(st, ledger=score(st.ledger, rescue.points_at_end(st, rules)))
     if verdict.winner is None:  # not an automatic victory: the final count decides
         scored = final(st.ledger, rules)
         verdict = replace(scored, reason=f"{verdict.reason} {scored.reason}")

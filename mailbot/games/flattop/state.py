@@ -22,6 +22,7 @@ from mailbot.games.flattop import units as units_json
 from mailbot.games.flattop.air.interception import InterceptionTable
 from mailbot.games.flattop.air.landing import LandingTable
 from mailbot.games.flattop.combat.battle import Battle
+from mailbot.games.flattop.combat.survivors import Aboard, Landed, Survivors
 from mailbot.games.flattop.initiative import InitiativeRecord
 from mailbot.games.flattop.map.movement import MovementRules, movement_rules
 from mailbot.games.flattop.map.scenario import GameTime, Scenario, plane_types, require_scenario
@@ -121,6 +122,10 @@ class FlatTopState:
     ledger: tuple[VpEntry, ...] = ()  # victory points as scored (``victory``)
     air_battles: int = 0  # strikes on a hex and interceptions fought, for the game's tallies
     surface_battles: int = 0
+    survivors: tuple[Survivors, ...] = ()  # groups in the water (seed 003, Survivors)
+    aboard: tuple[Aboard, ...] = ()  # survivors carried, per rescuing ship
+    landed: tuple[Landed, ...] = ()  # survivors put ashore on friendly territory
+    rescuing: frozenset[str] = frozenset()  # ships anchored this turn by a rescue
 
     @property
     def scenario(self) -> Scenario:
@@ -202,6 +207,10 @@ def dump_state(state: FlatTopState) -> dict[str, Any]:
         "strike_hours": state.strike_hours,
         "ledger": units_json.dump(state.ledger),
         "battles": [state.air_battles, state.surface_battles],
+        "survivors": units_json.dump(state.survivors),
+        "aboard": units_json.dump(state.aboard),
+        "landed": units_json.dump(state.landed),
+        "rescuing": sorted(state.rescuing),
     }
 
 
@@ -253,6 +262,10 @@ def load_state(data: Mapping[str, Any]) -> FlatTopState:
             ledger=tuple(units_json.load(VpEntry, e) for e in data.get("ledger", ())),
             air_battles=int(data.get("battles", (0, 0))[0]),
             surface_battles=int(data.get("battles", (0, 0))[1]),
+            survivors=tuple(units_json.load(Survivors, g) for g in data.get("survivors", ())),
+            aboard=tuple(units_json.load(Aboard, a) for a in data.get("aboard", ())),
+            landed=tuple(units_json.load(Landed, x) for x in data.get("landed", ())),
+            rescuing=frozenset(str(n) for n in data.get("rescuing", ())),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise GameError(f"malformed Flat Top state: {exc!r}") from exc

@@ -17,6 +17,7 @@ from mailbot.games.flattop.combat.bht import HitTables
 from mailbot.games.flattop.combat.cap import CapTable
 from mailbot.games.flattop.combat.crt import CombatTable, combat_table
 from mailbot.games.flattop.combat.damage import DamageRules
+from mailbot.games.flattop.combat.survivors import SurvivorTable
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Side
 from mailbot.games.flattop.victory import VictoryRules
@@ -29,6 +30,7 @@ class Kit:
     cap: CapTable
     damage: DamageRules
     victory: VictoryRules
+    survivors: SurvivorTable
 
 
 def kit(state: FlatTopState) -> Kit:
@@ -56,7 +58,8 @@ def _kit(key: _Key, crt: str) -> Kit:
         hits=HitTables.from_mapping(tables["air-attack"]),
         cap=CapTable.from_mapping(tables["cap"]),
         damage=DamageRules.from_mapping(tables["damage"]),
-        victory=VictoryRules.from_mapping(tables["victory"], scenario.get("victory")),
+        victory=VictoryRules.from_mapping(tables["victory"], scenario),
+        survivors=SurvivorTable.from_mapping(tables["survivors"]),
     )
 
 

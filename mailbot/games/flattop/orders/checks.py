@@ -33,6 +33,7 @@ from mailbot.games.flattop.orders.types import (
     Merge,
     Plot,
     Ready,
+    Rescue,
     Search,
     SetDeception,
     Shadow,
@@ -255,7 +256,7 @@ def _unit_key(order: FtOrder) -> str:
     if isinstance(order, Intercept | Jettison):
         word = "INTERCEPT" if isinstance(order, Intercept) else "JETTISON"
         return f"{word} AF{order.af}"  # besides the AF's own movement order
-    if isinstance(order, Split | Merge | Anchor | Unload):
+    if isinstance(order, Split | Merge | Anchor | Unload | Rescue):
         return f"{type(order).__name__.upper()} TF{order.tf}"  # one organisation order of a kind per TF
     return "DECEPTION" if isinstance(order, SetDeception) else ""
 

@@ -8,6 +8,7 @@ and checking them against the side's own TFs. Their effect is :mod:`mailbot.game
     WEIGH TF7                          the TF weighs anchor (it may move again next turn)
     UNLOAD TF7                         its anchored transports unload this turn (the scenario's
                                        unloading hexes; reference A.13: an AP unloads 8 turns)
+    RESCUE TF3                         its ships pick up survivors in their hex (seed 003)
 
 Ship names are written as in the side's own report, spaces as hyphens. Refusals speak only of
 the side's own units, so they reveal nothing.
@@ -20,13 +21,14 @@ from collections.abc import Sequence
 from mailbot.core.game import ProblemKind
 from mailbot.games.flattop.map.hexes import Terrain
 from mailbot.games.flattop.orders.checks import OrderError, Own, illegal
-from mailbot.games.flattop.orders.types import Anchor, Merge, Split, Unload
+from mailbot.games.flattop.orders.types import Anchor, Merge, Rescue, Split, Unload
 from mailbot.games.flattop.units import ShipType, Side, TaskForce
 
 #: reference A.5.1 (standard 4.1): the most ships in one TF, and plane-carriers only in TFs 1-9
 MAX_SHIPS = {Side.ALLIED: 15, Side.JAPANESE: 10}
 CARRIER_TFS = range(1, 10)
 TRANSPORTS = (ShipType.AP, ShipType.APD)
+RESCUERS = (ShipType.CA, ShipType.CAV, ShipType.CL, ShipType.DD, ShipType.AP, ShipType.APD)
 
 
 def _tf_word(word: str) -> int:
@@ -104,3 +106,14 @@ def read_unload(own: Own, words: Sequence[str]) -> Unload:
         where = own.scenario.map.hex_id(tf.hex)
         raise illegal(f"{where} is not one of this scenario's unloading hexes")
     return Unload(tf.number)
+
+
+def read_rescue(own: Own, words: Sequence[str]) -> Rescue:
+    """``RESCUE TF3``: seed 003, Survivors ("Only CA's, CAV's, CL's, DD's and empty AP/APD's can
+    pick up survivors"); whether any are in the hex is the referee's to say, not the parser's."""
+    if len(words) != 1:
+        raise OrderError(ProblemKind.INVALID, "RESCUE reads RESCUE <TF>")
+    tf = own.tf(_tf_word(words[0]))
+    if not any(s.type in RESCUERS for s in tf.afloat):
+        raise illegal(f"TF{tf.number} has no ship that may pick up survivors (CA, CAV, CL, DD, AP, APD)")
+    return Rescue(tf.number)

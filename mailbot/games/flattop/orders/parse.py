@@ -125,7 +125,7 @@ WORDS = {
     "PRIORITY": "PRIORITY", "PRIO": "PRIORITY",
     "RANK": "RANK",
     "SPLIT": "SPLIT", "DETACH": "SPLIT", "MERGE": "MERGE", "JOIN-TF": "MERGE",
-    "ANCHOR": "ANCHOR", "WEIGH": "WEIGH", "UNLOAD": "UNLOAD",
+    "ANCHOR": "ANCHOR", "WEIGH": "WEIGH", "UNLOAD": "UNLOAD", "RESCUE": "RESCUE",
 }  # fmt: skip
 POLICIES = {"TRUTHFUL": Deception.TRUTHFUL, "TRUE": Deception.TRUTHFUL, "RANDOM": Deception.RANDOM}
 POLICIES |= {"MAXIMAL": Deception.MAXIMAL, "MAX": Deception.MAXIMAL}
@@ -373,6 +373,7 @@ _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "SHADOW": _shadow, "INTERCEPT": _intercept, "JETTISON": _jettison, "DECEPTION": _deception,
     "HOLD": _hold, "PRIORITY": _priority, "RANK": _rank,
     "SPLIT": fleet.read_split, "MERGE": fleet.read_merge, "UNLOAD": fleet.read_unload,
+    "RESCUE": fleet.read_rescue,
     "ANCHOR": lambda own, words: fleet.read_anchor(own, words, weigh=False),
     "WEIGH": lambda own, words: fleet.read_anchor(own, words, weigh=True),
 }  # fmt: skip

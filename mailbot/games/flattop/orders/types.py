@@ -194,6 +194,46 @@ class Unload:
     tf: int
 
 
+@dataclass(frozen=True)
+class Engage:
+    """Seed 003, 19: fight the enemy ships in the hex (or, ``on`` False, do not start it);
+    standing in the hour's orders as ``SURFACE ENGAGE|AVOID``."""
+
+    on: bool
+    standing: bool = False
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Reference A.11.7: one ship's group for the battle: gunnery, torpedo or screen."""
+
+    ship: str
+    position: str
+
+
+@dataclass(frozen=True)
+class BhtNumber:
+    """Seed 003, 19: the secret BHT number 1-6 (sent sealed)."""
+
+    number: int
+
+
+@dataclass(frozen=True)
+class FireAt:
+    """Seed 003, 19: "19 factors fire at BB #2": one ship's gunnery (or torpedoes) at one target."""
+
+    ship: str
+    target: str
+    torpedo: bool = False
+
+
+@dataclass(frozen=True)
+class Rescue:
+    """Seed 003, Survivors: the TF's ships pick up survivors in their hex (anchored this turn)."""
+
+    tf: int
+
+
 FtOrder = (
     Plot
     | Search
@@ -215,6 +255,11 @@ FtOrder = (
     | Merge
     | Anchor
     | Unload
+    | Engage
+    | Placement
+    | BhtNumber
+    | FireAt
+    | Rescue
 )
 
 
@@ -313,10 +358,26 @@ def _standing_text(order: FtOrder) -> str:
             return f"{'ANCHOR' if down else 'WEIGH'} TF{tf}"
         case Unload(tf):
             return f"UNLOAD TF{tf}"
+        case Rescue(tf):
+            return f"RESCUE TF{tf}"
         case Priority():
             return priority_text(order)
         case Rank():
             return rank_text(order)
+    return _surface_text(order)
+
+
+def _surface_text(order: FtOrder) -> str:
+    match order:
+        case Engage(on, standing):
+            word = "ENGAGE" if on else "AVOID"
+            return f"SURFACE {word}" if standing else word
+        case Placement(ship, position):
+            return f"POSITION {ship.replace(' ', '-')} {position.upper()}"
+        case BhtNumber(number):
+            return f"BHT {number}"
+        case FireAt(ship, target, torpedo):
+            return f"{'TORPEDO' if torpedo else 'FIRE'} {ship.replace(' ', '-')} AT {target.replace(' ', '')}"
     return "HOLD"
 
 

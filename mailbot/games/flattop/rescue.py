@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Survivors in a game hour (seed 003, "Survivors"; the rules in ``combat.survivors``).
+
+- At the end of a turn every ship destroyed in it leaves its survivors in the water (the roll
+  uses her delayed-sinking hours: "If ship stays afloat 3 or more hours after it is considered
+  sunk, add 1"); they are unseen that turn.
+- At the start of every turn groups in the water lose a factor each two hours since their ship
+  was considered sunk (:func:`survivors.decay`).
+- ``RESCUE TF3`` (hour's orders): every ship of TF3 that may pick up survivors does so in its
+  hex, own side's first; she counts as anchored that turn.
+- Each side is told the groups its ships share a hex with, exactly (never in the sinking turn).
+- At the end, survivors still carried score 2 VP (own nationality) or 1 (``victory``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mailbot.games.flattop.combat.kit import kit
+from mailbot.games.flattop.combat.survivors import (
+    Aboard,
+    RescueRequest,
+    SurvivorTable,
+    decay,
+    may_observe,
+    rescue,
+    rescuers_of,
+    survivor_points,
+    survivors_in_water,
+)
+from mailbot.games.flattop.orders.types import Rescue
+from mailbot.games.flattop.state import FlatTopState
+from mailbot.games.flattop.turn import Turn
+from mailbot.games.flattop.units import Side
+from mailbot.games.flattop.victory import VictoryRules, VpEntry
+
+
+def table(state: FlatTopState) -> SurvivorTable:
+    return kit(state).survivors
+
+
+def into_the_water(turn: Turn) -> None:
+    """End of turn: the survivors of every ship destroyed this turn (once per ship)."""
+    st = turn.state
+    done = {g.ship for g in st.survivors}
+    groups = list(st.survivors)
+    for tf in st.task_forces:
+        for ship in tf.ships:
+            if ship.destroyed_turn != st.turn or ship.name in done:
+                continue
+            label = f"ft.survivors.t{st.turn}.{tf.side.value}"
+            group, roll = survivors_in_water(
+                ship, hex=tf.hex, nationality=tf.side, afloat_hours=ship.sinking or 0, dice=turn.dice,
+                label=label, table=table(st),
+            )  # fmt: skip
+            if roll is not None:
+                turn.referee("survivors.roll", f"{ship.name}: {roll.text}")
+            if group is not None:
+                groups.append(group)
+    turn.state = replace(st, survivors=tuple(groups))
+
+
+def decay_all(turn: Turn) -> None:
+    """Start of turn: "survivors of that ship that are still in the water automatically lose one factor"."""
+    st = turn.state
+    kept = tuple(g for group in st.survivors if (g := decay(group, st.turn, table=table(st))) is not None)
+    turn.state = replace(st, survivors=kept)
+
+
+def pick_up(turn: Turn, side: Side) -> None:
+    """``RESCUE TF<n>``: every ship of the TF tries, in the order of its ships."""
+    st = turn.state
+    numbers = [o.tf for o in turn.orders.get(side, ()) if isinstance(o, Rescue)]
+    tfs = [t for t in st.own_tfs(side) if t.number in numbers]
+    if not tfs:
+        return
+    requests = [RescueRequest(s.name) for t in tfs for s in t.afloat if _may(s.type.value, st)]
+    result = rescue(st.survivors, rescuers_of(tfs, st.aboard), requests, turn=st.turn, table=table(st))
+    aboard = {a.ship: a for a in st.aboard} | {a.ship: a for a in result.rescuers}
+    ships = tuple(
+        replace(
+            t, ships=tuple(replace(s, anchored=True) if s.name in result.anchored else s for s in t.ships)
+        )
+        for t in st.task_forces
+    )
+    turn.state = replace(
+        st, survivors=result.groups, aboard=tuple(aboard.values()), task_forces=ships,
+        rescuing=st.rescuing | result.anchored,
+    )  # fmt: skip
+    for pickup in result.pickups:
+        turn.tell(side, "rescue", f"{pickup.rescuer} picked up {pickup.factors} survivor factor(s)")
+    for problem in result.problems:
+        turn.tell(side, "rescue", problem)
+
+
+def _may(ship_type: str, state: FlatTopState) -> bool:
+    return ship_type in {t.value for t in table(state).capacity}
+
+
+def sightings(turn: Turn) -> None:
+    """Each side is told the survivor groups its ships share a hex with (exact factors)."""
+    st = turn.state
+    for side in (s.side for s in st.sides):
+        hexes = {t.hex for t in st.own_tfs(side) if t.afloat}
+        for group in st.survivors:
+            seen = group.hex in hexes and may_observe(group, st.turn, observer="ship-in-hex", table=table(st))
+            if seen:
+                where = st.scenario.map.hex_id(group.hex)
+                whose = "friendly" if group.nationality is side else "enemy"
+                turn.tell(
+                    side, "survivors", f"{group.factors} {whose} survivor factor(s) in the water at {where}"
+                )
+
+
+def points_at_end(state: FlatTopState, rules: VictoryRules) -> tuple[VpEntry, ...]:
+    afloat = {s.name for t in state.task_forces for s in t.afloat}
+    carried: list[Aboard] = [a for a in state.aboard if a.ship in afloat]
+    return survivor_points(carried, state.landed, state.turn, rules)
+
+
+def weigh(state: FlatTopState) -> FlatTopState:
+    """End of turn: ships anchored only by a rescue are free again ("anchored ... in that turn")."""
+    if not state.rescuing:
+        return state
+    tfs = tuple(
+        replace(
+            t, ships=tuple(replace(s, anchored=False) if s.name in state.rescuing else s for s in t.ships)
+        )
+        for t in state.task_forces
+    )
+    return replace(state, task_forces=tfs, rescuing=frozenset())

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Survivors through whole game hours (seed 003, "Survivors"; rules: ``combat.survivors``).
+
+A Japanese CA destroyed this hour leaves her survivors in the water at the end of it (unseen
+that hour), they decay every two hours, an Allied TF in the hex is told of them exactly and
+picks them up with RESCUE (anchored that hour only), and at the end they score 1 VP each to
+the Allies ("1 VP if of the opposite nationality")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from mailbot.core.dice import FixedDice
+from mailbot.core.game import Outcome
+from mailbot.games.flattop.state import FlatTopState
+from mailbot.games.flattop.units import Side
+
+from .play import GAME, game_data, new, parse
+
+
+@pytest.fixture(scope="module")
+def data() -> dict[str, Any]:
+    return game_data()
+
+
+def resolve(
+    state: FlatTopState, orders: dict[str, list[str]], rolls: dict[str, list[int]]
+) -> Outcome[FlatTopState]:
+    parsed = {seat: parse(state, seat, *texts) for seat, texts in orders.items()}
+    assert all(not p.problems for p in parsed.values()), parsed
+    dice = FixedDice([3, 4] * 300, by_label=rolls)
+    return GAME.resolve(state, {s: p.orders for s, p in parsed.items()}, dice=dice)
+
+
+def told(outcome: Outcome[FlatTopState], side: Side) -> list[str]:
+    return [e.text for e in outcome.events if e.visible_to(side.value)]
+
+
+def sunk_cruiser(data: dict[str, Any]) -> FlatTopState:
+    """Turn 1: Myoko (CA, damage factor 6) is destroyed this hour in the Allied TF1's hex."""
+    state = new(data)
+    allied = next(t for t in state.own_tfs(Side.ALLIED) if t.number == 1)
+    tfs = []
+    for tf in state.task_forces:
+        if tf.side is Side.JAPANESE:
+            ships = tuple(
+                replace(s, hits=s.damage, destroyed_turn=state.turn, sinking=0) if s.name == "Myoko" else s
+                for s in tf.ships
+            )
+            tf = replace(tf, hex=allied.hex, ships=ships, plot=())  # noqa: PLW2901
+        tfs.append(tf)
+    return replace(state, task_forces=tuple(tfs))
+
+
+def test_survivors_enter_the_water_unseen_then_are_seen_and_rescued(data: dict[str, Any]) -> None:
+    state = sunk_cruiser(data)
+    label = "ft.survivors.t1.japanese/survivors Myoko"
+    first = resolve(state, {}, {label: [6]})  # 6: "All" of a CA's 5 factors
+    (group,) = first.state.survivors
+    assert (group.ship, group.factors, group.nationality) == ("Myoko", 5, Side.JAPANESE)
+    assert not any("survivor" in line for line in told(first, Side.ALLIED))  # never in the sinking turn
+    second = resolve(first.state, {"allied": ["RESCUE TF1"]}, {})
+    assert any("survivor factor(s)" in line for line in told(second, Side.ALLIED))
+    picked = sum(a.factors for a in second.state.aboard)
+    assert picked > 0 and sum(g.factors for g in second.state.survivors) == 5 - picked
+    assert not any(s.anchored for t in second.state.own_tfs(Side.ALLIED) for s in t.ships)
+
+
+def test_survivors_decay_every_two_hours_in_play(data: dict[str, Any]) -> None:
+    """Seed 003: "if two CA's sink at 0700 and each deposits two survivor factors in the water, at
+    0900 each of those groups will reduce to one factor"."""
+    state = sunk_cruiser(data)
+    hour = resolve(state, {}, {"ft.survivors.t1.japanese/survivors Myoko": [2]})  # 1/4 of 5: 2
+    assert [g.factors for g in hour.state.survivors] == [2]
+    later = resolve(resolve(hour.state, {}, {}).state, {}, {})
+    assert [g.factors for g in later.state.survivors] == [1]
