@@ -24,6 +24,7 @@ from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Arma
 from mailbot.games.registry import default_registry
 from mailbot.testing.contract import report_env
 from mailbot.testing.differential import World, assert_no_leak, compare_worlds
+from tests.games.flattop.combat.test_surface_flow import meeting
 
 from . import flattop_worlds as fw
 
@@ -99,3 +100,36 @@ def test_hidden_readying_losses_stay_hidden() -> None:
         fw.PACKAGE, ENV, seat="allied", first=first, second=second, letters=letters, observed=fw.observed
     )
     assert_no_leak(verdict)
+
+
+def observed_opening(state: FlatTopState, events: Sequence[Event], seat: str) -> object:
+    """``flattop_worlds.observed`` plus the opened BHT numbers (legitimately learnt at the opening)."""
+    opened = [e.text for e in events if e.visible_to(seat) and e.kind == "ft.surface-bht"]
+    return fw.observed(state, events, seat), opened
+
+
+def test_a_sealed_bht_changes_no_letter_before_both_are_opened() -> None:
+    """Seed 003, 19: the BHT number "is to be kept secret until both players are ready": the Allied
+    number (2 or 6) changes nothing the Japanese side receives until the numbers are opened."""
+    state = meeting()
+    engage = {"allied": ["ENGAGE"]}
+    first = World(state, [{}, engage, {"allied": ["BHT 2"]}])
+    second = World(state, [{}, engage, {"allied": ["BHT 6"]}])
+    letters = [["HOLD"], ["ENGAGE"], ["BHT 4"], []]
+    verdict = compare_worlds(
+        fw.PACKAGE,
+        ENV,
+        seat="japanese",
+        first=first,
+        second=second,
+        letters=letters,
+        observed=observed_opening,
+    )
+    assert_no_leak(verdict)
+    assert verdict.stopped == "T2.surface1.bht: japanese observed what tells the worlds apart", (
+        verdict.stopped
+    )
+    blind = compare_worlds(
+        fw.PACKAGE, ENV, seat="japanese", first=first, second=second, letters=letters, observed=fw.observed
+    )
+    assert blind.leaked, "the opening shows the other number: the harness must see that difference"

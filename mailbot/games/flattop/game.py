@@ -31,8 +31,9 @@ from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
 from mailbot.errors import GameError
 from mailbot.games.flattop import view as report
-from mailbot.games.flattop.combat.battle import DEFAULT_PRIORITY, STRIKE
+from mailbot.games.flattop.combat.battle import BHT, DEFAULT_PRIORITY, ENGAGE, STRIKE
 from mailbot.games.flattop.combat.crt import DEFAULT_TABLE, TABLES
+from mailbot.games.flattop.combat.surface_flow import DEFAULT_BHT, combatant, engagement
 from mailbot.games.flattop.map.scenario import require_scenario
 from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.orders.checks import Own, place_key
@@ -43,9 +44,10 @@ from mailbot.games.flattop.orders.combat import (
     read_strike_line,
 )
 from mailbot.games.flattop.orders.parse import parse_lines
+from mailbot.games.flattop.orders.surface import SurfaceContext, read_surface_line
 from mailbot.games.flattop.orders.types import FtOrder
 from mailbot.games.flattop.quiet import quiet_hour, standing_orders
-from mailbot.games.flattop.resolve import resolve_strike, resolve_turn
+from mailbot.games.flattop.resolve import resolve_strike, resolve_surface, resolve_turn
 from mailbot.games.flattop.state import (
     FlatTopState,
     dump_state,
@@ -84,6 +86,29 @@ def own_context(state: FlatTopState, side: Side) -> Own:
     )
 
 
+def surface_context(state: FlatTopState, side: Side) -> SurfaceContext:
+    """What a side may name in a surface sub-step: its own ships there, the enemy's numbers."""
+    fight = state.surface
+    assert fight is not None
+    own = combatant(state, fight, side)
+    enemy = () if fight.phase == ENGAGE else tuple(engagement(state, fight).enemy(side).numbers.values())
+    names = {s.name.upper().replace(" ", "-"): s.name for s in own.afloat}
+    return SurfaceContext(fight.phase, names, enemy)
+
+
+def surface_defaults(state: FlatTopState, seat: str) -> tuple[str, ...]:
+    """A silent side: its standing SURFACE policy, the default BHT number; the fire defaults are
+    the flow's (``combat.surface_flow``: ships without a line fire by the default allocation)."""
+    fight = state.surface
+    if fight is None or seat not in state.seats:
+        return ()
+    if fight.phase == ENGAGE:
+        return ("ENGAGE" if state.side(Side(seat)).engage else "AVOID",)
+    if fight.phase == BHT:
+        return (f"BHT {DEFAULT_BHT}",)
+    return ()
+
+
 class FlatTopGame:
     """Carrier battle in the Coral Sea and the Solomons, moderated (seed 003)."""
 
@@ -105,6 +130,16 @@ class FlatTopGame:
     def step(self, state: FlatTopState) -> Step | None:
         if state.finished:
             return None
+        if state.surface is not None:
+            # Seed 003, 19: every sub-step of a surface battle is owed by both sides (the BHT sealed).
+            sealed = state.surface.phase == BHT
+            step_kind = StepKind.SEALED if sealed else StepKind.CHOICE
+            hours = timedelta(hours=state.strike_hours)
+            labels = ("BHT",) if sealed else ()
+            title = report.step_title(state)
+            return Step(
+                state.surface.key, state.turn, step_kind, frozenset(state.seats), title, hours, labels
+            )
         if state.battle is not None:
             # Seed 003, 15 LI 1 and 3: a short sub-step addressed to the attacking side only.
             kind = "strike" if state.battle.phase == STRIKE else "losses"
@@ -123,6 +158,9 @@ class FlatTopGame:
             return refuse_all(lines, "the game is over")
         if seat not in state.seats:
             return refuse_all(lines, f"{seat!r} is not a side in this game ({', '.join(state.seats)})")
+        if state.surface is not None:
+            ctx = surface_context(state, Side(seat))
+            return parse_combat(lines, lambda text: read_surface_line(ctx, text))
         if state.battle is not None:
             return self._parse_choice(state, Side(seat), lines)
         return parse_lines(own_context(state, Side(seat)), lines)
@@ -142,6 +180,8 @@ class FlatTopGame:
     def default_orders(self, state: FlatTopState, seat: str) -> Sequence[str]:
         if state.finished:
             return ()
+        if state.surface is not None:
+            return surface_defaults(state, seat)
         if state.battle is not None:
             # The standing PRIORITY / RANK answer the sub-step (design/flattop.md); none: the defaults.
             own = state.side(Side(seat)) if seat in state.seats else None
@@ -159,6 +199,8 @@ class FlatTopGame:
     ) -> Outcome[FlatTopState]:
         if state.finished:
             return Outcome(state, (), True, state.result)
+        if state.surface is not None:
+            return resolve_surface(state, orders, dice)
         if state.battle is not None:
             return resolve_strike(state, orders, dice)
         return resolve_turn(state, orders, dice)

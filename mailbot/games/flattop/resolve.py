@@ -49,6 +49,7 @@ from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.resolve_flight import run_followers, run_non_search
 from mailbot.games.flattop.air.resolve_intercept import run_intercepts
 from mailbot.games.flattop.air.resolve_wind import turn_into_the_wind
+from mailbot.games.flattop.combat import surface_flow
 from mailbot.games.flattop.combat.battle import LOSSES
 from mailbot.games.flattop.combat.damage import hours_pass_tf, repair_base
 from mailbot.games.flattop.combat.declare import brief, declare
@@ -65,6 +66,7 @@ from mailbot.games.flattop.observation.shadowing import seen_refs
 from mailbot.games.flattop.orders.checks import place_key
 from mailbot.games.flattop.orders.combat import CombatOrder
 from mailbot.games.flattop.orders.types import (
+    Engage,
     Fly,
     FtOrder,
     Plot,
@@ -123,6 +125,28 @@ def resolve_turn(
         turn.state = replace(turn.state, battle=battle)
         return Outcome(turn.state, tuple(turn.events))
     run_combat(turn, None, {})
+    return _after_air(turn)
+
+
+def _after_air(turn: Turn, attacked: frozenset[str] = frozenset()) -> Outcome[FlatTopState]:
+    """Reference A.10: surface combat comes after the air attacks of the hour."""
+    turn.state = surface_flow.begin(turn.state)
+    if turn.state.surface is not None:
+        return Outcome(turn.state, tuple(turn.events))
+    return _end_of_turn(turn, attacked)
+
+
+def resolve_surface(
+    state: FlatTopState, orders: Mapping[str, Sequence[FtOrder]], dice: Dice
+) -> Outcome[FlatTopState]:
+    """One sub-step of the hour's surface battles (``combat.surface_flow``)."""
+    assert state.surface is not None
+    by_side = {s.side: tuple(orders.get(s.side.value, ())) for s in state.sides}
+    turn = Turn(state, dice, {})
+    following = surface_flow.resolve_phase(turn, state.surface, by_side)
+    turn.state = replace(turn.state, surface=following)
+    if following is not None:
+        return Outcome(turn.state, tuple(turn.events))
     return _end_of_turn(turn)
 
 
@@ -139,12 +163,12 @@ def resolve_strike(
     attacked = frozenset(t.base for t in state.battle.targets if t.base)
     if state.battle.phase == LOSSES:
         apply_rankings(turn, state.battle, by_side)
-        return _end_of_turn(turn, attacked)
+        return _after_air(turn, attacked)
     waiting = run_combat(turn, state.battle, by_side)
     if waiting is not None:
         turn.state = replace(turn.state, battle=waiting)
         return Outcome(turn.state, tuple(turn.events))
-    return _end_of_turn(turn, attacked)
+    return _after_air(turn, attacked)
 
 
 def _weather(turn: Turn) -> None:
@@ -193,6 +217,9 @@ def _standing_order(turn: Turn, side: Side, order: FtOrder) -> None:
     elif isinstance(order, Priority):
         turn.state = st.with_side(replace(st.side(side), priority=order.types))
         turn.tell(side, "priority", f"Standing target priority: {' '.join(order.types) or 'the default'}")
+    elif isinstance(order, Engage):
+        turn.state = st.with_side(replace(st.side(side), engage=order.on))
+        turn.tell(side, "surface", f"Standing surface order: {'ENGAGE' if order.on else 'AVOID'}")
     elif isinstance(order, Rank):
         turn.state = st.with_side(replace(st.side(side), ranking=order.planes))
         turn.tell(side, "rank", f"Standing order of enemy plane types to destroy: {' '.join(order.planes)}")

@@ -21,7 +21,7 @@ from mailbot.errors import GameError
 from mailbot.games.flattop import units as units_json
 from mailbot.games.flattop.air.interception import InterceptionTable
 from mailbot.games.flattop.air.landing import LandingTable
-from mailbot.games.flattop.combat.battle import Battle
+from mailbot.games.flattop.combat.battle import Battle, SurfaceFight
 from mailbot.games.flattop.combat.survivors import Aboard, Landed, Survivors
 from mailbot.games.flattop.initiative import InitiativeRecord
 from mailbot.games.flattop.map.movement import MovementRules, movement_rules
@@ -90,6 +90,7 @@ class SideState:
     seen: frozenset[str] = frozenset()
     priority: tuple[str, ...] = ()  # standing target priority (PRIORITY); () = the default order
     ranking: tuple[str, ...] = ()  # standing order of enemy plane types to destroy (RANK)
+    engage: bool = True  # standing SURFACE ENGAGE|AVOID (seed 003, 19)
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ class FlatTopState:
     finished: bool = False
     result: str = ""
     battle: Battle | None = None  # the Combat Phase waiting for a choice sub-step
+    surface: SurfaceFight | None = None  # this hour's surface battles under way (seed 003, 19)
     crt: str = "curve-fitted"  # the combat results table the game uses (recorded with it)
     strike_hours: int = 12  # how long a combat choice sub-step stays open
     ledger: tuple[VpEntry, ...] = ()  # victory points as scored (``victory``)
@@ -203,6 +205,7 @@ def dump_state(state: FlatTopState) -> dict[str, Any]:
         "finished": state.finished,
         "result": state.result,
         "battle": units_json.dump(state.battle),
+        "surface": units_json.dump(state.surface),
         "crt": state.crt,
         "strike_hours": state.strike_hours,
         "ledger": units_json.dump(state.ledger),
@@ -222,6 +225,7 @@ def _dump_side(s: SideState) -> dict[str, Any]:
         "seen": sorted(s.seen),
         "priority": list(s.priority),
         "ranking": list(s.ranking),
+        "engage": s.engage,
     }
 
 
@@ -233,6 +237,7 @@ def _load_side(data: Mapping[str, Any]) -> SideState:
         seen=frozenset(str(ref) for ref in data["seen"]),
         priority=tuple(str(t) for t in data.get("priority", ())),
         ranking=tuple(str(p) for p in data.get("ranking", ())),
+        engage=bool(data.get("engage", True)),
     )
 
 
@@ -257,6 +262,7 @@ def load_state(data: Mapping[str, Any]) -> FlatTopState:
             finished=bool(data["finished"]),
             result=str(data["result"]),
             battle=None if data.get("battle") is None else units_json.load(Battle, data["battle"]),
+            surface=None if data.get("surface") is None else units_json.load(SurfaceFight, data["surface"]),
             crt=str(data.get("crt", "curve-fitted")),
             strike_hours=int(data.get("strike_hours", 12)),
             ledger=tuple(units_json.load(VpEntry, e) for e in data.get("ledger", ())),

@@ -57,6 +57,30 @@ STRIKE_SYNTAX = (
     "Silent: your standing PRIORITY (default CV CVL BB CA CAV AV CL AP AO APD DD PG) picks the",
     "first such ship in the hex for every armed factor; with no ship there, the base.",
 )
+SURFACE_SYNTAX = {
+    "engage": (
+        "Enemy ships share a hex with yours (seed 003, 19): ENGAGE or AVOID, and each ship's group:",
+        "  POSITION <ship> GUNNERY|TORPEDO|SCREEN   (crippled and anchored ships screen)",
+        "Silent: your standing SURFACE order (ENGAGE unless you sent SURFACE AVOID); BB, CA, CAV, CL,",
+        "DD and APD in the gunnery line, the rest screened.",
+    ),
+    "bht": (
+        "Send your secret BHT number 1-6 sealed: SEAL BHT 4 (the enemy sees only that it arrived;",
+        "both are opened when both are in; the round's BHT is their sum). Silent: 3.",
+    ),
+    "gunnery": (
+        "Gunnery (seed 003, 19: a ship never splits her fire): FIRE <your ship> AT <enemy number>",
+        "  e.g. FIRE Astoria AT BB#2.  Ships without a line fire at the biggest enemy ship they may.",
+    ),
+    "torpedo": (
+        "Torpedoes: TORPEDO <your ship> AT <enemy number>, e.g. TORPEDO Hammann AT CA#1.",
+        "Ships without a line fire at the biggest enemy ship they may.",
+    ),
+    "breakthrough": (
+        "Breakthrough (3:1): FIRE <ship> AT <number> as in the gunnery round; the other side answers",
+        "with its screen only. Ships without a line fire by the default.",
+    ),
+}
 LOSSES_SYNTAX = (
     "Enemy aircraft were destroyed where you attacked (seed 003, 15 LI 3): rank the types present",
     "in the order you want them destroyed:",
@@ -74,6 +98,8 @@ QUIET_NOTE = (
 def step_title(state: FlatTopState) -> str:
     t = state.time
     title = f"Turn {state.turn} ({t.hour:02d}00, day {t.day})"
+    if state.surface is not None:
+        return f"{title}: surface battle ({state.surface.phase})"
     if state.battle is not None:
         # Seen by every seat: only "a combat choice", never whose or where.
         return f"{title}: combat choice" if state.battle.phase == STRIKE else f"{title}: aircraft losses"
@@ -249,6 +275,8 @@ def order_help(state: FlatTopState, seat: str) -> list[str]:
     side = next((s.side for s in state.sides if s.side.value == seat), None)
     if side is None or state.finished:
         return list(SYNTAX)
+    if state.surface is not None:
+        return list(SURFACE_SYNTAX[state.surface.phase])
     if state.battle is not None:
         if seat not in state.battle.choosers():
             return ["Nothing is owed by your side in this step."]

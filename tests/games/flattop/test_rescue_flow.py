@@ -29,10 +29,17 @@ def data() -> dict[str, Any]:
 def resolve(
     state: FlatTopState, orders: dict[str, list[str]], rolls: dict[str, list[int]]
 ) -> Outcome[FlatTopState]:
+    """One hour; the ships sharing the hex decline surface combat (both AVOID, seed 003 19)."""
     parsed = {seat: parse(state, seat, *texts) for seat, texts in orders.items()}
     assert all(not p.problems for p in parsed.values()), parsed
     dice = FixedDice([3, 4] * 300, by_label=rolls)
-    return GAME.resolve(state, {s: p.orders for s, p in parsed.items()}, dice=dice)
+    outcome = GAME.resolve(state, {s: p.orders for s, p in parsed.items()}, dice=dice)
+    events = list(outcome.events)
+    while outcome.state.surface is not None:
+        avoid = {seat: parse(outcome.state, seat, "AVOID").orders for seat in ("allied", "japanese")}
+        outcome = GAME.resolve(outcome.state, avoid, dice=FixedDice([3, 4] * 300, by_label=rolls))
+        events += outcome.events
+    return Outcome(outcome.state, tuple(events), outcome.finished, outcome.result)
 
 
 def told(outcome: Outcome[FlatTopState], side: Side) -> list[str]:

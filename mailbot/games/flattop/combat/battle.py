@@ -49,6 +49,8 @@ DEFAULT_PRIORITY: tuple[str, ...] = (
     "PG",
 )
 STRIKE, LOSSES = "strike", "losses"
+#: the sub-steps of a surface battle (``combat.surface_flow``)
+ENGAGE, BHT, GUNNERY, TORPEDO, BREAKTHROUGH = "engage", "bht", "gunnery", "torpedo", "breakthrough"
 
 
 @dataclass(frozen=True)
@@ -136,3 +138,21 @@ def label_target(
             seen[ship.type] = seen.get(ship.type, 0) + 1
             ships.append(ShipLabel(f"{letter}-{ship.type.value}{seen[ship.type]}", tf.number, ship.name))
     return Target(side, h, tuple(letters), tuple(ships), base)
+
+
+@dataclass(frozen=True)
+class SurfaceFight:
+    """The surface battles of this hour: the hexes still to fight (the first is on), the phase."""
+
+    turn: int
+    hexes: tuple[Hex, ...]
+    index: int = 0
+    phase: str = ENGAGE
+    positions: tuple[tuple[str, str], ...] = ()
+    declared: tuple[tuple[str, int], ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
+    breaker: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"T{self.turn}.surface{self.index + 1}.{self.phase}"

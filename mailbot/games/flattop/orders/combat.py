@@ -39,6 +39,7 @@ from mailbot.games.flattop.orders.types import (
     TargetOrder,
     priority_text,
     rank_text,
+    surface_text,
 )
 from mailbot.games.flattop.units import AirFormation, ShipType, Side
 
@@ -157,6 +158,13 @@ def _first(ctx: StrikeContext, words: list[str]) -> First:
     return First(tuple(dict.fromkeys(ctx.strike(w).af for w in words)))
 
 
+def normalise_text(order: FtOrder) -> str:
+    """The echo of a sub-step order (no hex in any of them, so no map is needed)."""
+    if isinstance(order, Priority | Rank | TargetOrder | First | NoAttack):
+        return combat_text(order)
+    return surface_text(order)
+
+
 def read_strike_line(ctx: StrikeContext, text: str) -> CombatOrder | None:
     words = tokens(text)
     if not words:
@@ -189,7 +197,7 @@ def read_losses_line(battle: Battle, side: Side, planes: Sequence[str], text: st
     return read_rank(words[1:], planes, labels)
 
 
-def parse_combat(lines: Sequence[Line], read: Callable[[str], CombatOrder | None]) -> Parsed[FtOrder]:
+def parse_combat(lines: Sequence[Line], read: Callable[[str], FtOrder | None]) -> Parsed[FtOrder]:
     """Each line through ``read``; problems as data."""
     accepted: list[Accepted[FtOrder]] = []
     problems: list[Problem] = []
@@ -200,5 +208,5 @@ def parse_combat(lines: Sequence[Line], read: Callable[[str], CombatOrder | None
             problems.append(Problem(line.number, line.text, error.kind, error.reason))
             continue
         if order is not None:
-            accepted.append(Accepted(line.number, combat_text(order), order))
+            accepted.append(Accepted(line.number, normalise_text(order), order))
     return Parsed(tuple(accepted), tuple(problems))

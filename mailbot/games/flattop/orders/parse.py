@@ -88,6 +88,7 @@ from mailbot.games.flattop.orders.checks import (
 from mailbot.games.flattop.orders.combat import read_priority, read_rank
 from mailbot.games.flattop.orders.types import (
     UNARMED,
+    Engage,
     Fly,
     FtOrder,
     Hold,
@@ -123,7 +124,7 @@ WORDS = {
     "DECEPTION": "DECEPTION", "DECEIVE": "DECEPTION", "DEC": "DECEPTION",
     "HOLD": "HOLD", "PASS": "HOLD",
     "PRIORITY": "PRIORITY", "PRIO": "PRIORITY",
-    "RANK": "RANK",
+    "RANK": "RANK", "SURFACE": "SURFACE",
     "SPLIT": "SPLIT", "DETACH": "SPLIT", "MERGE": "MERGE", "JOIN-TF": "MERGE",
     "ANCHOR": "ANCHOR", "WEIGH": "WEIGH", "UNLOAD": "UNLOAD", "RESCUE": "RESCUE",
 }  # fmt: skip
@@ -362,6 +363,12 @@ def _rank(own: Own, words: list[str]) -> Rank:
     return read_rank(words, tuple(own.planes))
 
 
+def _surface_policy(own: Own, words: list[str]) -> Engage:
+    if words not in (["ENGAGE"], ["AVOID"]):
+        raise OrderError(ProblemKind.INVALID, "SURFACE reads SURFACE ENGAGE or SURFACE AVOID (standing)")
+    return Engage(words[0] == "ENGAGE", standing=True)
+
+
 def _hold(own: Own, words: list[str]) -> Hold:
     if words:
         raise OrderError(ProblemKind.INVALID, "HOLD stands alone")
@@ -373,7 +380,7 @@ _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "SHADOW": _shadow, "INTERCEPT": _intercept, "JETTISON": _jettison, "DECEPTION": _deception,
     "HOLD": _hold, "PRIORITY": _priority, "RANK": _rank,
     "SPLIT": fleet.read_split, "MERGE": fleet.read_merge, "UNLOAD": fleet.read_unload,
-    "RESCUE": fleet.read_rescue,
+    "RESCUE": fleet.read_rescue, "SURFACE": _surface_policy,
     "ANCHOR": lambda own, words: fleet.read_anchor(own, words, weigh=False),
     "WEIGH": lambda own, words: fleet.read_anchor(own, words, weigh=True),
 }  # fmt: skip

@@ -364,10 +364,10 @@ def _standing_text(order: FtOrder) -> str:
             return priority_text(order)
         case Rank():
             return rank_text(order)
-    return _surface_text(order)
+    return surface_text(order)
 
 
-def _surface_text(order: FtOrder) -> str:
+def surface_text(order: FtOrder) -> str:
     match order:
         case Engage(on, standing):
             word = "ENGAGE" if on else "AVOID"
@@ -377,7 +377,8 @@ def _surface_text(order: FtOrder) -> str:
         case BhtNumber(number):
             return f"BHT {number}"
         case FireAt(ship, target, torpedo):
-            return f"{'TORPEDO' if torpedo else 'FIRE'} {ship.replace(' ', '-')} AT {target.replace(' ', '')}"
+            label = target.replace(" ", "").replace("#", "")  # "CA #1" as CA1: '#' starts a comment
+            return f"{'TORPEDO' if torpedo else 'FIRE'} {ship.replace(' ', '-')} AT {label}"
     return "HOLD"
 
 
