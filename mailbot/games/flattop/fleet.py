@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mailbot.games.flattop.orders.types import Anchor, FtOrder, Merge, Split, Unload
+from mailbot.games.flattop.map.towing import TowingTable, may_tow, pair_hexes, start_tow
+from mailbot.games.flattop.orders.types import Anchor, FtOrder, Merge, Split, Tow, Unload
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side, TaskForce
 from mailbot.games.flattop.victory import VictoryRules, VpEntry, unload_turn
@@ -79,3 +80,32 @@ def _unload(
         ships.append(replace(ship, anchored=True))
     told = f"TF{tf.number} anchored and unloaded: {len(entries)} transport(s) this turn"
     return _replace(state, tf, replace(tf, ships=tuple(ships))), told, tuple(entries)
+
+
+def tow(state: FlatTopState, side: Side, order: Tow, table: TowingTable) -> tuple[FlatTopState, str]:
+    """Seed 003, Towing: take up a tow (checked with the ships as they are now) or cast it off."""
+    if order.towed is None:
+        kept = tuple(p for p in state.tows if p.tower != order.tower)
+        return replace(state, tows=kept), f"{order.tower} cast off her tow"
+    ships = {s.name: s for t in state.own_tfs(side) for s in t.afloat}
+    tower, towed = ships.get(order.tower), ships.get(order.towed)
+    if tower is None or towed is None:
+        return state, f"TOW {order.tower} {order.towed}: a ship is no longer afloat"
+    busy = {p.tower for p in state.tows} | {p.towed for p in state.tows}
+    if tower.name in busy or towed.name in busy:
+        return state, f"{tower.name} or {towed.name} is already in a tow"
+    why = may_tow(tower, towed, turn=state.turn, table=table, movement=state.rules.movement)
+    if why:
+        return state, f"TOW {tower.name} {towed.name}: {why}"
+    pair = start_tow(tower, towed, turn=state.turn, table=table, movement=state.rules.movement)
+    every = f"one hex every {pair.interval} turns"
+    return replace(state, tows=(*state.tows, pair)), f"{tower.name} took {towed.name} in tow ({every})"
+
+
+def tow_holds(state: FlatTopState, tf: TaskForce) -> int | None:
+    """The hexes a TF with a tow may move this turn (1 or 0), or None for a TF without one."""
+    names = {s.name for s in tf.afloat}
+    pairs = [p for p in state.tows if p.tower in names and p.towed in names]
+    if not pairs:
+        return None
+    return min(pair_hexes(p, state.turn) for p in pairs)

@@ -83,6 +83,7 @@ def own_context(state: FlatTopState, side: Side) -> Own:
         time=state.time,
         turn=state.turn,
         winds={w.sector: w.direction for w in state.weather.winds},  # public: the wind markers
+        towed=frozenset(p.towed for p in state.tows),
     )
 
 

@@ -55,7 +55,7 @@ from mailbot.games.flattop.combat.damage import hours_pass_tf, repair_base
 from mailbot.games.flattop.combat.declare import brief, declare
 from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.phase import apply_rankings, run_combat
-from mailbot.games.flattop.fleet import FleetOrder, organise
+from mailbot.games.flattop.fleet import FleetOrder, organise, tow, tow_holds
 from mailbot.games.flattop.initiative import roll_initiative
 from mailbot.games.flattop.map.movement import move_task_forces
 from mailbot.games.flattop.map.weather import storm_hexes, weather_phase
@@ -75,11 +75,12 @@ from mailbot.games.flattop.orders.types import (
     Ready,
     Search,
     SetDeception,
+    Tow,
     Unready,
 )
 from mailbot.games.flattop.state import FlatTopState, InitiativeNote
 from mailbot.games.flattop.turn import Turn, jettison_aloft
-from mailbot.games.flattop.units import LaunchType, Side
+from mailbot.games.flattop.units import LaunchType, Ship, Side, TaskForce
 from mailbot.games.flattop.victory import (
     Verdict,
     air_lost,
@@ -207,6 +208,9 @@ def _organise(turn: Turn, side: Side, orders: Sequence[FtOrder]) -> None:
             if told:
                 turn.tell(side, "fleet", told)
             turn.state = replace(turn.state, ledger=score(turn.state.ledger, entries))
+        elif isinstance(order, Tow):
+            turn.state, told = tow(turn.state, side, order, kit(turn.state).towing)
+            turn.tell(side, "tow", told)
 
 
 def _standing_order(turn: Turn, side: Side, order: FtOrder) -> None:
@@ -271,9 +275,11 @@ def _box_move(order: FtOrder) -> tuple[str, int]:
 def _tf_movement(turn: Turn) -> None:
     st = turn.state
     storms = storm_hexes(st.weather, st.rules.weather)
+    staged, towed = _towing_stand_ins(st)
     tfs, moves, facts = move_task_forces(
-        st.task_forces, st.scenario, st.time, st.rules.movement, storms, turn=st.turn
+        staged, st.scenario, st.time, st.rules.movement, storms, turn=st.turn
     )
+    tfs = tuple(replace(t, ships=t.ships + towed.get((t.side, t.number), ())) for t in tfs)
     turn.state = replace(st, task_forces=tfs)
     turn.facts(facts)
     for move in moves:
@@ -284,6 +290,27 @@ def _tf_movement(turn: Turn) -> None:
         note = f" (stopped: {move.stopped})" if move.stopped else ""
         if len(move.path) > 1 or move.stopped:
             turn.tell(side, "tf-moved", f"TF{move.number} moved {route}{note}")
+
+
+def _towing_stand_ins(
+    st: FlatTopState,
+) -> tuple[list[TaskForce], dict[tuple[Side, int], tuple[Ship, ...]]]:
+    """Seed 003, Towing: a TF with a tow moves one hex every two (or three) turns: it moves without
+    its towed ships, its leg cut to the hexes the pair may make, and gets them back after."""
+    staged: list[TaskForce] = []
+    towed: dict[tuple[Side, int], tuple[Ship, ...]] = {}
+    in_tow_now = {p.towed for p in st.tows}
+    for tf in st.task_forces:
+        hexes = tow_holds(st, tf)
+        if hexes is None:
+            staged.append(tf)
+            continue
+        towed[(tf.side, tf.number)] = tuple(s for s in tf.ships if s.name in in_tow_now)
+        ships = tuple(s for s in tf.ships if s.name not in in_tow_now)
+        # Holding: the plot waits (an empty leg is spent); moving: one hex of the next leg.
+        plot = ((), *tf.plot) if not hexes else ((tf.plot[0][:1] if tf.plot else ()), *tf.plot[1:])
+        staged.append(replace(tf, ships=ships, plot=plot))
+    return staged, towed
 
 
 def _new_afs_take_off(turn: Turn) -> None:

@@ -26,6 +26,7 @@ from mailbot.games.flattop.combat.survivors import Aboard, Landed, Survivors
 from mailbot.games.flattop.initiative import InitiativeRecord
 from mailbot.games.flattop.map.movement import MovementRules, movement_rules
 from mailbot.games.flattop.map.scenario import GameTime, Scenario, plane_types, require_scenario
+from mailbot.games.flattop.map.towing import TowPair
 from mailbot.games.flattop.map.weather import Weather, WeatherRules, initial_weather, weather_rules
 from mailbot.games.flattop.observation import knowledge as knowledge_json
 from mailbot.games.flattop.observation.knowledge import Knowledge
@@ -128,6 +129,7 @@ class FlatTopState:
     aboard: tuple[Aboard, ...] = ()  # survivors carried, per rescuing ship
     landed: tuple[Landed, ...] = ()  # survivors put ashore on friendly territory
     rescuing: frozenset[str] = frozenset()  # ships anchored this turn by a rescue
+    tows: tuple[TowPair, ...] = ()  # tows in force (seed 003, Towing)
 
     @property
     def scenario(self) -> Scenario:
@@ -214,6 +216,7 @@ def dump_state(state: FlatTopState) -> dict[str, Any]:
         "aboard": units_json.dump(state.aboard),
         "landed": units_json.dump(state.landed),
         "rescuing": sorted(state.rescuing),
+        "tows": units_json.dump(state.tows),
     }
 
 
@@ -272,6 +275,7 @@ def load_state(data: Mapping[str, Any]) -> FlatTopState:
             aboard=tuple(units_json.load(Aboard, a) for a in data.get("aboard", ())),
             landed=tuple(units_json.load(Landed, x) for x in data.get("landed", ())),
             rescuing=frozenset(str(n) for n in data.get("rescuing", ())),
+            tows=tuple(units_json.load(TowPair, p) for p in data.get("tows", ())),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise GameError(f"malformed Flat Top state: {exc!r}") from exc

@@ -13,6 +13,7 @@ from mailbot.core.game import Event
 from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.landing import roll_landing
 from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.map.towing import in_tow
 from mailbot.games.flattop.observation.observe import Spotting, Target, Visibility, af_target, tf_target
 from mailbot.games.flattop.orders.types import FtOrder, Jettison
 from mailbot.games.flattop.state import FlatTopState
@@ -89,7 +90,8 @@ class Turn:
 
     def targets(self) -> tuple[Target, ...]:
         """Every TF and every AF on the map, as observation may see them (referee snapshot)."""
-        tfs = tuple(tf_target(tf) for tf in self.state.task_forces)
+        towed = in_tow(self.state.tows)  # 7.12.3: "in tow" shows at Condition 3
+        tfs = tuple(tf_target(tf, in_tow=towed) for tf in self.state.task_forces)
         return tfs + tuple(af_target(af) for af in self.state.air if af.hex is not None)
 
     def spot(self, side: Side, spottings: Sequence[Spotting]) -> None:

@@ -18,6 +18,7 @@ from mailbot.games.flattop.combat.cap import CapTable
 from mailbot.games.flattop.combat.crt import CombatTable, combat_table
 from mailbot.games.flattop.combat.damage import DamageRules
 from mailbot.games.flattop.combat.survivors import SurvivorTable
+from mailbot.games.flattop.map.towing import TowingTable
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Side
 from mailbot.games.flattop.victory import VictoryRules
@@ -31,6 +32,7 @@ class Kit:
     damage: DamageRules
     victory: VictoryRules
     survivors: SurvivorTable
+    towing: TowingTable
 
 
 def kit(state: FlatTopState) -> Kit:
@@ -60,6 +62,7 @@ def _kit(key: _Key, crt: str) -> Kit:
         damage=DamageRules.from_mapping(tables["damage"]),
         victory=VictoryRules.from_mapping(tables["victory"], scenario),
         survivors=SurvivorTable.from_mapping(tables["survivors"]),
+        towing=TowingTable.from_mapping(tables["towing"]),
     )
 
 

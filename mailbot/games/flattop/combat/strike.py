@@ -365,7 +365,7 @@ def _bomb(raid: Raid, strike: Strike, a: Allocation, label: str) -> Blow | None:
             stack.armament,
             base_target=False,
             crippled=ship.crippled,
-            anchored=ship.anchored,
+            anchored=ship.anchored or any(ship.name in (p.tower, p.towed) for p in st.tows),
             half_speed=speed(ship, st.turn) is Speed.HALF,
             cloud=cloud,
             night=night,

@@ -48,6 +48,7 @@ from mailbot.games.flattop.combat.surface import (
     torpedoes_allowed,
 )
 from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.map.towing import tow_gunnery
 from mailbot.games.flattop.orders.types import BhtNumber, Engage, FireAt, FtOrder, Placement
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.turn import Turn
@@ -83,7 +84,13 @@ def combatant(state: FlatTopState, fight: SurfaceFight, side: Side) -> Combatant
     ships = tuple(sides_in(state, fight.hexes[0])[side])
     positions = {n: Position(p) for n, p in fight.positions if any(s.name == n for s in ships)}
     labels = {n: label for n, label in fight.labels if any(s.name == n for s in ships)} or None
-    return Combatant(side, ships, positions, labels=labels)
+    names = {s.name for s in ships}
+    pairs = [p for p in state.tows if p.tower in names]
+    # Seed 003, Towing: the pair is "treated as an anchored target"; the tow ship's gunnery is halved.
+    towing = frozenset(n for p in pairs for n in (p.tower, p.towed))
+    table = kit(state).towing
+    limits = {s.name: tow_gunnery(s, table=table) for s in ships if s.name in {p.tower for p in pairs}}
+    return Combatant(side, ships, positions, towing=towing, gunnery_limits=limits, labels=labels)
 
 
 def engagement(state: FlatTopState, fight: SurfaceFight) -> Engagement:

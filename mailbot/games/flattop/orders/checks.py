@@ -38,6 +38,7 @@ from mailbot.games.flattop.orders.types import (
     SetDeception,
     Shadow,
     Split,
+    Tow,
     Unload,
     Unready,
     load_of,
@@ -109,6 +110,7 @@ class Own:
     plots: dict[int, Plot] = field(default_factory=dict)  # this letter's PLOTs (read first)
     launched: dict[int, Launch] = field(default_factory=dict)  # this letter's new AFs
     launch_types: dict[str, tuple[LaunchType, int]] = field(default_factory=dict)  # place -> (type, line)
+    towed: frozenset[str] = frozenset()  # own ships in tow (seed 003, Towing)
 
     def hex(self, word: str) -> Hex:
         h = self.scenario.map.parse(word)
@@ -258,6 +260,8 @@ def _unit_key(order: FtOrder) -> str:
         return f"{word} AF{order.af}"  # besides the AF's own movement order
     if isinstance(order, Split | Merge | Anchor | Unload | Rescue):
         return f"{type(order).__name__.upper()} TF{order.tf}"  # one organisation order of a kind per TF
+    if isinstance(order, Tow):
+        return f"TOW {order.tower}"
     return "DECEPTION" if isinstance(order, SetDeception) else ""
 
 
@@ -312,6 +316,8 @@ def may_land(unit: TaskForce | Base, categories: set[PlaneCategory]) -> bool:
 
 def check_plot(own: Own, order: Plot) -> Plot:
     tf = own.tf(order.tf)
+    if own.towed:  # seed 003, Towing: the pair's pace is kept at movement; plot as the TF could sail
+        tf = replace(tf, ships=tuple(s for s in tf.ships if s.name not in own.towed))
     problems = movement.check_plot(tf, order.legs, own.scenario, own.time, own.rules, turn=own.turn)
     if problems:
         raise illegal("; ".join(problems))

@@ -9,6 +9,8 @@ and checking them against the side's own TFs. Their effect is :mod:`mailbot.game
     UNLOAD TF7                         its anchored transports unload this turn (the scenario's
                                        unloading hexes; reference A.13: an AP unloads 8 turns)
     RESCUE TF3                         its ships pick up survivors in their hex (seed 003)
+    TOW Hammann Astoria                Hammann takes Astoria in tow (same TF; seed 003, Towing)
+    CASTOFF Hammann                    the tow is cast off
 
 Ship names are written as in the side's own report, spaces as hyphens. Refusals speak only of
 the side's own units, so they reveal nothing.
@@ -21,7 +23,7 @@ from collections.abc import Sequence
 from mailbot.core.game import ProblemKind
 from mailbot.games.flattop.map.hexes import Terrain
 from mailbot.games.flattop.orders.checks import OrderError, Own, illegal
-from mailbot.games.flattop.orders.types import Anchor, Merge, Rescue, Split, Unload
+from mailbot.games.flattop.orders.types import Anchor, Merge, Rescue, Split, Tow, Unload
 from mailbot.games.flattop.units import ShipType, Side, TaskForce
 
 #: reference A.5.1 (standard 4.1): the most ships in one TF, and plane-carriers only in TFs 1-9
@@ -117,3 +119,30 @@ def read_rescue(own: Own, words: Sequence[str]) -> Rescue:
     if not any(s.type in RESCUERS for s in tf.afloat):
         raise illegal(f"TF{tf.number} has no ship that may pick up survivors (CA, CAV, CL, DD, AP, APD)")
     return Rescue(tf.number)
+
+
+def _own_ship(own: Own, word: str) -> tuple[TaskForce, str]:
+    for tf in own.tfs.values():
+        for ship in tf.afloat:
+            if _name_key(ship.name) == word:
+                return tf, ship.name
+    raise illegal(f"you have no ship {word} afloat")
+
+
+def read_tow(own: Own, words: Sequence[str]) -> Tow:
+    """``TOW <tower> <towed>`` (seed 003, Towing; who may tow whom is checked when the tow is taken
+    up, with the ships as they are then: ``map.towing.may_tow``)."""
+    if len(words) != 2:
+        raise OrderError(ProblemKind.INVALID, "TOW reads TOW <towing ship> <towed ship> (ships of one TF)")
+    (tf, tower), (other, towed) = _own_ship(own, words[0]), _own_ship(own, words[1])
+    if tf.number != other.number:
+        raise illegal(f"{tower} and {towed} are not in one TF")
+    if tower == towed:
+        raise illegal("a ship cannot tow herself")
+    return Tow(tower, towed)
+
+
+def read_castoff(own: Own, words: Sequence[str]) -> Tow:
+    if len(words) != 1:
+        raise OrderError(ProblemKind.INVALID, "CASTOFF reads CASTOFF <towing ship>")
+    return Tow(_own_ship(own, words[0])[1], None)

@@ -127,6 +127,7 @@ WORDS = {
     "RANK": "RANK", "SURFACE": "SURFACE",
     "SPLIT": "SPLIT", "DETACH": "SPLIT", "MERGE": "MERGE", "JOIN-TF": "MERGE",
     "ANCHOR": "ANCHOR", "WEIGH": "WEIGH", "UNLOAD": "UNLOAD", "RESCUE": "RESCUE",
+    "TOW": "TOW", "CASTOFF": "CASTOFF",
 }  # fmt: skip
 POLICIES = {"TRUTHFUL": Deception.TRUTHFUL, "TRUE": Deception.TRUTHFUL, "RANDOM": Deception.RANDOM}
 POLICIES |= {"MAXIMAL": Deception.MAXIMAL, "MAX": Deception.MAXIMAL}
@@ -380,7 +381,8 @@ _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "SHADOW": _shadow, "INTERCEPT": _intercept, "JETTISON": _jettison, "DECEPTION": _deception,
     "HOLD": _hold, "PRIORITY": _priority, "RANK": _rank,
     "SPLIT": fleet.read_split, "MERGE": fleet.read_merge, "UNLOAD": fleet.read_unload,
-    "RESCUE": fleet.read_rescue, "SURFACE": _surface_policy,
+    "RESCUE": fleet.read_rescue, "SURFACE": _surface_policy, "TOW": fleet.read_tow,
+    "CASTOFF": fleet.read_castoff,
     "ANCHOR": lambda own, words: fleet.read_anchor(own, words, weigh=False),
     "WEIGH": lambda own, words: fleet.read_anchor(own, words, weigh=True),
 }  # fmt: skip

@@ -228,6 +228,14 @@ class FireAt:
 
 
 @dataclass(frozen=True)
+class Tow:
+    """Seed 003, Towing: ``tower`` takes ``towed`` (same TF) in tow; ``towed`` None casts off."""
+
+    tower: str
+    towed: str | None
+
+
+@dataclass(frozen=True)
 class Rescue:
     """Seed 003, Survivors: the TF's ships pick up survivors in their hex (anchored this turn)."""
 
@@ -260,6 +268,7 @@ FtOrder = (
     | BhtNumber
     | FireAt
     | Rescue
+    | Tow
 )
 
 
@@ -360,6 +369,9 @@ def _standing_text(order: FtOrder) -> str:
             return f"UNLOAD TF{tf}"
         case Rescue(tf):
             return f"RESCUE TF{tf}"
+        case Tow(tower, towed):
+            name = tower.replace(" ", "-")
+            return f"TOW {name} {towed.replace(' ', '-')}" if towed else f"CASTOFF {name}"
         case Priority():
             return priority_text(order)
         case Rank():
