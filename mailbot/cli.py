@@ -160,6 +160,7 @@ def demo(
     workdir: Path | None = typer.Option(
         None, help="Keep the demo's database and its mailboxes (mail/<address>.mbox) here."
     ),
+    scenario: str | None = typer.Option(None, help="Play this scenario instead of the demo's own."),
     verbose: bool = typer.Option(False, "--verbose", "-v"),
 ) -> None:
     """Play a whole game by e-mail over an embedded local mail server (no accounts needed).
@@ -172,7 +173,7 @@ def demo(
     setup_logging(verbose)
     logging.getLogger().setLevel(logging.DEBUG if verbose else logging.WARNING)
     try:
-        result = asyncio.run(play_demo(game=game, archive=archive, workdir=workdir))
+        result = asyncio.run(play_demo(game=game, archive=archive, workdir=workdir, scenario=scenario))
     except MailbotError as exc:
         typer.echo(f"demo failed: {exc}", err=True)
         raise typer.Exit(1) from exc

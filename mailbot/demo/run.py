@@ -21,7 +21,7 @@ import mailbox
 import re
 import tempfile
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -333,13 +333,16 @@ async def run_demo(game: str = "duel", archive: Path | None = None, workdir: Pat
 
 
 async def play_demo(
-    game: str = "duel", archive: Path | None = None, workdir: Path | None = None
+    game: str = "duel", archive: Path | None = None, workdir: Path | None = None, scenario: str | None = None
 ) -> DemoResult:
-    """Play the demo; returns the summary and the mbox files the letters were kept in."""
+    """Play the demo (on ``scenario`` instead of the script's own, when given); returns the summary
+    and the mbox files the letters were kept in."""
     demo = find_demo(game)
     if demo is None:
         known = ", ".join(d.plugin for d in demos())
         raise MailbotError(f"no demo for {game!r}; there are: {known}")
+    if scenario:
+        demo = replace(demo, script=replace(demo.script, scenario=scenario))
     workdir = workdir or Path(tempfile.mkdtemp(prefix="mailbot-demo-"))
     accounts = [BOT, GM, *(f"player{n}@demo.localhost" for n in range(1, 5))]
     async with EmbeddedMailServer() as server:

@@ -124,9 +124,11 @@ class FlatTopGame:
 
     def new_game(self, setup: Setup, *, dice: Dice) -> FlatTopState:
         raw, tables = scenario_data(setup.scenario, setup.data)
-        if str(setup.options.get("crt", DEFAULT_TABLE)) not in TABLES:
+        # A scenario may set its own option defaults ([options], e.g. submarines); the game's win.
+        options = {**raw.get("options", {}), **setup.options}
+        if str(options.get("crt", DEFAULT_TABLE)) not in TABLES:
             raise GameError(f"option crt must be one of {', '.join(TABLES)}")
-        return new_state(raw, tables, dice, setup.options)
+        return new_state(raw, tables, dice, options)
 
     def step(self, state: FlatTopState) -> Step | None:
         if state.finished:
