@@ -45,6 +45,7 @@ def run_combat(
         choices += report.choices
         _score(turn, tools, report)
     _fires(turn, tools)
+    _wiped_out(turn)
     if battle is not None and choices:
         for choice in choices:
             turn.tell(
@@ -55,6 +56,15 @@ def run_combat(
             )
         return replace(battle, phase=LOSSES, losses=tuple(choices))
     return None
+
+
+def _wiped_out(turn: Turn) -> None:
+    """AFs with no factor left are gone (their losses are scored already)."""
+    st = turn.state
+    for formation in st.air:
+        if not formation.stacks:
+            turn.tell(formation.side, "destroyed", f"AF{formation.number} was destroyed")
+    turn.state = replace(st, air=tuple(a for a in st.air if a.stacks))
 
 
 def _interceptions(turn: Turn, tools: Kit) -> None:

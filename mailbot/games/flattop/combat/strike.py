@@ -218,7 +218,7 @@ def _attacker_flights(turn: Turn, strikes: Sequence[Strike]) -> list[Flight]:
     flights: list[Flight] = []
     for strike in strikes:
         formation = own_af(turn, strike.side, strike.af)
-        if formation is None:
+        if formation is None or not formation.stacks:
             continue
         armed = tuple(s for s in formation.stacks if s.armament is not None)
         escorts = tuple(s for s in formation.stacks if is_interceptor(s, roles))

@@ -112,3 +112,16 @@ def test_the_game_counts_its_air_battles_for_the_demo_summary() -> None:
     struck = play(declared.state, {"allied": ["TARGET AF7 A-CV1"]}, "T2.strike")
     assert GAME.tallies(struck.state) == {"air": 1, "surface": 0}
     assert GAME.tallies(GAME.load(GAME.dump(struck.state)))["air"] == 1
+
+
+def test_an_af_with_no_factor_left_is_gone_after_the_combat_phase() -> None:
+    """An AF shot down to the last factor leaves the map (its range is no longer asked)."""
+    from mailbot.games.flattop.combat.phase import _wiped_out
+    from mailbot.games.flattop.turn import Turn
+
+    state = big_strike()
+    empty = tuple(replace(a, stacks=()) if a.number == 7 else a for a in state.air)
+    turn = Turn(replace(state, air=empty), DiceStream(b"x".ljust(32, b"."), "d", "k"), {})
+    _wiped_out(turn)
+    assert all(a.number != 7 for a in turn.state.air)
+    assert "AF7 was destroyed" in [e.text for e in turn.events]
