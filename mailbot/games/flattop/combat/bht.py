@@ -30,6 +30,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mailbot.errors import GameError
+from mailbot.games.flattop.tabledata import integer
 from mailbot.games.flattop.units import Armament, PlaneType, Ship, ShipType
 
 #: Standard 16.10 (reference A.11.4): armed, these fight air-to-air at -6;
@@ -97,7 +98,7 @@ class HitTables:
                 ),
                 plane_modifiers=_numbers(data["plane_modifiers"], None),
                 air_to_air_modifiers=_numbers(data["air_to_air"], _AIR_TO_AIR_KEYS),
-                aa_bht=_integer(data["aa"]["bht"]),
+                aa_bht=integer(data["aa"]["bht"]),
                 aa_modifiers=_numbers(data["aa"], ("cloud", "night")),
                 aa_default=bool(data["aa"]["default"]),
             )
@@ -243,19 +244,13 @@ def _targets(value: Mapping[str, Any]) -> Targets:
     if unknown or not value:
         raise ValueError(f"an attack entry has 'ship' and/or 'base', not {sorted(value)}")
     ship, base = value.get("ship"), value.get("base")
-    return Targets(None if ship is None else _integer(ship), None if base is None else _integer(base))
+    return Targets(None if ship is None else integer(ship), None if base is None else integer(base))
 
 
 def _numbers(table: Mapping[str, Any], keys: tuple[str, ...] | None) -> Mapping[str, int]:
     """The integer entries of a section (``default``/``source`` aside); ``keys`` must all be there."""
-    numbers = {str(k): _integer(v) for k, v in table.items() if k not in _META}
+    numbers = {str(k): integer(v) for k, v in table.items() if k not in _META}
     missing = set(keys or ()) - set(numbers)
     if missing:
         raise KeyError(f"missing {sorted(missing)}")
     return MappingProxyType(numbers)
-
-
-def _integer(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"not an integer: {value!r}")
-    return value

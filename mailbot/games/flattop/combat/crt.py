@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 
 from mailbot.core.dice import Dice
 from mailbot.errors import GameError
+from mailbot.games.flattop.tabledata import fraction, integer
 
 RULE = "seed 003, 15"
 TABLES: tuple[str, ...] = ("curve-fitted", "standard")
@@ -95,8 +96,8 @@ class CombatTable:
             columns = _columns(data["columns"])
             table = data[name]
             rows = _rows(table["rows"], len(columns))
-            multiplier = _by_base(table.get("multiplier"), Fraction(1), _fraction)
-            adjust = _by_base(table.get("adjust"), 0, _integer)
+            multiplier = _by_base(table.get("multiplier"), Fraction(1), fraction)
+            adjust = _by_base(table.get("adjust"), 0, integer)
             frozen = MappingProxyType  # read-only views: the table is shared by every battle
             return cls(
                 name, bool(table["default"]), str(table["source"]), columns,
@@ -214,24 +215,10 @@ def _rows(data: Mapping[str, Any], width: int) -> dict[str, tuple[Cell, ...]]:
 def _cell(value: Any) -> Cell:
     if value == DASH:
         return None
-    number = _fraction(value)
+    number = fraction(value)
     if number < 0:
         raise ValueError(f"negative cell {value!r}")
     return number
-
-
-def _fraction(value: Any) -> Fraction:
-    # Through str: the TOML float 0.1 is meant as one tenth exactly, so that
-    # E x multiplier lands exactly on the .5 boundaries the rounding reads.
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"not a number: {value!r}")
-    return Fraction(str(value))
-
-
-def _integer(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"not an integer: {value!r}")
-    return value
 
 
 def _by_base(data: Any, identity: _T, convert: Callable[[Any], _T]) -> dict[int, _T]:

@@ -52,6 +52,7 @@ from mailbot.core.dice import Dice, parse_spec
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat import sinking
 from mailbot.games.flattop.combat.sinking import SinkingTable, hours_pass, needs_roll, sinking_hours
+from mailbot.games.flattop.tabledata import Source, rounding, table_sources
 from mailbot.games.flattop.units import (
     AirBoxes,
     AirFactors,
@@ -141,14 +142,6 @@ class BaseHit:
 
 
 # --- the table -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a section of ``damage.toml`` comes from; ``default``: a design default."""
-
-    default: bool
-    source: str
 
 
 @dataclass(frozen=True)
@@ -251,7 +244,7 @@ class DamageRules:
                 ship_criticals=_critical_table(crit["ships"]),
                 base_criticals=_critical_table(crit["bases"]),
                 fires={str(k): _fire(v) for k, v in data["fires"].items() if isinstance(v, Mapping)},
-                sources=_sources(data),
+                sources=table_sources(data),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise GameError(f"damage.toml is malformed ({error!r})") from error
@@ -280,21 +273,15 @@ def _faces(values: Any) -> frozenset[int]:
     return faces
 
 
-def _rounding(value: Any) -> str:
-    if value not in ("up", "down"):
-        raise ValueError(f"rounding is 'up' or 'down', not {value!r}")
-    return str(value)
-
-
 def _hit_rules(data: Mapping[str, Any]) -> HitRules:
     return HitRules(
         ready_multiplier=int(data["ready_multiplier"]),
         just_landed_bonus=int(data["just_landed_bonus"]),
         base_aa_per_hits=int(data["base_aa_per_hits"]),
-        base_aa_rounding=_rounding(data["base_aa_rounding"]),
+        base_aa_rounding=rounding(data["base_aa_rounding"]),
         torpedo_speed_weight=int(data["torpedo_speed_weight"]),
         torpedo_aa_per_hits=int(data["torpedo_aa_per_hits"]),
-        torpedo_aa_rounding=_rounding(data["torpedo_aa_rounding"]),
+        torpedo_aa_rounding=rounding(data["torpedo_aa_rounding"]),
         no_critical_on_ship=_armaments(data["no_critical_on_ship"]),
         no_critical_on_base=_armaments(data["no_critical_on_base"]),
         critical_on=_faces(data["critical_on"]),
@@ -368,19 +355,6 @@ def _fire(data: Mapping[str, Any]) -> FireTable:
     if len(hits) != 6 or min(hits) < 0:
         raise ValueError(f"fire hits are 6 numbers >= 0 (1d6 faces), not {hits}")
     return FireTable(str(data["name"]), hits)
-
-
-def _sources(data: Mapping[str, Any], prefix: str = "") -> dict[str, Source]:
-    """Every section (at any depth) with ``default`` and ``source`` lines, by dotted name."""
-    found: dict[str, Source] = {}
-    for key, value in data.items():
-        if not isinstance(value, Mapping):
-            continue
-        name = f"{prefix}{key}"
-        if "default" in value or "source" in value:
-            found[name] = Source(bool(value["default"]), str(value["source"]))
-        found |= _sources(value, f"{name}.")
-    return found
 
 
 def _check_fires(rules: DamageRules) -> None:

@@ -64,10 +64,11 @@ from mailbot.errors import GameError
 from mailbot.games.flattop.combat import intel
 from mailbot.games.flattop.combat.bht import Bht
 from mailbot.games.flattop.combat.crt import CombatTable, CrtResult
-from mailbot.games.flattop.combat.damage import DamageRules, HitKind, ShipHit, Source, hit_ship
+from mailbot.games.flattop.combat.damage import DamageRules, HitKind, ShipHit, hit_ship
 from mailbot.games.flattop.map.hexes import Terrain
 from mailbot.games.flattop.map.weather import Sky
 from mailbot.games.flattop.observation.reports import Deception
+from mailbot.games.flattop.tabledata import Source
 from mailbot.games.flattop.units import Altitude, Armament, Ship, ShipType, Side
 
 RULE = "seed 003, 27"

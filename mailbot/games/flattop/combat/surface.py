@@ -48,7 +48,6 @@ firing side and the target's name.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -60,10 +59,12 @@ from mailbot.core.dice import Dice
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.battle import TYPE_ORDER
 from mailbot.games.flattop.combat.crt import CRITICAL_BASES, Cell, CombatTable, CrtResult
-from mailbot.games.flattop.combat.damage import DamageRules, HitKind, ShipHit, Source, Speed, hit_ship, speed
+from mailbot.games.flattop.combat.damage import DamageRules, HitKind, ShipHit, Speed, hit_ship, speed
 from mailbot.games.flattop.combat.intel import ship_words
 from mailbot.games.flattop.observation.observe import DEAD_IN_WATER
 from mailbot.games.flattop.observation.reports import Deception
+from mailbot.games.flattop.tabledata import Source, fraction, integer, rounded, table_sources
+from mailbot.games.flattop.tabledata import rounding as rounding_word
 from mailbot.games.flattop.units import Armament, Ship, ShipType, Side
 
 RULE_19 = "seed 003, 19"
@@ -200,81 +201,41 @@ def _read(data: Mapping[str, Any]) -> SurfaceRules:
     aim, torpedo, ammo, bombard = data["aim"], data["torpedo"], data["ammunition"], data["bombardment"]
     unescorted, rounding = data["unescorted"], data["unescorted"]["rounding"]
     groups = {
-        ShipType(str(kind)): _integer(group["bht"])
+        ShipType(str(kind)): integer(group["bht"])
         for group in bombard["groups"].values()
         for kind in group["types"]
     }
     return SurfaceRules(
-        declared_low=_integer(data["declared"]["lowest"]),
-        declared_high=_integer(data["declared"]["highest"]),
+        declared_low=integer(data["declared"]["lowest"]),
+        declared_high=integer(data["declared"]["highest"]),
         big_guns=_types(aim["big_guns"]),
         protected=_types(aim["protected"]),
-        crippled_modifier=_integer(data["modifiers"]["crippled"]),
-        anchored_modifier=_integer(data["modifiers"]["anchored"]),
-        torpedo_day_min=_integer(torpedo["day_min_bht"]),
-        torpedo_night_min=_integer(torpedo["night_min_bht"]),
-        torpedo_bht=_frozen({side: _integer(torpedo["bht"][side.value]) for side in Side}),
-        breakthrough_ratio=_integer(data["breakthrough"]["ratio"]),
-        report_spread=_fraction(data["report"]["spread"]),
-        report_rounding=_rounding(data["report"]["rounding"]),
-        short_share=_fraction(ammo["short_share"]),
-        short_rounding=_rounding(ammo["short_rounding"]),
+        crippled_modifier=integer(data["modifiers"]["crippled"]),
+        anchored_modifier=integer(data["modifiers"]["anchored"]),
+        torpedo_day_min=integer(torpedo["day_min_bht"]),
+        torpedo_night_min=integer(torpedo["night_min_bht"]),
+        torpedo_bht=_frozen({side: integer(torpedo["bht"][side.value]) for side in Side}),
+        breakthrough_ratio=integer(data["breakthrough"]["ratio"]),
+        report_spread=fraction(data["report"]["spread"]),
+        report_rounding=rounding_word(data["report"]["rounding"]),
+        short_share=fraction(ammo["short_share"]),
+        short_rounding=rounding_word(ammo["short_rounding"]),
         counted_types=_types(ammo["counted"]["types"]),
-        firings_limit=_integer(ammo["counted"]["firings"]),
-        bombard_ammo=_integer(bombard["ammo"]),
-        bombard_night=_integer(bombard["night"]["modifier"]),
+        firings_limit=integer(ammo["counted"]["firings"]),
+        bombard_ammo=integer(bombard["ammo"]),
+        bombard_night=integer(bombard["night"]["modifier"]),
         bombard_bht=_frozen(groups),
-        attacker_bonus=_fraction(unescorted["attacker_bonus"]),
-        defender_share=_fraction(unescorted["defender_share"]),
-        attacker_rounding=_rounding(rounding["attacker"]),
-        defender_rounding=_rounding(rounding["defender"]),
-        torpedo_line_rounding=_rounding(rounding["torpedo_line"]),
-        sources=_frozen(_sources(data)),
+        attacker_bonus=fraction(unescorted["attacker_bonus"]),
+        defender_share=fraction(unescorted["defender_share"]),
+        attacker_rounding=rounding_word(rounding["attacker"]),
+        defender_rounding=rounding_word(rounding["defender"]),
+        torpedo_line_rounding=rounding_word(rounding["torpedo_line"]),
+        sources=_frozen(table_sources(data)),
     )
-
-
-def _integer(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"not an integer: {value!r}")
-    return value
-
-
-def _fraction(value: Any) -> Fraction:
-    # Through str: the TOML 0.1 means one tenth exactly.
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"not a number: {value!r}")
-    return Fraction(str(value))
-
-
-def _rounding(value: Any) -> str:
-    if value not in ("up", "down"):
-        raise ValueError(f"rounding is 'up' or 'down', not {value!r}")
-    return str(value)
 
 
 def _types(values: Any) -> frozenset[ShipType]:
     return frozenset(ShipType(str(v)) for v in values)
-
-
-def _sources(data: Mapping[str, Any], prefix: str = "") -> dict[str, Source]:
-    """Every section with ``default`` and ``source`` lines, by dotted name; a section with neither
-    (``torpedo.bht``) belongs to its parent; one with only one of them is malformed."""
-    found: dict[str, Source] = {}
-    for key, value in data.items():
-        if not isinstance(value, Mapping):
-            continue
-        name = f"{prefix}{key}"
-        if any(meta in value for meta in _META):
-            flag, source = value.get("default"), value.get("source")
-            if not isinstance(flag, bool) or not isinstance(source, str) or not source:
-                raise ValueError(f"[{name}] needs default = true/false and a source line")
-            found[name] = Source(flag, source)
-        found |= _sources(value, f"{name}.")
-    return found
-
-
-def _rounded(value: Fraction, how: str) -> int:
-    return math.ceil(value) if how == "up" else math.floor(value)
 
 
 # --- 19.8: DD and APD firings ---------------------------------------------------------------------
@@ -458,8 +419,8 @@ def effective_bhts(
     total = round_bht(attacker_bht, defender_bht, rules=rules)
     if not target_unescorted:
         return total, total
-    attack = _rounded(attacker_bht * (1 + rules.attacker_bonus), rules.attacker_rounding)
-    defence = _rounded(attacker_bht * rules.defender_share, rules.defender_rounding)
+    attack = rounded(attacker_bht * (1 + rules.attacker_bonus), rules.attacker_rounding)
+    defence = rounded(attacker_bht * rules.defender_share, rules.defender_rounding)
     return attack, defence
 
 
@@ -467,7 +428,7 @@ def torpedo_line_bht(attacker_bht: int, defender_bht: int, *, rules: SurfaceRule
     """19.11: "If the target uses gunnery against the torpedo line, he uses the average of the two
     BHT's as per normal rules": the two declared numbers, averaged (rounded up, design default)."""
     round_bht(attacker_bht, defender_bht, rules=rules)  # both must be declarable numbers
-    return _rounded(Fraction(attacker_bht + defender_bht, 2), rules.torpedo_line_rounding)
+    return rounded(Fraction(attacker_bht + defender_bht, 2), rules.torpedo_line_rounding)
 
 
 def torpedoes_allowed(bht: int, *, night: bool, rules: SurfaceRules = DEFAULT_RULES) -> bool:
@@ -820,7 +781,7 @@ def gun_factors(
     cost = max(0, bht)
     if counted or ship.ammo >= cost:
         return declared, 0 if counted else cost, ""
-    halved = _rounded(gunnery * rules.short_share, rules.short_rounding)
+    halved = rounded(gunnery * rules.short_share, rules.short_rounding)
     fired = min(declared, halved)
     note = (
         f"{ship.name} has {ship.ammo} Ammunition Factors for BHT {bht}: gunnery {gunnery} halved to "
@@ -1053,7 +1014,7 @@ def breakthrough_possible(a: Combatant, b: Combatant, *, rules: SurfaceRules = D
 
 def gunnery_bounds(true_total: int, *, rules: SurfaceRules = DEFAULT_RULES) -> tuple[int, int]:
     """19: "+/- 10%, rounding fractions up": the figures a side may report for ``true_total``."""
-    spread = _rounded(true_total * rules.report_spread, rules.report_rounding)
+    spread = rounded(true_total * rules.report_spread, rules.report_rounding)
     return max(0, true_total - spread), true_total + spread
 
 

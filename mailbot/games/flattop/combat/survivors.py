@@ -39,7 +39,6 @@ design defaults (:attr:`SurvivorTable.design_defaults`, :meth:`SurvivorTable.fac
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -48,8 +47,9 @@ from typing import Any, Literal
 
 from mailbot.core.dice import Dice, Roll
 from mailbot.errors import GameError
-from mailbot.games.flattop.combat.damage import Source
 from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.tabledata import Source, rounded, rounding
+from mailbot.games.flattop.tabledata import share as share_of
 from mailbot.games.flattop.units import Ship, ShipType, Side, TaskForce
 from mailbot.games.flattop.victory import VictoryRules, VpEntry, survivors_rescued
 
@@ -218,8 +218,8 @@ def _read(data: Mapping[str, Any]) -> SurvivorTable:
         transports=frozenset(ShipType(str(t)) for t in fac["transports"]),
         default_types=frozenset(t for t in ShipType if t.value in defaults),
         sides=int(roll["sides"]),
-        shares=tuple(_share(pair) for pair in roll["shares"]),
-        rounding=_rounding(roll["rounding"]),
+        shares=tuple(share_of(pair) for pair in roll["shares"]),
+        rounding=rounding(roll["rounding"]),
         afloat_hours=int(roll["afloat_hours"]),
         afloat_bonus=int(roll["afloat_bonus"]),
         cripple_bonus=int(roll["cripple_bonus"]),
@@ -228,8 +228,8 @@ def _read(data: Mapping[str, Any]) -> SurvivorTable:
         capacity={t: int(rescue[t.value]) for t in ShipType if t.value in rescue},
         empty_only=frozenset(ShipType(str(t)) for t in rescue["empty_only"]),
         load_anchors=bool(rescue["anchored"]),
-        air_share=_share(seen["air_mp_share"]),
-        air_rounding=_rounding(seen["air_rounding"]),
+        air_share=share_of(seen["air_mp_share"]),
+        air_rounding=rounding(seen["air_rounding"]),
         hidden_turns=int(seen["hidden_turns"]),
         failed_shadow_blind=bool(seen["failed_shadow_blind"]),
         offload_per_turn=int(off["factors_per_turn"]),
@@ -238,17 +238,6 @@ def _read(data: Mapping[str, Any]) -> SurvivorTable:
         sinking_counts_offloaded=bool(off["rulings"]["sinking_counts_offloaded"]),
         sources=_sources(data),
     )
-
-
-def _share(pair: Any) -> Fraction:
-    numerator, denominator = (int(v) for v in pair)
-    return Fraction(numerator, denominator)
-
-
-def _rounding(value: Any) -> str:
-    if value not in ("up", "down"):
-        raise ValueError(f"rounding is 'up' or 'down', not {value!r}")
-    return str(value)
 
 
 def _sources(data: Mapping[str, Any]) -> dict[str, Source]:
@@ -276,10 +265,6 @@ def _check(table: SurvivorTable) -> None:
         raise GameError(f"survivors.toml: limit_per is {PER_CRIPPLE!r} or {PER_TASK_FORCE!r}")
     if table.decay_every < 1 or table.decay_factors < 0 or table.offload_per_turn < 1:
         raise GameError("survivors.toml: decay every >= 1 hour, offload >= 1 factor a turn")
-
-
-def _rounded(value: Fraction, how: str) -> int:
-    return math.ceil(value) if how == "up" else math.floor(value)
 
 
 # --- into the water ---------------------------------------------------------------------------
@@ -311,7 +296,7 @@ def _roll(
     if most <= 0:
         return 0, None  # "never leave survivors": nothing to roll for
     roll = dice.roll(label, table.sides, rule=rule, modifiers=mods)
-    return _rounded(most * share(roll.total, table), table.rounding), roll
+    return rounded(most * share(roll.total, table), table.rounding), roll
 
 
 def survivor_roll(
@@ -410,7 +395,7 @@ def may_observe(
         return None
     if observer == "ship-in-hex":
         return EXACT
-    if observer == "low-air" and mp_spent >= _rounded(mp * table.air_share, table.air_rounding):
+    if observer == "low-air" and mp_spent >= rounded(mp * table.air_share, table.air_rounding):
         return PRESENCE
     return None
 

@@ -19,15 +19,14 @@ tow, by ship names (``units.dump``/``units.load`` round-trip it). The numbers ar
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from mailbot.errors import GameError
-from mailbot.games.flattop.combat.damage import Source
 from mailbot.games.flattop.map.movement import MovementRules, ship_speed
+from mailbot.games.flattop.tabledata import Source, rounded, rounding, share, source_of
 from mailbot.games.flattop.units import Ship, ShipType
 
 RULE = "seed 003, Towing (modification)"
@@ -86,37 +85,15 @@ def _read(data: Mapping[str, Any]) -> TowingTable:
         reach=int(towing["reach"]),
         turns_per_hex=int(towing["turns_per_hex"]),
         turns_per_hex_up=int(towing["turns_per_hex_reaching_up"]),
-        gunnery_share=_share(tower["gunnery_share"]),
-        gunnery_rounding=_rounding(tower["gunnery_rounding"]),
-        aa_share=_share(tower["aa_share"]),
+        gunnery_share=share(tower["gunnery_share"]),
+        gunnery_rounding=rounding(tower["gunnery_rounding"]),
+        aa_share=share(tower["aa_share"]),
         torpedoes=bool(tower["torpedoes"]),
         flight_ops=bool(tower["flight_ops"]),
         pair_anchored=bool(tower["pair_anchored"]),
         towed_may_be_sinking=bool(data["rulings"]["towed_may_be_sinking"]),
-        sources={name: _source(data[name], name) for name in _SECTIONS},
+        sources={name: source_of(data[name], name) for name in _SECTIONS},
     )
-
-
-def _share(pair: Any) -> Fraction:
-    numerator, denominator = (int(v) for v in pair)
-    return Fraction(numerator, denominator)
-
-
-def _rounding(value: Any) -> str:
-    if value not in ("up", "down"):
-        raise ValueError(f"rounding is 'up' or 'down', not {value!r}")
-    return str(value)
-
-
-def _source(section: Mapping[str, Any], name: str) -> Source:
-    flag, source = section.get("default"), section.get("source")
-    if not isinstance(flag, bool) or not isinstance(source, str) or not source:
-        raise ValueError(f"[{name}] needs default = true/false and a source line")
-    return Source(flag, source)
-
-
-def _rounded(value: Fraction, how: str) -> int:
-    return math.ceil(value) if how == "up" else math.floor(value)
 
 
 # --- who may tow whom -------------------------------------------------------------------------
@@ -214,12 +191,12 @@ class TowFire:
 
 def tow_gunnery(ship: Ship, *, table: TowingTable) -> int:
     """Her current Gunnery Factor, halved and rounded up."""
-    return _rounded(ship.gunnery * table.gunnery_share, table.gunnery_rounding)
+    return rounded(ship.gunnery * table.gunnery_share, table.gunnery_rounding)
 
 
 def tow_fire(ship: Ship, *, table: TowingTable) -> TowFire:
     """What a tow ship may fire: no torpedoes ("may not fire any weaponry except AA ... and gunnery")."""
-    aa = _rounded(ship.aa * table.aa_share, "down")
+    aa = rounded(ship.aa * table.aa_share, "down")
     return TowFire(tow_gunnery(ship, table=table), aa, ship.torpedo if table.torpedoes else 0)
 
 

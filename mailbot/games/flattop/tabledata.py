@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Reading the rules tables (``data/tables/*.toml``): the small checks every table shares.
+
+Each table marks its sections with ``default = true|false`` (a design default, or the rules'
+own figure) and a ``source`` line; letters say "design default" from these. Numbers are checked
+strictly (a bool is no integer); fractions go through ``str`` so that the TOML ``0.1`` is one
+tenth exactly; shares are written ``[1, 3]``; rounding is ``"up"`` or ``"down"``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+META = ("default", "source")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a table section comes from; ``default``: a design default, not the rules' own."""
+
+    default: bool
+    source: str
+
+
+def integer(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"not an integer: {value!r}")
+    return value
+
+
+def fraction(value: Any) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"not a number: {value!r}")
+    return Fraction(str(value))
+
+
+def share(pair: Any) -> Fraction:
+    """``[1, 3]`` as one third."""
+    numerator, denominator = (int(v) for v in pair)
+    return Fraction(numerator, denominator)
+
+
+def rounding(value: Any) -> str:
+    if value not in ("up", "down"):
+        raise ValueError(f"rounding is 'up' or 'down', not {value!r}")
+    return str(value)
+
+
+def rounded(value: Fraction, how: str) -> int:
+    return math.ceil(value) if how == "up" else math.floor(value)
+
+
+def source_of(section: Mapping[str, Any], name: str) -> Source:
+    """The section's ``default`` flag and ``source`` line; both are required."""
+    flag, source = section.get("default"), section.get("source")
+    if not isinstance(flag, bool) or not isinstance(source, str) or not source:
+        raise ValueError(f"[{name}] needs default = true/false and a source line")
+    return Source(flag, source)
+
+
+def table_sources(data: Mapping[str, Any], prefix: str = "") -> dict[str, Source]:
+    """Every section (at any depth) that has a ``default`` or ``source`` line, by dotted name; a
+    section with neither belongs to its parent, one with only one of them is malformed."""
+    found: dict[str, Source] = {}
+    for key, value in data.items():
+        if not isinstance(value, Mapping):
+            continue
+        name = f"{prefix}{key}"
+        if any(meta in value for meta in META):
+            found[name] = source_of(value, name)
+        found |= table_sources(value, f"{name}.")
+    return found
