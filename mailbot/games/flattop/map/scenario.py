@@ -7,8 +7,15 @@ Pure: the edge reads the files and hands in plain mappings, the scenario and
 bad data: it returns every problem it finds, each with where it is, so a
 group digitising its own board sees all its mistakes at once.
 
-The file format is documented in ``mailbot/games/flattop/data/scenarios/test-small.toml``;
-the map part (sections, terrain, hex IDs) in :mod:`mailbot.games.flattop.map.hexes`.
+The file format is documented field by field in ``docs/flattop-scenarios.md`` (and,
+as comments, in ``mailbot/games/flattop/data/scenarios/test-small.toml``); the map part
+(sections, terrain, hex IDs) in :mod:`mailbot.games.flattop.map.hexes`.
+
+Arrival schedules (reference B.13: "OB per side ... start hex"): a task force or a
+base's ``[[bases.arrivals]]`` table with ``arrives = "D2 0600"`` is not in play at the
+start; it is kept in :attr:`Scenario.arrivals` and enters at the start of that turn
+(:mod:`mailbot.games.flattop.map.arrivals`). A task force with ``from_off_map = true``
+enters from beyond the map edge, so its ``hex`` must be an edge hex.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from mailbot.games.flattop.map.hexes import (
     Terrain,
     column_index,
     distance,
+    neighbours,
     parse_direction,
     parse_roman,
     roman,
@@ -39,18 +47,23 @@ from mailbot.games.flattop.map.scenario_reader import (
     ScenarioProblem,
     check_unique,
     plane_types,
+    read_air_arrival,
     read_base,
     read_task_force,
 )
-from mailbot.games.flattop.units import Base, Side, TaskForce
+from mailbot.games.flattop.units import AirBoxes, Base, Side, TaskForce
 
 __all__ = [
+    "AirArrival",
+    "Arrival",
+    "ForceArrival",
     "GameTime",
     "Loaded",
     "Scenario",
     "ScenarioProblem",
     "load_scenario",
     "plane_types",
+    "read_layout",
     "require_scenario",
 ]
 _FIRST_LABEL = re.compile(r"^([A-Z]+)(\d+)$")
@@ -125,6 +138,36 @@ class Coastwatchers:
 
 
 @dataclass(frozen=True)
+class ForceArrival:
+    """A task force that enters play at the start of ``time``, in ``task_force.hex``.
+
+    ``from_off_map``: it comes from beyond the map edge (its hex is an edge hex);
+    otherwise it appears where it is, e.g. a convoy sailing from a harbour.
+    """
+
+    time: GameTime
+    task_force: TaskForce
+    from_off_map: bool = False
+
+    @property
+    def side(self) -> Side:
+        return self.task_force.side
+
+
+@dataclass(frozen=True)
+class AirArrival:
+    """Air factors that join ``base``'s boxes at the start of ``time`` (reinforcements flown in)."""
+
+    time: GameTime
+    base: str
+    side: Side
+    boxes: AirBoxes
+
+
+Arrival = ForceArrival | AirArrival
+
+
+@dataclass(frozen=True)
 class Scenario:
     id: str
     title: str
@@ -145,6 +188,7 @@ class Scenario:
     notes: str = ""
     special_rules: tuple[str, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    arrivals: tuple[Arrival, ...] = ()  # forces entering after the start, by time (file order within)
 
     def island(self, name: str) -> Island | None:
         """The island by name or alias (seed 003's spellings are aliases)."""
@@ -190,7 +234,8 @@ def _numeral(r: Reader, value: Any, where: str) -> int:
     return numeral
 
 
-def _read_layout(r: Reader, m: Mapping[str, Any]) -> Layout:
+def read_layout(r: Reader, m: Mapping[str, Any]) -> Layout:
+    """The ``[map]`` table's layout: the standard one, or ``layout = "custom"`` with its sections."""
     kind = m.get("layout", "standard")
     if kind == "standard":
         return STANDARD_LAYOUT
@@ -289,14 +334,18 @@ def _read_coastwatchers(r: Reader, value: Any, islands: tuple[Island, ...]) -> C
     return Coastwatchers(frozenset(allied), frozenset(japanese), zone, zone_island)
 
 
+def _turn(r: Reader, value: Any, where: str) -> GameTime | None:
+    """``D2 0600`` as a GameTime; None (and a problem) for anything else."""
+    match = _TIME.match(str(value if value is not None else ""))
+    if match is None or not 1 <= int(match[2]) <= 24 or int(match[1]) < 1:
+        r.fail(where, f"{value!r} is not a turn like 'D1 0500' (hours 0100-2400)")
+        return None
+    return GameTime(int(match[1]), int(match[2]))
+
+
 def _read_time(r: Reader, value: Any) -> tuple[GameTime, GameTime, frozenset[int]]:
     m = r.table(value, "time")
-    times = []
-    for key in ("start", "end"):
-        match = _TIME.match(str(m.get(key, "")))
-        if match is None or not 1 <= int(match[2]) <= 24:
-            r.fail(f"time.{key}", f"{m.get(key)!r} is not a turn like 'D1 0500' (hours 0100-2400)")
-        times.append(GameTime(int(match[1]), int(match[2])) if match else GameTime(1, 1))
+    times = [_turn(r, m.get(key), f"time.{key}") or GameTime(1, 1) for key in ("start", "end")]
     if times[1] < times[0]:
         r.fail("time.end", "comes before the start")
     night_table = r.table(r.table(r.tables.get("time"), "tables.time").get("night"), "time.night")
@@ -323,21 +372,84 @@ def _read_entries(r: Reader, value: Any, bases: tuple[Base, ...]) -> tuple[Entry
     return tuple(entries)
 
 
+def _arrival_time(r: Reader, value: Any, where: str, start: GameTime, end: GameTime) -> GameTime | None:
+    """An ``arrives`` turn: after the start (a force there at the start simply starts) and by the end."""
+    time = _turn(r, value, where)
+    if time is not None and not start < time <= end:
+        r.fail(where, f"{time.label} is not after the start {start.label} and by the end {end.label}")
+        return None
+    return time
+
+
+def _on_edge(board: HexMap, h: Hex) -> bool:
+    return any(not board.on_board(n) for n in neighbours(h))
+
+
+def _read_task_forces(
+    r: Reader, value: Any, start: GameTime, end: GameTime
+) -> tuple[tuple[TaskForce, ...], tuple[ForceArrival, ...]]:
+    """The task forces on the map at the start, and those that arrive later (``arrives``)."""
+    present, arriving = [], []
+    for where, m in r.tables_in(value, "task_forces"):
+        tf = read_task_force(r, where, m)
+        off_map = r.flag(m, "from_off_map", where)
+        if off_map and "arrives" not in m:
+            r.fail(f"{where}.from_off_map", "only a force that arrives later comes from off the map")
+        if tf is not None and off_map and not _on_edge(r.map, tf.hex):
+            r.fail(f"{where}.hex", f"{r.map.hex_id(tf.hex)} is not on the map edge (from_off_map)")
+        if tf is None:
+            continue
+        if "arrives" not in m:
+            present.append(tf)
+        elif (time := _arrival_time(r, m["arrives"], f"{where}.arrives", start, end)) is not None:
+            arriving.append(ForceArrival(time, tf, off_map))
+    return tuple(present), tuple(arriving)
+
+
+def _read_air_arrivals(
+    r: Reader, read: list[tuple[str, Mapping[str, Any], Base | None]], start: GameTime, end: GameTime
+) -> tuple[AirArrival, ...]:
+    """Every base's ``[[bases.arrivals]]``; start and arrivals together must fit the base's MC."""
+    found = []
+    for where, m, base in read:
+        if base is None:
+            continue
+        due = []
+        for w, am in r.tables_in(m.get("arrivals"), f"{where}.arrivals"):
+            boxes = read_air_arrival(r, w, am, base)
+            time = _arrival_time(r, am.get("arrives"), f"{w}.arrives", start, end)
+            if time is not None:
+                due.append(AirArrival(time, base.name, base.side, boxes))
+        total = base.boxes.total + sum(a.boxes.total for a in due)
+        if base.capacity is not None and total > base.capacity:
+            r.fail(
+                f"{where}.arrivals",
+                f"{total} air factors with the arrivals exceed the capacity {base.capacity}",
+            )
+        found += due
+    return tuple(found)
+
+
+def _schedule(arrivals: tuple[Arrival, ...]) -> tuple[Arrival, ...]:
+    """By time; within a turn, file order (task forces first), so every reading gives the same order."""
+    return tuple(sorted(arrivals, key=lambda a: a.time))
+
+
 def load_scenario(data: Mapping[str, Any], tables: Mapping[str, Any]) -> Loaded:
     """A scenario from its parsed TOML; ``scenario`` is None when there are problems."""
     r = Reader(tables)
     r.planes = plane_types(r.table(tables.get("planes"), "tables.planes"))
     m = r.table(data.get("map"), "map")
-    r.map = HexMap(_read_layout(r, m))
+    r.map = HexMap(read_layout(r, m))
     sectors = _read_sectors(r, m)
     islands = _read_islands(r, data.get("islands"))
     hexsides = _read_hexsides(r, m.get("hexsides"))
-    bases = tuple(b for w, bm in r.tables_in(data.get("bases"), "bases") if (b := read_base(r, w, bm)))
-    tfs = tuple(
-        t for w, tm in r.tables_in(data.get("task_forces"), "task_forces") if (t := read_task_force(r, w, tm))
-    )
-    check_unique(r, bases, tfs)
     start, end, night = _read_time(r, data.get("time"))
+    read = [(w, bm, read_base(r, w, bm)) for w, bm in r.tables_in(data.get("bases"), "bases")]
+    bases = tuple(b for _, _, b in read if b is not None)
+    tfs, forces = _read_task_forces(r, data.get("task_forces"), start, end)
+    check_unique(r, bases, tfs + tuple(f.task_force for f in forces))
+    arrivals = _schedule(forces + _read_air_arrivals(r, read, start, end))
     clouds = str(r.table(data.get("weather"), "weather").get("clouds", "scattered"))
     if clouds not in _CLOUD_SETUPS:
         r.fail("weather.clouds", f"must be one of {', '.join(_CLOUD_SETUPS)}")
@@ -361,6 +473,7 @@ def load_scenario(data: Mapping[str, Any], tables: Mapping[str, Any]) -> Loaded:
         notes=str(data.get("notes", "")),
         special_rules=tuple(r.names(data.get("special_rules"), "special_rules")),
         options=MappingProxyType(dict(r.table(data.get("options"), "options"))),
+        arrivals=arrivals,
     )
     return Loaded(None if r.problems else scenario, tuple(r.problems))
 

@@ -168,6 +168,18 @@ def _read_boxes(r: Reader, value: Any, where: str, side: Side, handles: set[Plan
     return AirBoxes(**boxes)
 
 
+def read_air_arrival(r: Reader, where: str, m: Mapping[str, Any], base: Base) -> AirBoxes:
+    """The air factors of one ``[[bases.arrivals]]`` table, checked as the base's own boxes are.
+
+    ``arrives`` (and a free ``note``) are the arrival's; every other key must be a box.
+    """
+    boxes = {k: v for k, v in m.items() if k not in ("arrives", "note")}
+    found = _read_boxes(r, boxes, where, base.side, _HANDLES[base.handling])
+    if found.total == 0:
+        r.fail(where, "an arrival needs at least one air factor")
+    return found
+
+
 def _check_capacity(r: Reader, where: str, boxes: AirBoxes, capacity: int | None) -> None:
     if capacity is not None and boxes.total > capacity:
         r.fail(where, f"{boxes.total} air factors exceed the maximum capacity {capacity}")
