@@ -33,6 +33,7 @@ from mailbot.errors import GameError
 from mailbot.games.flattop import view as report
 from mailbot.games.flattop.combat.battle import BHT, DEFAULT_PRIORITY, ENGAGE, STRIKE
 from mailbot.games.flattop.combat.crt import DEFAULT_TABLE, TABLES
+from mailbot.games.flattop.combat.sub_phase import sub_rules
 from mailbot.games.flattop.combat.surface_flow import DEFAULT_BHT, combatant, engagement
 from mailbot.games.flattop.map.scenario import require_scenario
 from mailbot.games.flattop.map.weather import storm_hexes
@@ -84,6 +85,7 @@ def own_context(state: FlatTopState, side: Side) -> Own:
         turn=state.turn,
         winds={w.sector: w.direction for w in state.weather.winds},  # public: the wind markers
         towed=frozenset(p.towed for p in state.tows),
+        submarines=sub_rules(state) if state.submarines else None,  # seed 003, 27: a game option
     )
 
 
@@ -216,7 +218,8 @@ class FlatTopGame:
 
     def tallies(self, state: FlatTopState) -> Mapping[str, int]:
         """Battles fought (``core.game.Tallied``): air strikes and interceptions, surface battles."""
-        return {"air": state.air_battles, "surface": state.surface_battles}
+        subs = {"submarine": state.sub_battles} if state.submarines else {}  # seed 003, 27 is optional
+        return {"air": state.air_battles, "surface": state.surface_battles, **subs}
 
     def dump(self, state: FlatTopState) -> dict[str, Any]:
         return dump_state(state)

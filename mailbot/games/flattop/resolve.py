@@ -49,7 +49,7 @@ from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.resolve_flight import run_followers, run_non_search
 from mailbot.games.flattop.air.resolve_intercept import run_intercepts
 from mailbot.games.flattop.air.resolve_wind import turn_into_the_wind
-from mailbot.games.flattop.combat import surface_flow
+from mailbot.games.flattop.combat import sub_phase, surface_flow
 from mailbot.games.flattop.combat.battle import LOSSES
 from mailbot.games.flattop.combat.damage import hours_pass_tf, repair_base
 from mailbot.games.flattop.combat.declare import brief, declare
@@ -57,6 +57,7 @@ from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.phase import apply_rankings, run_combat
 from mailbot.games.flattop.fleet import FleetOrder, organise, tow, tow_holds
 from mailbot.games.flattop.initiative import roll_initiative
+from mailbot.games.flattop.map.arrivals import arrivals_due, pending, place_arrivals
 from mailbot.games.flattop.map.movement import move_task_forces
 from mailbot.games.flattop.map.weather import storm_hexes, weather_phase
 from mailbot.games.flattop.observation.reports import record
@@ -106,10 +107,12 @@ def resolve_turn(
     _orders_take_effect(turn)
     run_shadowing(turn)
     turn_into_the_wind(turn)
+    sub_phase.before_movement(turn)  # seed 003, 27.2: submarines move by depth (option submarines)
     _tf_movement(turn)
     _new_afs_take_off(turn)
     winner = _initiative(turn)
     follow_shadowed(turn)
+    sub_phase.after_movement(turn)  # 27.2.2: depths change during movement
     for side in sorted(turn.sides(), key=lambda s: s is not winner):
         # Seed 003, 7 and 14: air movement is simultaneous "in a given player's segment",
         # segments in initiative order; within a segment non-search movement comes first.
@@ -388,7 +391,24 @@ def _end_of_turn(turn: Turn, attacked: frozenset[str] = frozenset()) -> Outcome[
     verdict = _verdict(st)
     if verdict is not None:
         return _game_over(turn, verdict)
-    return Outcome(replace(st, turn=st.turn + 1), tuple(turn.events))
+    _arrivals(turn)
+    return Outcome(replace(turn.state, turn=turn.state.turn + 1), tuple(turn.events))
+
+
+def _arrivals(turn: Turn) -> None:
+    """The scenario's forces due next turn join now, so their owner sees them in the letter that
+    asks for that turn's orders (``map.arrivals``); each side hears only of its own."""
+    st = turn.state
+    placed = place_arrivals(st.task_forces, st.bases, arrivals_due(st.scenario, st.time.next()))
+    turn.state = replace(st, task_forces=placed.task_forces, bases=placed.bases)
+    name = st.scenario.map.hex_id
+    for force in placed.entered:
+        tf = force.task_force
+        turn.tell(tf.side, "arrival", f"TF{tf.number} ({len(tf.ships)} ships) arrives at {name(tf.hex)}")
+    for air in placed.landed:
+        turn.tell(air.side, "arrival", f"air factors arrive at {air.base}: {air.boxes.total} factor(s)")
+    for air in placed.turned_away:
+        turn.tell(air.side, "arrival", f"air factors for {air.base} found no room and were turned away")
 
 
 def _out_of_fuel(turn: Turn) -> None:
@@ -445,7 +465,10 @@ def _verdict(st: FlatTopState) -> Verdict | None:
     rules = kit(st).victory
     ships = fleet(st.task_forces)
     beaten = [
-        s.side for s in st.sides if nothing_left(s.side, ships, st.own_bases(s.side), st.own_air(s.side))
+        s.side
+        for s in st.sides
+        if nothing_left(s.side, ships, st.own_bases(s.side), st.own_air(s.side))
+        and not pending(st.scenario, st.time, s.side)  # forces still to arrive can fight
     ]
     early = automatic(st.ledger, rules, hour=st.time.hour)
     if early is not None:

@@ -22,6 +22,7 @@ from mailbot.games.flattop import units as units_json
 from mailbot.games.flattop.air.interception import InterceptionTable
 from mailbot.games.flattop.air.landing import LandingTable
 from mailbot.games.flattop.combat.battle import Battle, SurfaceFight
+from mailbot.games.flattop.combat.submarines import AswState, SubState, submarine_rules
 from mailbot.games.flattop.combat.survivors import Aboard, Landed, Survivors
 from mailbot.games.flattop.initiative import InitiativeRecord
 from mailbot.games.flattop.map.movement import MovementRules, movement_rules
@@ -33,6 +34,7 @@ from mailbot.games.flattop.observation.knowledge import Knowledge
 from mailbot.games.flattop.observation.reports import Deception, ReportRules
 from mailbot.games.flattop.observation.search import SearchTable
 from mailbot.games.flattop.observation.shadowing import ShadowTable
+from mailbot.games.flattop.orders.subs import SubHour, submarines_option
 from mailbot.games.flattop.units import AirFormation, Base, PlaneType, Side, TaskForce
 from mailbot.games.flattop.victory import VpEntry
 
@@ -130,6 +132,11 @@ class FlatTopState:
     landed: tuple[Landed, ...] = ()  # survivors put ashore on friendly territory
     rescuing: frozenset[str] = frozenset()  # ships anchored this turn by a rescue
     tows: tuple[TowPair, ...] = ()  # tows in force (seed 003, Towing)
+    submarines: bool = False  # seed 003, 27 in play (the game option ``submarines``)
+    subs: tuple[SubState, ...] = ()  # each submarine's depth, moves, torpedoes (27), by name
+    asw: tuple[AswState, ...] = ()  # surface ships' ASW attacks and sub attacks suffered (27.9)
+    sub_hour: SubHour | None = None  # this hour's submarine orders, kept for the Combat Phase
+    sub_battles: int = 0  # submarine fights (a sub and a TF), for the game's tallies
 
     @property
     def scenario(self) -> Scenario:
@@ -173,6 +180,9 @@ def new_state(
 ) -> FlatTopState:
     rules = build_rules(scenario_data, tables)
     options = options or {}
+    submarines = submarines_option(options)
+    if submarines:
+        submarine_rules(tables)  # GameError now rather than in the first hour with submarines
     weather, _ = initial_weather(rules.scenario, rules.weather, dice)
     sides = tuple(SideState(s, Knowledge(s.value)) for s in scenario_sides(rules.scenario))
     return FlatTopState(
@@ -186,6 +196,7 @@ def new_state(
         sides=sides,
         crt=str(options.get("crt", "curve-fitted")),
         strike_hours=int(options.get("strike_hours", 12)),
+        submarines=submarines,
     )
 
 
@@ -217,6 +228,11 @@ def dump_state(state: FlatTopState) -> dict[str, Any]:
         "landed": units_json.dump(state.landed),
         "rescuing": sorted(state.rescuing),
         "tows": units_json.dump(state.tows),
+        "submarines": state.submarines,
+        "subs": units_json.dump(state.subs),
+        "asw": units_json.dump(state.asw),
+        "sub_hour": units_json.dump(state.sub_hour),
+        "sub_battles": state.sub_battles,
     }
 
 
@@ -276,6 +292,11 @@ def load_state(data: Mapping[str, Any]) -> FlatTopState:
             landed=tuple(units_json.load(Landed, x) for x in data.get("landed", ())),
             rescuing=frozenset(str(n) for n in data.get("rescuing", ())),
             tows=tuple(units_json.load(TowPair, p) for p in data.get("tows", ())),
+            submarines=bool(data.get("submarines", False)),
+            subs=tuple(units_json.load(SubState, x) for x in data.get("subs", ())),
+            asw=tuple(units_json.load(AswState, x) for x in data.get("asw", ())),
+            sub_hour=None if data.get("sub_hour") is None else units_json.load(SubHour, data["sub_hour"]),
+            sub_battles=int(data.get("sub_battles", 0)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise GameError(f"malformed Flat Top state: {exc!r}") from exc

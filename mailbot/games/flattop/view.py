@@ -23,6 +23,7 @@ from mailbot.games.flattop.map.movement import range_left, tf_allowance
 from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.observation.reports import report_model
 from mailbot.games.flattop.orders.checks import base_word, sum_boxes
+from mailbot.games.flattop.orders.subs import HELP as SUB_HELP
 from mailbot.games.flattop.orders.types import Plot, normalise
 from mailbot.games.flattop.quiet import quiet_turn, run_length
 from mailbot.games.flattop.state import FlatTopState, SideState
@@ -283,8 +284,10 @@ def order_help(state: FlatTopState, seat: str) -> list[str]:
             return ["Nothing is owed by your side in this step."]
         return list(STRIKE_SYNTAX if state.battle.phase == STRIKE else LOSSES_SYNTAX)
     night = [QUIET_NOTE] if quiet_turn(state, state.turn + 1) else []
+    subs = list(SUB_HELP) if state.submarines else []
     return [
         *SYNTAX,
+        *subs,
         *night,
         "",
         f"Your orders for {step_title(state)} (edit and send back):",

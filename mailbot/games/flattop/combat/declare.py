@@ -22,6 +22,7 @@ from dataclasses import replace
 from mailbot.games.flattop.combat.battle import STRIKE, Battle, Strike, Target, label_target
 from mailbot.games.flattop.combat.cap import warning_hexes
 from mailbot.games.flattop.combat.intel import makeup, makeup_sentence
+from mailbot.games.flattop.combat.sub_phase import submerged
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.observation.observe import af_target
 from mailbot.games.flattop.observation.resolve_observe import standing_observation
@@ -53,13 +54,14 @@ def declare(turn: Turn) -> Battle | None:
 
 def _enemy_in(turn: Turn, side: Side, h: Hex) -> bool:
     st = turn.state
-    ships = any(tf.hex == h and tf.afloat for tf in st.own_tfs(side.opponent))
+    # Seed 003, 27.9 (submarines.toml [against.air]): planes attack surfaced submarines only.
+    ships = any(tf.hex == h and tf.afloat and not submerged(st, tf) for tf in st.own_tfs(side.opponent))
     return ships or any(b.hex == h for b in st.own_bases(side.opponent))
 
 
 def _target(turn: Turn, side: Side, h: Hex) -> Target:
     st = turn.state
-    tfs = [tf for tf in st.own_tfs(side.opponent) if tf.hex == h and tf.afloat]
+    tfs = [tf for tf in st.own_tfs(side.opponent) if tf.hex == h and tf.afloat and not submerged(st, tf)]
     lines = [makeup([tf], turn=st.turn)[0] for tf in tfs]
     base = next((b.name for b in st.own_bases(side.opponent) if b.hex == h), None)
     return label_target(side, h, tfs, base, lines)

@@ -22,6 +22,7 @@ from mailbot.games.flattop.combat.battle import LOSSES, Battle, LossChoice
 from mailbot.games.flattop.combat.damage import end_of_combat_phase
 from mailbot.games.flattop.combat.kit import Kit, describe_counts, kit
 from mailbot.games.flattop.combat.strike import Report, strike_hex
+from mailbot.games.flattop.combat.sub_phase import sub_combat
 from mailbot.games.flattop.orders.combat import CombatOrder
 from mailbot.games.flattop.orders.types import Rank
 from mailbot.games.flattop.turn import Turn, own_af
@@ -44,6 +45,7 @@ def run_combat(
         turn.state = replace(turn.state, air_battles=turn.state.air_battles + 1)
         choices += report.choices
         _score(turn, tools, report)
+    sub_combat(turn, battle)  # seed 003, 27 (option submarines): after the air strikes
     _fires(turn, tools)
     _wiped_out(turn)
     if battle is not None and choices:

@@ -74,6 +74,9 @@ class Target:
     ships: tuple[ShipView, ...] = ()
     planes: tuple[PlaneView, ...] = ()
     radar: bool = False
+    # Seed 003, 27.4: "A sub on the surface is subject to normal detection in its own hex only. It is
+    # not visible from adjacent hexes." (set by combat.sub_phase when submarines are in play)
+    own_hex_only: bool = False
 
     @property
     def report_kind(self) -> str:
@@ -238,6 +241,8 @@ class Watcher:
 
 def surface_condition(watcher: Watcher, target: Target, sky: Visibility, table: Mapping[str, Any]) -> int:
     rng = distance(watcher.hex, target.hex)
+    if rng and target.own_hex_only:
+        return 0  # 27.4
     # Seed 003, 7.5: "TF's may not observe enemy ships or low-altitude aircraft
     # at two hexes away, only high-altitude aircraft."
     if rng >= 2 and (target.kind == TF or Altitude.HIGH not in target.altitudes):
@@ -397,7 +402,7 @@ def coastwatcher_observation(
     special = int(table.get("new_guinea", {}).get("condition", 1))
     seen: dict[str, list[tuple[Target, int]]] = {}
     for target in targets:
-        if target.side is net.side:
+        if target.side is net.side or target.own_hex_only:  # 27.4: seen from its own hex only
             continue
         island, condition = net.normal.get(target.hex), 0
         if island is not None:

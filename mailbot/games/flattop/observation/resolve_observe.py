@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mailbot.games.flattop.combat import sub_phase
 from mailbot.games.flattop.observation.observe import (
     Spotting,
     Target,
@@ -40,6 +41,7 @@ def watchers(state: FlatTopState, side: Side) -> tuple[Watcher, ...]:
 def standing_observation(turn: Turn, side: Side, targets: Sequence[Target]) -> list[Spotting]:
     """What the side's TFs, bases, radar and coastwatchers see of ``targets`` (no die roll)."""
     st, sky, table = turn.state, turn.sky(), turn.state.rules.observation
+    targets = sub_phase.visible_targets(turn, side, targets)  # seed 003, 27.4-27.5.2
     spots: list[Spotting] = []
     for watcher in watchers(st, side):
         spots.extend(surface_observation(watcher, targets, sky, table))
@@ -47,10 +49,11 @@ def standing_observation(turn: Turn, side: Side, targets: Sequence[Target]) -> l
     scenario = st.scenario
     net = coastwatcher_net(side, scenario.map, scenario.islands, scenario.coastwatchers, st.bases)
     spots.extend(coastwatcher_observation(net, targets, sky, st.rules.coastwatchers))
-    return spots
+    return sub_phase.as_subs_see(turn, side, spots)  # 27.3: what submarines observe, by depth
 
 
 def observe_all(turn: Turn) -> None:
     targets = turn.targets()
     for side in turn.sides():
         turn.spot(side, standing_observation(turn, side, targets))
+    sub_phase.overhead(turn)  # 27.5.2

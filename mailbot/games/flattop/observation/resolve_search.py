@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.games.flattop.air import operations as air_ops
+from mailbot.games.flattop.combat import sub_phase
 from mailbot.games.flattop.map.hexes import Hex, distance, line
 from mailbot.games.flattop.map.movement import move_task_force, plane_path
 from mailbot.games.flattop.map.weather import storm_hexes
@@ -247,7 +248,7 @@ def run_searches(turn: Turn, side: Side) -> dict[str, SearchOutcome]:
     ]
     if not pairs:
         return {}
-    targets = turn.targets()
+    targets = sub_phase.visible_targets(turn, side, turn.targets())  # seed 003, 27.4-27.5.2
     outcomes = resolve_searches(
         [so for _, so in pairs], targets, sky=turn.sky(), table=st.rules.search, dice=turn.dice, turn=st.turn
     )

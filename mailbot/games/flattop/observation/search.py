@@ -294,6 +294,8 @@ class _Flight:
             number = ctx.table.target_number(ctx.sky.time, self.order.observer, target.kind, rng)
             if number is None or (ctx.table.storm_blocks and target.hex in ctx.sky.storms):
                 continue
+            if rng and target.own_hex_only:  # seed 003, 27.4: a surfaced sub, from its own hex only
+                continue
             condition = ctx.table.condition(ctx.sky.time, rng)
             if target.ref in self.found or self.roll(target, rng, number, 1 + extra):
                 self.see(target, condition)

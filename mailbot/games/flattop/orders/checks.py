@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from mailbot.core.game import ProblemKind
+from mailbot.games.flattop.combat.submarines import SubmarineRules
 from mailbot.games.flattop.map import movement
 from mailbot.games.flattop.map.hexes import Direction, Hex, direction, distance, step
 from mailbot.games.flattop.map.movement import MovementRules, PlaneStep, formation_movement, launch_movement
@@ -38,6 +39,7 @@ from mailbot.games.flattop.orders.types import (
     SetDeception,
     Shadow,
     Split,
+    SubOrder,
     Tow,
     Unload,
     Unready,
@@ -110,6 +112,7 @@ class Own:
     plots: dict[int, Plot] = field(default_factory=dict)  # this letter's PLOTs (read first)
     launched: dict[int, Launch] = field(default_factory=dict)  # this letter's new AFs
     launch_types: dict[str, tuple[LaunchType, int]] = field(default_factory=dict)  # place -> (type, line)
+    submarines: SubmarineRules | None = None  # seed 003, 27 in play (a game option): its rules
     towed: frozenset[str] = frozenset()  # own ships in tow (seed 003, Towing)
 
     def hex(self, word: str) -> Hex:
@@ -262,6 +265,8 @@ def _unit_key(order: FtOrder) -> str:
         return f"{type(order).__name__.upper()} TF{order.tf}"  # one organisation order of a kind per TF
     if isinstance(order, Tow):
         return f"TOW {order.tower}"
+    if isinstance(order, SubOrder):
+        return f"{order.word} TF{order.tf}"  # one submarine order of a kind per TF (orders.subs)
     return "DECEPTION" if isinstance(order, SetDeception) else ""
 
 

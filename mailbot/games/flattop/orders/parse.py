@@ -23,6 +23,8 @@ echoed. The normalised forms::
     RANK Zero Val Kate                      standing order of enemy plane types to destroy (15 LI 3)
     SPLIT TF1 Astoria Hammann AS TF5        task-force orders (``orders.fleet``): SPLIT, MERGE TF5
     ANCHOR TF7 / WEIGH TF7 / UNLOAD TF7     INTO TF1, anchoring and unloading transports
+    DEPTH TF12 DEEP / SUBATTACK TF12 3      submarines, with the game option on (``orders.subs``):
+    ASW TF3 / DIVE TF12 DEEP                depth, torpedo attack, ASW attack, dive when attacked
     HOLD                                    nothing this turn
 
 Search paths (seed 003, 7 and 7.3): the hexes entered, each next to the one
@@ -69,7 +71,7 @@ from mailbot.core.game import Accepted, Line, Parsed, Problem, ProblemKind
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.observation.reports import Deception
 from mailbot.games.flattop.observation.search import Action, Leg, Reaction
-from mailbot.games.flattop.orders import fleet
+from mailbot.games.flattop.orders import fleet, subs
 from mailbot.games.flattop.orders.checks import (
     OrderError,
     Own,
@@ -128,6 +130,7 @@ WORDS = {
     "SPLIT": "SPLIT", "DETACH": "SPLIT", "MERGE": "MERGE", "JOIN-TF": "MERGE",
     "ANCHOR": "ANCHOR", "WEIGH": "WEIGH", "UNLOAD": "UNLOAD", "RESCUE": "RESCUE",
     "TOW": "TOW", "CASTOFF": "CASTOFF",
+    "DEPTH": "DEPTH", "SUBATTACK": "SUBATTACK", "SUB-ATTACK": "SUBATTACK", "ASW": "ASW", "DIVE": "DIVE",
 }  # fmt: skip
 POLICIES = {"TRUTHFUL": Deception.TRUTHFUL, "TRUE": Deception.TRUTHFUL, "RANDOM": Deception.RANDOM}
 POLICIES |= {"MAXIMAL": Deception.MAXIMAL, "MAX": Deception.MAXIMAL}
@@ -383,6 +386,7 @@ _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "SPLIT": fleet.read_split, "MERGE": fleet.read_merge, "UNLOAD": fleet.read_unload,
     "RESCUE": fleet.read_rescue, "SURFACE": _surface_policy, "TOW": fleet.read_tow,
     "CASTOFF": fleet.read_castoff,
+    "DEPTH": subs.read_depth, "SUBATTACK": subs.read_subattack, "ASW": subs.read_asw, "DIVE": subs.read_dive,
     "ANCHOR": lambda own, words: fleet.read_anchor(own, words, weigh=False),
     "WEIGH": lambda own, words: fleet.read_anchor(own, words, weigh=True),
 }  # fmt: skip

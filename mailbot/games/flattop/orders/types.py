@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
+from mailbot.games.flattop.combat.submarines import Depth
 from mailbot.games.flattop.map.hexes import Hex, HexMap
 from mailbot.games.flattop.observation.reports import Deception
 from mailbot.games.flattop.observation.search import Action, Leg, Reaction
@@ -242,6 +243,47 @@ class Rescue:
     tf: int
 
 
+@dataclass(frozen=True)
+class SetDepth:
+    """Seed 003, 27.2.2: the submarine TF goes to ``depth`` during this hour's movement (it stays
+    there until told otherwise); it moves by the depth it started the hour at (27.2.1)."""
+
+    tf: int
+    depth: Depth
+    word: ClassVar[str] = "DEPTH"
+
+
+@dataclass(frozen=True)
+class SubAttack:
+    """Seed 003, 27.6 and 27.9.1: each submarine of the TF attacks enemy ships in its hex in this
+    hour's Combat Phase with ``factors`` (None: four, or what it has left before a reload)."""
+
+    tf: int
+    factors: int | None = None
+    word: ClassVar[str] = "SUBATTACK"
+
+
+@dataclass(frozen=True)
+class Asw:
+    """Seed 003, 27.9: the TF's ships attack a submarine they observe in their hex (gunnery, and
+    depth charges from ships with ASW gear)."""
+
+    tf: int
+    word: ClassVar[str] = "ASW"
+
+
+@dataclass(frozen=True)
+class Dive:
+    """Seed 003, 27.6.4: for this hour, the submarine TF dives to ``depth`` upon receiving an attack."""
+
+    tf: int
+    depth: Depth
+    word: ClassVar[str] = "DIVE"
+
+
+SubOrder = SetDepth | SubAttack | Asw | Dive
+
+
 FtOrder = (
     Plot
     | Search
@@ -269,6 +311,10 @@ FtOrder = (
     | FireAt
     | Rescue
     | Tow
+    | SetDepth
+    | SubAttack
+    | Asw
+    | Dive
 )
 
 
@@ -391,6 +437,18 @@ def surface_text(order: FtOrder) -> str:
         case FireAt(ship, target, torpedo):
             label = target.replace(" ", "").replace("#", "")  # "CA #1" as CA1: '#' starts a comment
             return f"{'TORPEDO' if torpedo else 'FIRE'} {ship.replace(' ', '-')} AT {label}"
+    return sub_text(order)
+
+
+def sub_text(order: FtOrder) -> str:
+    """Submarine orders (seed 003, 27; ``orders.subs``)."""
+    match order:
+        case SetDepth(tf, depth) | Dive(tf, depth):
+            return f"{order.word} TF{tf} {depth.value.upper()}"
+        case SubAttack(tf, factors):
+            return f"SUBATTACK TF{tf}" + ("" if factors is None else f" {factors}")
+        case Asw(tf):
+            return f"ASW TF{tf}"
     return "HOLD"
 
 
