@@ -49,6 +49,7 @@ from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.resolve_flight import run_followers, run_non_search
 from mailbot.games.flattop.air.resolve_intercept import run_intercepts
 from mailbot.games.flattop.air.resolve_wind import turn_into_the_wind
+from mailbot.games.flattop.bombard import bombardments
 from mailbot.games.flattop.combat import sub_phase, surface_flow
 from mailbot.games.flattop.combat.battle import LOSSES
 from mailbot.games.flattop.combat.damage import hours_pass_tf, repair_base
@@ -123,13 +124,14 @@ def resolve_turn(
         run_intercepts(turn, side)
     observe_all(turn)
     _record_knowledge(turn)
+    shelled = bombardments(turn)  # A.11.7: surface combat against the base in the hex
     battle = declare(turn)
     if battle is not None:
         brief(turn, battle)
         turn.state = replace(turn.state, battle=battle)
         return Outcome(turn.state, tuple(turn.events))
     run_combat(turn, None, {})
-    return _after_air(turn)
+    return _after_air(turn, shelled)
 
 
 def _after_air(turn: Turn, attacked: frozenset[str] = frozenset()) -> Outcome[FlatTopState]:

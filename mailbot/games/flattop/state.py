@@ -23,6 +23,7 @@ from mailbot.games.flattop.air.interception import InterceptionTable
 from mailbot.games.flattop.air.landing import LandingTable
 from mailbot.games.flattop.combat.battle import Battle, SurfaceFight
 from mailbot.games.flattop.combat.submarines import AswState, SubState, submarine_rules
+from mailbot.games.flattop.combat.surface import Firings
 from mailbot.games.flattop.combat.survivors import Aboard, Landed, Survivors
 from mailbot.games.flattop.initiative import InitiativeRecord
 from mailbot.games.flattop.map.movement import MovementRules, movement_rules
@@ -132,6 +133,7 @@ class FlatTopState:
     landed: tuple[Landed, ...] = ()  # survivors put ashore on friendly territory
     rescuing: frozenset[str] = frozenset()  # ships anchored this turn by a rescue
     tows: tuple[TowPair, ...] = ()  # tows in force (seed 003, Towing)
+    firings: Firings = field(default_factory=Firings)  # 19.8: DD/APD firings since replenishing
     submarines: bool = False  # seed 003, 27 in play (the game option ``submarines``)
     subs: tuple[SubState, ...] = ()  # each submarine's depth, moves, torpedoes (27), by name
     asw: tuple[AswState, ...] = ()  # surface ships' ASW attacks and sub attacks suffered (27.9)
@@ -228,6 +230,7 @@ def dump_state(state: FlatTopState) -> dict[str, Any]:
         "landed": units_json.dump(state.landed),
         "rescuing": sorted(state.rescuing),
         "tows": units_json.dump(state.tows),
+        "firings": units_json.dump(state.firings),
         "submarines": state.submarines,
         "subs": units_json.dump(state.subs),
         "asw": units_json.dump(state.asw),
@@ -292,6 +295,7 @@ def load_state(data: Mapping[str, Any]) -> FlatTopState:
             landed=tuple(units_json.load(Landed, x) for x in data.get("landed", ())),
             rescuing=frozenset(str(n) for n in data.get("rescuing", ())),
             tows=tuple(units_json.load(TowPair, p) for p in data.get("tows", ())),
+            firings=units_json.load(Firings, data.get("firings", {"fired": []})),
             submarines=bool(data.get("submarines", False)),
             subs=tuple(units_json.load(SubState, x) for x in data.get("subs", ())),
             asw=tuple(units_json.load(AswState, x) for x in data.get("asw", ())),

@@ -206,7 +206,10 @@ def _gunnery(
     battle = engagement(turn.state, fight)
     fires = {side: _fires(turn, battle, orders, side, Stage.GUNNERY) for side in Side}
     tools = kit(turn.state)
-    result = gunnery_round(battle, fires, table=tools.crt, damage=tools.damage, dice=turn.dice)
+    result = gunnery_round(
+        battle, fires, table=tools.crt, damage=tools.damage, dice=turn.dice, firings=turn.state.firings
+    )
+    turn.state = replace(turn.state, firings=result.firings)  # 19.8: DDs and APDs fire twice
     _land(turn, fight, battle, result, "gunnery")
     after = engagement(turn.state, fight)
     if _torpedoes_due(after):
@@ -252,8 +255,10 @@ def _breakthrough(
     fires = {side: _fires(turn, battle, orders, side, Stage.BREAKTHROUGH) for side in Side}
     tools = kit(turn.state)
     result = gunnery_round(
-        battle, fires, table=tools.crt, damage=tools.damage, dice=turn.dice, breaker=breaker
-    )
+        battle, fires, table=tools.crt, damage=tools.damage, dice=turn.dice, breaker=breaker,
+        firings=turn.state.firings,
+    )  # fmt: skip
+    turn.state = replace(turn.state, firings=result.firings)
     _land(turn, fight, battle, result, "breakthrough")
     return None
 

@@ -24,6 +24,7 @@ from mailbot.games.flattop.observation.search import Action, Leg
 from mailbot.games.flattop.orders.types import (
     UNARMED,
     Anchor,
+    Bombard,
     Fly,
     FtOrder,
     Intercept,
@@ -261,7 +262,7 @@ def _unit_key(order: FtOrder) -> str:
     if isinstance(order, Intercept | Jettison):
         word = "INTERCEPT" if isinstance(order, Intercept) else "JETTISON"
         return f"{word} AF{order.af}"  # besides the AF's own movement order
-    if isinstance(order, Split | Merge | Anchor | Unload | Rescue):
+    if isinstance(order, Split | Merge | Anchor | Unload | Rescue | Bombard):
         return f"{type(order).__name__.upper()} TF{order.tf}"  # one organisation order of a kind per TF
     if isinstance(order, Tow):
         return f"TOW {order.tower}"

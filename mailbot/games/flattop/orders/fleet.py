@@ -11,6 +11,7 @@ and checking them against the side's own TFs. Their effect is :mod:`mailbot.game
     RESCUE TF3                         its ships pick up survivors in their hex (seed 003)
     TOW Hammann Astoria                Hammann takes Astoria in tow (same TF; seed 003, Towing)
     CASTOFF Hammann                    the tow is cast off
+    BOMBARD TF9                        shell the enemy base in its hex after movement (A.11.7)
 
 Ship names are written as in the side's own report, spaces as hyphens. Refusals speak only of
 the side's own units, so they reveal nothing.
@@ -23,13 +24,14 @@ from collections.abc import Sequence
 from mailbot.core.game import ProblemKind
 from mailbot.games.flattop.map.hexes import Terrain
 from mailbot.games.flattop.orders.checks import OrderError, Own, illegal
-from mailbot.games.flattop.orders.types import Anchor, Merge, Rescue, Split, Tow, Unload
+from mailbot.games.flattop.orders.types import Anchor, Bombard, Merge, Rescue, Split, Tow, Unload
 from mailbot.games.flattop.units import ShipType, Side, TaskForce
 
 #: reference A.5.1 (standard 4.1): the most ships in one TF, and plane-carriers only in TFs 1-9
 MAX_SHIPS = {Side.ALLIED: 15, Side.JAPANESE: 10}
 CARRIER_TFS = range(1, 10)
 TRANSPORTS = (ShipType.AP, ShipType.APD)
+BOMBARDERS = (ShipType.CAV, ShipType.CA, ShipType.CL, ShipType.DD, ShipType.APD)
 RESCUERS = (ShipType.CA, ShipType.CAV, ShipType.CL, ShipType.DD, ShipType.AP, ShipType.APD)
 
 
@@ -146,3 +148,13 @@ def read_castoff(own: Own, words: Sequence[str]) -> Tow:
     if len(words) != 1:
         raise OrderError(ProblemKind.INVALID, "CASTOFF reads CASTOFF <towing ship>")
     return Tow(_own_ship(own, words[0])[1], None)
+
+
+def read_bombard(own: Own, words: Sequence[str]) -> Bombard:
+    """``BOMBARD TF9``: whether an enemy base is in its hex after movement is the referee's to say."""
+    if len(words) != 1:
+        raise OrderError(ProblemKind.INVALID, "BOMBARD reads BOMBARD <TF>")
+    tf = own.tf(_tf_word(words[0]))
+    if not any(s.type in BOMBARDERS and s.gunnery > 0 for s in tf.afloat):
+        raise illegal(f"TF{tf.number} has no CAV, CA, CL or DD with guns to bombard with")
+    return Bombard(tf.number)

@@ -237,6 +237,13 @@ class Tow:
 
 
 @dataclass(frozen=True)
+class Bombard:
+    """Reference A.11.7: the TF's cruisers (and DDs, seed 003 19.9.4) shell the enemy base in its hex."""
+
+    tf: int
+
+
+@dataclass(frozen=True)
 class Rescue:
     """Seed 003, Survivors: the TF's ships pick up survivors in their hex (anchored this turn)."""
 
@@ -310,6 +317,7 @@ FtOrder = (
     | BhtNumber
     | FireAt
     | Rescue
+    | Bombard
     | Tow
     | SetDepth
     | SubAttack
@@ -415,6 +423,8 @@ def _standing_text(order: FtOrder) -> str:
             return f"UNLOAD TF{tf}"
         case Rescue(tf):
             return f"RESCUE TF{tf}"
+        case Bombard(tf):
+            return f"BOMBARD TF{tf}"
         case Tow(tower, towed):
             name = tower.replace(" ", "-")
             return f"TOW {name} {towed.replace(' ', '-')}" if towed else f"CASTOFF {name}"
