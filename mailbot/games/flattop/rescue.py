@@ -19,8 +19,10 @@ from dataclasses import replace
 from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.survivors import (
     Aboard,
+    OffloadRequest,
     RescueRequest,
     SurvivorTable,
+    crippled_offload,
     decay,
     may_observe,
     rescue,
@@ -28,7 +30,7 @@ from mailbot.games.flattop.combat.survivors import (
     survivor_points,
     survivors_in_water,
 )
-from mailbot.games.flattop.orders.types import Rescue
+from mailbot.games.flattop.orders.types import Offload, Rescue
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import Side
@@ -49,9 +51,10 @@ def into_the_water(turn: Turn) -> None:
             if ship.destroyed_turn != st.turn or ship.name in done:
                 continue
             label = f"ft.survivors.t{st.turn}.{tf.side.value}"
+            taken = sum(x.offloaded for x in st.stranded if x.ship == ship.name)
             group, roll = survivors_in_water(
                 ship, hex=tf.hex, nationality=tf.side, afloat_hours=ship.sinking or 0, dice=turn.dice,
-                label=label, table=table(st),
+                label=label, table=table(st), taken_off=taken,
             )  # fmt: skip
             if roll is not None:
                 turn.referee("survivors.roll", f"{ship.name}: {roll.text}")
@@ -77,20 +80,50 @@ def pick_up(turn: Turn, side: Side) -> None:
     requests = [RescueRequest(s.name) for t in tfs for s in t.afloat if _may(s.type.value, st)]
     result = rescue(st.survivors, rescuers_of(tfs, st.aboard), requests, turn=st.turn, table=table(st))
     aboard = {a.ship: a for a in st.aboard} | {a.ship: a for a in result.rescuers}
-    ships = tuple(
-        replace(
-            t, ships=tuple(replace(s, anchored=True) if s.name in result.anchored else s for s in t.ships)
-        )
-        for t in st.task_forces
-    )
-    turn.state = replace(
-        st, survivors=result.groups, aboard=tuple(aboard.values()), task_forces=ships,
-        rescuing=st.rescuing | result.anchored,
-    )  # fmt: skip
+    turn.state = _anchor(replace(st, survivors=result.groups, aboard=tuple(aboard.values())), result.anchored)
     for pickup in result.pickups:
         turn.tell(side, "rescue", f"{pickup.rescuer} picked up {pickup.factors} survivor factor(s)")
     for problem in result.problems:
         turn.tell(side, "rescue", problem)
+
+
+def offload(turn: Turn, side: Side) -> None:
+    """``OFFLOAD <cripple> TO <ship>``: "Each cripple can offload one factor per turn to another ship
+    in its TF ... The rescue ship is considered as anchored for that turn"."""
+    st = turn.state
+    requests = [o for o in turn.orders.get(side, ()) if isinstance(o, Offload)]
+    for tf in st.own_tfs(side):
+        names = {s.name for s in tf.afloat}
+        mine = [OffloadRequest(o.cripple, o.rescuer) for o in requests if o.cripple in names]
+        if not mine:
+            continue
+        st = turn.state
+        label = f"ft.offload.t{st.turn}.{side.value}.TF{tf.number}"
+        result = crippled_offload(tf, st.stranded, st.aboard, mine, turn=st.turn, dice=turn.dice, label=label,
+                                  table=table(st))  # fmt: skip
+        aboard = {a.ship: a for a in st.aboard} | {a.ship: a for a in result.rescuers if a.survivors}
+        stranded = {s.ship: s for s in st.stranded} | {s.ship: s for s in result.stranded}
+        turn.state = _anchor(
+            replace(st, aboard=tuple(aboard.values()), stranded=tuple(stranded.values())), result.anchored
+        )
+        for roll in result.rolls:
+            turn.referee("survivors.roll", roll.text)
+        for pickup in result.pickups:
+            turn.tell(
+                side,
+                "rescue",
+                f"{pickup.rescuer} took {pickup.factors} survivor factor(s) off {pickup.source}",
+            )
+        for problem in result.problems:
+            turn.tell(side, "rescue", problem)
+
+
+def _anchor(state: FlatTopState, names: frozenset[str]) -> FlatTopState:
+    tfs = tuple(
+        replace(t, ships=tuple(replace(s, anchored=True) if s.name in names else s for s in t.ships))
+        for t in state.task_forces
+    )
+    return replace(state, task_forces=tfs, rescuing=state.rescuing | names)
 
 
 def _may(ship_type: str, state: FlatTopState) -> bool:

@@ -189,6 +189,7 @@ def _orders_take_effect(turn: Turn) -> None:
         orders = turn.orders[side]
         _organise(turn, side, orders)
         rescue.pick_up(turn, side)
+        rescue.offload(turn, side)
         for order in orders:
             _standing_order(turn, side, order)
         for order in (o for o in orders if isinstance(o, Ready)):

@@ -24,7 +24,7 @@ from mailbot.games.flattop.air.landing import LandingTable
 from mailbot.games.flattop.combat.battle import Battle, SurfaceFight
 from mailbot.games.flattop.combat.submarines import AswState, SubState, submarine_rules
 from mailbot.games.flattop.combat.surface import Firings
-from mailbot.games.flattop.combat.survivors import Aboard, Landed, Survivors
+from mailbot.games.flattop.combat.survivors import Aboard, Landed, Stranded, Survivors
 from mailbot.games.flattop.initiative import InitiativeRecord
 from mailbot.games.flattop.map.movement import MovementRules, movement_rules
 from mailbot.games.flattop.map.scenario import GameTime, Scenario, plane_types, require_scenario
@@ -131,6 +131,7 @@ class FlatTopState:
     survivors: tuple[Survivors, ...] = ()  # groups in the water (seed 003, Survivors)
     aboard: tuple[Aboard, ...] = ()  # survivors carried, per rescuing ship
     landed: tuple[Landed, ...] = ()  # survivors put ashore on friendly territory
+    stranded: tuple[Stranded, ...] = ()  # survivors still aboard crippled ships (rolled at the first offload)
     rescuing: frozenset[str] = frozenset()  # ships anchored this turn by a rescue
     tows: tuple[TowPair, ...] = ()  # tows in force (seed 003, Towing)
     firings: Firings = field(default_factory=Firings)  # 19.8: DD/APD firings since replenishing
@@ -228,6 +229,7 @@ def dump_state(state: FlatTopState) -> dict[str, Any]:
         "survivors": units_json.dump(state.survivors),
         "aboard": units_json.dump(state.aboard),
         "landed": units_json.dump(state.landed),
+        "stranded": units_json.dump(state.stranded),
         "rescuing": sorted(state.rescuing),
         "tows": units_json.dump(state.tows),
         "firings": units_json.dump(state.firings),
@@ -293,6 +295,7 @@ def load_state(data: Mapping[str, Any]) -> FlatTopState:
             survivors=tuple(units_json.load(Survivors, g) for g in data.get("survivors", ())),
             aboard=tuple(units_json.load(Aboard, a) for a in data.get("aboard", ())),
             landed=tuple(units_json.load(Landed, x) for x in data.get("landed", ())),
+            stranded=tuple(units_json.load(Stranded, x) for x in data.get("stranded", ())),
             rescuing=frozenset(str(n) for n in data.get("rescuing", ())),
             tows=tuple(units_json.load(TowPair, p) for p in data.get("tows", ())),
             firings=units_json.load(Firings, data.get("firings", {"fired": []})),

@@ -46,7 +46,7 @@ SYNTAX = (
     "  PRIORITY CV CVL BB ... (standing target priority)   RANK Zero Val ... (enemy planes to destroy)",
     "  SPLIT TF1 <ship> ... AS TF5     MERGE TF5 INTO TF1     ANCHOR TF7     WEIGH TF7     UNLOAD TF7",
     "  RESCUE TF3 (pick up survivors)  TOW <ship> <ship>     CASTOFF <ship>   SURFACE ENGAGE|AVOID",
-    "  BOMBARD TF9 (shell the enemy base in its hex after movement)",
+    "  BOMBARD TF9 (shell the enemy base in its hex after movement)   OFFLOAD <cripple> TO <ship>",
     "Silent sides keep their plots and start no new flights.",
 )
 STRIKE_SYNTAX = (

@@ -84,3 +84,25 @@ def test_survivors_decay_every_two_hours_in_play(data: dict[str, Any]) -> None:
     assert [g.factors for g in hour.state.survivors] == [2]
     later = resolve(resolve(hour.state, {}, {}).state, {}, {})
     assert [g.factors for g in later.state.survivors] == [1]
+
+
+def test_a_cripple_offloads_one_survivor_factor_an_hour_to_a_ship_of_her_tf(data: dict[str, Any]) -> None:
+    """Seed 003: "Survivors may also be taken from crippled ships. Each cripple can offload one factor
+    per turn to another ship in its TF. The rescue ship is considered as anchored for that turn. Roll
+    for available survivors on each crippled ship, with a modifier of +1 to the die roll."."""
+    state = new(data)
+    tfs = tuple(
+        replace(t, ships=tuple(replace(s, hits=5) if s.name == "Astoria" else s for s in t.ships))
+        if t.side is Side.ALLIED and t.number == 1
+        else t
+        for t in state.task_forces
+    )
+    state = replace(state, task_forces=tfs)
+    label = "ft.offload.t1.allied.TF1/survivors aboard Astoria"
+    first = resolve(state, {"allied": ["OFFLOAD Astoria TO Hammann"]}, {label: [6]})  # 6 +1: "All" of 5
+    (stranded,) = first.state.stranded
+    assert (stranded.ship, stranded.factors, stranded.offloaded) == ("Astoria", 4, 1)
+    assert [a.factors for a in first.state.aboard if a.ship == "Hammann"] == [1]
+    assert "Hammann took 1 survivor factor(s) off Astoria" in told(first, Side.ALLIED)
+    second = resolve(first.state, {"allied": ["OFFLOAD Astoria TO Hammann"]}, {})
+    assert [a.factors for a in second.state.aboard if a.ship == "Hammann"] == [2]

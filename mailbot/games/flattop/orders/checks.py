@@ -33,6 +33,7 @@ from mailbot.games.flattop.orders.types import (
     Launch,
     Load,
     Merge,
+    Offload,
     Plot,
     Ready,
     Rescue,
@@ -266,6 +267,8 @@ def _unit_key(order: FtOrder) -> str:
         return f"{type(order).__name__.upper()} TF{order.tf}"  # one organisation order of a kind per TF
     if isinstance(order, Tow):
         return f"TOW {order.tower}"
+    if isinstance(order, Offload):
+        return f"OFFLOAD {order.cripple}"
     if isinstance(order, SubOrder):
         return f"{order.word} TF{order.tf}"  # one submarine order of a kind per TF (orders.subs)
     return "DECEPTION" if isinstance(order, SetDeception) else ""

@@ -12,6 +12,7 @@ and checking them against the side's own TFs. Their effect is :mod:`mailbot.game
     TOW Hammann Astoria                Hammann takes Astoria in tow (same TF; seed 003, Towing)
     CASTOFF Hammann                    the tow is cast off
     BOMBARD TF9                        shell the enemy base in its hex after movement (A.11.7)
+    OFFLOAD Astoria TO Hammann         a survivor factor from a cripple to a ship of her TF
 
 Ship names are written as in the side's own report, spaces as hyphens. Refusals speak only of
 the side's own units, so they reveal nothing.
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from mailbot.core.game import ProblemKind
 from mailbot.games.flattop.map.hexes import Terrain
 from mailbot.games.flattop.orders.checks import OrderError, Own, illegal
-from mailbot.games.flattop.orders.types import Anchor, Bombard, Merge, Rescue, Split, Tow, Unload
+from mailbot.games.flattop.orders.types import Anchor, Bombard, Merge, Offload, Rescue, Split, Tow, Unload
 from mailbot.games.flattop.units import ShipType, Side, TaskForce
 
 #: reference A.5.1 (standard 4.1): the most ships in one TF, and plane-carriers only in TFs 1-9
@@ -158,3 +159,14 @@ def read_bombard(own: Own, words: Sequence[str]) -> Bombard:
     if not any(s.type in BOMBARDERS and s.gunnery > 0 for s in tf.afloat):
         raise illegal(f"TF{tf.number} has no CAV, CA, CL or DD with guns to bombard with")
     return Bombard(tf.number)
+
+
+def read_offload(own: Own, words: Sequence[str]) -> Offload:
+    """``OFFLOAD <cripple> TO <ship>``: one survivor factor from a crippled ship to another ship of
+    her TF (seed 003, Survivors); the survivors aboard her are rolled at her first offload."""
+    if len(words) != 3 or words[1] != "TO":
+        raise OrderError(ProblemKind.INVALID, "OFFLOAD reads OFFLOAD <crippled ship> TO <ship of her TF>")
+    (tf, cripple), (other, rescuer) = _own_ship(own, words[0]), _own_ship(own, words[2])
+    if tf.number != other.number:
+        raise illegal(f"{cripple} and {rescuer} are not in one TF")
+    return Offload(cripple, rescuer)

@@ -129,7 +129,7 @@ WORDS = {
     "RANK": "RANK", "SURFACE": "SURFACE",
     "SPLIT": "SPLIT", "DETACH": "SPLIT", "MERGE": "MERGE", "JOIN-TF": "MERGE",
     "ANCHOR": "ANCHOR", "WEIGH": "WEIGH", "UNLOAD": "UNLOAD", "RESCUE": "RESCUE",
-    "TOW": "TOW", "CASTOFF": "CASTOFF", "BOMBARD": "BOMBARD",
+    "TOW": "TOW", "CASTOFF": "CASTOFF", "BOMBARD": "BOMBARD", "OFFLOAD": "OFFLOAD",
     "DEPTH": "DEPTH", "SUBATTACK": "SUBATTACK", "SUB-ATTACK": "SUBATTACK", "ASW": "ASW", "DIVE": "DIVE",
 }  # fmt: skip
 POLICIES = {"TRUTHFUL": Deception.TRUTHFUL, "TRUE": Deception.TRUTHFUL, "RANDOM": Deception.RANDOM}
@@ -386,6 +386,7 @@ _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "SPLIT": fleet.read_split, "MERGE": fleet.read_merge, "UNLOAD": fleet.read_unload,
     "RESCUE": fleet.read_rescue, "SURFACE": _surface_policy, "TOW": fleet.read_tow,
     "CASTOFF": fleet.read_castoff, "BOMBARD": fleet.read_bombard,
+    "OFFLOAD": fleet.read_offload,
     "DEPTH": subs.read_depth, "SUBATTACK": subs.read_subattack, "ASW": subs.read_asw, "DIVE": subs.read_dive,
     "ANCHOR": lambda own, words: fleet.read_anchor(own, words, weigh=False),
     "WEIGH": lambda own, words: fleet.read_anchor(own, words, weigh=True),

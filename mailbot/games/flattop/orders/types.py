@@ -237,6 +237,14 @@ class Tow:
 
 
 @dataclass(frozen=True)
+class Offload:
+    """Seed 003, Survivors: "Each cripple can offload one factor per turn to another ship in its TF"."""
+
+    cripple: str
+    rescuer: str
+
+
+@dataclass(frozen=True)
 class Bombard:
     """Reference A.11.7: the TF's cruisers (and DDs, seed 003 19.9.4) shell the enemy base in its hex."""
 
@@ -318,6 +326,7 @@ FtOrder = (
     | FireAt
     | Rescue
     | Bombard
+    | Offload
     | Tow
     | SetDepth
     | SubAttack
@@ -425,6 +434,8 @@ def _standing_text(order: FtOrder) -> str:
             return f"RESCUE TF{tf}"
         case Bombard(tf):
             return f"BOMBARD TF{tf}"
+        case Offload(cripple, rescuer):
+            return f"OFFLOAD {cripple.replace(' ', '-')} TO {rescuer.replace(' ', '-')}"
         case Tow(tower, towed):
             name = tower.replace(" ", "-")
             return f"TOW {name} {towed.replace(' ', '-')}" if towed else f"CASTOFF {name}"
