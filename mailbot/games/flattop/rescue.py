@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.survivors import (
     Aboard,
@@ -33,7 +34,7 @@ from mailbot.games.flattop.combat.survivors import (
 from mailbot.games.flattop.orders.types import Offload, Rescue
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.turn import Turn
-from mailbot.games.flattop.units import Side
+from mailbot.games.flattop.units import Altitude, Side
 from mailbot.games.flattop.victory import VictoryRules, VpEntry
 
 
@@ -142,6 +143,28 @@ def sightings(turn: Turn) -> None:
                 whose = "friendly" if group.nationality is side else "enemy"
                 turn.tell(
                     side, "survivors", f"{group.factors} {whose} survivor factor(s) in the water at {where}"
+                )
+
+
+def air_sightings(turn: Turn) -> None:
+    """Seed 003: survivors are observed "by aircraft at low altitude that spend half of their MP
+    (rounded down) in the hex (number of survivors not reported, merely their presence.)"; an AF
+    that failed a shadowing attempt sees none (11.7). MP spent: ``Flight.mp_in``."""
+    st = turn.state
+    for flight in turn.flights:
+        if flight.altitude is not Altitude.LOW or (flight.side, flight.number) in turn.blind:
+            continue
+        formation = next((a for a in st.own_air(flight.side) if a.number == flight.number), None)
+        if formation is None:
+            continue
+        mp = air_ops.mf(st, formation)
+        for group in st.survivors:
+            spent = flight.mp_in(group.hex)
+            seen = may_observe(group, st.turn, observer="low-air", mp_spent=spent, mp=mp, table=table(st))
+            if seen:
+                where = st.scenario.map.hex_id(group.hex)
+                turn.tell(
+                    flight.side, "survivors", f"AF{flight.number} sighted survivors in the water at {where}"
                 )
 
 

@@ -124,6 +124,7 @@ def resolve_turn(
         run_intercepts(turn, side)
     observe_all(turn)
     _record_knowledge(turn)
+    rescue.air_sightings(turn)
     shelled = bombardments(turn)  # A.11.7: surface combat against the base in the hex
     battle = declare(turn)
     if battle is not None:

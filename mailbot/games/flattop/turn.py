@@ -31,6 +31,11 @@ class Flight:
     number: int
     path: tuple[Hex, ...]
     altitude: Altitude
+    lingered: tuple[tuple[Hex, int], ...] = ()  # extra MP spent in a hex of the path (search "+n")
+
+    def mp_in(self, h: Hex) -> int:
+        """MP spent in ``h``: one for each time the AF entered it, plus the extra MP spent there."""
+        return sum(1 for x in self.path[1:] if x == h) + sum(n for x, n in self.lingered if x == h)
 
 
 @dataclass

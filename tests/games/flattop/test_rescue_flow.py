@@ -106,3 +106,16 @@ def test_a_cripple_offloads_one_survivor_factor_an_hour_to_a_ship_of_her_tf(data
     assert "Hammann took 1 survivor factor(s) off Astoria" in told(first, Side.ALLIED)
     second = resolve(first.state, {"allied": ["OFFLOAD Astoria TO Hammann"]}, {})
     assert [a.factors for a in second.state.aboard if a.ship == "Hammann"] == [2]
+
+
+def test_low_aircraft_that_spend_half_their_mp_in_the_hex_see_survivors_there(data: dict[str, Any]) -> None:
+    """Seed 003: survivors are observed "by aircraft at low altitude that spend half of their MP
+    (rounded down) in the hex (number of survivors not reported, merely their presence.)"."""
+    state = sunk_cruiser(data)
+    first = resolve(state, {}, {"ft.survivors.t1.japanese/survivors Myoko": [6]})
+    (group,) = first.state.survivors
+    where = first.state.scenario.map.hex_id(group.hex)
+    lingering = resolve(first.state, {"allied": [f"SEARCH AF2 FROM TF1 1 Wildcat PATH {where}+4"]}, {})
+    assert f"AF2 sighted survivors in the water at {where}" in told(lingering, Side.ALLIED)
+    passing = resolve(first.state, {"allied": [f"SEARCH AF2 FROM TF1 1 Wildcat PATH {where}"]}, {})
+    assert not any("AF2 sighted survivors" in line for line in told(passing, Side.ALLIED))

@@ -266,7 +266,8 @@ def _after_search(turn: Turn, side: Side, order: Search, outcome: SearchOutcome)
         return
     stacks = tuple(replace(s, altitude=outcome.altitude) for s in formation.stacks)
     put(turn, formation, replace(formation, hex=outcome.path[-1], stacks=stacks, searching=True))
-    turn.flights.append(Flight(side, order.af, outcome.path, outcome.altitude))
+    lingered = tuple((leg.hex, leg.extra) for leg in order.legs if leg.extra and leg.hex in outcome.path)
+    turn.flights.append(Flight(side, order.af, outcome.path, outcome.altitude, lingered))
     name = turn.state.scenario.map.hex_id
     route = " ".join(name(h) for h in outcome.path)
     seen = len({(u.hex, u.kind) for u in outcome.updates})
