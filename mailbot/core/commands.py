@@ -50,6 +50,7 @@ _SUBJECT_PREFIX = re.compile(r"^\s*((re|fwd?|aw|sv|wg|tr)\s*(\[\d+\])?\s*:\s*|\[
 # Zero-width characters and BOMs that clients and copy-and-paste leave in a line.
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u00ad"))
 END_WORDS = frozenset({"END", "ENDORDERS", "END ORDERS"})
+_SEALED_SUBJECT = re.compile(r"^(?:[A-Za-z]+\s+)*?(?P<label>[A-Za-z][\w-]*)\s+number$", re.IGNORECASE)
 
 
 def clean_subject(subject: str) -> str:
@@ -85,6 +86,9 @@ def read_commands(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> 
     body = body.translate(_INVISIBLE)
     body_lines = [Line(n, text.rstrip()) for n, text in enumerate(body.splitlines(), start=1)]
     body_reading = _read_body(body_lines, specs)
+    sealed = _sealed_by_subject(clean_subject(subject), body_lines, specs)
+    if sealed is not None and not body_reading.commands:
+        return Reading((sealed,), ())
     keyword, args = _split(clean_subject(subject))
     if body_reading.commands or keyword not in specs:
         return body_reading
@@ -94,6 +98,21 @@ def read_commands(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> 
         return Reading((Command(spec.name, args, 0, clean_subject(subject), block),), ())
     subject_command = Command(spec.name, args, 0, clean_subject(subject))
     return Reading((subject_command,), body_reading.unknown)
+
+
+def _sealed_by_subject(subject: str, lines: list[Line], specs: Mapping[str, CommandSpec]) -> Command | None:
+    """A letter whose subject is "<label> number" and whose body is that number seals it, as seed 003
+    has it for surface combat: "it should be sent in a separate message with "Surface BHT number" as
+    the header"; read as ``SEAL <label> <number>`` (the word before "number" is the label)."""
+    match = _SEALED_SUBJECT.match(subject)
+    if match is None or "SEAL" not in specs:
+        return None
+    numbers = [line for line in lines if line.text.strip()]
+    if not numbers or not numbers[0].text.strip().isdigit():
+        return None
+    first = numbers[0]
+    label, value = match["label"].upper(), first.text.strip()
+    return Command("SEAL", (label, value), first.number, f"SEAL {label} {value} (subject: {subject})")
 
 
 def _read_body(lines: list[Line], specs: Mapping[str, CommandSpec]) -> Reading:

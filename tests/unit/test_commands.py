@@ -64,3 +64,17 @@ def test_block_in_subject_takes_the_whole_body() -> None:
 def test_keyword_with_colon_is_accepted() -> None:
     reading = read_commands("", "Ping: please", SPECS)
     assert reading.commands[0].name == "PING"
+
+
+def test_a_letter_headed_surface_bht_number_seals_the_number_in_its_body() -> None:
+    """Seed 003, 19: the BHT number "should be sent in a separate message with "Surface BHT
+    number" as the header, so the opponent will know not to open it"."""
+    from mailbot.core.commands import index_specs, read_commands
+    from mailbot.services.mailgame import PLAYER_COMMANDS
+
+    specs = index_specs(PLAYER_COMMANDS)
+    reading = read_commands("Re: Surface BHT number", "4\n\n> quoted text\n", specs)
+    (command,) = reading.commands
+    assert (command.name, command.args) == ("SEAL", ("BHT", "4"))
+    assert read_commands("Surface BHT number", "SEAL BHT 5\n", specs).commands[0].args == ("BHT", "5")
+    assert read_commands("a phone number", "call me\n", specs).commands == ()

@@ -68,8 +68,9 @@ SURFACE_SYNTAX = {
         "DD and APD in the gunnery line, the rest screened.",
     ),
     "bht": (
-        "Send your secret BHT number 1-6 sealed: SEAL BHT 4 (the enemy sees only that it arrived;",
-        "both are opened when both are in; the round's BHT is their sum). Silent: 3.",
+        "Send your secret BHT number 1-6 sealed: SEAL BHT 4, or a letter headed \"Surface BHT number\"",
+        "with the number as its body (the enemy sees only that it arrived; both are opened when both",
+        "are in; the round's BHT is their sum). Silent: 3.",
     ),
     "gunnery": (
         "Gunnery (seed 003, 19: a ship never splits her fire): FIRE <your ship> AT <enemy number>",
