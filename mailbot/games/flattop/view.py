@@ -68,7 +68,7 @@ SURFACE_SYNTAX = {
         "DD and APD in the gunnery line, the rest screened.",
     ),
     "bht": (
-        "Send your secret BHT number 1-6 sealed: SEAL BHT 4, or a letter headed \"Surface BHT number\"",
+        'Send your secret BHT number 1-6 sealed: SEAL BHT 4, or a letter headed "Surface BHT number"',
         "with the number as its body (the enemy sees only that it arrived; both are opened when both",
         "are in; the round's BHT is their sum). Silent: 3.",
     ),
