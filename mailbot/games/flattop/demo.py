@@ -1,62 +1,397 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A scripted Flat Top player for the by-mail demo (coral-sea-demo scenario).
 
-:func:`flattop_orders` reads the side's own report letter (the text part of
-the package's ``templates/report.txt.j2``) and answers with order lines in the
-normalised syntax of :mod:`mailbot.games.flattop.orders.parse`. It knows only what
-a player knows: its own units, its contacts and the storms printed in the
-report, plus a staff guess of where the enemy carriers were last seen
-historically (each side's opening search sector). Over three turns each side
-sends search flights from its carrier TF toward that sector, routed around
-storms; once a contact is in the report the searchers close on it. So the two
-sides find each other and get different reports.
+:func:`flattop_orders` reads the side's own letter (the text part of the package's
+``templates/report.txt.j2``, as mail brings it: wrapped at 72 columns, CRLF line
+ends) and answers with lines in the normalised syntax of
+:mod:`mailbot.games.flattop.orders.parse` and :mod:`mailbot.games.flattop.orders.combat`.
+It knows only what a player knows: its own units, its contacts, the storms and
+winds printed in the report, the factors printed on its own counters
+(:data:`CARRIERS`, :data:`PLANES`) and a staff guess of where the enemy carriers
+are (each side's opening search sector, :data:`SECTOR`).
 
-Pure: no I/O; the only state is the report text and the turn number.
+How it plays, as a careful carrier admiral would:
+
+- readying: every plane in the Readying box goes to the Ready box as the
+  Readying Factor allows, bombers armed (GP, AP, TORPEDO), fighters as CAP;
+- search: pairs of planes fly to the newest ships contact and round the hexes
+  next to it, or with no contact to the sector and upwind of it (carriers steam
+  into the wind to fly, standard 6.10); one pair keeps a contact, two look
+  for the enemy; each flies home while its range allows;
+- strike: when a ships contact (carriers first) is within reach of an armed
+  plane type in the Ready box (at least :data:`MIN_STRIKE` factors), and the
+  strike can be home before nightfall, it takes off (a normal launch, AF21 and
+  up so it never clashes with a searcher) and flies to the contact as an armed
+  search with ``IF SHIPS ATTACK``, so a target that moved a hex is still found;
+  afterwards it flies home;
+- the strike step (``T<n>.strike``): every AF that declared an attack is aimed
+  at one ship named in the precise makeup (seed 003, 15 LI 1): the best type
+  present, the damaged one of that type if the makeup says so, never a ship
+  "dead in the water" while another is left (LI 4: a doomed ship may only be
+  slow to sink);
+- the losses step (``T<n>.losses``): the enemy types present are ranked
+  bombers first (15 LI 3), since they are what threatens the carriers;
+- storms (standard 6.6, 6.8): no plane flies into one, so nothing takes off
+  from carriers caught in a storm, and planes fly home around storms; while
+  their carriers sit in one they wait, and divert to another carrier or a land
+  base when they must land and can still reach it;
+- nightfall: nothing takes off, everything aloft flies home.
+
+Launches begin their path with the hex one step into the wind: a carrier TF that
+launches or lands more than its Minimum LF turns into the wind (standard 6.10),
+and from either hex that path is legal.
+
+Pure: no I/O; the only state is the letter's text and the step key.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mailbot.core.demo import DemoScript, orders
-from mailbot.games.flattop.map.hexes import STANDARD_LAYOUT, Hex, distance, hex_id, neighbours, parse_hex_id
+from mailbot.games.flattop.map.hexes import (
+    STANDARD_LAYOUT,
+    Direction,
+    Hex,
+    distance,
+    hex_id,
+    neighbours,
+    parse_direction,
+    parse_hex_id,
+    parse_roman,
+    step,
+)
 
 #: each side's search sector: where its staff expects the enemy carriers (the scenario's start hexes)
 SECTOR = {"allied": "VII-E34", "japanese": "VI-N36"}
-PLANE = {"allied": "Dauntless", "japanese": "Zero"}
-MF = {"Dauntless": 9, "Zero": 10}  # planes.toml (design defaults)
-CARRIER_TF = "TF1"
+SEARCH_PLANE = {"allied": "Dauntless", "japanese": "Zero"}
+DECEPTION = {"allied": "DECEPTION RANDOM", "japanese": "DECEPTION MAXIMAL"}
+CARRIER_TF = 1
+FIRST_STRIKE_AF = 21  # strikes are AF21 and up, searchers AF1-AF20: the numbers never clash
+LAST_AF = 35  # standard 14: AFs are numbered 1-35 per side
+MIN_STRIKE = 10  # fewer armed factors would melt in a carrier group's AA (34 factors in TF 17)
+LAST_LIGHT = 19  # the first night hour (tables/time.toml): strikes are home before it
+SEARCH_LAST_HOUR = 16  # no new searcher takes off after this hour
 
-_AF = re.compile(r"^\s+AF(\d+) at (\S+), (high|low), .*, MF (\d+), range left (-?\d+)", re.MULTILINE)
-_TF = re.compile(r"^\s+TF(\d+) at (\S+),", re.MULTILINE)
-_CONTACT = re.compile(r"^\s+D\d+ \d{4} (\S+) ships condition (\d)", re.MULTILINE)
-_STORMS = re.compile(r"^Storms: (.*)$", re.MULTILINE)
+
+@dataclass(frozen=True)
+class PlaneData:
+    movement: int  # MF
+    range: int  # turns aloft
+    load: str = ""  # what READY arms it with ("" = a fighter, unarmed)
 
 
-@dataclass
+#: own plane counters (tables/planes.toml, design defaults): MF, range, the load READY gives
+PLANES: Mapping[str, PlaneData] = {
+    "Dauntless": PlaneData(9, 6, "GP"),
+    "Devastator": PlaneData(6, 5, "TORPEDO"),
+    "Wildcat": PlaneData(8, 6),
+    "Val": PlaneData(9, 7, "AP"),
+    "Kate": PlaneData(7, 7, "TORPEDO"),
+    "Zero": PlaneData(10, 8),
+}
+
+
+@dataclass(frozen=True)
+class CarrierData:
+    launch: int  # normal LF
+    launch_min: int  # minimum LF
+    readying: int  # Readying Factor
+
+
+#: own carrier counters (tables/ships.toml [classes], reference A.14)
+CARRIERS: Mapping[str, CarrierData] = {
+    "Yorktown": CarrierData(11, 3, 9),
+    "Lexington": CarrierData(12, 3, 8),
+    "Shokaku": CarrierData(10, 3, 8),
+    "Zuikaku": CarrierData(10, 3, 8),
+}
+#: LF lost per hit, normal and minimum (tables/damage.toml launch_loss)
+LF_LOSS = {"CV": (3, 1), "CVL": (2, 1)}
+#: the enemy types to destroy first (15 LI 3): torpedo bombers, dive bombers, then fighters
+RANK_FIRST = {"allied": ("Kate", "Val", "Zero"), "japanese": ("Devastator", "Dauntless", "Wildcat")}
+#: ship types in the order the script aims at them (combat.battle.DEFAULT_PRIORITY)
+TARGET_TYPES = ("CV", "CVL", "BB", "CA", "CAV", "AV", "CL", "AP", "AO", "APD", "DD", "PG")
+#: own bases that take carrier planes (LP, the scenario's base list), for planes that cannot reach a carrier
+LP_BASES = {"allied": ("Port Moresby",), "japanese": ("Rabaul", "Lae", "Gasmata", "Kavieng")}
+DEAD = "dead in the water"
+
+# --- reading the letter ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stack:
+    count: int
+    plane: str
+    load: str = ""  # "" unarmed, else the order word: GP, AP, TORPEDO
+
+
+@dataclass(frozen=True)
+class OwnShip:
+    type: str
+    name: str
+    hits: int = 0
+
+
+@dataclass(frozen=True)
+class OwnTF:
+    number: int
+    hex: Hex
+    ships: tuple[OwnShip, ...] = ()
+    boxes: Mapping[str, tuple[Stack, ...]] = field(default_factory=dict)  # "ready", "readying", ...
+    speed: int = 0
+
+    @property
+    def carriers(self) -> tuple[OwnShip, ...]:
+        return tuple(s for s in self.ships if s.type in LF_LOSS)
+
+
+@dataclass(frozen=True)
+class OwnAF:
+    number: int
+    hex: Hex
+    stacks: tuple[Stack, ...]
+    mf: int
+    range_left: int
+    origin: str
+
+    @property
+    def armed(self) -> bool:
+        return any(s.load for s in self.stacks)
+
+    @property
+    def factors(self) -> int:
+        return sum(s.count for s in self.stacks)
+
+
+@dataclass(frozen=True)
+class Contact:
+    when: tuple[int, int]  # (day, hour)
+    hex: Hex
+    kind: str  # ships | planes
+    condition: int
+    text: str
+
+    @property
+    def carriers(self) -> bool:
+        return "carrier" in self.text
+
+
+@dataclass(frozen=True)
 class Report:
-    tfs: dict[int, Hex] = field(default_factory=dict)
-    air: dict[int, tuple[Hex, int, int]] = field(default_factory=dict)  # AF -> hex, MF, range left
-    ships: list[Hex] = field(default_factory=list)
+    when: tuple[int, int] = (0, 0)  # the turn to play: (day, hour)
+    night: bool = False
+    tfs: Mapping[int, OwnTF] = field(default_factory=dict)
+    air: Mapping[int, OwnAF] = field(default_factory=dict)
+    bases: Mapping[str, Hex] = field(default_factory=dict)
+    contacts: tuple[Contact, ...] = ()
     storms: frozenset[Hex] = frozenset()
+    winds: Mapping[int, Direction] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Makeup:
+    """One "declared an attack" line of a strike letter (seed 003, 15 LI 1)."""
+
+    afs: tuple[int, ...]
+    hex: str
+    tfs: Mapping[str, str]  # TF letter -> "2 CV (one smoking), 2 CA and 6 DD"
+    labels: tuple[str, ...]
+
+
+_LABEL = r"(?:[A-Z]-[A-Z]+\d+|BASE)"
+_NOW = re.compile(r"game time D(\d+) (\d\d)\d\d( \(night\))?")
+_TF = re.compile(r"TF(\d+) at (\S+), speed (\d+), plot .*? ships: (.*?)(?: planes: (.*?))?(?= TF\d+ at |$)")
+_SHIP = re.compile(r"(\w+) (.+?)(?: \((\d+)/\d+ hits\))?$")
+_STACK = re.compile(r"(\d+) (\S+)(?: \((\w+)\))?$")
+_AF = re.compile(r"AF(\d+) at (\S+), \w*, (.*?), MF (\d+), range left (-?\d+) turn\(s\), from (\S+)")
+_BASE = re.compile(r"^  (\S[^:\n]*?) at ([IVX]+-[A-Z]{1,2}\d+):", re.MULTILINE)
+_CONTACT = re.compile(
+    r"D(\d+) (\d\d)\d\d (\S+) (\w+) condition (\d) by [^:]+: (.*?)(?= D\d+ \d{4} \S+ \w+ condition |$)"
+)
+_WIND = re.compile(r"([IVX]+) ([NSEW]{1,2})\b")
+_MAKEUP = re.compile(
+    r"((?:AF\d+ )+)declared an attack at (\S+)\. Precise makeup \(seed 003, 15\): (.*?)\. "
+    rf"Targets you may name: ({_LABEL}(?: {_LABEL})*)"
+)
+_LOSSES = re.compile(
+    r"(BASE [^:]+|\S+): enemy aircraft destroyed there; the types present were (.*?): send RANK"
+)
+
+
+def _section(text: str, head: str, *ends: str) -> str:
+    """The text after ``head`` up to the first of ``ends``, its whitespace collapsed (undoes wrapping)."""
+    start = text.find(head)
+    if start < 0:
+        return ""
+    body = text[start + len(head) :]
+    cut = min((i for i in (body.find(end) for end in ends) if i >= 0), default=len(body))
+    return " ".join(body[:cut].split())
+
+
+def _hexes(words: str) -> frozenset[Hex]:
+    return frozenset(h for w in words.split() if (h := parse_hex_id(w)) is not None)
+
+
+def read_stacks(text: str) -> tuple[Stack, ...]:
+    """``12 Wildcat, 24 Dauntless (GP)`` as stacks; the load as its order word."""
+    stacks = []
+    for item in text.split(", "):
+        if found := _STACK.match(item.strip()):
+            stacks.append(Stack(int(found[1]), found[2], (found[3] or "").upper()))
+    return tuple(stacks)
+
+
+def read_boxes(text: str) -> dict[str, tuple[Stack, ...]]:
+    """``readying: 8 Devastator; ready: 12 Wildcat`` -> {"readying": ..., "ready": ...}."""
+    boxes = {}
+    for part in text.split("; "):
+        box, _, items = part.partition(": ")
+        if items:
+            boxes[box.strip()] = read_stacks(items)
+    return boxes
+
+
+def _ships(text: str) -> tuple[OwnShip, ...]:
+    found = (_SHIP.match(part.strip()) for part in text.split(", "))
+    return tuple(OwnShip(m[1], m[2], int(m[3] or 0)) for m in found if m)
+
+
+def _task_forces(text: str) -> dict[int, OwnTF]:
+    tfs = {}
+    for number, where, speed, ships, planes in _TF.findall(_section(text, "Task forces:", "\nBases:")):
+        if (h := parse_hex_id(where)) is not None:
+            tfs[int(number)] = OwnTF(int(number), h, _ships(ships), read_boxes(planes), int(speed))
+    return tfs
+
+
+def _air(text: str) -> dict[int, OwnAF]:
+    air = {}
+    section = _section(text, "Air formations aloft:", "\nContacts (")
+    for number, where, planes, mf, left, origin in _AF.findall(section):
+        if (h := parse_hex_id(where)) is not None:
+            air[int(number)] = OwnAF(int(number), h, read_stacks(planes), int(mf), int(left), origin)
+    return air
+
+
+def _contacts(text: str) -> tuple[Contact, ...]:
+    section = _section(text, "by kind of observer):", "\n\n", "\nCombat results table")
+    return tuple(
+        Contact((int(day), int(hour)), h, kind, int(condition), words)
+        for day, hour, where, kind, condition, words in _CONTACT.findall(section)
+        if (h := parse_hex_id(where)) is not None
+    )
+
+
+def _winds(text: str) -> dict[int, Direction]:
+    winds = {}
+    for numeral, word in _WIND.findall(_section(text, "Winds:", "\nCloud markers", "\n\n")):
+        number, toward = parse_roman(numeral), parse_direction(word)
+        if number is not None and toward is not None:
+            winds[number] = toward
+    return winds
+
+
+def unix_lines(text: str) -> str:
+    """Mail comes with CRLF line ends; the sections are found by their blank lines."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def read_report(text: str) -> Report:
-    """The few facts the script needs from a report letter (own units only, contacts, storms)."""
-    report = Report()
-    for number, where in _TF.findall(text):
-        if (h := parse_hex_id(where)) is not None:
-            report.tfs[int(number)] = h
-    for number, where, _, mf, left in _AF.findall(text):
-        if (h := parse_hex_id(where)) is not None:
-            report.air[int(number)] = (h, int(mf), int(left))
-    report.ships = [h for where, _ in _CONTACT.findall(text) if (h := parse_hex_id(where)) is not None]
-    storms = _STORMS.search(text)
-    words = storms[1].split() if storms and storms[1] != "none" else []
-    report.storms = frozenset(h for w in words if (h := parse_hex_id(w)) is not None)
-    return report
+    """The facts the script needs from a report letter (own units, contacts, storms, winds)."""
+    text = unix_lines(text)
+    now = _NOW.search(text)
+    start = text.find("\nBases:")
+    listed = _BASE.findall(text[start : text.find("\nAir formations", start)]) if start >= 0 else []
+    bases = {name: h for name, where in listed if (h := parse_hex_id(where)) is not None}
+    return Report(
+        when=(int(now[1]), int(now[2])) if now else (0, 0),
+        night=bool(now and now[3]),
+        tfs=_task_forces(text),
+        air=_air(text),
+        bases=bases,
+        contacts=_contacts(text),
+        storms=_hexes(_section(text, "Storms:", "\n\n")),
+        winds=_winds(text),
+    )
+
+
+def read_makeups(text: str) -> tuple[Makeup, ...]:
+    """Every precise makeup of a strike letter: the AFs, the hex, each TF's makeup, the labels."""
+    found = []
+    for afs, where, makeup, labels in _MAKEUP.findall(" ".join(text.split())):
+        tfs = dict(re.findall(r"TF ([A-Z]): ([^;]*)", makeup))
+        numbers = tuple(int(af[2:]) for af in afs.split())
+        found.append(Makeup(numbers, where, tfs, tuple(labels.split())))
+    return tuple(found)
+
+
+def read_losses(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The loss rankings a letter asks for (15 LI 3): (place label, the types present)."""
+    pairs = _LOSSES.findall(" ".join(text.split()))
+    return tuple((label, tuple(p.strip() for p in planes.split(","))) for label, planes in pairs)
+
+
+# --- the strike and losses steps ---------------------------------------------------------------
+
+
+def _damage(entry: str, ship_type: str) -> tuple[int, int, int]:
+    """(ships, damaged, dead in the water) of one type in a TF's makeup ``2 CV (one smoking)``."""
+    words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+    found = re.search(rf"(\d+) {ship_type}(?: \(([^)]*)\))?(?:,| and|$)", entry)
+    if found is None:
+        return 0, 0, 0
+    counts = {w: n for n, w in enumerate(words)}
+    damaged = dead = 0
+    for part in (found[2] or "").split(", "):
+        number, _, state = part.partition(" ")
+        n = counts.get(number, int(number) if number.isdigit() else 0)
+        damaged += n
+        dead += n if state == DEAD else 0
+    return int(found[1]), damaged, dead
+
+
+def choose_target(makeup: Makeup) -> str:
+    """The label to aim every AF of ``makeup`` at: the first type of :data:`TARGET_TYPES` present
+    with a ship not dead in the water; of that type the damaged one still moving, else the first.
+
+    Labels number a TF's ships of one type from the least hit up (``combat.battle.label_target``),
+    so with ``n`` ships of which ``d`` are dead in the water, ship ``n - d`` is the worst hit afloat.
+    """
+    for ship_type in TARGET_TYPES:
+        for letter, entry in sorted(makeup.tfs.items()):
+            ships, damaged, dead = _damage(entry, ship_type)
+            if ships - dead <= 0:
+                continue
+            pick = ships - dead if damaged > dead else 1
+            label = f"{letter}-{ship_type}{pick}"
+            if label in makeup.labels:
+                return label
+    return makeup.labels[0] if makeup.labels else "BASE"
+
+
+def strike_orders(text: str) -> list[str]:
+    """TARGET lines for every AF that declared an attack; PRIORITY if the letter names none."""
+    lines = [f"TARGET AF{af} {choose_target(m)}" for m in read_makeups(text) for af in m.afs]
+    return lines or ["PRIORITY " + " ".join(TARGET_TYPES)]
+
+
+def rank_orders(seat: str, text: str) -> list[str]:
+    """RANK lines: the enemy types present, bombers first (15 LI 3)."""
+    first = RANK_FIRST.get(seat, ())
+    lines = []
+    for label, planes in read_losses(text):
+        ranked = sorted(planes, key=lambda p: (first.index(p) if p in first else len(first), p))
+        # A base's label has spaces: its ranking is sent for every place (RANK <types>).
+        lines.append(" ".join(["RANK", *([label] if " " not in label else []), *ranked]))
+    return list(dict.fromkeys(lines)) or ["RANK " + " ".join(first)]
+
+
+# --- flying ------------------------------------------------------------------------------------
 
 
 def route(start: Hex, goal: Hex, storms: frozenset[Hex], limit: int) -> list[Hex]:
@@ -74,61 +409,303 @@ def route(start: Hex, goal: Hex, storms: frozenset[Hex], limit: int) -> list[Hex
     while end != start:
         path.append(end)
         end = before[end]  # type: ignore[assignment]
-    return list(reversed(path))[:limit]
+    return list(reversed(path))[: max(limit, 0)]
 
 
 def _distance_key(h: Hex, goal: Hex) -> tuple[int, int, int]:
     return distance(h, goal), h.col, h.row
 
 
-def _path_text(path: list[Hex], linger: int) -> str:
-    words = [hex_id(h) for h in path]
-    if words and linger:
-        words[-1] += f"+{linger}"  # seed 003, 7.3: spend the spare MP for more rolls at the end
-    return " ".join(words)
+def sweep(start: Hex, goal: Hex, storms: frozenset[Hex], mp: int) -> list[Hex]:
+    """``mp`` hexes: toward ``goal`` around storms, then round the hexes next to it, since what was
+    seen there last turn may have moved a hex (a TF turning into the wind, standard 6.10)."""
+    path = route(start, goal, storms, mp)
+    if (path[-1] if path else start) != goal:
+        return path
+    for h in (*neighbours(goal), *neighbours(goal)[:1]):
+        if len(path) >= mp or h in storms or not STANDARD_LAYOUT.on_board(h):
+            break
+        path.append(h)
+    return path
 
 
-def _launch(seat: str, report: Report, af: int, goal: Hex) -> list[str]:
-    start = report.tfs.get(int(CARRIER_TF[2:]))
-    if start is None:
+def _path_text(path: Sequence[Hex]) -> str:
+    return " ".join(hex_id(h) for h in path)
+
+
+def into_the_wind(report: Report, tf: OwnTF) -> Hex | None:
+    """The hex one step into the wind from ``tf`` (standard 6.10), None when no plane may fly there."""
+    sectors = STANDARD_LAYOUT.sectors_of(tf.hex)
+    wind = report.winds.get(sectors[0].numeral) if sectors else None
+    if wind is None:
+        return None
+    there = step(tf.hex, wind.opposite)
+    return there if STANDARD_LAYOUT.on_board(there) and there not in report.storms else None
+
+
+def launch_path(report: Report, tf: OwnTF, goal: Hex, mp: int) -> list[Hex]:
+    """A take-off path of ``mp`` hexes toward ``goal`` that is legal whether or not the TF turns into
+    the wind first: it starts in the hex into the wind (a step from the TF, staying put from there)."""
+    wind = into_the_wind(report, tf)
+    if wind is None:
         return []
-    plane = PLANE[seat]
-    path = route(start, goal, report.storms, MF[plane])
-    if not path:
-        return []
-    linger = MF[plane] - len(path)
-    return [f"SEARCH AF{af} FROM {CARRIER_TF} 2 {plane} PATH {_path_text(path, linger)} IF SHIPS CLOSE 2"]
+    return [wind, *sweep(wind, goal, report.storms, mp - 1)]
 
 
-def _fly_on(report: Report, af: int, goal: Hex) -> list[str]:
-    here, mf, _ = report.air[af]
-    path = route(here, goal, report.storms, mf)
-    if not path:
-        return [f"SEARCH AF{af} PATH {hex_id(here)}+{mf - 1}"] if mf > 1 else []
-    return [f"SEARCH AF{af} PATH {_path_text(path, mf - len(path))} IF SHIPS CLOSE 3"]
+def turns_to_fly(d: int, mf: int) -> int:
+    return max(math.ceil(d / mf), 0) if mf > 0 else 99
 
 
-def flattop_orders(seat: str, step_key: str, report_text: str, turn: int) -> list[str]:
-    """Order lines for ``seat`` in step ``step_key`` (turn ``turn``) after reading its report."""
-    if seat not in SECTOR or not step_key.endswith(".orders"):
-        return ["HOLD"]
-    report = read_report(report_text)
+def may_go_on(af: OwnAF, goal: Hex, home: Hex) -> bool:
+    """Whether ``af`` may fly on toward ``goal`` this turn and still be home with a turn to spare."""
+    after = distance(goal, home)
+    if distance(af.hex, goal) > af.mf:  # somewhere on the way: no farther than the farther end
+        after = max(after, distance(af.hex, home))
+    return af.range_left - 1 >= turns_to_fly(after, af.mf) + 1
+
+
+def strike_reach(start: Hex, goal: Hex, plane: PlaneData, hour: int) -> bool:
+    """A normal launch (half MF, less the step into the wind) reaches ``goal`` and is home in range
+    with a turn to spare, before nightfall."""
+    first, d = math.ceil(plane.movement / 2) - 1, distance(start, goal)
+    out = 1 if d <= first else 1 + turns_to_fly(d - first, plane.movement)
+    back = turns_to_fly(d, plane.movement)
+    return out + back + 1 <= plane.range and hour + out + back <= LAST_LIGHT
+
+
+# --- the turn's orders -------------------------------------------------------------------------
+
+
+@dataclass
+class Deck:
+    """What the carrier TF may still do this turn: factors to launch, box moves (Readying Factor)."""
+
+    launch: int
+    minimum: int
+    readying: int
+    numbers: set[int] = field(default_factory=set)  # AF numbers in use (aloft or launched now)
+    landing: int = 0  # factors ordered to land on the TF this turn (they count toward 6.10 too)
+
+    def free(self, low: int, high: int) -> int | None:
+        number = next((n for n in range(low, high + 1) if n not in self.numbers), None)
+        if number is not None:
+            self.numbers.add(number)
+        return number
+
+
+def deck_of(tf: OwnTF, air: Mapping[int, OwnAF]) -> Deck:
+    """The TF's LF and Readying Factor from its carriers' counters, less the LF its hits cost."""
+    launch = minimum = readying = 0
+    for ship in tf.carriers:
+        data = CARRIERS.get(ship.name)
+        if data is None:
+            continue
+        normal_loss, min_loss = LF_LOSS[ship.type]
+        launch += max(0, data.launch - ship.hits * normal_loss)
+        minimum += max(0, data.launch_min - ship.hits * min_loss)
+        readying += data.readying
+    return Deck(launch, minimum, readying, set(air))
+
+
+def _home(seat: str, report: Report, af: OwnAF) -> tuple[str, Hex | None]:
+    """Where ``af`` lands: the carrier TF it came from. No plane may fly into a storm (standard 6.6)
+    and a TF that starts in one cannot move (6.8): while its carriers sit in a storm the AF hopes
+    for it to pass, and takes the nearest other carrier TF or own land base out of the storms when
+    it must head home and can still reach that one (or when its carriers are lost)."""
+    origin = report.tfs.get(int(af.origin[2:])) if re.fullmatch(r"TF\d+", af.origin) else None
+    home = origin if origin is not None and origin.carriers else None
+    places = [(f"TF{tf.number}", tf.hex) for tf in report.tfs.values() if tf.carriers and tf is not home]
+    places += [(name.replace(" ", "-"), h) for name, h in report.bases.items() if name in LP_BASES[seat]]
+    clear = [(word, h) for word, h in places if h not in report.storms]
+    other = min(clear, key=lambda p: (distance(af.hex, p[1]), p[0]), default=None)
+    if home is None:
+        return other or (af.origin, None)
+    must_turn = af.range_left <= turns_to_fly(distance(af.hex, home.hex), af.mf) + 1
+    reaches = other is not None and turns_to_fly(distance(af.hex, other[1]), af.mf) <= af.range_left
+    if home.hex in report.storms and must_turn and reaches and other is not None:
+        return other
+    return f"TF{home.number}", home.hex
+
+
+def _hours(when: tuple[int, int]) -> int:
+    day, hour = when
+    return day * 24 + hour
+
+
+def target_for(report: Report, near: Hex) -> Hex | None:
+    """The ships contact to strike: of those seen in the last two turns carriers first, then the
+    newest, then the nearest; an older contact only when there is no fresh one."""
+    ships = [c for c in report.contacts if c.kind == "ships"]
+    newest = max((_hours(c.when) for c in ships), default=0)
+    best = max(
+        ships,
+        key=lambda c: (_hours(c.when) >= newest - 1, c.carriers, c.when, -distance(near, c.hex)),
+        default=None,
+    )
+    return best.hex if best else None
+
+
+def expected(report: Report, seat: str, number: int) -> Hex:
+    """Where searcher ``number`` looks with no ships contact: the sector, or 4 or 8 hexes upwind of
+    it, since carriers steam into the wind to fly their planes (standard 6.10)."""
     sector = parse_hex_id(SECTOR[seat])
     assert sector is not None
-    goal = report.ships[0] if report.ships else sector
-    lines = ["DECEPTION RANDOM" if seat == "allied" else "DECEPTION MAXIMAL"]
-    for af in sorted(report.air):
-        # The first searcher heads home on turn 3; later ones search on.
-        lines += [f"LAND AF{af} {CARRIER_TF}"] if turn >= 3 and af == 1 else _fly_on(report, af, goal)
-    if turn <= 2:
-        lines += _launch(seat, report, turn, goal)
+    sectors = STANDARD_LAYOUT.sectors_of(sector)
+    wind = report.winds.get(sectors[0].numeral) if sectors else None
+    reach = 4 * ((number - 1) % 3)
+    there = step(sector, wind.opposite, reach) if wind is not None and reach else sector
+    return there if STANDARD_LAYOUT.on_board(there) else sector
+
+
+def flight_orders(seat: str, report: Report, target: Hex | None) -> list[str]:
+    """Each AF aloft: strikes fly at the target and attack, searchers search on, the rest go home."""
+    lines = []
+    for af in sorted(report.air.values(), key=lambda a: a.number):
+        goal = target or expected(report, seat, af.number)
+        place, home = _home(seat, report, af)
+        if home is None:
+            continue  # nowhere to land: it holds (its orders could only be refused)
+        if report.night:
+            lines.append(_homeward(af, place, home, report.storms))
+        elif af.number >= FIRST_STRIKE_AF and af.armed and may_go_on(af, goal, home):
+            lines.append(_search(af, goal, report.storms, "IF SHIPS ATTACK"))
+        elif af.number < FIRST_STRIKE_AF and may_go_on(af, goal, home):
+            lines.append(_search(af, goal, report.storms, "IF SHIPS CLOSE 3"))
+        else:
+            lines.append(_homeward(af, place, home, report.storms))
     return lines
 
 
+def _search(af: OwnAF, goal: Hex, storms: frozenset[Hex], reaction: str) -> str:
+    path = sweep(af.hex, goal, storms, af.mf) or [af.hex]  # boxed in by storms: stay and look again
+    return f"SEARCH AF{af.number} PATH {_path_text(path)} {reaction}"
+
+
+def _homeward(af: OwnAF, place: str, home: Hex, storms: frozenset[Hex]) -> str:
+    """Home around the storms (LAND flies straight and a storm stops it), landing with the MP left:
+    one MP is kept for the last hop, the carriers may have moved a hex since the report."""
+    path = route(af.hex, home, storms, af.mf - 1)
+    if not path:
+        return f"LAND AF{af.number} {place}"
+    return f"FLY AF{af.number} PATH {_path_text(path)} RETURN {place}"
+
+
+def landing_load(lines: Sequence[str], report: Report, place: str) -> int:
+    """Factors ordered to land on ``place`` (they count toward the turn into the wind, 6.10)."""
+    landing = re.compile(rf"(?:LAND AF(\d+) {place}|FLY AF(\d+) .* RETURN {place})$")
+    numbers = (int(m[1] or m[2]) for line in lines if (m := landing.match(line)))
+    return sum(report.air[n].factors for n in numbers if n in report.air)
+
+
+def strike_launches(report: Report, tf: OwnTF, goal: Hex, deck: Deck) -> list[str]:
+    """Every armed bomber type in the Ready box that can reach ``goal``: one normal launch each."""
+    lines = []
+    for stack in sorted(tf.boxes.get("ready", ()), key=lambda s: (-s.count, s.plane)):
+        plane = PLANES.get(stack.plane)
+        if plane is None or not stack.load or not strike_reach(tf.hex, goal, plane, report.when[1]):
+            continue
+        count = min(stack.count, deck.launch, deck.readying)
+        path = launch_path(report, tf, goal, math.ceil(plane.movement / 2))
+        if count < MIN_STRIKE or not path or (number := deck.free(FIRST_STRIKE_AF, LAST_AF)) is None:
+            continue
+        deck.launch, deck.readying = deck.launch - count, deck.readying - count
+        launch = f"FROM TF{tf.number} {count} {stack.plane} {stack.load} NORMAL"
+        lines.append(f"SEARCH AF{number} {launch} PATH {_path_text(path)} IF SHIPS ATTACK")
+    return lines
+
+
+def search_launch(seat: str, report: Report, tf: OwnTF, target: Hex | None, deck: Deck) -> list[str]:
+    """A pair of searchers: a minimum launch (full MF) if the LF allows, else a normal one (half
+    MF). Unarmed planes first, armed ones keep their load for a strike."""
+    plane, count = SEARCH_PLANE[seat], 2
+    stacks = [s for s in tf.boxes.get("ready", ()) if s.plane == plane and s.count >= count]
+    stack = min(stacks, key=lambda s: (s.load != "", s.load), default=None)
+    if stack is None or count > min(deck.launch, deck.readying) or report.when[1] > SEARCH_LAST_HOUR:
+        return []
+    if (number := deck.free(1, FIRST_STRIKE_AF - 1)) is None:
+        return []
+    goal = target or expected(report, seat, number)
+    minimum = count <= deck.minimum
+    mp = PLANES[plane].movement if minimum else math.ceil(PLANES[plane].movement / 2)
+    # Within the Minimum LF the TF holds its hex unless the landings turn it into the wind.
+    turns = count + deck.landing > deck.minimum
+    path = launch_path(report, tf, goal, mp) if turns else sweep(tf.hex, goal, report.storms, mp)
+    if not path:
+        return []
+    deck.readying -= count
+    # The load is named only when the Ready box holds the plane with more than one.
+    loads = {s.load for s in tf.boxes.get("ready", ()) if s.plane == plane}
+    load = f" {stack.load or 'UNARMED'}" if len(loads) > 1 else ""
+    launch = f"FROM TF{tf.number} {count} {plane}{load}" + ("" if minimum else " NORMAL")
+    return [f"SEARCH AF{number} {launch} PATH {_path_text(path)} IF SHIPS CLOSE 2"]
+
+
+def ready_orders(tf: OwnTF, deck: Deck) -> list[str]:
+    """The Readying box to the Ready box with the Readying Factor left: bombers armed, then fighters."""
+    lines = []
+    known = [(s, PLANES[s.plane]) for s in tf.boxes.get("readying", ()) if s.plane in PLANES]
+    for stack, plane in sorted(known, key=lambda pair: (not pair[1].load, pair[0].plane)):
+        count = min(stack.count, deck.readying)
+        if count < 1:
+            continue
+        deck.readying -= count
+        lines.append(f"READY TF{tf.number} {count} {stack.plane}" + (f" {plane.load}" if plane.load else ""))
+    return lines
+
+
+def searching(report: Report, target: Hex | None, seat: str) -> int:
+    """How many searchers aloft search on this turn."""
+    return sum(
+        af.number < FIRST_STRIKE_AF
+        and (home := _home(seat, report, af)[1]) is not None
+        and may_go_on(af, target or expected(report, seat, af.number), home)
+        for af in report.air.values()
+    )
+
+
+def turn_orders(seat: str, report: Report, turn: int) -> list[str]:
+    """A game hour's orders (see the module docstring for the plan)."""
+    tf = report.tfs.get(CARRIER_TF)
+    target = target_for(report, tf.hex) if tf is not None else None
+    lines = [DECEPTION[seat], *flight_orders(seat, report, target)]
+    if tf is None or not tf.carriers:
+        return lines
+    deck = deck_of(tf, report.air)
+    launches: list[str] = []
+    # Nothing takes off into the night, nor from carriers in a storm: it could not land on them.
+    if not report.night and tf.hex not in report.storms:
+        launches = strike_launches(report, tf, target, deck) if target is not None else []
+        # One searcher keeps a contact; two look for the enemy when there is none.
+        if not launches and (turn <= 2 or searching(report, target, seat) < (1 if target else 2)):
+            deck.landing = landing_load(lines, report, f"TF{tf.number}")
+            launches = search_launch(seat, report, tf, target, deck)
+    return [*lines, *launches, *ready_orders(tf, deck)]
+
+
+def turn_of(step_key: str) -> int:
+    """The game turn of a step key ``T<n>.<kind>`` (0 when it has none)."""
+    found = re.match(r"T(\d+)\.", step_key)
+    return int(found[1]) if found else 0
+
+
+def flattop_orders(seat: str, step_key: str, report_text: str, turn: int) -> list[str]:
+    """Order lines for ``seat`` in step ``step_key`` (turn ``turn``) after reading its letter."""
+    if seat not in SECTOR:
+        return ["HOLD"]
+    report_text = unix_lines(report_text)
+    if step_key.endswith(".strike"):
+        return strike_orders(report_text)
+    if step_key.endswith(".losses"):
+        return rank_orders(seat, report_text)
+    if not step_key.endswith(".orders"):
+        return ["HOLD"]
+    return turn_orders(seat, read_report(report_text), turn)
+
+
 def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
-    return orders(step, *flattop_orders(seat, step, text, n + 1))
+    return orders(step, *flattop_orders(seat, step, text, turn_of(step) or n + 1))
 
 
-#: A day and a night, D1 0500 to D2 0600: the night hours after nightfall are played without
+#: A day and a night, D1 0500 to D2 2400: the night hours after nightfall are played without
 #: mail (quiet hours, ``quiet.py``), so each side gets fewer letters than there are hours.
 DEMO = DemoScript("coral-sea-demo", "Demo Flat Top: Coral Sea", _answer, stop_after=None)
