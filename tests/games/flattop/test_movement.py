@@ -301,3 +301,20 @@ def test_movement_table(rules: MovementRules) -> None:
     assert rules.mountain_needs_high and not rules.storm_entry_allowed
     with pytest.raises(GameError, match=r"movement\.toml is malformed"):
         movement_rules({"task_forces": {}})
+
+
+def test_16_10_4_armed_fighters_lose_one_mf() -> None:
+    """Seed 003, 16.10.4 (Addition): "These same plane types have their MF reduced by 1 when armed."
+    (the armed Wildcat, P-38, P-39, P-40, Beaufighter, Zero and Rufe of standard 16.10)."""
+    from mailbot.games.flattop.map.movement import formation_movement
+    from mailbot.games.flattop.map.scenario import plane_types
+    from mailbot.games.flattop.units import AirFactors, AirFormation, Armament, Side
+
+    from .conftest import load_tables
+
+    planes = plane_types(load_tables()["planes"])
+    unarmed = AirFormation(1, Side.JAPANESE, None, (AirFactors("Zero", 2),), "TF1", 1)
+    armed = AirFormation(2, Side.JAPANESE, None, (AirFactors("Zero", 2, armament=Armament.GP),), "TF1", 1)
+    bomber = AirFormation(3, Side.JAPANESE, None, (AirFactors("Val", 2, armament=Armament.AP),), "TF1", 1)
+    assert formation_movement(armed, planes) == formation_movement(unarmed, planes) - 1
+    assert formation_movement(bomber, planes) == planes["Val"].movement

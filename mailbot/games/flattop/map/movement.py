@@ -24,6 +24,7 @@ from typing import Any
 
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat import damage
+from mailbot.games.flattop.combat.bht import armed_mf_penalty
 from mailbot.games.flattop.map.hexes import Direction, Hex, direction, distance, hex_id
 from mailbot.games.flattop.map.scenario import GameTime, Scenario
 from mailbot.games.flattop.units import AirFormation, Altitude, Fact, PlaneType, Ship, TaskForce
@@ -264,8 +265,12 @@ def _step_direction(a: Hex, b: Hex) -> Direction | None:
 
 
 def formation_movement(af: AirFormation, planes: Mapping[str, PlaneType]) -> int:
-    """An AF moves at its slowest plane's MF (standard 14.4)."""
-    return min(planes[stack.plane].movement for stack in af.stacks)
+    """An AF moves at its slowest plane's MF (standard 14.4); seed 003, 16.10.4: the armed fighter
+    types (standard 16.10's list) "have their MF reduced by 1 when armed"."""
+    return min(
+        planes[stack.plane].movement - (armed_mf_penalty(stack.plane) if stack.armament is not None else 0)
+        for stack in af.stacks
+    )
 
 
 def af_movement(af: AirFormation, planes: Mapping[str, PlaneType], rules: MovementRules, turn: int) -> int:
