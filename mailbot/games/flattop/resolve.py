@@ -68,6 +68,7 @@ from mailbot.games.flattop.observation.shadowing import seen_refs
 from mailbot.games.flattop.orders.checks import place_key
 from mailbot.games.flattop.orders.combat import CombatOrder
 from mailbot.games.flattop.orders.types import (
+    AirPolicy,
     Engage,
     Fly,
     FtOrder,
@@ -228,6 +229,17 @@ def _standing_order(turn: Turn, side: Side, order: FtOrder) -> None:
     elif isinstance(order, Priority):
         turn.state = st.with_side(replace(st.side(side), priority=order.types))
         turn.tell(side, "priority", f"Standing target priority: {' '.join(order.types) or 'the default'}")
+    elif isinstance(order, AirPolicy):
+        own = st.side(side)
+        dive = own.cap_dive if order.dive is None else order.dive
+        escorts = own.escort_priority if order.escorts is None else order.escorts
+        turn.state = st.with_side(replace(own, cap_dive=dive, escort_priority=escorts))
+        first = " ".join(escorts) or "the largest groups"
+        turn.tell(
+            side,
+            "air-policy",
+            f"Standing: CAP dives {'yes' if dive else 'no'}; escorts shoot first at {first}",
+        )
     elif isinstance(order, Engage):
         turn.state = st.with_side(replace(st.side(side), engage=order.on))
         turn.tell(side, "surface", f"Standing surface order: {'ENGAGE' if order.on else 'AVOID'}")

@@ -95,6 +95,8 @@ class SideState:
     priority: tuple[str, ...] = ()  # standing target priority (PRIORITY); () = the default order
     ranking: tuple[str, ...] = ()  # standing order of enemy plane types to destroy (RANK)
     engage: bool = True  # standing SURFACE ENGAGE|AVOID (seed 003, 19)
+    cap_dive: bool = True  # standing CAPDIVE YES|NO: CAP dives at low strikes when it may (16.12)
+    escort_priority: tuple[str, ...] = ()  # standing ESCORTS: interceptor types to shoot first (LI 5)
 
 
 @dataclass(frozen=True)
@@ -250,6 +252,8 @@ def _dump_side(s: SideState) -> dict[str, Any]:
         "priority": list(s.priority),
         "ranking": list(s.ranking),
         "engage": s.engage,
+        "cap_dive": s.cap_dive,
+        "escort_priority": list(s.escort_priority),
     }
 
 
@@ -262,6 +266,8 @@ def _load_side(data: Mapping[str, Any]) -> SideState:
         priority=tuple(str(t) for t in data.get("priority", ())),
         ranking=tuple(str(p) for p in data.get("ranking", ())),
         engage=bool(data.get("engage", True)),
+        cap_dive=bool(data.get("cap_dive", True)),
+        escort_priority=tuple(str(p) for p in data.get("escort_priority", ())),
     )
 
 

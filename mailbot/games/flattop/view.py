@@ -47,6 +47,7 @@ SYNTAX = (
     "  SPLIT TF1 <ship> ... AS TF5     MERGE TF5 INTO TF1     ANCHOR TF7     WEIGH TF7     UNLOAD TF7",
     "  RESCUE TF3 (pick up survivors)  TOW <ship> <ship>     CASTOFF <ship>   SURFACE ENGAGE|AVOID",
     "  BOMBARD TF9 (shell the enemy base in its hex after movement)   OFFLOAD <cripple> TO <ship>",
+    "  CAPDIVE YES|NO (CAP dives at low strikes, 16.12)   ESCORTS Zero ... (what escorts shoot first)",
     "Silent sides keep their plots and start no new flights.",
 )
 STRIKE_SYNTAX = (

@@ -139,6 +139,8 @@ def dive(turn: Turn, kit: Kit, cap: list[Flight], attackers: list[Flight], label
     high = sum(sum(s.count for s in f.stacks) for f in attackers if f.altitude is Altitude.HIGH)
     if not low or not cap or any(f.altitude is Altitude.LOW for f in cap):
         return cap
+    if not turn.state.side(cap[0].side).cap_dive:  # "Diving is always voluntary": CAPDIVE NO
+        return cap
     total = sum(sum(s.count for s in f.stacks) for f in cap)
     result = diving_cap(
         total, attackers_low=low, attackers_high=high, dice=turn.dice, label=label, table=kit.cap
@@ -198,6 +200,7 @@ def air_battle(turn: Turn, kit: Kit, sides: tuple[list[Flight], list[Flight]], l
             label=f"{label}.{altitude.value}",
             cloud=cloud,
             night=night,
+            escort_priority=_escort_priority(turn, escorts),
         )
         sky.battles.append(result)
         for roll in result.rolls:
@@ -209,6 +212,12 @@ def air_battle(turn: Turn, kit: Kit, sides: tuple[list[Flight], list[Flight]], l
             formation = own_af(turn, side, number)
             if formation is not None:
                 put(turn, formation, replace(formation, rf_spent=formation.rf_spent + 1))
+
+
+def _escort_priority(turn: Turn, escorts: list[Flight]) -> tuple[str, ...]:
+    """15 LI 5: "the player with the escorts must prioritize the types of interceptor he wishes to
+    shoot at": his standing ESCORTS order (none: the types with most factors first)."""
+    return turn.state.side(escorts[0].side).escort_priority if escorts else ()
 
 
 def _weather(turn: Turn, flights: list[Flight]) -> tuple[bool, bool]:

@@ -90,6 +90,7 @@ from mailbot.games.flattop.orders.checks import (
 from mailbot.games.flattop.orders.combat import read_priority, read_rank
 from mailbot.games.flattop.orders.types import (
     UNARMED,
+    AirPolicy,
     Engage,
     Fly,
     FtOrder,
@@ -130,6 +131,7 @@ WORDS = {
     "SPLIT": "SPLIT", "DETACH": "SPLIT", "MERGE": "MERGE", "JOIN-TF": "MERGE",
     "ANCHOR": "ANCHOR", "WEIGH": "WEIGH", "UNLOAD": "UNLOAD", "RESCUE": "RESCUE",
     "TOW": "TOW", "CASTOFF": "CASTOFF", "BOMBARD": "BOMBARD", "OFFLOAD": "OFFLOAD",
+    "CAPDIVE": "CAPDIVE", "ESCORTS": "ESCORTS",
     "DEPTH": "DEPTH", "SUBATTACK": "SUBATTACK", "SUB-ATTACK": "SUBATTACK", "ASW": "ASW", "DIVE": "DIVE",
 }  # fmt: skip
 POLICIES = {"TRUTHFUL": Deception.TRUTHFUL, "TRUE": Deception.TRUTHFUL, "RANDOM": Deception.RANDOM}
@@ -373,6 +375,17 @@ def _surface_policy(own: Own, words: list[str]) -> Engage:
     return Engage(words[0] == "ENGAGE", standing=True)
 
 
+def _cap_dive(own: Own, words: list[str]) -> AirPolicy:
+    if words not in (["YES"], ["NO"]):
+        raise OrderError(ProblemKind.INVALID, "CAPDIVE reads CAPDIVE YES or CAPDIVE NO (standing, 16.12)")
+    return AirPolicy(dive=words[0] == "YES")
+
+
+def _escorts(own: Own, words: list[str]) -> AirPolicy:
+    """``ESCORTS Zero Rufe``: the interceptor types your escorts shoot at first (15 LI 5)."""
+    return AirPolicy(escorts=read_rank(words, tuple(own.planes)).planes)
+
+
 def _hold(own: Own, words: list[str]) -> Hold:
     if words:
         raise OrderError(ProblemKind.INVALID, "HOLD stands alone")
@@ -386,7 +399,7 @@ _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "SPLIT": fleet.read_split, "MERGE": fleet.read_merge, "UNLOAD": fleet.read_unload,
     "RESCUE": fleet.read_rescue, "SURFACE": _surface_policy, "TOW": fleet.read_tow,
     "CASTOFF": fleet.read_castoff, "BOMBARD": fleet.read_bombard,
-    "OFFLOAD": fleet.read_offload,
+    "OFFLOAD": fleet.read_offload, "CAPDIVE": _cap_dive, "ESCORTS": _escorts,
     "DEPTH": subs.read_depth, "SUBATTACK": subs.read_subattack, "ASW": subs.read_asw, "DIVE": subs.read_dive,
     "ANCHOR": lambda own, words: fleet.read_anchor(own, words, weigh=False),
     "WEIGH": lambda own, words: fleet.read_anchor(own, words, weigh=True),

@@ -237,6 +237,15 @@ class Tow:
 
 
 @dataclass(frozen=True)
+class AirPolicy:
+    """Standing air-combat choices: ``CAPDIVE YES|NO`` (16.12: "Diving is always voluntary") and
+    ``ESCORTS <types>`` (15 LI 5: the interceptor types the escorts shoot at first)."""
+
+    dive: bool | None = None
+    escorts: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Offload:
     """Seed 003, Survivors: "Each cripple can offload one factor per turn to another ship in its TF"."""
 
@@ -327,6 +336,7 @@ FtOrder = (
     | Rescue
     | Bombard
     | Offload
+    | AirPolicy
     | Tow
     | SetDepth
     | SubAttack
@@ -434,6 +444,12 @@ def _standing_text(order: FtOrder) -> str:
             return f"RESCUE TF{tf}"
         case Bombard(tf):
             return f"BOMBARD TF{tf}"
+        case AirPolicy(dive, escorts):
+            return (
+                f"CAPDIVE {'YES' if dive else 'NO'}"
+                if dive is not None
+                else "ESCORTS " + " ".join(escorts or ())
+            )
         case Offload(cripple, rescuer):
             return f"OFFLOAD {cripple.replace(' ', '-')} TO {rescuer.replace(' ', '-')}"
         case Tow(tower, towed):

@@ -125,3 +125,16 @@ def test_an_af_with_no_factor_left_is_gone_after_the_combat_phase() -> None:
     _wiped_out(turn)
     assert all(a.number != 7 for a in turn.state.air)
     assert "AF7 was destroyed" in [e.text for e in turn.events]
+
+
+def test_standing_air_choices_are_read_and_kept() -> None:
+    """16.12: "Diving is always voluntary" (CAPDIVE NO); 15 LI 5: "the player with the escorts must
+    prioritize the types of interceptor he wishes to shoot at" (ESCORTS)."""
+    state = _base()
+    outcome = play(state, {"japanese": ["CAPDIVE NO", "ESCORTS Wildcat"]}, "T2.orders")
+    side = outcome.state.side(Side.JAPANESE)
+    assert (side.cap_dive, side.escort_priority) == (False, ("Wildcat",))
+    (line,) = GAME.parse(state, "japanese", [Line(1, "capdive no")]).accepted
+    assert line.normalised == "CAPDIVE NO"
+    again = GAME.load(GAME.dump(outcome.state)).side(Side.JAPANESE)
+    assert (again.cap_dive, again.escort_priority) == (False, ("Wildcat",))
