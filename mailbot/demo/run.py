@@ -244,7 +244,8 @@ def _quiet_counts(bot: Bot, game_id: int) -> tuple[int, int]:
 
 def _battles(bot: Bot, game_id: int) -> str:
     """``battles: air <a>, surface <s>, sealed values <v>, hours without mail <h>`` for a game
-    that counts its battles (``core.game.Tallied``), else ""."""
+    that counts its battles (``core.game.Tallied``), else "". The line keeps this exact form for
+    scripts that read it; other tallies (submarine fights) show in the letters."""
     with Session(bot.engine) as session:
         game = session.get_one(Game, game_id)
         plugin = bot.games.plugin(game)
@@ -342,7 +343,8 @@ async def play_demo(
         known = ", ".join(d.plugin for d in demos())
         raise MailbotError(f"no demo for {game!r}; there are: {known}")
     if scenario:
-        demo = replace(demo, script=replace(demo.script, scenario=scenario))
+        title = f"Demo {demo.plugin}: {scenario}"
+        demo = replace(demo, script=replace(demo.script, scenario=scenario, title=title))
     workdir = workdir or Path(tempfile.mkdtemp(prefix="mailbot-demo-"))
     accounts = [BOT, GM, *(f"player{n}@demo.localhost" for n in range(1, 5))]
     async with EmbeddedMailServer() as server:

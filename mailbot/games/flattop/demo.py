@@ -53,6 +53,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mailbot.core.demo import DemoScript, orders
+from mailbot.games.flattop.demo_steps import answer_step
 from mailbot.games.flattop.map.hexes import (
     STANDARD_LAYOUT,
     Direction,
@@ -703,7 +704,11 @@ def flattop_orders(seat: str, step_key: str, report_text: str, turn: int) -> lis
 
 
 def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
-    return orders(step, *flattop_orders(seat, step, text, turn_of(step) or n + 1))
+    extra = answer_step(seat, step, kind, text)  # surface battles, submarines, survivors (demo_steps)
+    if extra is not None and ".surface" in step:
+        return extra
+    lines = flattop_orders(seat, step, text, turn_of(step) or n + 1)
+    return orders(step, *lines, *(extra.splitlines() if extra else ()))
 
 
 #: A day and a night, D1 0500 to D2 2400: the night hours after nightfall are played without

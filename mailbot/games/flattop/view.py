@@ -223,7 +223,10 @@ def build_view(
         "revealed": state.finished and seat is not None,
         "crt": state.crt,
         "help": list(help_lines),
-        "template": [] if seat is None or state.finished else template_lines(state, Side(seat)),
+        # The hour's order template belongs to the hour's letter, not to a combat sub-step's.
+        "template": []
+        if seat is None or state.finished or _in_combat(state)
+        else template_lines(state, Side(seat)),
     }
 
 
@@ -244,6 +247,10 @@ def _victory(state: FlatTopState, seat: str | None) -> dict[str, Any]:
     unique = list({(x["turn"], x["side"], x["points"], x["text"]): x for x in lines}.values())
     scores = totals(state.ledger) if state.finished or seat is None else {}
     return {"lines": unique, "totals": {k.value: v for k, v in scores.items()}, "hidden": HIDDEN_NOTE}
+
+
+def _in_combat(state: FlatTopState) -> bool:
+    return state.battle is not None or state.surface is not None
 
 
 def template_lines(state: FlatTopState, side: Side) -> list[str]:

@@ -1235,9 +1235,10 @@ def attack_report_lines(
     for i, (ship, taken) in enumerate(landed.values()):
         if night:
             reported = intel.night_ship_hits(taken, policy, dice, f"{label}/night report {i + 1}")
-            lines.append(f"a {ship.type.value}: {intel.night_ship_words(reported)}")
+            lines.append(f"{_article(ship.type.value)} {ship.type.value}: {intel.night_ship_words(reported)}")
         else:
-            lines.append(f"a {ship.type.value}: {intel.ship_words(ship, turn=turn) or 'no visible damage'}")
+            words = intel.ship_words(ship, turn=turn) or "no visible damage"
+            lines.append(f"{_article(ship.type.value)} {ship.type.value}: {words}")
     return tuple(lines)
 
 
@@ -1284,3 +1285,8 @@ def report_for_sub(
         if roll.total <= rules.flip_max:
             slick = not slick
     return SubReport(OIL_SLICK if slick else NO_SLICK, slick, roll)
+
+
+def _article(word: str) -> str:
+    """ "an AO", "an AP", "a DD": type letters are read out as letters."""
+    return "an" if word[:1] in "AEFHILMNORSX" else "a"

@@ -189,13 +189,18 @@ def _fires(
         ship = c.ship(order.ship)
         factors = (ship.torpedo if torpedo else c.gunnery(ship)) if ship else 0
         fire = Fire(order.ship, order.target, factors)
-        problems = check_allocation([*chosen, fire], c, enemy, turn=battle.turn, stage=stage, breaker=breaker)
+        problems = check_allocation(
+            [*chosen, fire], c, enemy, turn=battle.turn, stage=stage, breaker=breaker,
+            firings=turn.state.firings, occasion=battle.label,
+        )  # fmt: skip
         if problems:
             turn.tell(side, "surface", f"{order.ship}: {problems[0]}; she fires by the default")
         else:
             chosen.append(fire)
     named = {f.ship for f in chosen}
-    rest = [f for f in default_allocation(c, enemy, turn=battle.turn, stage=stage, breaker=breaker)
+    # 19.8: a DD or APD that has fired twice since replenishing holds her fire (firings, occasion).
+    rest = [f for f in default_allocation(c, enemy, turn=battle.turn, stage=stage, breaker=breaker,
+                                          firings=turn.state.firings, occasion=battle.label)
             if f.ship not in named]  # fmt: skip
     return tuple(chosen + rest)
 
