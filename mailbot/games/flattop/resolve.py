@@ -123,6 +123,7 @@ def resolve_turn(
         jettison_aloft(turn, side)
         # Special interception (14.13) as the non-moving side sees this segment's flights.
         run_intercepts(turn, side)
+    sub_phase.air_sub_search(turn)  # 27.5.3: low AFs' "sub search" rolls for periscope submarines
     observe_all(turn)
     _record_knowledge(turn)
     rescue.air_sightings(turn)

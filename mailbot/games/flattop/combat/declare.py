@@ -22,7 +22,7 @@ from dataclasses import replace
 from mailbot.games.flattop.combat.battle import STRIKE, Battle, Strike, Target, label_target
 from mailbot.games.flattop.combat.cap import warning_hexes
 from mailbot.games.flattop.combat.intel import makeup, makeup_sentence
-from mailbot.games.flattop.combat.sub_phase import submerged
+from mailbot.games.flattop.combat.sub_phase import dive_under_air, submerged
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.observation.observe import af_target
 from mailbot.games.flattop.observation.resolve_observe import standing_observation
@@ -40,8 +40,10 @@ def declare(turn: Turn) -> Battle | None:
         if not any(s.armament is not None for s in formation.stacks):
             turn.tell(side, "attack", f"AF{number} has no bombs or torpedoes left to attack with")
             continue
+        where = turn.state.scenario.map.hex_id(formation.hex)
+        if dive_under_air(turn, side, formation.hex):  # seed 003, 27.6.4: DIVE on receiving the attack
+            turn.tell(side, "attack", f"AF{number} at {where}: the submarine dived (seed 003, 27.6.4)")
         if not _enemy_in(turn, side, formation.hex):
-            where = turn.state.scenario.map.hex_id(formation.hex)
             turn.tell(side, "attack", f"AF{number} found nothing to attack at {where}")
             continue
         altitude = formation.stacks[0].altitude

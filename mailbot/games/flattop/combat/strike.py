@@ -44,6 +44,7 @@ from mailbot.games.flattop.combat.damage import (
     speed,
 )
 from mailbot.games.flattop.combat.kit import Kit, by_plane, describe_counts, remove_factors
+from mailbot.games.flattop.combat.sub_phase import submerged
 from mailbot.games.flattop.orders.combat import CombatOrder
 from mailbot.games.flattop.orders.types import First, NoAttack, Priority, TargetOrder
 from mailbot.games.flattop.turn import Turn, drop_load, own_af, put
@@ -287,7 +288,8 @@ def _after_aa(
                 t for t in turn.state.task_forces if f"TF{t.number}" == key and t.side is target.side.opponent
             )
             aimed = [pair[1] for a in group if (pair := _ship_of(turn, target, a.target))]
-            aa = aa_factors(tf.afloat, aimed)
+            # Seed 003, 27.6.55: "Submarines may only use their AA factor if surfaced."
+            aa = 0 if submerged(turn.state, tf) else aa_factors(tf.afloat, aimed)
         bht = kit.hits.aa(cloud=cloud, night=night)
         result = kit.crt.roll(
             bht.value, aa, turn.dice, f"{label}.aa.{key}", rule="reference B.8 AA (design default)"

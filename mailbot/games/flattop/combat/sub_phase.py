@@ -20,12 +20,21 @@ should two merged TFs differ). The hour, by the phases that call this module:
   only observed if it attacks a ship or is in a hex with DDs which did not move that turn"; 27.5.2
   "A deep sub is only observed by a TF with at least 4 DDs which did not move that turn; and the sub
   is told only that there are ships overhead"; 27.3 caps what a submarine itself observes;
+* after plane movement (:func:`air_sub_search`): 27.5.3 "Subs at periscope depth may also be
+  observed by aircraft flying at low level. The aircraft must spend 3MP per "sub search" roll and
+  can only spot a sub in the same hex." A low AF rolls once per 3 MP it spent in the hex of an
+  enemy periscope submarine; a find is its side's contact, and lets a TF there attack the sub "as
+  long as the aircraft remains in the hex to spot";
+* at the declaration of an air strike (:func:`dive_under_air`): a surfaced submarine whose side
+  ordered DIVE dives "upon receiving an attack" (27.6.4) and "cannot make an attack itself that
+  turn" (27.6.5); planes attack surfaced submarines only, so the strike has no submarine left;
 * the Combat Phase, after the air strikes (:func:`sub_combat`): one fight per submarine and enemy
   TF, when the sub attacks the TF (SUBATTACK) or the TF attacks a sub it observes (ASW). The
   SUBMARINE ATTACK SEQUENCE TABLE says who fires and in what order (27.6; a deep sub rolls nothing,
   27.6.2 "Deep subs may only receive ASW attacks. They may never attack."); DIVE takes the sub down
   on receiving the TF's attack (27.6.4), resolved at the depths of 27.6.6-27.6.8; damage goes
-  through ``damage.hit_ship``; the reports follow 27.10, each side told only what it may know.
+  through ``damage.hit_ship``; the reports follow 27.10, each side told only what it may know;
+  then 27.9.2's reloads (:func:`reload_at_bases`).
 
 Readings made here (beyond those of :data:`combat.submarines.READINGS`):
 
@@ -38,7 +47,15 @@ Readings made here (beyond those of :data:`combat.submarines.READINGS`):
   that turn" counts this hour's air strikes on the TF's hex: surface battles come after submarine
   combat in this moderator's hour (reference A.10 puts surface attack last);
 * coastwatchers do not see submarines (27.4: "in its own hex only", and they watch from the shore);
-* a deep submarine's own observation is the "ships overhead" line alone (27.5.2).
+* a deep submarine's own observation is the "ships overhead" line alone (27.5.2);
+* a sub search find is a Condition 2 contact: a periscope glimpsed from low level, never the makeup;
+  the AF that shadowed a submarine TF this hour counts as having spotted it (sequence table -2);
+* a submarine dives under an air attack when an AF declares an attack on its hex (the last moment
+  before the attack comes in), to the depth of its side's DIVE order; that is not "combat" for
+  27.2.3's move the turn after;
+* 27.9.2 "Submarine and ASW ordnance is reloaded at eligible bases": a friendly base handling sea
+  planes (SP or LP+SP, the harbour), the TF in its hex the whole hour without moving, and not
+  firing that ordnance this hour; the reload comes at the end of the Combat Phase.
 """
 
 from __future__ import annotations
@@ -56,6 +73,7 @@ from mailbot.games.flattop.combat.submarines import (
     SHIPS_OVERHEAD,
     Aim,
     AirPresence,
+    AswState,
     AttackSequence,
     Combat,
     Depth,
@@ -83,6 +101,8 @@ from mailbot.games.flattop.combat.submarines import (
     movers_allowed,
     observation_limit,
     put,
+    rearm_ship,
+    rearm_sub,
     recently_attacked,
     record_move,
     record_sub_attack,
@@ -91,16 +111,19 @@ from mailbot.games.flattop.combat.submarines import (
     sequence_roll,
     set_depth,
     stationary_dds,
+    sub_search,
     sub_state,
     sub_visible,
     submarine_rules,
     tf_anchored,
+    tf_may_attack,
     torpedoes_left,
 )
-from mailbot.games.flattop.map.hexes import distance
-from mailbot.games.flattop.map.weather import storm_hexes
-from mailbot.games.flattop.observation.knowledge import PLANES
+from mailbot.games.flattop.map.hexes import Hex, distance
+from mailbot.games.flattop.map.weather import sky, storm_hexes
+from mailbot.games.flattop.observation.knowledge import PLANES, SHIPS
 from mailbot.games.flattop.observation.observe import (
+    AF,
     TF,
     Spotting,
     Target,
@@ -113,7 +136,7 @@ from mailbot.games.flattop.orders.subs import SubHour
 from mailbot.games.flattop.orders.types import Asw, Dive, SetDepth, SubAttack
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.turn import Turn
-from mailbot.games.flattop.units import Altitude, Ship, Side, TaskForce
+from mailbot.games.flattop.units import Altitude, Base, Handling, Ship, Side, TaskForce
 from mailbot.games.flattop.victory import VpEntry, record, ship_sunk
 
 Moved = frozenset[tuple[Side, int]]
@@ -360,6 +383,124 @@ def overhead(turn: Turn) -> None:
                 turn.tell(side, "sub-overhead", f"TF{tf.number} (deep) at {_where(st, tf)}: {SHIPS_OVERHEAD}")
 
 
+# --- 27.5.3: low aircraft search for periscope submarines ------------------------------------------
+
+SEARCH_CONDITION = 2  # a periscope glimpsed from low level: a contact, never the makeup (a reading)
+
+
+def air_sub_search(turn: Turn) -> None:
+    """27.5.3: "Subs at periscope depth may also be observed by aircraft flying at low level. The
+    aircraft must spend 3MP per "sub search" roll and can only spot a sub in the same hex." After
+    plane movement: each low AF rolls for each enemy periscope submarine TF in a hex of its flight,
+    once per 3 MP it spent there, until it finds it. The AFs that shadowed a submarine TF this hour
+    are kept too (the sequence table's "-2 if the AF has spotted or shadowed the sub")."""
+    st = turn.state
+    hour = st.sub_hour
+    if not st.submarines or hour is None or hour.turn != st.turn:
+        return
+    spotters = list(hour.spotters)
+    for side, af, number in turn.shadows:
+        shadowed = _own_tf(st, side.opponent, number)
+        if shadowed is not None and is_submarine(shadowed):
+            spotters.append((side, af, number))
+    for (side, af, h), mp in _low_mp(turn).items():
+        for sub_tf in sub_tfs(turn.state, side.opponent):
+            if sub_tf.hex == h and _search_for(turn, side, af, sub_tf, mp):
+                spotters.append((side, af, sub_tf.number))
+    turn.state = replace(turn.state, sub_hour=replace(hour, spotters=tuple(dict.fromkeys(spotters))))
+
+
+def _low_mp(turn: Turn) -> dict[tuple[Side, int, Hex], int]:
+    """MP each AF flying at low level spent in each hex of its flights this hour (in flight order)."""
+    spent: dict[tuple[Side, int, Hex], int] = {}
+    for flight in turn.flights:
+        if flight.altitude is not Altitude.LOW:
+            continue
+        for h in dict.fromkeys(flight.path):
+            key = (flight.side, flight.number, h)
+            spent[key] = spent.get(key, 0) + flight.mp_in(h)
+    return spent
+
+
+def _search_for(turn: Turn, side: Side, af: int, sub_tf: TaskForce, mp: int) -> bool:
+    """The AF's sub search rolls for one submarine TF in its hex (27.5.3); True: found."""
+    st, rules = turn.state, sub_rules(turn.state)
+    depth = tf_depth(st, sub_tf)
+    if depth is not Depth.PERISCOPE:
+        return False  # a surfaced sub is seen normally (27.4), a deep one never by planes
+    where = _where(st, sub_tf)
+    label = f"ft.subsearch.t{st.turn}.{side.value}.AF{af}.{where}.TF{sub_tf.number}"
+    weather = sky(st.weather, sub_tf.hex, st.rules.weather)
+    night = st.scenario.is_night(st.time)
+    for i in range(mp // rules.search_mp):
+        found = sub_search(
+            depth, Altitude.LOW, distance=0, sky=weather, night=night, rules=rules, dice=turn.dice,
+            label=f"{label}/roll {i + 1}",
+        )  # fmt: skip
+        if found.roll is None:
+            return False  # no chance (storm, night): nothing to roll again
+        turn.referee("sub-search", f"{side} AF{af} at {where} on TF{sub_tf.number}: {found.text}")
+        if found.found:
+            target = replace(tf_target(sub_tf), own_hex_only=True)
+            turn.spot(side, [Spotting(f"AF{af}", AF, sub_tf.hex, SHIPS, SEARCH_CONDITION, (target,))])
+            turn.tell(
+                side, "sub-search", f"AF{af} spotted a submarine at periscope depth at {where} (27.5.3)"
+            )
+            return True
+    return False
+
+
+def _air_spotted(state: FlatTopState, hour: SubHour, side: Side, sub_tf: TaskForce) -> tuple[int, ...]:
+    """The side's AFs that spotted or shadowed the submarine TF this hour and are still in its hex
+    at low level ("as long as the aircraft remains in the hex to spot", 27.5.3)."""
+    numbers = hour.spotters_of(side, sub_tf.number)
+    return tuple(
+        a.number
+        for a in state.own_air(side)
+        if a.number in numbers and a.hex == sub_tf.hex and any(s.altitude is Altitude.LOW for s in a.stacks)
+    )
+
+
+# --- 27.6.4, 27.6.5: diving under an air attack ------------------------------------------------------
+
+
+def dive_under_air(turn: Turn, attacker: Side, h: Hex) -> bool:
+    """27.6.4: "A sub may be ordered to dive upon receiving an attack (e.g. from surface to periscope
+    depth for an air or surface attack ...)"; 27.6.5: "A sub which dives under an air attack cannot
+    make an attack itself that turn." Called as ``attacker`` declares an air attack on hex ``h``:
+    each surfaced enemy submarine TF there with a DIVE order dives. True when a submarine in ``h``
+    dived under an air attack this hour (the attacker is told so)."""
+    st = turn.state
+    hour = st.sub_hour
+    if not st.submarines or hour is None or hour.turn != st.turn:
+        return False
+    for tf in sub_tfs(st, attacker.opponent):
+        wanted = hour.dive_of(tf.side, tf.number)
+        if tf.hex == h and wanted is not None and tf_depth(turn.state, tf) is Depth.SURFACE:
+            _air_dive(turn, tf, wanted)
+    return any(
+        tf.hex == h and any(sub_state(turn.state.subs, s.name).air_dive_turn == st.turn for s in tf.afloat)
+        for tf in sub_tfs(turn.state, attacker.opponent)
+    )
+
+
+def _air_dive(turn: Turn, tf: TaskForce, to: Depth) -> None:
+    st = turn.state
+    terrain = st.scenario.map.terrain_of(tf.hex)
+    try:
+        turn.state = _with_subs(
+            st, tf, lambda s: dive(s, to, terrain, st.turn, sub_rules(st), under=Weapon.AIR)
+        )
+    except GameError as error:  # 27.1: no deep dive in a partial-land hex
+        turn.tell(tf.side, "sub-dive", f"TF{tf.number} could not dive under the air attack: {error}")
+        return
+    turn.tell(
+        tf.side, "sub-dive",
+        f"TF{tf.number} (submarine) at {_where(st, tf)} dived to {to} depth under an air attack: "
+        "it may not attack this hour (27.6.4, 27.6.5)",
+    )  # fmt: skip
+
+
 # --- 27.6-27.10: the Combat Phase ------------------------------------------------------------------
 
 
@@ -399,12 +540,77 @@ def sub_combat(turn: Turn, battle: Battle | None) -> None:
     if not st.submarines or hour is None or hour.turn != st.turn:
         return
     turn.state = replace(st, sub_hour=None)
+    before = st.asw
     done: set[tuple[str, Side, int]] = set()
     for fight in _attacks(turn, hour):
         done.add((fight.sub, fight.side.opponent, fight.tf))
         _fight(turn, fight, hour, battle)
     for side, order in sorted(hour.asw, key=lambda pair: (pair[0], pair[1].tf)):
         _asw_order(turn, side, order, hour=hour, battle=battle, done=done)
+    reload_at_bases(turn, hour, before)
+
+
+# --- 27.9.2: reloads -----------------------------------------------------------------------------------
+
+
+def reload_at_bases(turn: Turn, hour: SubHour, before: Sequence[AswState]) -> None:
+    """27.9.2: "Submarine and ASW ordnance is reloaded at eligible bases like gunnery and torpedo
+    supplies": a TF that spent the whole hour without moving in the hex of a friendly base handling
+    sea planes (SP or LP+SP) reloads its submarines' torpedoes and its ships' depth charges, but not
+    ordnance it fired this hour (``before``: the ships' records as the Combat Phase began)."""
+    st = turn.state
+    for tf in st.task_forces:
+        base = _harbour(st, tf)
+        if base is None or hour.has_moved(tf.side, tf.number) or not tf.afloat:
+            continue
+        if is_submarine(tf):
+            _reload_subs(turn, tf, base)
+        else:
+            _reload_asw(turn, tf, base, before)
+
+
+def _harbour(state: FlatTopState, tf: TaskForce) -> Base | None:
+    """The friendly base in the TF's hex that may reload it (sea-plane handling: a harbour)."""
+    return next(
+        (
+            b
+            for b in state.own_bases(tf.side)
+            if b.hex == tf.hex and b.handling in (Handling.SP, Handling.BOTH)
+        ),
+        None,
+    )
+
+
+def _reload_subs(turn: Turn, tf: TaskForce, base: Base) -> None:
+    st = turn.state
+    names = [
+        s.name
+        for s in tf.afloat
+        if (sub := sub_state(st.subs, s.name)).factors_fired and sub.attacked_turn != st.turn
+    ]
+    subs = st.subs
+    for name in names:
+        subs = put(subs, rearm_sub(sub_state(subs, name)))
+    if names:
+        turn.state = replace(st, subs=subs)
+        text = f"TF{tf.number} reloaded torpedoes at {base.name} (27.9.2): {', '.join(names)}"
+        turn.tell(tf.side, "sub-reload", text)
+
+
+def _reload_asw(turn: Turn, tf: TaskForce, base: Base, before: Sequence[AswState]) -> None:
+    st = turn.state
+    names = [
+        s.name
+        for s in tf.afloat
+        if (kept := asw_state(st.asw, s.name)).asw_attacks and kept == asw_state(before, s.name)
+    ]
+    states = st.asw
+    for name in names:
+        states = put(states, rearm_ship(asw_state(states, name)))
+    if names:
+        turn.state = replace(st, asw=states)
+        text = f"TF{tf.number} reloaded ASW ordnance at {base.name} (27.9.2): {', '.join(names)}"
+        turn.tell(tf.side, "sub-reload", text)
 
 
 def _attacks(turn: Turn, hour: SubHour) -> list[Fight]:
@@ -422,7 +628,13 @@ def _attacks(turn: Turn, hour: SubHour) -> list[Fight]:
         if target is None:
             turn.tell(side, "sub-attack", f"TF{tf.number} found no enemy ships to attack at {_where(st, tf)}")
             continue
-        fights += [Fight(side, tf.number, s.name, target.number, order) for s in tf.afloat]
+        # 27.6.5: a sub that dived under an air attack this hour makes no attack, so no fight either.
+        boats = [s for s in tf.afloat if sub_state(st.subs, s.name).air_dive_turn != st.turn]
+        if not boats:
+            turn.tell(
+                side, "sub-attack", f"TF{tf.number} dived under an air attack: it may not attack (27.6.5)"
+            )
+        fights += [Fight(side, tf.number, s.name, target.number, order) for s in boats]
     return fights
 
 
@@ -471,7 +683,7 @@ def _asw_order(
         return
     found = any(key[1:] == (side, tf.number) for key in done)  # it fought one already this hour
     for sub_tf in sub_tfs(st, side.opponent):
-        if sub_tf.hex != tf.hex or not _tf_sees(turn, tf, sub_tf, frozenset(hour.moved)):
+        if sub_tf.hex != tf.hex or not _tf_sees(turn, tf, sub_tf, hour):
             continue
         found = True
         for ship in sub_tf.afloat:
@@ -482,7 +694,15 @@ def _asw_order(
         turn.tell(side, "sub-asw", f"TF{tf.number} found no submarine to attack at {_where(st, tf)}")
 
 
-def _tf_sees(turn: Turn, tf: TaskForce, sub_tf: TaskForce, moved: Moved) -> bool:
+def _tf_sees(turn: Turn, tf: TaskForce, sub_tf: TaskForce, hour: SubHour) -> bool:
+    """The TF may attack the submarine TF: it observes it, or 27.5.3 "A TF whose plotted move takes
+    it into the sub's hex may attack the sub as long as the aircraft remains in the hex to spot"."""
+    spotters = _air_spotted(turn.state, hour, tf.side, sub_tf)
+    seen = _tf_observes(turn, tf, sub_tf, frozenset(hour.moved))
+    return tf_may_attack(seen_by_tf=seen, spotted_by_air=bool(spotters), spotter_in_hex=bool(spotters))
+
+
+def _tf_observes(turn: Turn, tf: TaskForce, sub_tf: TaskForce, moved: Moved) -> bool:
     """The TF observes the submarine TF now: a surfaced one by the normal rules in its own hex
     (27.4), a submerged one per 27.5.1-27.5.2 (or once it has attacked a ship)."""
     st = turn.state
@@ -511,7 +731,8 @@ def _fight(turn: Turn, fight: Fight, hour: SubHour, battle: Battle | None) -> No
     if depth is Depth.DEEP:
         order: tuple[Firer, ...] = (Firer.TF,)  # 27.6.2: nothing for the table to order
     else:
-        rolled = sequence_roll(_situation(turn, tf, battle), sub_rules(st), turn.dice, f"{label}/sequence")
+        situation = _situation(turn, tf, battle, spotters=_air_spotted(st, hour, tf.side, sub_tf))
+        rolled = sequence_roll(situation, sub_rules(st), turn.dice, f"{label}/sequence")
         turn.referee("sub-sequence", f"{label}: {rolled.text}")
         result, order = rolled.result, firing_order(rolled.result, depth)
     told = _Told()
@@ -524,13 +745,16 @@ def _fight(turn: Turn, fight: Fight, hour: SubHour, battle: Battle | None) -> No
     _report(turn, fight, told, label)
 
 
-def _situation(turn: Turn, tf: TaskForce, battle: Battle | None) -> Situation:
-    """The facts of the sequence table's modifiers, for this TF now."""
+def _situation(turn: Turn, tf: TaskForce, battle: Battle | None, *, spotters: Sequence[int]) -> Situation:
+    """The facts of the sequence table's modifiers, for this TF now: "-1 if there is a low level
+    enemy air formation in the hex (-2 if the AF has spotted or shadowed the sub in the current
+    turn.)" (``spotters``: the TF's side's low AFs in the hex that did, :func:`_air_spotted`)."""
     st = turn.state
     low = any(
         a.side is tf.side and a.hex == tf.hex and any(s.altitude is Altitude.LOW for s in a.stacks)
         for a in st.air
     )
+    air = AirPresence.SPOTTED if spotters else AirPresence.LOW if low else AirPresence.NONE
     struck = battle is not None and any(
         t.side is tf.side.opponent and t.hex == tf.hex and any(n == tf.number for _, n in t.tfs)
         for t in battle.targets
@@ -540,7 +764,7 @@ def _situation(turn: Turn, tf: TaskForce, battle: Battle | None) -> Situation:
         storm=tf.hex in storm_hexes(st.weather, st.rules.weather),
         other_combat=struck,
         anchored=tf_anchored(tf.afloat),
-        air=AirPresence.LOW if low else AirPresence.NONE,
+        air=air,
         sub_attacked_recently=recently_attacked(tf.afloat, st.asw, st.turn, sub_rules(st)),
     )
 

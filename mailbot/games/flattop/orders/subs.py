@@ -70,6 +70,9 @@ class SubHour:
     asw: tuple[tuple[Side, Asw], ...] = ()
     dives: tuple[tuple[Side, Dive], ...] = ()
     moved: tuple[tuple[Side, int], ...] = ()  # TFs that moved a hex this hour (27.5.1, 27.5.2, 27.6.8)
+    # (the AF's side, the AF, the enemy submarine TF) this hour: found by a low AF's "sub search"
+    # (27.5.3) or shadowed; the sequence table's "-2 if the AF has spotted or shadowed the sub"
+    spotters: tuple[tuple[Side, int, int], ...] = ()
 
     def has_moved(self, side: Side, tf: int) -> bool:
         return (side, tf) in self.moved
@@ -79,6 +82,10 @@ class SubHour:
 
     def attack_of(self, side: Side, tf: int) -> SubAttack | None:
         return next((a for s, a in self.attacks if s is side and a.tf == tf), None)
+
+    def spotters_of(self, side: Side, sub_tf: int) -> tuple[int, ...]:
+        """The AFs of ``side`` that spotted or shadowed the enemy submarine TF ``sub_tf`` this hour."""
+        return tuple(af for s, af, tf in self.spotters if s is side and tf == sub_tf)
 
 
 # --- reading --------------------------------------------------------------------------------
