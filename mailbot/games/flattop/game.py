@@ -85,6 +85,7 @@ def own_context(state: FlatTopState, side: Side) -> Own:
         turn=state.turn,
         winds={w.sector: w.direction for w in state.weather.winds},  # public: the wind markers
         towed=frozenset(p.towed for p in state.tows),
+        towers=frozenset(p.tower for p in state.tows),
         submarines=sub_rules(state) if state.submarines else None,  # seed 003, 27: a game option
     )
 

@@ -25,13 +25,14 @@ from mailbot.games.flattop.combat.survivors import (
     SurvivorTable,
     crippled_offload,
     decay,
+    land,
     may_observe,
     rescue,
     rescuers_of,
     survivor_points,
     survivors_in_water,
 )
-from mailbot.games.flattop.orders.types import Offload, Rescue
+from mailbot.games.flattop.orders.types import Disembark, Offload, Rescue
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import Altitude, Side
@@ -117,6 +118,28 @@ def offload(turn: Turn, side: Side) -> None:
             )
         for problem in result.problems:
             turn.tell(side, "rescue", problem)
+
+
+def disembark(turn: Turn, side: Side) -> None:
+    """``DISEMBARK TF<n>``: survivors aboard go ashore at the friendly base in the TF's hex; they
+    still score at the end ("still carried (or has been unloaded on friendly territory)")."""
+    st = turn.state
+    for order in (o for o in turn.orders.get(side, ()) if isinstance(o, Disembark)):
+        tf = next((t for t in st.own_tfs(side) if t.number == order.tf), None)
+        base = next((b for b in st.own_bases(side) if tf is not None and b.hex == tf.hex), None)
+        if tf is None or base is None:
+            continue
+        names = {s.name for s in tf.afloat}
+        records, ashore = [], list(st.landed)
+        for record in st.aboard:
+            if record.ship in names and record.survivors:
+                record, landed = land(record, base.name)  # noqa: PLW2901 - the record after landing
+                ashore += landed
+            records.append(record)
+        moved = sum(x.factors for x in ashore) - sum(x.factors for x in st.landed)
+        st = replace(st, aboard=tuple(records), landed=tuple(ashore))
+        turn.tell(side, "rescue", f"TF{tf.number} put {moved} survivor factor(s) ashore at {base.name}")
+    turn.state = st
 
 
 def _anchor(state: FlatTopState, names: frozenset[str]) -> FlatTopState:

@@ -193,6 +193,7 @@ def _orders_take_effect(turn: Turn) -> None:
         _organise(turn, side, orders)
         rescue.pick_up(turn, side)
         rescue.offload(turn, side)
+        rescue.disembark(turn, side)
         for order in orders:
             _standing_order(turn, side, order)
         for order in (o for o in orders if isinstance(o, Ready)):

@@ -119,3 +119,26 @@ def test_low_aircraft_that_spend_half_their_mp_in_the_hex_see_survivors_there(da
     assert f"AF2 sighted survivors in the water at {where}" in told(lingering, Side.ALLIED)
     passing = resolve(first.state, {"allied": [f"SEARCH AF2 FROM TF1 1 Wildcat PATH {where}"]}, {})
     assert not any("AF2 sighted survivors" in line for line in told(passing, Side.ALLIED))
+
+
+def test_survivors_put_ashore_at_a_friendly_base_still_score(data: dict[str, Any]) -> None:
+    """Seed 003: "Each survivor factor rescued that is still carried (or has been unloaded on
+    friendly territory) at game's end is worth 2 VP ..." (DISEMBARK TF<n> at one's own base)."""
+    from mailbot.games.flattop.combat.kit import kit
+    from mailbot.games.flattop.combat.survivors import Aboard, Carried
+    from mailbot.games.flattop.rescue import points_at_end
+
+    state = new(data)
+    base = next(b for b in state.own_bases(Side.ALLIED) if b.hex is not None)
+    tfs = tuple(
+        replace(t, hex=base.hex) if t.side is Side.ALLIED and t.number == 1 else t for t in state.task_forces
+    )
+    aboard = (Aboard("Hammann", Side.ALLIED, survivors=(Carried(Side.JAPANESE, 2),)),)
+    state = replace(state, task_forces=tfs, aboard=aboard)
+    (problem,) = parse(state, "allied", "DISEMBARK TF11").problems
+    assert problem.reason == "TF11 is not at one of your bases"
+    after = resolve(state, {"allied": ["DISEMBARK TF1"]}, {})
+    assert [(x.place, x.factors) for x in after.state.landed] == [(base.name, 2)]
+    assert f"TF1 put 2 survivor factor(s) ashore at {base.name}" in told(after, Side.ALLIED)
+    entries = points_at_end(after.state, kit(after.state).victory)
+    assert [(e.side, e.points) for e in entries] == [(Side.ALLIED, 2)]  # 1 VP a factor: enemy survivors

@@ -68,3 +68,12 @@ def test_who_may_tow_whom(data: dict[str, Any]) -> None:
 def test_a_tow_can_be_cast_off(data: dict[str, Any]) -> None:
     state = play(crippled_cruiser(data), {"allied": ["TOW Hammann Astoria"]}).state
     assert play(state, {"allied": ["CASTOFF Hammann"]}).state.tows == ()
+
+
+def test_tow_ships_may_not_launch_or_recover_aircraft(data: dict[str, Any]) -> None:
+    """Seed 003, Towing: "Tow ships may not launch or recover aircraft." (Yorktown, a CV, tows the
+    crippled Astoria: class 1 may tow class 2.)"""
+    state = play(crippled_cruiser(data), {"allied": ["TOW Yorktown Astoria"]}).state
+    assert [p.tower for p in state.tows] == ["Yorktown"]
+    (problem,) = parse(state, "allied", "SEARCH AF2 FROM TF1 1 Wildcat PATH V-E25").problems
+    assert problem.reason == "TF1 has a plane-carrying ship towing: tow ships may not launch aircraft"

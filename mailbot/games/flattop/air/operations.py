@@ -210,6 +210,9 @@ def cannot_land(state: FlatTopState, af: AirFormation, place: str, moved: Collec
     categories = {state.rules.planes[s.plane].category for s in af.stacks}
     if free_capacity(unit, categories) < af.factors:
         return f"{place} has no room for {af.factors} air factors"
+    towing = {p.tower for p in state.tows}
+    if isinstance(unit, TaskForce) and any(ship.name in towing for ship in unit.plane_ships):
+        return f"{place} has a plane-carrying ship towing: tow ships may not recover aircraft (seed 003)"
     floats = PlaneCategory.FLOAT in categories
     if isinstance(unit, TaskForce) and floats and unit.number in moved:
         return f"{place} moved this turn: float planes are recovered only by a ship stopped a turn (12.7.3)"

@@ -25,6 +25,7 @@ from mailbot.games.flattop.orders.types import (
     UNARMED,
     Anchor,
     Bombard,
+    Disembark,
     Fly,
     FtOrder,
     Intercept,
@@ -116,6 +117,7 @@ class Own:
     launch_types: dict[str, tuple[LaunchType, int]] = field(default_factory=dict)  # place -> (type, line)
     submarines: SubmarineRules | None = None  # seed 003, 27 in play (a game option): its rules
     towed: frozenset[str] = frozenset()  # own ships in tow (seed 003, Towing)
+    towers: frozenset[str] = frozenset()  # own ships towing
 
     def hex(self, word: str) -> Hex:
         h = self.scenario.map.parse(word)
@@ -263,7 +265,7 @@ def _unit_key(order: FtOrder) -> str:
     if isinstance(order, Intercept | Jettison):
         word = "INTERCEPT" if isinstance(order, Intercept) else "JETTISON"
         return f"{word} AF{order.af}"  # besides the AF's own movement order
-    if isinstance(order, Split | Merge | Anchor | Unload | Rescue | Bombard):
+    if isinstance(order, Split | Merge | Anchor | Unload | Rescue | Bombard | Disembark):
         return f"{type(order).__name__.upper()} TF{order.tf}"  # one organisation order of a kind per TF
     if isinstance(order, Tow):
         return f"TOW {order.tower}"
@@ -338,7 +340,11 @@ def check_launch(own: Own, af: int, launch: Launch) -> Launch:
         raise illegal(f"AFs are numbered 1 to {MAX_AF}")
     if af in own.air:
         raise illegal(f"AF{af} is in the air already: leave out FROM to fly it on")
-    name, _, boxes, _ = own.place(launch.place)
+    name, _, boxes, unit = own.place(launch.place)
+    if isinstance(unit, TaskForce) and any(ship.name in own.towers for ship in unit.plane_ships):
+        # Seed 003, Towing: "Tow ships may not launch or recover aircraft" (ruling: the whole TF,
+        # since its boxes are one for orders).
+        raise illegal(f"{name} has a plane-carrying ship towing: tow ships may not launch aircraft")
     plane = own.plane(launch.plane).name
     loads = {load_of(s) for s in boxes.ready if s.plane == plane}
     if launch.load is None and len(loads) > 1:

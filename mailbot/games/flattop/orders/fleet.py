@@ -13,6 +13,7 @@ and checking them against the side's own TFs. Their effect is :mod:`mailbot.game
     CASTOFF Hammann                    the tow is cast off
     BOMBARD TF9                        shell the enemy base in its hex after movement (A.11.7)
     OFFLOAD Astoria TO Hammann         a survivor factor from a cripple to a ship of her TF
+    DISEMBARK TF3                      its survivors go ashore at the friendly base in its hex
 
 Ship names are written as in the side's own report, spaces as hyphens. Refusals speak only of
 the side's own units, so they reveal nothing.
@@ -25,7 +26,17 @@ from collections.abc import Sequence
 from mailbot.core.game import ProblemKind
 from mailbot.games.flattop.map.hexes import Terrain
 from mailbot.games.flattop.orders.checks import OrderError, Own, illegal
-from mailbot.games.flattop.orders.types import Anchor, Bombard, Merge, Offload, Rescue, Split, Tow, Unload
+from mailbot.games.flattop.orders.types import (
+    Anchor,
+    Bombard,
+    Disembark,
+    Merge,
+    Offload,
+    Rescue,
+    Split,
+    Tow,
+    Unload,
+)
 from mailbot.games.flattop.units import ShipType, Side, TaskForce
 
 #: reference A.5.1 (standard 4.1): the most ships in one TF, and plane-carriers only in TFs 1-9
@@ -170,3 +181,13 @@ def read_offload(own: Own, words: Sequence[str]) -> Offload:
     if tf.number != other.number:
         raise illegal(f"{cripple} and {rescuer} are not in one TF")
     return Offload(cripple, rescuer)
+
+
+def read_disembark(own: Own, words: Sequence[str]) -> Disembark:
+    """``DISEMBARK TF3``: its survivors go ashore at the friendly base in its hex (seed 003)."""
+    if len(words) != 1:
+        raise OrderError(ProblemKind.INVALID, "DISEMBARK reads DISEMBARK <TF>")
+    tf = own.tf(_tf_word(words[0]))
+    if not any(b.hex == tf.hex for b in own.bases.values()):
+        raise illegal(f"TF{tf.number} is not at one of your bases")
+    return Disembark(tf.number)

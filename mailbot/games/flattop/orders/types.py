@@ -254,6 +254,13 @@ class Offload:
 
 
 @dataclass(frozen=True)
+class Disembark:
+    """Seed 003, Survivors: the TF's survivors are "unloaded on friendly territory" (a friendly base)."""
+
+    tf: int
+
+
+@dataclass(frozen=True)
 class Bombard:
     """Reference A.11.7: the TF's cruisers (and DDs, seed 003 19.9.4) shell the enemy base in its hex."""
 
@@ -335,6 +342,7 @@ FtOrder = (
     | FireAt
     | Rescue
     | Bombard
+    | Disembark
     | Offload
     | AirPolicy
     | Tow
@@ -444,6 +452,8 @@ def _standing_text(order: FtOrder) -> str:
             return f"RESCUE TF{tf}"
         case Bombard(tf):
             return f"BOMBARD TF{tf}"
+        case Disembark(tf):
+            return f"DISEMBARK TF{tf}"
         case AirPolicy(dive, escorts):
             return (
                 f"CAPDIVE {'YES' if dive else 'NO'}"
