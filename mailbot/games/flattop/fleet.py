@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.games.flattop.map.towing import TowingTable, may_tow, pair_hexes, start_tow
-from mailbot.games.flattop.orders.types import Anchor, FtOrder, Merge, Split, Tow, Unload
+from mailbot.games.flattop.orders.types import Anchor, FtOrder, LoadCargo, Merge, Split, Tow, Unload
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side, TaskForce
 from mailbot.games.flattop.victory import VictoryRules, VpEntry, unload_turn
 
-FleetOrder = Split | Merge | Anchor | Unload
+FleetOrder = Split | Merge | Anchor | Unload | LoadCargo
 
 
 def organise(
@@ -38,6 +38,8 @@ def organise(
             return _replace(state, tf, _anchored(tf, down=down)), f"TF{tf.number} {word}", ()
         case Unload():
             return _unload(state, tf, rules)
+        case LoadCargo():
+            return _load(state, tf)
     return state, "", ()
 
 
@@ -64,6 +66,14 @@ def _merge(state: FlatTopState, tf: TaskForce, order: Merge) -> FlatTopState:
 
 def _anchored(tf: TaskForce, *, down: bool) -> TaskForce:
     return replace(tf, ships=tuple(replace(s, anchored=down) for s in tf.ships))
+
+
+def _load(state: FlatTopState, tf: TaskForce) -> tuple[FlatTopState, str, tuple[VpEntry, ...]]:
+    """A turn's cargo back aboard each transport that has unloaded (its sunk value rises again)."""
+    loading = [s for s in tf.ships if s.unloaded > 0 and not s.sunk]
+    ships = tuple(replace(s, unloaded=s.unloaded - 1, anchored=True) if s in loading else s for s in tf.ships)
+    told = f"TF{tf.number} loaded cargo: {len(loading)} transport(s) this turn"
+    return _replace(state, tf, replace(tf, ships=ships)), told, ()
 
 
 def _unload(

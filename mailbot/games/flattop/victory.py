@@ -433,7 +433,7 @@ def unload_turn(ship: Ship, owner: Side, turn: int, done_before: int, rules: Vic
         side=owner,
         points=points,
         reason=f"{SIDE_NAMES[owner]} {told}",
-        key=f"unload:{owner}:{ship.name}:{now}",
+        key=f"unload:{owner}:{ship.name}:{now}:T{turn}",  # a ship that loads again unloads again
         owner=owner,
         owner_reason=told,
         public_reason=f"{SIDE_NAMES[owner]} {ship.type} unloading",

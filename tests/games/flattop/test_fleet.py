@@ -100,3 +100,25 @@ def test_the_invasion_convoy_scores_by_unloading_at_port_moresby(data: dict[str,
     assert len(unloading) == 5 and all(e.points == 3 and e.side is Side.JAPANESE for e in unloading)
     transports = [s for s in tf(after, Side.JAPANESE, 10).ships if s.type.value == "AP"]
     assert all(s.unloaded == 1 and s.anchored for s in transports)
+
+
+def test_transports_load_again_at_a_friendly_base_and_unload_again(data: dict[str, Any]) -> None:
+    """TF orders a scenario needs: "unload/load (troops, supplies)". An AP that has unloaded loads a
+    turn's cargo back at a friendly base (its sunk value rises again) and may unload it again."""
+    state = new(data, "coral-sea-demo")
+    rabaul = next(b for b in state.own_bases(Side.JAPANESE) if b.name == "Rabaul")
+    moresby = state.scenario.map.parse("V-E24")
+    assert rabaul.hex is not None and moresby is not None
+    convoy = tf(state, Side.JAPANESE, 10)
+    ships = tuple(replace(s, unloaded=2) if s.type.value == "AP" else s for s in convoy.ships)
+    at_base = replace(convoy, hex=rabaul.hex, plot=(), ships=ships)
+    state = replace(state, task_forces=tuple(at_base if t is convoy else t for t in state.task_forces))
+    (problem,) = parse(state, "japanese", "load tf1").problems
+    assert problem.reason == "TF1 has no AP or APD to load"
+    loaded = play(state, {"japanese": ["LOAD TF10"]}).state
+    assert all(s.unloaded == 1 for s in tf(loaded, Side.JAPANESE, 10).ships if s.type.value == "AP")
+    back = replace(tf(loaded, Side.JAPANESE, 10), hex=moresby)
+    again = replace(loaded, task_forces=tuple(back if t.number == 10 and t.side is Side.JAPANESE else t
+                                              for t in loaded.task_forces))  # fmt: skip
+    after = play(again, {"japanese": ["WEIGH TF10", "UNLOAD TF10"]}).state
+    assert len([e for e in after.ledger if e.key.startswith("unload:")]) == 5

@@ -33,6 +33,7 @@ from mailbot.games.flattop.orders.types import (
     Land,
     Launch,
     Load,
+    LoadCargo,
     Merge,
     Offload,
     Plot,
@@ -265,7 +266,7 @@ def _unit_key(order: FtOrder) -> str:
     if isinstance(order, Intercept | Jettison):
         word = "INTERCEPT" if isinstance(order, Intercept) else "JETTISON"
         return f"{word} AF{order.af}"  # besides the AF's own movement order
-    if isinstance(order, Split | Merge | Anchor | Unload | Rescue | Bombard | Disembark):
+    if isinstance(order, Split | Merge | Anchor | Unload | Rescue | Bombard | Disembark | LoadCargo):
         return f"{type(order).__name__.upper()} TF{order.tf}"  # one organisation order of a kind per TF
     if isinstance(order, Tow):
         return f"TOW {order.tower}"

@@ -14,6 +14,7 @@ and checking them against the side's own TFs. Their effect is :mod:`mailbot.game
     BOMBARD TF9                        shell the enemy base in its hex after movement (A.11.7)
     OFFLOAD Astoria TO Hammann         a survivor factor from a cripple to a ship of her TF
     DISEMBARK TF3                      its survivors go ashore at the friendly base in its hex
+    LOAD TF7                           its transports load a turn's cargo at a friendly base
 
 Ship names are written as in the side's own report, spaces as hyphens. Refusals speak only of
 the side's own units, so they reveal nothing.
@@ -30,6 +31,7 @@ from mailbot.games.flattop.orders.types import (
     Anchor,
     Bombard,
     Disembark,
+    LoadCargo,
     Merge,
     Offload,
     Rescue,
@@ -191,3 +193,16 @@ def read_disembark(own: Own, words: Sequence[str]) -> Disembark:
     if not any(b.hex == tf.hex for b in own.bases.values()):
         raise illegal(f"TF{tf.number} is not at one of your bases")
     return Disembark(tf.number)
+
+
+def read_load(own: Own, words: Sequence[str]) -> LoadCargo:
+    """``LOAD TF7``: its transports that have unloaded take cargo aboard again, a turn's share an
+    hour, at a friendly base in its hex (they anchor to do it)."""
+    if len(words) != 1:
+        raise OrderError(ProblemKind.INVALID, "LOAD reads LOAD <TF>")
+    tf = own.tf(_tf_word(words[0]))
+    if not any(s.type in TRANSPORTS for s in tf.afloat):
+        raise illegal(f"TF{tf.number} has no AP or APD to load")
+    if not any(b.hex == tf.hex for b in own.bases.values()):
+        raise illegal(f"TF{tf.number} is not at one of your bases")
+    return LoadCargo(tf.number)

@@ -130,7 +130,8 @@ WORDS = {
     "RANK": "RANK", "SURFACE": "SURFACE",
     "SPLIT": "SPLIT", "DETACH": "SPLIT", "MERGE": "MERGE", "JOIN-TF": "MERGE",
     "ANCHOR": "ANCHOR", "WEIGH": "WEIGH", "UNLOAD": "UNLOAD", "RESCUE": "RESCUE",
-    "TOW": "TOW", "CASTOFF": "CASTOFF", "BOMBARD": "BOMBARD", "OFFLOAD": "OFFLOAD", "DISEMBARK": "DISEMBARK",
+    "TOW": "TOW", "CASTOFF": "CASTOFF", "BOMBARD": "BOMBARD", "OFFLOAD": "OFFLOAD",
+    "DISEMBARK": "DISEMBARK", "LOAD": "LOAD",
     "CAPDIVE": "CAPDIVE", "ESCORTS": "ESCORTS",
     "DEPTH": "DEPTH", "SUBATTACK": "SUBATTACK", "SUB-ATTACK": "SUBATTACK", "ASW": "ASW", "DIVE": "DIVE",
 }  # fmt: skip
@@ -401,6 +402,7 @@ _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "CASTOFF": fleet.read_castoff, "BOMBARD": fleet.read_bombard,
     "OFFLOAD": fleet.read_offload, "CAPDIVE": _cap_dive, "ESCORTS": _escorts,
     "DISEMBARK": fleet.read_disembark,
+    "LOAD": fleet.read_load,
     "DEPTH": subs.read_depth, "SUBATTACK": subs.read_subattack, "ASW": subs.read_asw, "DIVE": subs.read_dive,
     "ANCHOR": lambda own, words: fleet.read_anchor(own, words, weigh=False),
     "WEIGH": lambda own, words: fleet.read_anchor(own, words, weigh=True),

@@ -254,6 +254,13 @@ class Offload:
 
 
 @dataclass(frozen=True)
+class LoadCargo:
+    """The TF's transports load one turn's cargo at a friendly base (the reverse of :class:`Unload`)."""
+
+    tf: int
+
+
+@dataclass(frozen=True)
 class Disembark:
     """Seed 003, Survivors: the TF's survivors are "unloaded on friendly territory" (a friendly base)."""
 
@@ -343,6 +350,7 @@ FtOrder = (
     | Rescue
     | Bombard
     | Disembark
+    | LoadCargo
     | Offload
     | AirPolicy
     | Tow
@@ -437,8 +445,19 @@ def normalise(hexmap: HexMap, order: FtOrder) -> str:
     return _standing_text(order)
 
 
+_TF_WORDS: dict[type, str] = {
+    Unload: "UNLOAD",
+    Rescue: "RESCUE",
+    Bombard: "BOMBARD",
+    Disembark: "DISEMBARK",
+    LoadCargo: "LOAD",
+}
+
+
 def _standing_text(order: FtOrder) -> str:
     """Task-force organisation and standing combat orders (the rest of :func:`normalise`)."""
+    if isinstance(order, Unload | Rescue | Bombard | Disembark | LoadCargo):
+        return f"{_TF_WORDS[type(order)]} TF{order.tf}"  # one word and the TF
     match order:
         case Split(tf, ships, new):
             return f"SPLIT TF{tf} " + " ".join(n.replace(" ", "-") for n in ships) + f" AS TF{new}"
@@ -446,14 +465,6 @@ def _standing_text(order: FtOrder) -> str:
             return f"MERGE TF{tf} INTO TF{into}"
         case Anchor(tf, down):
             return f"{'ANCHOR' if down else 'WEIGH'} TF{tf}"
-        case Unload(tf):
-            return f"UNLOAD TF{tf}"
-        case Rescue(tf):
-            return f"RESCUE TF{tf}"
-        case Bombard(tf):
-            return f"BOMBARD TF{tf}"
-        case Disembark(tf):
-            return f"DISEMBARK TF{tf}"
         case AirPolicy(dive, escorts):
             return (
                 f"CAPDIVE {'YES' if dive else 'NO'}"
