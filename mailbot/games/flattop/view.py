@@ -17,7 +17,9 @@ from typing import Any
 
 from mailbot.core.game import Event
 from mailbot.games.flattop.air.operations import mf
+from mailbot.games.flattop.combat import surface_flow
 from mailbot.games.flattop.combat.battle import STRIKE
+from mailbot.games.flattop.combat.surface import disclosure
 from mailbot.games.flattop.map.hexes import roman
 from mailbot.games.flattop.map.movement import range_left, tf_allowance
 from mailbot.games.flattop.map.weather import storm_hexes
@@ -251,6 +253,15 @@ def _victory(state: FlatTopState, seat: str | None) -> dict[str, Any]:
     return {"lines": unique, "totals": {k.value: v for k, v in scores.items()}, "hidden": HIDDEN_NOTE}
 
 
+def _enemy_numbers(state: FlatTopState, side: Side) -> list[str]:
+    """In a fire step, the enemy's ships as the side was told them (19: type, number, group, damage)."""
+    fight = state.surface
+    if fight is None or fight.phase in ("engage", "bht"):
+        return []
+    enemy = surface_flow.engagement(state, fight).enemy(side)
+    return ["Enemy ships: " + "; ".join(disclosure(enemy, turn=state.turn))]
+
+
 def _in_combat(state: FlatTopState) -> bool:
     return state.battle is not None or state.surface is not None
 
@@ -290,7 +301,7 @@ def order_help(state: FlatTopState, seat: str) -> list[str]:
     if side is None or state.finished:
         return list(SYNTAX)
     if state.surface is not None:
-        return list(SURFACE_SYNTAX[state.surface.phase])
+        return list(SURFACE_SYNTAX[state.surface.phase]) + _enemy_numbers(state, side)
     if state.battle is not None:
         if seat not in state.battle.choosers():
             return ["Nothing is owed by your side in this step."]
