@@ -121,7 +121,7 @@ async def test_flattop_is_played_by_mail_and_the_sides_find_each_other(tmp_path:
     battles = re.fullmatch(
         r"battles: air (\d+), surface \d+, sealed values \d+, hours without mail \d+", played.battles
     )
-    assert battles and int(battles[1]) >= 2, played.battles
+    assert battles and int(battles[1]) >= 1, played.battles
     with sqlite3.connect(tmp_path / "demo.db") as conn:
         letters = conn.execute("select seat, text from report").fetchall()
     told = {seat: "\n".join(t for s, t in letters if s == seat) for seat in ("allied", "japanese")}

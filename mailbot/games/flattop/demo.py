@@ -14,21 +14,23 @@ How it plays, as a careful carrier admiral would:
 
 - readying: every plane in the Readying box goes to the Ready box as the
   Readying Factor allows, bombers armed (GP, AP, TORPEDO), fighters as CAP;
-- search: pairs of planes fly to the newest ships contact and round the hexes
+- search: pairs of planes (Allied fighters: the dive bombers are kept for the
+  strikes) fly to the newest ships contact and round the hexes
   next to it, or with no contact to the sector and upwind of it (carriers steam
   into the wind to fly, standard 6.10); one pair keeps a contact, two look
   for the enemy; each flies home while its range allows;
-- strike: when a ships contact (carriers first) is within reach of an armed
-  plane type in the Ready box (at least :data:`MIN_STRIKE` factors), and the
+- strike: when a ships contact (carriers first) is within reach of the armed
+  plane types in the Ready box (at least :data:`MIN_STRIKE` factors in all;
+  dive and torpedo bombers go together, the torpedo AF first), and the
   strike can be home before nightfall, it takes off (a normal launch, AF21 and
   up so it never clashes with a searcher) and flies to the contact as an armed
   search with ``IF SHIPS ATTACK``, so a target that moved a hex is still found;
   afterwards it flies home;
 - the strike step (``T<n>.strike``): every AF that declared an attack is aimed
-  at one ship named in the precise makeup (seed 003, 15 LI 1): the best type
-  present, the damaged one of that type if the makeup says so, never a ship
-  "dead in the water" while another is left (LI 4: a doomed ship may only be
-  slow to sink);
+  at one ship named in the precise makeup (seed 003, 15 LI 1): the one
+  "burning and listing heavily", else a smoking one, else the best type
+  present (hits spread over ships sink none), never a ship "dead in the
+  water" while another is left (LI 4: a doomed ship may only be slow to sink);
 - the losses step (``T<n>.losses``): the enemy types present are ranked
   bombers first (15 LI 3), since they are what threatens the carriers;
 - storms (standard 6.6, 6.8): no plane flies into one, so nothing takes off
@@ -69,12 +71,13 @@ from mailbot.games.flattop.map.hexes import (
 
 #: each side's search sector: where its staff expects the enemy carriers (the scenario's start hexes)
 SECTOR = {"allied": "VII-E34", "japanese": "VI-N36"}
-SEARCH_PLANE = {"allied": "Dauntless", "japanese": "Zero"}
+SEARCH_PLANE = {"allied": "Wildcat", "japanese": "Zero"}
 DECEPTION = {"allied": "DECEPTION RANDOM", "japanese": "DECEPTION MAXIMAL"}
 CARRIER_TF = 1
 FIRST_STRIKE_AF = 21  # strikes are AF21 and up, searchers AF1-AF20: the numbers never clash
 LAST_AF = 35  # standard 14: AFs are numbered 1-35 per side
-MIN_STRIKE = 10  # fewer armed factors would melt in a carrier group's AA (34 factors in TF 17)
+MIN_WAVE = 3  # a smaller group of one type only feeds the AA: it stays in the Ready box
+MIN_STRIKE = 6  # fewer armed factors would melt in a carrier group's AA (34 factors in TF 17)
 LAST_LIGHT = 19  # the first night hour (tables/time.toml): strikes are home before it
 SEARCH_LAST_HOUR = 16  # no new searcher takes off after this hour
 
@@ -120,6 +123,10 @@ TARGET_TYPES = ("CV", "CVL", "BB", "CA", "CAV", "AV", "CL", "AP", "AO", "APD", "
 #: own bases that take carrier planes (LP, the scenario's base list), for planes that cannot reach a carrier
 LP_BASES = {"allied": ("Port Moresby",), "japanese": ("Rabaul", "Lae", "Gasmata", "Kavieng")}
 DEAD = "dead in the water"
+SMOKING = "smoking"
+BURNING = "burning and listing heavily"
+#: types whose Damage Factor is 1 or 2 (tables/ships.toml): they sink at once, never slowly (LI 4)
+SMALL_SHIPS = frozenset({"DD", "APD", "PG"})
 
 # --- reading the letter ------------------------------------------------------------------------
 
@@ -340,39 +347,68 @@ def read_losses(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 # --- the strike and losses steps ---------------------------------------------------------------
 
 
-def _damage(entry: str, ship_type: str) -> tuple[int, int, int]:
-    """(ships, damaged, dead in the water) of one type in a TF's makeup ``2 CV (one smoking)``."""
-    words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+@dataclass(frozen=True)
+class TypeDamage:
+    """One type's entry in a TF's makeup: ``2 CV (one smoking, one burning and listing heavily)``."""
+
+    ships: int = 0
+    smoking: int = 0
+    burning: int = 0
+    dead: int = 0
+
+    @property
+    def afloat(self) -> int:
+        """Ships not yet dead in the water: labels 1 .. afloat (labels number a type least hit first)."""
+        return self.ships - self.dead
+
+
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def type_damage(entry: str, ship_type: str) -> TypeDamage:
+    """The ships of one type in a TF's makeup and the damage words the makeup gives them (LI 3)."""
     found = re.search(rf"(\d+) {ship_type}(?: \(([^)]*)\))?(?:,| and|$)", entry)
     if found is None:
-        return 0, 0, 0
-    counts = {w: n for n, w in enumerate(words)}
-    damaged = dead = 0
+        return TypeDamage()
+    counts = {w: n for n, w in enumerate(_WORDS)}
+    states = {SMOKING: 0, BURNING: 0, DEAD: 0}
     for part in (found[2] or "").split(", "):
         number, _, state = part.partition(" ")
-        n = counts.get(number, int(number) if number.isdigit() else 0)
-        damaged += n
-        dead += n if state == DEAD else 0
-    return int(found[1]), damaged, dead
+        if state in states:
+            states[state] += counts.get(number, int(number) if number.isdigit() else 0)
+    return TypeDamage(int(found[1]), states[SMOKING], states[BURNING], states[DEAD])
+
+
+def _picks(letter: str, ship_type: str, damage: TypeDamage) -> list[tuple[int, str]]:
+    """(urgency, label) of the ships of one type worth a strike: 0 the worst-hit ship "burning and
+    listing heavily" (at least half her Damage Factor), 2 the worst-hit smoking one, 3 an intact one;
+    small ships (Damage Factor 1 or 2) count as intact. A ship "dead in the water" is never picked: she
+    may be doomed already (LI 4) and more ordnance on her is wasted (urgency 1 is left free for her).
+
+    Labels number a TF's ships of one type from the least hit up (``combat.battle.label_target``):
+    intact, smoking, burning, then dead in the water."""
+    ships, dead, burning = damage.ships, damage.dead, damage.burning
+    if ship_type in SMALL_SHIPS:  # Damage Factor 1 or 2: any hit that sinks her sinks her at once (LI 4)
+        return [(3, f"{letter}-{ship_type}1")] if ships > dead else []
+    picks = [(3, 1)] if ships > damage.smoking + burning + dead else []
+    if damage.smoking:
+        picks.append((2, ships - dead - burning))
+    if burning:
+        picks.append((0, ships - dead))
+    return [(urgency, f"{letter}-{ship_type}{number}") for urgency, number in picks]
 
 
 def choose_target(makeup: Makeup) -> str:
-    """The label to aim every AF of ``makeup`` at: the first type of :data:`TARGET_TYPES` present
-    with a ship not dead in the water; of that type the damaged one still moving, else the first.
-
-    Labels number a TF's ships of one type from the least hit up (``combat.battle.label_target``),
-    so with ``n`` ships of which ``d`` are dead in the water, ship ``n - d`` is the worst hit afloat.
-    """
-    for ship_type in TARGET_TYPES:
+    """The label to aim every AF of ``makeup`` at. Hits spread over several ships sink none, so the
+    whole strike goes at one ship, the one nearest to going down (:func:`_picks`); among equals the
+    first type of :data:`TARGET_TYPES`, then the first TF."""
+    found = []
+    for rank, ship_type in enumerate(TARGET_TYPES):
         for letter, entry in sorted(makeup.tfs.items()):
-            ships, damaged, dead = _damage(entry, ship_type)
-            if ships - dead <= 0:
-                continue
-            pick = ships - dead if damaged > dead else 1
-            label = f"{letter}-{ship_type}{pick}"
-            if label in makeup.labels:
-                return label
-    return makeup.labels[0] if makeup.labels else "BASE"
+            for urgency, label in _picks(letter, ship_type, type_damage(entry, ship_type)):
+                if label in makeup.labels:
+                    found.append((urgency, rank, letter, label))
+    return min(found)[-1] if found else (makeup.labels[0] if makeup.labels else "BASE")
 
 
 def strike_orders(text: str) -> list[str]:
@@ -599,19 +635,35 @@ def landing_load(lines: Sequence[str], report: Report, place: str) -> int:
 
 
 def strike_launches(report: Report, tf: OwnTF, goal: Hex, deck: Deck) -> list[str]:
-    """Every armed bomber type in the Ready box that can reach ``goal``: one normal launch each."""
-    lines = []
+    """Every armed bomber type in the Ready box that can reach ``goal``: one normal launch each, as
+    many factors as the LF and Readying Factor allow. The types go together (dive and torpedo bombers
+    on one target split its AA and each rolls its own column): a stack too small to strike alone
+    joins the others, and the launch goes when the whole is at least :data:`MIN_STRIKE` factors.
+    A second wave the next turn takes what the first left in the box, so a crippled ship is hit
+    again while she is still in reach."""
+    launch, readying = deck.launch, deck.readying
+    planned: list[tuple[Stack, int, list[Hex]]] = []
     for stack in sorted(tf.boxes.get("ready", ()), key=lambda s: (-s.count, s.plane)):
         plane = PLANES.get(stack.plane)
         if plane is None or not stack.load or not strike_reach(tf.hex, goal, plane, report.when[1]):
             continue
-        count = min(stack.count, deck.launch, deck.readying)
+        count = min(stack.count, launch, readying)
         path = launch_path(report, tf, goal, math.ceil(plane.movement / 2))
-        if count < MIN_STRIKE or not path or (number := deck.free(FIRST_STRIKE_AF, LAST_AF)) is None:
+        if count < MIN_WAVE or not path:
             continue
+        launch, readying = launch - count, readying - count
+        planned.append((stack, count, path))
+    if sum(count for _, count, _ in planned) < MIN_STRIKE:
+        return []
+    lines = []
+    # The torpedo AF takes the lower number, so it attacks first (strikes go in AF order): a ship the
+    # dive bombers sink is gone before the torpedoes, which cannot be turned on anything else.
+    for stack, count, path in sorted(planned, key=lambda p: p[0].load != "TORPEDO"):
+        if (number := deck.free(FIRST_STRIKE_AF, LAST_AF)) is None:
+            break
         deck.launch, deck.readying = deck.launch - count, deck.readying - count
-        launch = f"FROM TF{tf.number} {count} {stack.plane} {stack.load} NORMAL"
-        lines.append(f"SEARCH AF{number} {launch} PATH {_path_text(path)} IF SHIPS ATTACK")
+        order = f"FROM TF{tf.number} {count} {stack.plane} {stack.load} NORMAL"
+        lines.append(f"SEARCH AF{number} {order} PATH {_path_text(path)} IF SHIPS ATTACK")
     return lines
 
 

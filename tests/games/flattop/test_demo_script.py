@@ -15,6 +15,7 @@ from mailbot.games.flattop.demo import (
     FIRST_STRIKE_AF,
     Makeup,
     Stack,
+    TypeDamage,
     choose_target,
     flattop_orders,
     rank_orders,
@@ -23,6 +24,7 @@ from mailbot.games.flattop.demo import (
     read_report,
     strike_orders,
     turn_of,
+    type_damage,
 )
 from mailbot.games.flattop.map.hexes import Direction, parse_hex_id
 from mailbot.games.registry import Registry, builtin_modules
@@ -176,6 +178,52 @@ def test_seed_003_15_li4_no_more_ordnance_on_a_ship_dead_in_the_water() -> None:
     assert choose_target(sinking) == "A-CA1"
 
 
+def test_seed_003_15_li3_li4_the_strike_finishes_the_ship_burning_and_listing_heavily() -> None:
+    """Seed 003, 15 LI 3: "Damage at least half of DF, but ship not crippled: Ship is burning and/or
+    listing heavily." LI 4: "Note that ships with damage factors of 3 or greater will not sink
+    immediately unless their hits exceed their damage factor by the required amount." Hits spread
+    over ships sink none: the strike goes at the worst-hit ship afloat, burning before smoking before
+    intact, whatever her type; a small ship (Damage Factor 2) only when nothing bigger is hit."""
+    labels = ("A-CV1", "A-CA1", "A-CA2", "A-DD1", "A-DD2")
+    burning = Makeup((3,), "x", {"A": "1 CV (one smoking), 2 CA (one burning and listing heavily)"}, labels)
+    assert choose_target(burning) == "A-CA2"  # CA2 is the more hit of the two
+    smoking = Makeup((3,), "x", {"A": "1 CV, 2 CA (one smoking)"}, labels)
+    assert choose_target(smoking) == "A-CA2"
+    small = Makeup((3,), "x", {"A": "1 CV, 2 DD (one burning and listing heavily)"}, labels)
+    assert choose_target(small) == "A-CV1"
+    mixed = "2 CA (one smoking, one burning and listing heavily), 2 DD"
+    assert choose_target(Makeup((3,), "x", {"A": mixed}, labels)) == "A-CA2"
+    both = Makeup((3,), "x", {"A": "2 CA (one smoking, one dead in the water)"}, labels)
+    assert choose_target(both) == "A-CA1"  # CA2 is dead in the water: CA1 is the smoking one
+
+
+def test_type_damage_reads_every_damage_word_of_a_type() -> None:
+    """Seed 003, 15 LI 1: "plus visible damage, but never ship names": "2 CA (one smoking)"."""
+    entry = "3 CV (one smoking, two burning and listing heavily), 2 CA (one dead in the water) and 6 DD"
+    assert type_damage(entry, "CV") == TypeDamage(3, 1, 2, 0)
+    assert type_damage(entry, "CA") == TypeDamage(2, 0, 0, 1) and type_damage(entry, "CA").afloat == 1
+    assert type_damage(entry, "DD") == TypeDamage(6) and type_damage(entry, "BB") == TypeDamage()
+
+
+def test_torpedo_bombers_join_the_strike_and_take_the_lower_af_number() -> None:
+    """The Ready box's dive and torpedo bombers take off together for one target, each type its own
+    normal launch; the torpedo AF has the lower number so it attacks first (strikes go in AF order).
+    Fewer than MIN_STRIKE factors in all stay home."""
+    planes = "ready: 12 Wildcat, 4 Dauntless (GP), 6 Devastator (TORPEDO)"
+    near = "  D1 0700 VI-Q36 ships condition 3 by aircraft: TF: 2 carrier, 2 capital, 6 small"
+    lines = flattop_orders("allied", "T4.orders", letter(planes=planes, contacts=near), 4)
+    strikes = [line for line in lines if " NORMAL " in line]
+    assert [line.split(" PATH ")[0] for line in strikes] == [
+        f"SEARCH AF{FIRST_STRIKE_AF} FROM TF1 6 Devastator TORPEDO NORMAL",
+        f"SEARCH AF{FIRST_STRIKE_AF + 1} FROM TF1 4 Dauntless GP NORMAL",
+    ]
+    few = "ready: 12 Wildcat, 2 Dauntless (GP), 3 Devastator (TORPEDO)"
+    assert not any(
+        " NORMAL " in line
+        for line in flattop_orders("allied", "T4.orders", letter(planes=few, contacts=near), 4)
+    )
+
+
 def test_a_strike_letter_without_a_makeup_gets_a_priority() -> None:
     assert strike_orders("What happened:\n  - nothing\n") == [
         "PRIORITY CV CVL BB CA CAV AV CL AP AO APD DD PG"
@@ -228,10 +276,11 @@ def test_seed_003_nothing_takes_off_at_night_or_from_carriers_in_a_storm() -> No
 
 def test_searchers_go_out_in_pairs_toward_the_sector_and_upwind_of_it() -> None:
     lines = flattop_orders("allied", "T4.orders", letter(), 4)
-    assert lines[1].startswith("SEARCH AF1 FROM TF1 2 Dauntless PATH ") and "IF SHIPS CLOSE 2" in lines[1]
-    one_out = "  AF1 at VII-E34, low, 2 Dauntless (GP), MF 9, range left 5 turn(s), from TF1"
+    # Fighters search: every dive bomber is kept for the strikes.
+    assert lines[1].startswith("SEARCH AF1 FROM TF1 2 Wildcat PATH ") and "IF SHIPS CLOSE 2" in lines[1]
+    one_out = "  AF1 at VII-E34, low, 2 Wildcat, MF 8, range left 5 turn(s), from TF1"
     second = flattop_orders("allied", "T5.orders", letter(air=one_out), 5)
-    assert second[2].startswith("SEARCH AF2 FROM TF1 2 Dauntless PATH ")  # no contact: a second pair
+    assert second[2].startswith("SEARCH AF2 FROM TF1 2 Wildcat PATH ")  # no contact: a second pair
     assert second[1].startswith("SEARCH AF1 PATH VII-E33 ")  # AF1 rounds its sector hex VII-E34
 
 

@@ -250,7 +250,7 @@ def _attack(raid: Raid, strike: Strike, allocations: list[Allocation], label: st
         found = _ship_of(turn, raid.target, a.target) if a.target != BASE else None
         if found is not None:
             _hit_ship(raid, found, a, blow)
-        elif raid.target.base:
+        elif a.target == BASE and raid.target.base:
             _hit_base(raid, a, blow)
     formation = own_af(turn, strike.side, strike.af)
     if formation is not None:
@@ -359,6 +359,10 @@ def _bomb(raid: Raid, strike: Strike, a: Allocation, label: str) -> Blow | None:
     cloud, night = target.hex in sky.clouds, sky.night
     kind = _kind(kit, a, stack.armament, stack.altitude)
     found = _ship_of(turn, target, a.target) if a.target != BASE else None
+    if found is None and a.target != BASE:
+        # The ship went down under an earlier AF of this strike (21.8.2): nothing left to aim at.
+        turn.tell(strike.side, "strike", f"AF{strike.af}: {a.target} has already gone down; no attack")
+        return None
     if found is not None:
         ship = found[1]
         bht = kit.hits.attack(
@@ -486,7 +490,7 @@ def _report_ship(
                 report.choices.append(
                     _choice(target, (shiplabel.label, after.name, owner), visible, after.boxes)
                 )
-    if after.sunk or (after.destroyed and not result.before.destroyed):
+    if after.destroyed and not result.before.destroyed:  # scored once, when her hits reach her DF
         report.sunk.append((after, owner))
 
 

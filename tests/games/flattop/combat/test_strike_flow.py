@@ -138,3 +138,51 @@ def test_standing_air_choices_are_read_and_kept() -> None:
     assert line.normalised == "CAPDIVE NO"
     again = GAME.load(GAME.dump(outcome.state)).side(Side.JAPANESE)
     assert (again.cap_dive, again.escort_priority) == (False, ("Wildcat",))
+
+
+def test_hits_on_a_ship_already_sinking_score_her_once() -> None:
+    """15 LI 4: "Hits taken after the ship is "sunk" but is still on the board will each reduce the
+    time by an hour also": she may be struck again, and her points are scored once."""
+    from mailbot.games.flattop.combat.kit import kit
+    from mailbot.games.flattop.victory import record, ship_sunk
+
+    state = big_strike()
+    tfs = tuple(
+        replace(
+            t,
+            ships=tuple(
+                replace(s, hits=s.damage, sinking=5, destroyed_turn=1) if s.name == "Shokaku" else s
+                for s in t.ships
+            ),
+        )
+        if t.side is Side.JAPANESE
+        else t
+        for t in state.task_forces
+    )
+    shokaku = next(s for t in tfs for s in t.ships if s.name == "Shokaku")
+    ledger = record((), [ship_sunk(shokaku, Side.JAPANESE, 1, kit(state).victory)])
+    state = replace(state, task_forces=tfs, ledger=ledger)
+    declared = play(state, {"allied": [f"FLY AF7 PATH {TARGET_HEX} ATTACK"]}, "T2.orders")
+    struck = play(declared.state, {"allied": ["TARGET AF7 A-CV1"]}, "T2.strike")
+    assert len([e for e in struck.state.ledger if e.key.startswith("sunk:") and "Shokaku" in e.key]) == 1
+
+
+def test_an_af_aiming_at_a_ship_gone_down_makes_no_attack() -> None:
+    """18.2.1 / 21.8.2: AFs attack one after another; a ship sunk by the first is no target for the
+    next (its bombs are not dropped on the base instead)."""
+    from mailbot.games.flattop.combat.battle import ShipLabel, Strike, Target
+    from mailbot.games.flattop.combat.kit import kit
+    from mailbot.games.flattop.combat.strike import Allocation, Raid, Report, _bomb
+    from mailbot.games.flattop.turn import Turn
+    from mailbot.games.flattop.units import Altitude
+
+    state = big_strike()
+    h = next(t.hex for t in state.task_forces if t.side is Side.JAPANESE and t.number == 1)
+    target = Target(Side.ALLIED, h, (("A", 1),), (ShipLabel("A-DD1", 1, "Nowhere"),), base="Lae")
+    turn = Turn(state, DiceStream(b"x".ljust(32, b"."), "d", "k"), {})
+    strike = Strike(Side.ALLIED, 7, h, Altitude.LOW)
+    blow = _bomb(
+        Raid(turn, kit(state), target, Report()), strike, Allocation(7, "A-DD1", "Dauntless", 14), "l"
+    )
+    assert blow is None
+    assert "AF7: A-DD1 has already gone down; no attack" in [e.text for e in turn.events]
