@@ -24,7 +24,7 @@ from mailbot.mail.compose import Attachment
 from mailbot.render.ics import deadline_ics
 from mailbot.render.templates import Renderer
 from mailbot.services import chainlog
-from mailbot.services.games import Games, new_salt, tag
+from mailbot.services.games import Games, new_salt, tag, untagged
 from mailbot.services.letters import Letter, Postman
 from mailbot.services.outbox import Thread
 from mailbot.services.sealing import box_of
@@ -243,7 +243,7 @@ class Reports:
                 seat=seat,
                 turn=step.turn if step else 0,
                 step_key=step.key if step else "start",
-                subject=letter.subject,
+                subject=untagged(letter.subject),  # the seat's secret tag stays in its mailbox only
                 text=rendered.text,
                 html=rendered.html,
                 chain_head=head,

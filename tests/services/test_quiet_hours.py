@@ -178,3 +178,14 @@ def test_play_quietly_needs_the_game_the_option_and_room_under_the_cap() -> None
     assert not lifecycle.play_quietly(True, 2, on)  # the cap: a letter now
     assert not lifecycle.play_quietly(False, 0, on)  # the game says something is due
     assert not lifecycle.play_quietly(True, 0, lifecycle.Quiet(False, 2))  # the option is off
+
+
+def test_stored_reports_keep_no_seat_secret_in_their_subject(h: Harness) -> None:
+    """Issue 18: "stored report subjects carry each seat's secret": the letter's subject has the
+    seat's [XX-n secret] tag (it proves the reply); the report row kept for the archive has not."""
+    game_id = start(h)
+    play(h, game_id, hold)
+    with Session(h.bot.engine) as session:
+        rows = list(session.exec(select(Report).where(Report.game_id == game_id)))
+        secrets = {s.secret for s in session.exec(select(Seat).where(Seat.game_id == game_id))}
+    assert rows and all(not any(secret in r.subject for secret in secrets) for r in rows)
