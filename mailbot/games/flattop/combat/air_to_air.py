@@ -68,7 +68,6 @@ BOMBER_FIRE_PER_INTERCEPTOR = 3  # seed 003, 15 LI 7: "three times the number of
 JOIN_RATIO = STOP_RATIO = 2  # reference A.11.4: ">= 2:1" both ways
 PLANE_PLACE_RANGE = 2  # reference A.10: "within 2 hexes of a plane-carrying ship or base"
 RADAR_RANGE_HIGH = 3  # seed 003, 15.2: "three hexes from a base or TF that is radar equipped"
-NON_COMBAT_HEX = -1  # seed 003, 14.13.2: "subtract one from the die roll"
 _Key = tuple[str, bool, bool]  # plane, armed, rf_ok: what sets a BHT
 _Group = tuple[_Key, int, int, str]  # key, factors, BHT, the BHT's text
 DESIGN_DEFAULTS: tuple[str, ...] = (
@@ -96,12 +95,6 @@ def air_combat_allowed(
     if ships_in_hex or any(distance(h, place) <= PLANE_PLACE_RANGE for place in plane_places):
         return True
     return altitude is Altitude.HIGH and any(distance(h, radar) <= RADAR_RANGE_HIGH for radar in radar_places)
-
-
-def interception_modifier(allowed: bool) -> int:
-    """Seed 003, 14.13.2: special interception "in a hex where combat cannot usually occur,
-    subtract one from the die roll"."""
-    return 0 if allowed else NON_COMBAT_HEX
 
 
 # --- the battle's data ------------------------------------------------------------------

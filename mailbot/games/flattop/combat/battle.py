@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mailbot.games.flattop.map.hexes import Hex
-from mailbot.games.flattop.units import Altitude, Ship, ShipType, Side, TaskForce
+from mailbot.games.flattop.units import Altitude, ShipType, Side, TaskForce
 
 #: The seed's own order of ship types in a makeup report (15 LI 1's example: "1 BB, 2 CA ... 3 DD and 2 AP").
 TYPE_ORDER: tuple[ShipType, ...] = (
@@ -116,10 +116,6 @@ class Battle:
 
     def strikes_of(self, side: Side) -> tuple[Strike, ...]:
         return tuple(s for s in self.strikes if s.side is side)
-
-
-def afloat_in(tfs: Sequence[TaskForce]) -> tuple[tuple[TaskForce, Ship], ...]:
-    return tuple((tf, ship) for tf in tfs for ship in tf.afloat)
 
 
 def label_target(

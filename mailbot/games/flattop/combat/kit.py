@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from mailbot.games.flattop.combat.bht import HitTables
@@ -20,7 +20,7 @@ from mailbot.games.flattop.combat.damage import DamageRules
 from mailbot.games.flattop.combat.survivors import SurvivorTable
 from mailbot.games.flattop.map.towing import TowingTable
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.units import AirFactors, AirFormation, Side
+from mailbot.games.flattop.units import AirFactors, AirFormation
 from mailbot.games.flattop.victory import VictoryRules
 
 
@@ -52,7 +52,7 @@ class _Key:
         return isinstance(other, _Key) and other.config is self.config
 
 
-@cache
+@lru_cache(maxsize=16)  # bounded: every loaded state brings a new config object (its key)
 def _kit(key: _Key, crt: str) -> Kit:
     tables, scenario = key.config["tables"], key.config["scenario"]
     return Kit(
@@ -87,7 +87,3 @@ def by_plane(stacks: Iterable[AirFactors]) -> dict[str, int]:
 
 def describe_counts(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{n} {plane}" for plane, n in sorted(counts.items()) if n) or "none"
-
-
-def side_word(side: Side) -> str:
-    return side.value.capitalize()

@@ -20,6 +20,7 @@ from mailbot.games.flattop.combat.bht import HitTables
 from mailbot.games.flattop.combat.crt import CombatTable, combat_table
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.map.scenario import plane_types
+from mailbot.games.flattop.observation.observe import interception_modifier
 from mailbot.games.flattop.units import AirFactors, Altitude, Armament, PlaneType, Side
 
 from ..conftest import load_tables
@@ -452,5 +453,5 @@ def test_15_2_radar_three_hexes_high_only() -> None:
 def test_14_13_2_interception_outside_combat_hexes() -> None:
     """Seed 003, 14.13.2: "This type (only) of Special Interception is allowed in any hex on the map.
     If the attempt is made in a hex where combat cannot usually occur, subtract one from the die roll." """
-    assert a2a.interception_modifier(True) == 0
-    assert a2a.interception_modifier(False) == -1
+    assert interception_modifier(True) == 0
+    assert interception_modifier(False) == -1
