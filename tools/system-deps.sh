@@ -23,6 +23,16 @@ if ! command -v dovecot >/dev/null 2>&1 || [ ! -x /usr/lib/dovecot/lmtp ]; then
     apt_install dovecot-imapd dovecot-lmtpd openssl
 fi
 command -v openssl >/dev/null 2>&1 || apt_install openssl
+# Maps are drawn as SVG and converted to PNG with cairosvg, which loads libcairo at run time.
+if ! ldconfig -p | grep -q 'libcairo\.so\.2'; then
+    echo "installing libcairo for the map pictures"
+    apt_install libcairo2
+fi
+# The archive and letter pages are checked in a real browser (tests/e2e/test_archive_browser.py).
+if ! command -v chromium >/dev/null 2>&1; then
+    echo "installing Chromium for the browser tests"
+    apt_install chromium fonts-dejavu-core
+fi
 # systemd-analyze checks deploy/mailbot.service (tests/unit/test_deploy_files.py).
 command -v systemd-analyze >/dev/null 2>&1 || apt_install systemd
 
