@@ -127,6 +127,8 @@ SMOKING = "smoking"
 BURNING = "burning and listing heavily"
 #: types whose Damage Factor is 1 or 2 (tables/ships.toml): they sink at once, never slowly (LI 4)
 SMALL_SHIPS = frozenset({"DD", "APD", "PG"})
+#: ship types a strike finishes when "dead in the water", by urgency (:func:`_picks`)
+DEAD_URGENCY = {"CV": 1, "CVL": 1}
 
 # --- reading the letter ------------------------------------------------------------------------
 
@@ -381,9 +383,12 @@ def type_damage(entry: str, ship_type: str) -> TypeDamage:
 
 def _picks(letter: str, ship_type: str, damage: TypeDamage) -> list[tuple[int, str]]:
     """(urgency, label) of the ships of one type worth a strike: 0 the worst-hit ship "burning and
-    listing heavily" (at least half her Damage Factor), 2 the worst-hit smoking one, 3 an intact one;
-    small ships (Damage Factor 1 or 2) count as intact. A ship "dead in the water" is never picked: she
-    may be doomed already (LI 4) and more ordnance on her is wasted (urgency 1 is left free for her).
+    listing heavily" (at least half her Damage Factor), 1 a carrier "dead in the water", 2 the
+    worst-hit smoking one, 3 an intact one; small ships (Damage Factor 1 or 2) count as intact.
+    A carrier dead in the water may be doomed already (LI 4: "possibly leading the opponent to waste
+    more ordnance on a doomed ship") or only crippled, and a crippled carrier towed home fights again:
+    the attacker cannot tell, so he finishes her (:data:`DEAD_URGENCY`). Other ships dead in the water
+    are left alone: the ordnance is better spent on a ship still fighting.
 
     Labels number a TF's ships of one type from the least hit up (``combat.battle.label_target``):
     intact, smoking, burning, then dead in the water."""
@@ -395,6 +400,8 @@ def _picks(letter: str, ship_type: str, damage: TypeDamage) -> list[tuple[int, s
         picks.append((2, ships - dead - burning))
     if burning:
         picks.append((0, ships - dead))
+    if dead and ship_type in DEAD_URGENCY:
+        picks.append((DEAD_URGENCY[ship_type], ships))
     return [(urgency, f"{letter}-{ship_type}{number}") for urgency, number in picks]
 
 

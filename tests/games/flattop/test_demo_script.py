@@ -168,14 +168,20 @@ def test_seed_003_15_li1_the_attacker_declares_the_ships_he_attacks_from_the_mak
     assert choose_target(Makeup((9,), "V-E24", {}, ("BASE",))) == "BASE"
 
 
-def test_seed_003_15_li4_no_more_ordnance_on_a_ship_dead_in_the_water() -> None:
+def test_seed_003_15_li4_a_carrier_dead_in_the_water_is_finished_other_ships_are_not() -> None:
     """Seed 003, 15 LI 4: "Larger ships may take several hours to actually sink (possibly leading the
-    opponent to waste more ordnance on a doomed ship.)" The script hits a ship still moving first."""
+    opponent to waste more ordnance on a doomed ship.)" and "A ship that is officially destroyed but
+    is delayed in sinking is reported to be crippled": the attacker cannot tell a doomed carrier from
+    a crippled one, so the script finishes a carrier dead in the water before a smoking or intact
+    ship, but spends nothing on a cruiser dead in the water while another ship still fights."""
     labels = ("A-CV1", "A-CV2", "A-CA1", "A-CA2")
     doomed = Makeup((3,), "x", {"A": "2 CV (one smoking, one dead in the water), 2 CA"}, labels)
-    assert choose_target(doomed) == "A-CV1"  # CV2, the most hit, is the one dead in the water
-    sinking = Makeup((3,), "x", {"A": "1 CV (one dead in the water), 2 CA and 6 DD"}, labels)
-    assert choose_target(sinking) == "A-CA1"
+    assert choose_target(doomed) == "A-CV2"  # CV2, the most hit, is the one dead in the water
+    worse = "2 CV (one burning and listing heavily, one dead in the water)"
+    burning = Makeup((3,), "x", {"A": worse}, labels)
+    assert choose_target(burning) == "A-CV1"  # a ship still afloat and half sunk comes first
+    cruiser = Makeup((3,), "x", {"A": "1 CV, 2 CA (one dead in the water)"}, labels)
+    assert choose_target(cruiser) == "A-CV1"
 
 
 def test_seed_003_15_li3_li4_the_strike_finishes_the_ship_burning_and_listing_heavily() -> None:
