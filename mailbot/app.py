@@ -29,7 +29,7 @@ from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
 from mailbot.scheduler.deadlines import DeadlineScheduler
 from mailbot.services.auth import Gatekeeper
-from mailbot.services.games import Games
+from mailbot.services.games import Games, fresh_seed
 from mailbot.services.gm import GM_COMMANDS, GmActions, GmMail
 from mailbot.services.inbound import Identity, InboundProcessor
 from mailbot.services.intake import Intake, describe
@@ -103,7 +103,16 @@ def smtp_config(settings: Settings) -> SmtpConfig:
 class Bot:
     """The running moderator: owns the engine, services and the two loops."""
 
-    def __init__(self, settings: Settings, *, clock: Clock = utcnow, sink: Sink | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        clock: Clock = utcnow,
+        sink: Sink | None = None,
+        draw_seed: Callable[[], bytes] | None = None,
+    ) -> None:
+        """``draw_seed`` replaces the secret step seeds only where a game must replay exactly (the demo's
+        published seed); every seed drawn is still committed to before any order is read."""
         self.settings = settings
         self.clock = clock
         self.engine: Engine = db.make_engine(settings.store.url)
@@ -137,7 +146,9 @@ class Bot:
             renderer=self.renderer, identity=self.identity, new_message_id=self.new_message_id
         )
         self.reports = Reports(postman=self.postman, renderer=self.renderer, clock=clock)
-        self.games = Games(postman=self.postman, reports=self.reports, clock=clock)
+        self.games = Games(
+            postman=self.postman, reports=self.reports, clock=clock, draw_seed=draw_seed or fresh_seed
+        )
         self.turns = Turns(games=self.games, reports=self.reports, clock=clock)
         self.gm = GmActions(games=self.games, turns=self.turns, postman=self.postman, clock=clock)
         self.gate = Gatekeeper(

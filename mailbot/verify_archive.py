@@ -58,7 +58,7 @@ from typing import Any
 GENESIS = "0" * 64
 ORDERS_TAG = "mailbot-orders-v1"
 DICE_TAG = "mailbot-dice-v1"
-ENTROPY_TAG = "mailbot-entropy-v1"
+ENTROPY_TAG = "mailbot-entropy-v2"
 SALT_TAG = "mailbot-salted-v1"
 STEP_SALT_TAG = "mailbot-step-salt-v1"
 CHUNKS = struct.Struct(">8I")
@@ -92,7 +92,7 @@ def orders_digest(orders: dict[str, list[str]]) -> str:
 
 def player_entropy(contributions: list[tuple[str, str, str]]) -> str:
     data = s(ENTROPY_TAG) + len(contributions).to_bytes(4, "big")
-    return sha(data + b"".join(s(seat) + s(mid) + s(nonce) for seat, mid, nonce in contributions))
+    return sha(data + b"".join(s(seat) + s(mid) + s(nonce) for seat, mid, nonce in sorted(contributions)))
 
 
 def dice_key(seed: bytes, entropy: str) -> bytes:

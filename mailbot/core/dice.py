@@ -20,11 +20,14 @@ seed cannot grind it against predictable letters: every letter the moderator
 accepts for a step (orders, a sealed value, a ``JOIN`` for the set-up, or a
 bare ``NONCE <anything>`` line) is a *contribution*, logged in the game's
 event chain (kind ``entropy``) as it arrives, after the step's commitment
-went out. The contributions of a step, in chain order, are mixed into the
-dice key, so the dice depend on text the moderator could not know when he
-committed to the seed.
+went out. The contributions of a step, sorted, are mixed into the dice key,
+so the dice depend on text the moderator could not know when he committed to
+the seed. Sorted, not in chain order: the order letters happen to be read in
+(which of two players' letters the mail server delivered first, which worker
+read it) is not the players' choice, and a replay of the same letters must
+roll the same dice.
 
-Byte-exact specification (version 1)
+Byte-exact specification (version 2: entropy of sorted contributions)
 ------------------------------------
 Notation: ``||`` concatenates; ``u32(n)`` and ``u64(n)`` are ``n`` as 4- and
 8-byte big-endian unsigned integers; ``s(x) = u32(len(utf8(x))) || utf8(x)``
@@ -43,14 +46,14 @@ as sorting their UTF-8 bytes; a seat's lines keep the order the seat gave)::
     orders_digest = hex(SHA-256( s("mailbot-orders-v1")
         || for each seat, sorted: s(seat) || u32(n) || order_hash(line_1) || ... || order_hash(line_n) ))
 
-Player entropy (a step's contributions in the order of their chain entries;
+Player entropy (a step's contributions sorted by seat, then message_id, then nonce, by code point;
 ``message_id`` is the letter's Message-ID header as received, without its
 angle brackets, ``""`` when it has none; ``nonce`` is the text after the first
 ``NONCE`` word of the letter, single-spaced, ``""`` when there is none)::
 
     contribution = s(seat) || s(message_id) || s(nonce)
-    entropy = hex(SHA-256( s("mailbot-entropy-v1") || u32(n) || contribution_1 || ... || contribution_n ))
-    key = HMAC-SHA256(key = seed, msg = s("mailbot-entropy-v1") || s(entropy))
+    entropy = hex(SHA-256( s("mailbot-entropy-v2") || u32(n) || contribution_1 || ... || contribution_n ))
+    key = HMAC-SHA256(key = seed, msg = s("mailbot-entropy-v2") || s(entropy))
 
 The moderator's streams always use ``key`` (``n = 0`` when nobody wrote);
 ``DiceStream(seed, digest, step)`` without ``entropy`` keys the blocks with
@@ -91,7 +94,7 @@ from mailbot.errors import GameError
 
 ORDERS_TAG = "mailbot-orders-v1"
 DICE_TAG = "mailbot-dice-v1"
-ENTROPY_TAG = "mailbot-entropy-v1"
+ENTROPY_TAG = "mailbot-entropy-v2"
 MAX_NONCE = 200  # characters of a NONCE line kept; more adds nothing
 MAX_SIDES = 2**32  # faces come from 32-bit values
 _CHUNKS = struct.Struct(">8I")  # a 32-byte block as eight big-endian 32-bit values
@@ -132,9 +135,9 @@ def order_digest(orders_by_seat: Mapping[str, Sequence[str]]) -> str:
 
 
 def player_entropy(contributions: Sequence[tuple[str, str, str]]) -> str:
-    """The mixed entropy of a step's (seat, message_id, nonce) contributions, in chain order."""
+    """The mixed entropy of a step's (seat, message_id, nonce) contributions, sorted (module docstring)."""
     h = hashlib.sha256(_s(ENTROPY_TAG) + len(contributions).to_bytes(4, "big"))
-    for seat, message_id, nonce in contributions:
+    for seat, message_id, nonce in sorted(contributions):
         h.update(_s(seat) + _s(message_id) + _s(nonce))
     return h.hexdigest()
 

@@ -108,6 +108,11 @@ def tag(game: Game) -> str:
     return f"{game.plugin[:2].upper()}-{game.id}"
 
 
+def fresh_seed() -> bytes:
+    """A step's secret dice seed: 256 bits from the operating system."""
+    return secrets.token_bytes(32)
+
+
 class Games:
     """Game lifecycle use cases (one transaction each, owned by the caller)."""
 
@@ -117,7 +122,7 @@ class Games:
         postman: Postman,
         reports: Reports,
         clock: Callable[[], datetime],
-        draw_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
+        draw_seed: Callable[[], bytes] = fresh_seed,
     ) -> None:
         self.postman = postman
         self.clock = clock

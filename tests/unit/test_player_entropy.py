@@ -20,17 +20,24 @@ def _s(text: str) -> bytes:
     return len(raw).to_bytes(4, "big") + raw
 
 
-def test_entropy_is_the_documented_hash_of_the_contributions_in_order() -> None:
-    data = _s("mailbot-entropy-v1") + (2).to_bytes(4, "big")
+def test_entropy_is_the_documented_hash_of_the_sorted_contributions() -> None:
+    data = _s("mailbot-entropy-v2") + (2).to_bytes(4, "big")
     data += b"".join(_s(seat) + _s(mid) + _s(nonce) for seat, mid, nonce in LETTERS)
     assert player_entropy(LETTERS) == hashlib.sha256(data).hexdigest()
-    assert player_entropy(LETTERS[::-1]) != player_entropy(LETTERS)
-    assert player_entropy([]) == hashlib.sha256(_s("mailbot-entropy-v1") + bytes(4)).hexdigest()
+    assert player_entropy([]) == hashlib.sha256(_s("mailbot-entropy-v2") + bytes(4)).hexdigest()
+
+
+def test_the_order_letters_were_read_in_does_not_change_the_entropy() -> None:
+    """Which player's letter the server delivered first is nobody's choice: the same letters read in
+    another order (another worker, another poll) give the same dice; another letter does not."""
+    assert player_entropy(LETTERS[::-1]) == player_entropy(LETTERS)
+    assert verify_archive.player_entropy(LETTERS[::-1]) == player_entropy(LETTERS)
+    assert player_entropy([LETTERS[0], ("south", "3@players.test", "")]) != player_entropy(LETTERS)
 
 
 def test_the_dice_key_mixes_seed_and_entropy() -> None:
     entropy = player_entropy(LETTERS)
-    expected = hmac.new(SEED, _s("mailbot-entropy-v1") + _s(entropy), hashlib.sha256).digest()
+    expected = hmac.new(SEED, _s("mailbot-entropy-v2") + _s(entropy), hashlib.sha256).digest()
     assert dice_key(SEED, entropy) == expected
     assert dice_key(SEED, None) == SEED  # the plugin fixtures' plain v1 streams
 
