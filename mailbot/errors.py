@@ -17,6 +17,8 @@
     │   │       └── SmtpPermanentError   5xx about one letter: give up, tell the game master
     │   │           └── SmtpAddressError an address that cannot go out (non-ASCII without SMTPUTF8)
     │   └── MessageFormatError      a message that cannot be parsed at all
+    ├── RenderError                 a letter, map or page that cannot be drawn
+    │   └── MapError                (render.maps) a view's map entry the drawer cannot read
     ├── GameError                   a game plugin or game state problem
     │   └── UnknownGameError        no plugin by that name or alias
     └── CrashInjected               raised only by test fault injection
@@ -82,6 +84,10 @@ class SmtpAddressError(SmtpPermanentError):
 
 class MessageFormatError(MailError):
     """Raw bytes that cannot be read as a message at all."""
+
+
+class RenderError(MailbotError):
+    """A letter, map picture or archive page cannot be drawn from its view."""
 
 
 class GameError(MailbotError):

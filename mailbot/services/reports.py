@@ -7,13 +7,21 @@ the game's event chain, salted with the report's own random salt (so an edited
 report is detectable, and a seat holding chain heads cannot test guesses about
 another seat's report), and queued in the caller's transaction. When a game
 ends every seat gets one more letter with the chain's final head and length.
+
+Games that draw a map (``mailbot.render.maps``: Flat Top, Salt'n'Tar) get it
+with every report: a PNG attached to the letter, the SVG kept in the
+:class:`Report` row for the archive. The map is drawn from the same view as
+the letter, so it tells the seat no more than the letter does.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -22,6 +30,7 @@ from mailbot.core.chain import salted
 from mailbot.core.game import Event
 from mailbot.mail.compose import Attachment
 from mailbot.render.ics import deadline_ics
+from mailbot.render.maps import MapError, draw_map
 from mailbot.render.templates import Renderer
 from mailbot.services import chainlog
 from mailbot.services.games import Games, new_salt, tag, untagged
@@ -29,6 +38,8 @@ from mailbot.services.letters import Letter, Postman
 from mailbot.services.outbox import Thread
 from mailbot.services.sealing import box_of
 from mailbot.store.game_tables import ChainRow, Game, Report, Seat, SeatStatus, StepRow, row_id
+
+log = logging.getLogger(__name__)
 
 # Chain entries that set the deadline of a step key; see deadline_sequence.
 DEADLINE_SETTERS = ("step-opened", "gm-extend", "gm-resume")
@@ -52,6 +63,24 @@ def deadline_sequence(session: Session, game_id: int, key: str) -> int:
     return max(settings - 1, 0)
 
 
+def map_of(game: Game, seat: str, turn: int, view: Mapping[str, Any]) -> tuple[Attachment, str] | None:
+    """The seat's map of ``view`` as ``map-<seat>-turn<n>.png`` and its SVG, if the game draws one.
+
+    A map that cannot be drawn (a bug in a game's view, no cairo library) never stops the letter:
+    it goes out without its picture, and the log says why.
+    """
+    try:
+        picture = draw_map(game.plugin, view)
+        if picture is None:
+            return None
+        png = picture.png()
+    except MapError:
+        log.exception("game %s: the report to %s goes out without its map", game.id, seat)
+        return None
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", seat).strip("-") or "seat"  # a file name in any client
+    return Attachment(f"map-{safe}-turn{turn}.png", png, "image", "png"), picture.svg
+
+
 def step_thread(game: Game, seat: Seat, step: StepRow | None) -> Thread:
     """A letter to a seat about a step: a reply to it may carry that step's orders."""
     return Thread(row_id(game), seat.name, step.key if step is not None and seat.name in step.owing else "")
@@ -69,16 +98,18 @@ class Reports:
         state = plugin.load(game.state)
         now = self.clock()
         for seat in Games.seats(session, row_id(game)):
-            body = self.renderer.render(f"{game.plugin}/report", {"r": plugin.view(state, (), seat.name)})
+            view = plugin.view(state, (), seat.name)
+            body = self.renderer.render(f"{game.plugin}/report", {"r": view})
             letter = Letter(
                 seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game begins", body=body
             )
             letter.thread = step_thread(game, seat, first)
+            svg = self._map_section(letter, game, seat.name, view, first.turn if first else 0)
             self._setup_section(session, letter, game)
             self._next_step_section(session, letter, game, seat, first)
             head = chainlog.head(session, row_id(game))
             letter.footer.append(f"Game log chain head: {head}")
-            self._keep(session, game, seat.name, first, letter=letter, head=head, now=now)
+            self._keep(session, game, seat.name, first, letter=letter, head=head, now=now, map_svg=svg)
             self.postman.post(session, letter, kind="report", now=now)
 
     def resolved(
@@ -99,7 +130,8 @@ class Reports:
         for seat in Games.seats(session, row_id(game)):
             if seat.status is not SeatStatus.ACTIVE:
                 continue
-            body = self.renderer.render(f"{game.plugin}/report", {"r": plugin.view(state, events, seat.name)})
+            view = plugin.view(state, events, seat.name)
+            body = self.renderer.render(f"{game.plugin}/report", {"r": view})
             more = f" and {len(quiet)} quiet step(s)" if quiet else ""
             letter = Letter(
                 seat.address,
@@ -107,6 +139,7 @@ class Reports:
                 body=body,
             )
             letter.thread = step_thread(game, seat, nxt)
+            svg = self._map_section(letter, game, seat.name, view, step.turn)
             self._defaults_section(letter, seat.name, defaults)
             self._opening_section(session, letter, step)
             if step.revealed:
@@ -115,8 +148,19 @@ class Reports:
             self._next_step_section(session, letter, game, seat, nxt)
             head = chainlog.head(session, row_id(game))
             letter.footer.append(f"Game log chain head: {head}")
-            self._keep(session, game, seat.name, step, letter=letter, head=head, now=now)
+            self._keep(session, game, seat.name, step, letter=letter, head=head, now=now, map_svg=svg)
             self.postman.post(session, letter, kind="report", now=now)
+
+    @staticmethod
+    def _map_section(letter: Letter, game: Game, seat: str, view: Mapping[str, Any], turn: int) -> str:
+        """Attach the seat's map as PNG; returns its SVG for the archive ("" when there is none)."""
+        shown = view.get("turn")  # the hour the map shows (a resolved step's report: the next one)
+        number = shown if isinstance(shown, int) and not isinstance(shown, bool) else turn
+        drawn = map_of(game, seat, number, view)
+        if drawn is None:
+            return ""
+        letter.attachments.append(drawn[0])
+        return drawn[1]
 
     @staticmethod
     def _quiet_section(letter: Letter, quiet: Sequence[StepRow]) -> None:
@@ -234,6 +278,7 @@ class Reports:
         letter: Letter,
         head: str,
         now: datetime,
+        map_svg: str = "",
     ) -> None:
         rendered = self.postman.render(letter)
         salt = new_salt()
@@ -249,6 +294,7 @@ class Reports:
                 chain_head=head,
                 created_at=now,
                 salt=salt,
+                map_svg=map_svg,
             )
         )
         # The text's hash in the chain makes any later edit of a stored report detectable; the

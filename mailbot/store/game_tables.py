@@ -181,6 +181,7 @@ class Report(SQLModel, table=True):
     chain_head: str = Field(max_length=64)
     created_at: datetime = Field(sa_type=UTCDateTime)
     salt: str = Field(default="", max_length=64)  # hex; salts the text's hash in the event chain
+    map_svg: str = Field(default="", sa_type=sa.Text)  # the seat's map as sent (PNG), for the archive
 
 
 class ChainRow(SQLModel, table=True):

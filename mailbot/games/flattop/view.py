@@ -7,6 +7,12 @@ events addressed to it: nothing else of the state is read, so nothing else
 can leak (seed 003, 7.12.2: reports never name enemy units). Contacts come
 from :func:`observation.reports.report_model` over the side's knowledge: hex, kind,
 condition, turn and the KIND of observer, never a name or an enemy id.
+
+The letter reads what matters first: ``changes`` (what changed this hour) and
+``decide`` (what the side must decide now) from :mod:`view_news`; the side's
+weather summarised near its own units (:mod:`view_weather`, the full lists in
+the letter's appendix); contacts merged per hex (:mod:`view_contacts`); and
+``map``, the side's map of the hour for the map drawer (:mod:`view_map`).
 """
 
 from __future__ import annotations
@@ -20,19 +26,20 @@ from mailbot.games.flattop.air.operations import mf
 from mailbot.games.flattop.combat import surface_flow
 from mailbot.games.flattop.combat.battle import STRIKE
 from mailbot.games.flattop.combat.surface import disclosure
-from mailbot.games.flattop.map.hexes import roman
 from mailbot.games.flattop.map.movement import range_left, tf_allowance
-from mailbot.games.flattop.map.weather import storm_hexes
-from mailbot.games.flattop.observation.reports import report_model
 from mailbot.games.flattop.orders.checks import base_word, sum_boxes
 from mailbot.games.flattop.orders.subs import HELP as SUB_HELP
 from mailbot.games.flattop.orders.types import Plot, normalise
 from mailbot.games.flattop.quiet import quiet_turn, run_length
-from mailbot.games.flattop.state import FlatTopState, SideState
+from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Base, Side, TaskForce
 from mailbot.games.flattop.victory import HIDDEN_NOTE, totals, visible
+from mailbot.games.flattop.view_contacts import CONTACT_TURNS, merged_contacts, new_contacts_line
+from mailbot.games.flattop.view_map import build_map
+from mailbot.games.flattop.view_news import changes, decision
+from mailbot.games.flattop.view_weather import weather_view
 
-CONTACT_TURNS = 3  # contacts of the last three turns are shown; older ones are history
+__all__ = ["CONTACT_TURNS", "build_view", "order_help", "step_title", "template_lines"]
 SYNTAX = (
     "Orders, one per line (any case; # starts a comment):",
     "  PLOT TF1 <hex> <hex> [/ <next turn's hexes> ...]   or   PLOT TF1 HOLD",
@@ -98,6 +105,10 @@ LOSSES_SYNTAX = (
 )
 
 
+TEXT_WIDTH = 72  # the text part's width (issue 18; render.templates.wrap72)
+CHANGED = "What changed this hour"
+# A letter after hours played without mail (quiet.py) tells them all.
+CHANGED_AFTER_QUIET = "What changed since your last letter (with the hours played without mail)"
 QUIET_NOTE = (
     "Night: the hours after this one may be played without mail on standing orders (TFs follow"
     " their PLOTs, AFs aloft fly home and land), until dawn or the game's limit of quiet hours."
@@ -160,15 +171,6 @@ def _af(state: FlatTopState, af: AirFormation) -> dict[str, Any]:
     }
 
 
-def _contacts(state: FlatTopState, own: SideState) -> list[dict[str, Any]]:
-    shown = report_model(own.knowledge)["contacts"]
-    # A letter after quiet hours (quiet.py) covers them all: their contacts are recent too.
-    recent = [c for c in shown if c["turn"] > state.turn - 1 - CONTACT_TURNS - run_length(state)]
-    for contact in recent:
-        contact["time"] = state.scenario.start.plus(contact["turn"] - 1).label
-    return sorted(recent, key=lambda c: (-c["turn"], c["hex"], c["kind"]))
-
-
 def _forces(state: FlatTopState, side: Side) -> dict[str, Any]:
     own = state.side(side)
     return {
@@ -177,20 +179,7 @@ def _forces(state: FlatTopState, side: Side) -> dict[str, Any]:
         "task_forces": [_tf(state, tf) for tf in state.own_tfs(side)],
         "bases": [_base(state, b) for b in state.own_bases(side)],
         "air": [_af(state, af) for af in state.own_air(side)],
-        "contacts": _contacts(state, own),
-    }
-
-
-def _weather(state: FlatTopState) -> dict[str, Any]:
-    name, rules = state.scenario.map.hex_id, state.rules.weather
-    storms = storm_hexes(state.weather, rules)
-    return {
-        "night": state.scenario.is_night(state.time),
-        "winds": [f"{roman(w.sector)} {w.direction.name}" for w in state.weather.winds],
-        # Markers, not every covered hex: each covers its hex and those within the cloud radius.
-        "clouds": sorted({name(c.hex) for c in state.weather.clouds}),
-        "cloud_radius": rules.cloud_radius,
-        "storms": sorted(name(h) for h in storms),
+        "contacts": merged_contacts(state, own),
     }
 
 
@@ -207,6 +196,10 @@ def build_view(
 ) -> Mapping[str, Any]:
     # At the end every seat gets the referee's full picture of both sides (issue 16's victory report).
     sides = [s.side for s in state.sides if seat is None or state.finished or s.side.value == seat]
+    forces = [_forces(state, side) for side in sides]
+    contacts = [c for f in forces for c in f["contacts"]]
+    step = "" if state.finished else step_title(state)
+    fresh = [_side_prefix(f, len(forces), new_contacts_line(f["contacts"])) for f in forces]
     return {
         "title": title,
         "scenario": state.scenario.title,
@@ -216,13 +209,16 @@ def build_view(
         "referee": seat is None,
         "turn": state.turn,
         "time": state.time.label,
-        "step": "" if state.finished else step_title(state),
+        "step": step,
         "finished": state.finished,
         "result": state.result,
-        "weather": _weather(state),
+        "changes": changes(events, seat, [line for line in fresh if line]),
+        "changes_title": CHANGED_AFTER_QUIET if run_length(state) and not _in_combat(state) else CHANGED,
+        "decide": decision(state, seat, step),
+        "weather": weather_view(state, sides),
         "initiative": _initiative(state),
-        "happened": [e.text for e in events if e.visible_to(seat)],
-        "forces": [_forces(state, side) for side in sides],
+        "happened": [e.text for e in events if e.visible_to(seat)],  # as told, in order (raw)
+        "forces": forces,
         "vp": _victory(state, seat),
         "revealed": state.finished and seat is not None,
         "crt": state.crt,
@@ -231,7 +227,13 @@ def build_view(
         "template": []
         if seat is None or state.finished or _in_combat(state)
         else template_lines(state, Side(seat)),
+        "map": build_map(state, events, seat, sides, contacts),
     }
+
+
+def _side_prefix(force: Mapping[str, Any], shown: int, line: str) -> str:
+    """The referee's and the final letters show both sides: say whose contacts a line lists."""
+    return f"{force['side']}: {line}" if shown > 1 and line else line
 
 
 def _victory(state: FlatTopState, seat: str | None) -> dict[str, Any]:
@@ -277,13 +279,18 @@ def template_lines(state: FlatTopState, side: Side) -> list[str]:
     free = (n for n in range(1, 36) if n not in {af.number for af in state.own_air(side)})
     for place, boxes in _places(state, side):
         if boxes.ready:
-            plane = boxes.ready[0].plane
-            lines.append(
-                f"# SEARCH AF{next(free, 35)} FROM {place} 1 {plane} PATH <hex> <hex> ... RETURN {place}"
-            )
+            lines.append(_search_example(next(free, 35), place, boxes.ready[0].plane))
         if boxes.readying:
             lines.append(f"# READY {place} {boxes.readying[0].count} {boxes.readying[0].plane}")
     return lines
+
+
+def _search_example(number: int, place: str, plane: str) -> str:
+    """A commented SEARCH line that fits 72 columns: the ORDERS block is mailed unwrapped (a
+    wrapped order would not parse), so a long place or plane name shortens the example."""
+    head = f"# SEARCH AF{number} FROM {place} 1 {plane} PATH"
+    tails = (f"<hex> <hex> ... RETURN {place}", f"<hex> ... RETURN {place}", "<hex> <hex> ...")
+    return next((f"{head} {t}" for t in tails if len(head) + 1 + len(t) <= TEXT_WIDTH), f"{head} <hex>")
 
 
 def _places(state: FlatTopState, side: Side) -> list[tuple[str, AirBoxes]]:

@@ -8,12 +8,13 @@ audience all the same, so a future private event stays private.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from mailbot.core.game import Event
 from mailbot.games.saltntar import maneuvers
-from mailbot.games.saltntar.geometry import downwind
+from mailbot.games.saltntar.geometry import Cell, Grid, downwind
 from mailbot.games.saltntar.movement import inches, nominal
 from mailbot.games.saltntar.state import CHASE, CHASER, CLOSE, FIRE, OPENING, QUARRY, Ship, State
 from mailbot.games.saltntar.wind import wind_text
@@ -223,4 +224,136 @@ def build_view(state: State, events: Sequence[Event], seat: str | None) -> dict[
         "events": [{"kind": e.kind, "text": e.text} for e in events if e.visible_to(seat)],
         "orders": order_template(state, seat),
         "help": syntax_help(state),
+        "map": map_model(state, seat),
+    }
+
+
+# --- the map (drawn by mailbot/render/maps/saltntar.py from this dict alone) -------------------
+
+#: cells drawn around the ships and the finish line
+MAP_MARGIN = 2
+#: no grid is listed past this many cells (a scenario may put its finish line far away):
+#: the drawer then shows the ships and the line on plain water
+MAP_MAX_CELLS = 2500
+#: the drawn area is at least this wide for its height, and this tall for its width
+MAP_MIN_ASPECT = 0.6
+_ROOT3 = math.sqrt(3)
+#: how each grid's cells look: square, flat-topped hexagons (neighbours North and South share
+#: a side) or pointy-topped ones (neighbours East and West share a side)
+_SHAPES = {"square": "square", "hex-vertical": "hex-flat", "hex-horizontal": "hex-pointy"}
+
+
+def plane(grid: Grid, cell: Cell) -> tuple[float, float]:
+    """A cell's centre on the plane, x east and y north, neighbours one unit apart.
+
+    Square cells are (x, y) already. Both hex grids are axial (q, r) (geometry.py): on
+    the vertical one q steps Northeast and r North; on the horizontal one q steps East
+    and r Northeast.
+    """
+    a, b = cell
+    if grid.kind == "hex-vertical":
+        return (a * _ROOT3 / 2, b + a / 2)
+    if grid.kind == "hex-horizontal":
+        return (a + b / 2, b * _ROOT3 / 2)
+    return (float(a), float(b))
+
+
+def compass(grid: Grid, point: int) -> int:
+    """A point as compass degrees (0 = North, clockwise), from the plane direction of its step."""
+    x, y = plane(grid, grid.step((0, 0), point))
+    return round(math.degrees(math.atan2(x, y))) % 360
+
+
+def _xy(grid: Grid, cell: Cell) -> list[float]:
+    x, y = plane(grid, cell)
+    return [round(x, 3), round(y, 3)]
+
+
+def _way_end(state: State, ship: Ship) -> tuple[float, float]:
+    """Where her way this turn would end (the map's arrow), so the map shows all of it."""
+    way = nominal(state, ship)
+    x, y = plane(state.grid, ship.cell)
+    reach = 0 if ship.sunk else float(way.speed) / state.course.inches_per_cell
+    angle = math.radians(compass(state.grid, way.direction))
+    return (x + reach * math.sin(angle), y + reach * math.cos(angle))
+
+
+def _box(state: State) -> tuple[float, float, float, float]:
+    grid = state.grid
+    points = [plane(grid, cell) for cell in [ship.cell for ship in state.ships] + list(state.course.finish)]
+    points += [_way_end(state, ship) for ship in state.ships]
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    west, south, east, north = min(xs), min(ys), max(xs), max(ys)
+    # Widen a narrow course (two ships in line) so the picture is not a sliver on a phone.
+    wide = max(0.0, (north - south) * MAP_MIN_ASPECT - (east - west)) / 2
+    tall = max(0.0, (east - west) * MAP_MIN_ASPECT - (north - south)) / 2
+    margin = MAP_MARGIN
+    return (west - wide - margin, south - tall - margin, east + wide + margin, north + tall + margin)
+
+
+def _span(low: float, high: float) -> range:
+    return range(math.ceil(low - 1e-9), math.floor(high + 1e-9) + 1)
+
+
+def _cells_in(grid: Grid, box: tuple[float, float, float, float]) -> Iterator[Cell]:
+    """Every cell whose centre lies in ``box``: the first axis from x (or y), the other per line."""
+    west, south, east, north = box
+    if grid.kind == "hex-vertical":
+        for a in _span(west * 2 / _ROOT3, east * 2 / _ROOT3):
+            yield from ((a, b) for b in _span(south - a / 2, north - a / 2))
+    elif grid.kind == "hex-horizontal":
+        for b in _span(south * 2 / _ROOT3, north * 2 / _ROOT3):
+            yield from ((a, b) for a in _span(west - b / 2, east - b / 2))
+    else:
+        yield from ((a, b) for a in _span(west, east) for b in _span(south, north))
+
+
+def _grid_cells(grid: Grid, box: tuple[float, float, float, float]) -> list[list[float]]:
+    west, south, east, north = box
+    if (east - west + 1) * (north - south + 1) > MAP_MAX_CELLS:
+        return []
+    return [_xy(grid, cell) for cell in _cells_in(grid, box)]
+
+
+def _map_ship(state: State, ship: Ship, seat: str | None) -> dict[str, Any]:
+    grid, way = state.grid, nominal(state, ship)
+    return {
+        "name": ship.name,
+        "seat": ship.seat,
+        "mine": ship.seat == seat,
+        "role": ship.role,
+        "at": _xy(grid, ship.cell),
+        "cell": f"({ship.cell[0]}, {ship.cell[1]})",
+        "heading": compass(grid, ship.heading),
+        "heading_name": grid.short(ship.heading),
+        # where this turn's way would take her at the overall Wind Speed (no luck, no turn)
+        "course": compass(grid, way.direction),
+        "speed": inches(way.speed),
+        "reach": round(float(way.speed) / state.course.inches_per_cell, 3),
+        "status": _status(ship),
+        "sunk": ship.sunk,
+    }
+
+
+def map_model(state: State, seat: str | None) -> dict[str, Any]:
+    """The course, every ship with her heading and way, and the wind: all public (seed 001)."""
+    grid, wind = state.grid, state.wind
+    box = _box(state)
+    return {
+        "title": state.course.title,
+        "turn": state.turn,
+        "seat": seat or "",
+        "seats": list(state.seats),
+        "shape": _SHAPES[grid.kind],
+        "bounds": [round(v, 3) for v in box],
+        "cells": _grid_cells(grid, box),
+        "finish": [_xy(grid, cell) for cell in state.course.finish],
+        "inches_per_cell": state.course.inches_per_cell,
+        "ships": [_map_ship(state, ship, seat) for ship in state.ships],
+        "wind": {
+            "from": compass(grid, wind.direction),
+            "name": grid.name(wind.direction),
+            "speed": wind.speed,
+            "strength": state.rules.wind_name(wind.speed),
+        },
     }

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The head of a report: "What changed this hour" and "What you must decide".
+
+What changed is the hour's events the seat may see (``Event.visible_to``), grouped so the
+news that costs ships and planes comes first: combat and losses, the contacts of the hour
+(from the side's own knowledge, ``view_contacts``), the air (launches, searches, flights,
+landings), the ships, then the rest. Nothing else of the state is read.
+
+What to decide names the step owed now in plain words: the hour's orders, the strike or
+losses choice of a combat sub-step (seed 003, 15 LI 1 and 3), a surface battle's step (19),
+or that nothing is owed. The deadline itself is the moderator's: it stands under "Now open"
+at the end of the letter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mailbot.core.game import EVERYONE, Event
+from mailbot.games.flattop.combat.battle import STRIKE
+from mailbot.games.flattop.combat.surface_flow import DEFAULT_BHT
+from mailbot.games.flattop.state import FlatTopState
+
+
+def _kinds(words: str) -> frozenset[str]:
+    return frozenset(f"ft.{word}" for word in words.split())
+
+
+#: event kinds by group, in the order a player reads them; kinds not listed go to "Other news"
+GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        "Combat and losses",
+        _kinds(
+            "strike makeup rank sunk destroyed intercepted intercept surface surface-bht bombard"
+            " sub-attack sub-combat sub-asw sub-overhead survivors rescue game-over"
+        ),
+    ),
+    (
+        "Air",
+        _kinds(
+            "launch landed search flight flying rendezvous attack jettison ready unready shadowing"
+            " shadow.result blind"
+        ),
+    ),
+    ("Ships", _kinds("tf-moved wind fleet tow arrival sub-depth sub-dive sub-hold sub-reload")),
+)
+OTHER = "Other news"
+CONTACTS = "Contacts"
+#: told elsewhere in the letter: the initiative in the head line, the contacts by hex below
+LEFT_OUT = frozenset({"ft.initiative", "ft.contacts"})
+
+DEADLINE = 'Deadline: under "Now open" at the end of this letter.'
+NOTHING = "Nothing is owed by your side in this step."
+ORDERS = (
+    "Your orders for {step}: edit the lines between ORDERS and END at the end of this letter and"
+    " send them back. Silent sides keep their plots and start no new flights."
+)
+STRIKE_CHOICE = (
+    "Your attack (seed 003, 15): name the targets of the AFs that declared an attack above"
+    " (TARGET lines, see the end of this letter). Silent: your standing PRIORITY picks them."
+)
+LOSSES_CHOICE = (
+    "Enemy aircraft were destroyed where you attacked (15 LI 3): rank the types present"
+    " (RANK lines, see the end of this letter). Silent: fighters first."
+)
+SURFACE_CHOICE = {
+    "engage": "Enemy ships share a hex with yours (seed 003, 19): ENGAGE or AVOID, and place each ship"
+    " (POSITION). Silent: your standing SURFACE order.",
+    "bht": f"Send your secret BHT number 1-6, sealed (SEAL BHT <n>). Silent: {DEFAULT_BHT}.",
+    "gunnery": "Gunnery: FIRE <your ship> AT <enemy number>. Silent: each ship fires at the biggest"
+    " enemy ship she may.",
+    "torpedo": "Torpedoes: TORPEDO <your ship> AT <enemy number>. Silent: each ship fires at the"
+    " biggest enemy ship she may.",
+    "breakthrough": "Breakthrough: FIRE <ship> AT <number>; the other side answers with its screen only."
+    " Silent: the default fire.",
+}
+
+
+def changes(events: Sequence[Event], seat: str | None, contacts_line: Sequence[str]) -> list[dict[str, Any]]:
+    """The seat's news of the hour as ``[{"title", "lines"}]``, in reading order (module docstring)."""
+    # After quiet hours the events are several hours' (each titled "Turn 16 (2000, day 1): ..."), and
+    # the head line gives only the last hour's initiative: every hour's is news then.
+    hours = sum(1 for e in events if e.kind == "ft.initiative")
+    left_out = LEFT_OUT if hours <= 1 else LEFT_OUT - {"ft.initiative"}
+    told = [e for e in events if e.visible_to(seat) and e.kind not in left_out]
+    groups: dict[str, list[str]] = {title: [] for title, _ in GROUPS}
+    groups[CONTACTS] = [line for line in contacts_line if line]
+    groups[OTHER] = []
+    for event in told:
+        title = next((t for t, kinds in GROUPS if event.kind in kinds), OTHER)
+        groups[title].append(event.text if seat is not None else _whose(event) + event.text)
+    order = [GROUPS[0][0], CONTACTS, *(t for t, _ in GROUPS[1:]), OTHER]
+    return [{"title": t, "lines": groups[t]} for t in order if groups[t]]
+
+
+def _whose(event: Event) -> str:
+    """The referee reads both sides' news: say whose each line is ("allied: AF1 took off ...")."""
+    if event.audience == EVERYONE:
+        return ""
+    return f"{', '.join(sorted(event.audience)) or 'referee only'}: "
+
+
+def decision(state: FlatTopState, seat: str | None, step: str) -> dict[str, Any]:
+    """What the seat must decide now: ``{"owed": bool, "lines": [...]}`` (module docstring)."""
+    if state.finished:
+        return {"owed": False, "lines": ["Nothing: the game is over."]}
+    if seat is None:
+        return {"owed": False, "lines": [f"Referee's copy. Now open: {step}; owed by {_owing(state)}."]}
+    if state.surface is not None:
+        return _owed(SURFACE_CHOICE[state.surface.phase])
+    if state.battle is not None:
+        if seat not in state.battle.choosers():
+            return {"owed": False, "lines": [NOTHING]}
+        return _owed(STRIKE_CHOICE if state.battle.phase == STRIKE else LOSSES_CHOICE)
+    return _owed(ORDERS.format(step=step))
+
+
+def _owed(text: str) -> dict[str, Any]:
+    return {"owed": True, "lines": [text, DEADLINE]}
+
+
+def _owing(state: FlatTopState) -> str:
+    if state.battle is not None and state.surface is None:
+        return ", ".join(sorted(state.battle.choosers()))
+    return ", ".join(state.seats)

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Map pictures: a game's view model in, an SVG (and a PNG for letters) out.
+
+Each drawer reads only ``view["map"]``, the part of a seat's report model the
+game built for it (``mailbot/games/<game>/view.py``): a map can show no more
+than the seat's letter may tell, and two worlds a seat cannot tell apart give
+byte-identical SVG (the no-leak harness compares it). Drawings are made with
+drawsvg, never by hand-built XML; cairosvg turns them into PNG for mail.
+
+Drawers: ``flattop`` (a side's map of the hour) and ``salt-n-tar`` (the course,
+every ship and the wind), found by the game's name with case, hyphens and
+apostrophes ignored (``saltntar``, ``Salt'n'Tar``). Other games have no map:
+:func:`draw_map` answers None.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mailbot.errors import RenderError
+from mailbot.render.maps import flattop, saltntar
+
+#: default PNG width in pixels: sharp on a phone's screen (two or three pixels a CSS pixel)
+PNG_WIDTH = 900
+
+Drawer = Callable[[Mapping[str, Any]], str]
+DRAWERS: Mapping[str, Drawer] = {"flattop": flattop.draw, "saltntar": saltntar.draw}
+
+
+def drawer_key(game: str) -> str:
+    """``salt-n-tar`` and ``Salt'n'Tar`` -> ``saltntar``: the key of :data:`DRAWERS`."""
+    return re.sub(r"[^a-z0-9]", "", game.lower())
+
+
+class MapError(RenderError):
+    """A view's ``map`` entry cannot be drawn (a hex id without coordinates, a missing key)."""
+
+
+@dataclass(frozen=True)
+class MapPicture:
+    """One map: the SVG source (kept in the archive) and, on demand, a PNG of it."""
+
+    svg: str
+
+    def png(self, width: int = PNG_WIDTH) -> bytes:
+        """The picture ``width`` pixels wide; the height follows the drawing's proportions."""
+        try:
+            # Loaded on first use: it needs the system's libcairo2, and mailbot runs without it
+            # (its letters then go without pictures, see services.reports).
+            import cairosvg
+        except OSError as error:
+            raise MapError(f"no PNG: the cairo library cannot be loaded ({error})") from error
+        data: bytes = cairosvg.svg2png(bytestring=self.svg.encode("utf-8"), output_width=width)
+        return data
+
+
+def draw_map(game: str, view: Mapping[str, Any]) -> MapPicture | None:
+    """The map of ``view`` for the game named ``game``; None when there is none to draw."""
+    drawer = DRAWERS.get(drawer_key(game))
+    model = view.get("map")
+    if drawer is None or not isinstance(model, Mapping):
+        return None
+    try:
+        return MapPicture(drawer(model))
+    except (KeyError, TypeError, ValueError) as error:
+        # A view that breaks the schema is a bug in its game; say which part.
+        raise MapError(f"{game} map cannot be drawn: {type(error).__name__}: {error}") from error

@@ -1,0 +1,196 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What every map drawer shares: the sheet's size, fonts, readable labels and the legend.
+
+Sizes are in drawing units; the SVG scales to its box, and a letter's PNG is
+:data:`WIDTH` units drawn over 900 pixels. Fonts are sized so a picture shown
+360 CSS pixels wide (a phone) still reads: 11 units there are about 8 pixels.
+Every number written into the SVG is rounded (:func:`num`), so a picture is
+the same bytes on every machine and run, whatever the float noise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import drawsvg as dw
+
+WIDTH = 480
+PAD = 10
+TITLE_SIZE = 15
+TITLE_MIN = 12
+LABEL_SIZE = 12
+LEGEND_SIZE = 12
+LEGEND_ROW = 18
+LEGEND_COLUMN = 230
+#: the average advance of a DejaVu Sans character, as a share of the font size (labels are
+#: placed before any font is at hand, so their width is estimated)
+CHAR_WIDTH = 0.6
+FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
+PAPER = "#ffffff"
+INK = "#1f2937"
+HALO = "#ffffff"
+
+
+def num(value: float) -> float:
+    """A coordinate rounded to 0.1 unit (plenty at 900 pixels), never ``-0.0``."""
+    rounded = round(value, 1)
+    return rounded + 0.0 if rounded else 0.0
+
+
+def polygon(points: Sequence[tuple[float, float]]) -> str:
+    """An SVG path command for a closed polygon, numbers rounded."""
+    head, *rest = points
+    parts = [f"M{num(head[0])},{num(head[1])}", *(f"L{num(x)},{num(y)}" for x, y in rest), "Z"]
+    return "".join(parts)
+
+
+def hexagon(x: float, y: float, radius: float, *, pointy: bool = False) -> list[tuple[float, float]]:
+    """Corners of a regular hexagon: flat-topped (corners east and west) unless ``pointy``."""
+    start = 30 if pointy else 0
+    return [
+        (
+            x + radius * math.cos(math.radians(start + 60 * k)),
+            y + radius * math.sin(math.radians(start + 60 * k)),
+        )
+        for k in range(6)
+    ]
+
+
+def text_width(text: str, size: float) -> float:
+    return len(text) * size * CHAR_WIDTH
+
+
+def text(
+    d: dw.Drawing | dw.Group,
+    lines: str | Sequence[str],
+    size: float,
+    x: float,
+    y: float,
+    *,
+    fill: str = INK,
+    anchor: str = "start",
+    weight: str = "normal",
+    opacity: float = 1.0,
+) -> None:
+    """Text with a white halo underneath, so it reads over grid lines, clouds and paths.
+
+    The halo is a second, stroked copy drawn first (cairosvg ignores ``paint-order``).
+    """
+    rows = [lines] if isinstance(lines, str) else list(lines)
+    common = {"font_family": FONT, "text_anchor": anchor, "font_weight": weight}
+    if opacity < 1:
+        common["opacity"] = str(num(opacity))
+    for index, row in enumerate(rows):
+        baseline = num(y + index * size * 1.2)
+        halo = {"stroke": HALO, "stroke_width": num(size / 4), "stroke_linejoin": "round"}
+        d.append(dw.Text(row, num(size), num(x), baseline, fill=HALO, **halo, **common))
+        d.append(dw.Text(row, num(size), num(x), baseline, fill=fill, **common))
+
+
+@dataclass
+class Labels:
+    """Greedy label placement: beside a marker where no earlier label (or the frame) is in the way.
+
+    Deterministic: the same markers in the same order get the same places.
+    """
+
+    left: float
+    top: float
+    right: float
+    bottom: float
+    taken: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+    def block(self, x: float, y: float, half_width: float, half_height: float) -> None:
+        """Keep labels off a marker centred at (x, y)."""
+        self.taken.append((x - half_width, y - half_height, 2 * half_width, 2 * half_height))
+
+    def place(
+        self, x: float, y: float, lines: Sequence[str], size: float, gap: float
+    ) -> tuple[float, float, str]:
+        """(x, first baseline, anchor) for ``lines`` next to a marker at (x, y) of half-size ``gap``."""
+        width = max(text_width(line, size) for line in lines)
+        height = size * 1.2 * len(lines)
+        below, above = y + gap, y - gap - height
+        candidates = [
+            (x + gap, y - height / 2, "start"),  # right
+            (x - gap - width, y - height / 2, "end"),  # left
+            (x - width / 2, below, "middle"),
+            (x - width / 2, above, "middle"),
+            (x - gap, below, "start"),  # below, running east
+            (x + gap - width, below, "end"),  # below, running west
+            (x - gap, above, "start"),
+            (x + gap - width, above, "end"),
+        ]
+        best = min(
+            candidates, key=lambda c: (self._overlap((c[0], c[1], width, height)), candidates.index(c))
+        )
+        box = (best[0], best[1], width, height)
+        self.taken.append(box)
+        anchor_x = {"start": best[0], "end": best[0] + width, "middle": best[0] + width / 2}[best[2]]
+        return anchor_x, best[1] + size * 0.9, best[2]
+
+    def _overlap(self, box: tuple[float, float, float, float]) -> float:
+        x, y, w, h = box
+        outside = max(0.0, self.left - x) + max(0.0, x + w - self.right)
+        outside += max(0.0, self.top - y) + max(0.0, y + h - self.bottom)
+        covered = sum(_area(box, other) for other in self.taken)
+        return covered + outside * h * 4
+
+
+def _area(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    wide = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+    high = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+    return max(0.0, wide) * max(0.0, high)
+
+
+#: a legend entry's symbol: draws itself centred at (x, y) into the group
+Symbol = Callable[[dw.Group, float, float], None]
+
+
+@dataclass(frozen=True)
+class Entry:
+    symbol: Symbol
+    text: str
+
+
+def legend_height(entries: Sequence[Entry]) -> float:
+    columns = max(1, int((WIDTH - 2 * PAD) // LEGEND_COLUMN))
+    rows = math.ceil(len(entries) / columns)
+    return rows * LEGEND_ROW + PAD if entries else 0.0
+
+
+def legend(d: dw.Drawing, entries: Sequence[Entry], top: float) -> None:
+    """The entries in columns, row by row from ``top``; each a symbol and a few words."""
+    columns = max(1, int((WIDTH - 2 * PAD) // LEGEND_COLUMN))
+    group = dw.Group(class_="legend")
+    for index, entry in enumerate(entries):
+        row, column = divmod(index, columns)
+        x = PAD + column * LEGEND_COLUMN
+        y = top + row * LEGEND_ROW + LEGEND_ROW / 2
+        entry.symbol(group, x + 9, y)
+        group.append(
+            dw.Text(entry.text, LEGEND_SIZE, x + 22, num(y + LEGEND_SIZE * 0.35), fill=INK, font_family=FONT)
+        )
+    d.append(group)
+
+
+def sheet(height: float, title: str, background: str = PAPER) -> dw.Drawing:
+    """A drawing :data:`WIDTH` wide with a white ground and the title line on top."""
+    d = dw.Drawing(WIDTH, num(height), id_prefix="map")
+    d.append(dw.Rectangle(0, 0, WIDTH, num(height), fill=background))
+    # A long title shrinks to the width, then loses its tail: it must stay one line.
+    size = max(TITLE_MIN, min(TITLE_SIZE, (WIDTH - 2 * PAD) / (max(len(title), 1) * CHAR_WIDTH)))
+    fits = int((WIDTH - 2 * PAD) / (size * CHAR_WIDTH))
+    line = title if len(title) <= fits else title[: fits - 1].rstrip() + "…"
+    d.append(dw.Text(line, num(size), PAD, PAD + TITLE_SIZE, fill=INK, font_family=FONT, font_weight="bold"))
+    return d
+
+
+def arrowhead(x: float, y: float, angle: float, size: float) -> list[tuple[float, float]]:
+    """A triangle pointing along ``angle`` (radians, SVG axes: y down) with its tip at (x, y)."""
+    back, wing = size, size * 0.55
+    bx, by = x - back * math.cos(angle), y - back * math.sin(angle)
+    nx, ny = -math.sin(angle) * wing, math.cos(angle) * wing
+    return [(x, y), (bx + nx, by + ny), (bx - nx, by - ny)]

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Flat Top maps through the differential harness: what a side has not seen changes no map.
+
+The worlds are those of ``test_flattop_no_leak`` (``flattop_worlds``): a twin differs only in
+enemy units and orders the side has not observed. Every seat's map SVG is drawn from its view
+at every moment the harness compares (:class:`WithMap` puts it into the view), and the harness
+requires it to be the same bytes in both worlds until the side observes a difference: the
+picture attached to a letter and kept in the archive tells no more than the letter.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, cast
+
+from hypothesis import HealthCheck, given, settings
+
+from mailbot.core.game import Event, Game
+from mailbot.games.flattop.map.hexes import Hex, hex_id
+from mailbot.games.flattop.units import Side, TaskForce
+from mailbot.games.registry import GamePackage, default_registry
+from mailbot.render.maps import draw_map
+from mailbot.testing.contract import report_env
+from mailbot.testing.differential import World, assert_no_leak, compare_worlds
+
+from . import flattop_worlds as fw
+
+ENV = report_env(default_registry())
+
+#: fewer examples than the letters' harness: the map adds one drawing per moment, and the
+#: letters' own test already spends its budget on the probes that find leaks in the rules
+EXAMPLES = 100
+
+
+class WithMap:
+    """The Flat Top plugin, but every view also carries the seat's map SVG (``map_svg``)."""
+
+    def __init__(self, game: Any) -> None:
+        self._game = game
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+    def view(self, state: Any, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:
+        view = self._game.view(state, events, seat)
+        picture = draw_map(self._game.name, view)
+        assert picture is not None, "the Flat Top view has no map to draw"
+        return {**view, "map_svg": picture.svg}
+
+
+class LeakyMap(WithMap):
+    """A map that marks every enemy TF, seen or not: what the comparison must catch."""
+
+    def view(self, state: Any, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:
+        view = dict(self._game.view(state, events, seat))
+        enemy = [tf for tf in state.task_forces if seat is not None and tf.side.value != seat]
+        spots = {hex_id(tf.hex): tf.hex.as_list() for tf in enemy}
+        extra = [
+            {"hex": h, "kind": "ships", "condition": 3, "age": 0, "label": "ships"} for h in sorted(spots)
+        ]
+        model = dict(view["map"]) | {"contacts": [*view["map"]["contacts"], *extra]}
+        model["hexes"] = {**model["hexes"], **spots}
+        picture = draw_map(self._game.name, {"map": model})
+        assert picture is not None
+        return {**view, "map_svg": picture.svg}
+
+
+PACKAGE = replace(fw.PACKAGE, game=cast("Game[Any, Any]", WithMap(fw.PACKAGE.game)))
+
+
+def check(package: GamePackage, example: fw.Example) -> None:
+    verdict = compare_worlds(
+        package, ENV, seat=example.seat, first=example.first, second=example.second,
+        letters=example.letters, observed=fw.observed, seed=example.seed,
+    )  # fmt: skip
+    assert_no_leak(verdict)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    database=None,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(example=fw.examples())
+def test_unobserved_enemy_facts_change_no_map(example: fw.Example) -> None:
+    check(PACKAGE, example)
+
+
+def test_the_compared_view_holds_the_seats_own_map() -> None:
+    """Not a vacuous comparison: the SVG is there and shows the side's own task forces."""
+    state = fw.searched()
+    for seat in fw.SEATS:
+        view = PACKAGE.game.view(state, (), seat)
+        names = [tf["name"] for force in view["map"]["forces"] for tf in force["task_forces"]]
+        assert names and all(f'data-name="{name}"' in view["map_svg"] for name in names)
+        assert view["map_svg"].startswith("<?xml")
+
+
+def test_the_comparison_catches_a_map_that_shows_an_unseen_enemy() -> None:
+    """The twin holds one more Japanese TF, which no Allied observer has seen: only the leaky
+    map differs between the worlds, and the harness says where."""
+    base = fw.searched()
+    ships = base.own_tfs(Side.JAPANESE)[0].ships[-1:]
+    twin = replace(base, task_forces=(*base.task_forces, TaskForce(7, Side.JAPANESE, Hex(3, 18), ships)))
+    first, second = World(base), World(twin)
+    honest = compare_worlds(
+        PACKAGE, ENV, seat="allied", first=first, second=second, letters=[], observed=fw.observed
+    )
+    assert not honest.leaked and honest.compared == ["start"]
+    leaky = replace(fw.PACKAGE, game=cast("Game[Any, Any]", LeakyMap(fw.PACKAGE.game)))
+    caught = compare_worlds(
+        leaky, ENV, seat="allied", first=first, second=second, letters=[], observed=fw.observed
+    )
+    ((part, first, second),) = [
+        (d.part, json.loads(d.first), json.loads(d.second)) for d in caught.differences
+    ]
+    assert part == "view" and first.pop("map_svg") != second.pop("map_svg") and first == second
