@@ -15,6 +15,12 @@ Where templates come from, first match wins:
 The text part is re-wrapped at 72 columns (``wrap72``) so that it reads well in a
 fixed-width client; the ORDERS ... END block a player edits and sends back is
 left exactly as rendered, one order per line.
+
+The HTML part of a letter is ONE document, ``common/letter.html.j2`` (which the
+reply and the notice extend); a game's ``report.html.j2`` is a fragment that the
+letter places. A whole document gets its layout stylesheet copied into ``style``
+attributes (css-inline), for mail clients that drop ``<style>``; a fragment is
+left as written and gets them once a letter places it.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from css_inline import CSSInliner
 from jinja2 import (
     BaseLoader,
     ChoiceLoader,
@@ -60,8 +67,15 @@ def template_loader(registry: Registry, overrides: Path | None = None) -> BaseLo
     return ChoiceLoader([FileSystemLoader(str(overrides)), prefixed]) if overrides else prefixed
 
 
+#: how a whole HTML document (as opposed to a fragment) begins
+_DOCUMENT = re.compile(r"\s*<!doctype\s+html", re.IGNORECASE)
+
+
 class Renderer:
     def __init__(self, overrides: Path | None = None, *, registry: Registry | None = None) -> None:
+        # Only the first <style> is inlined: the colour sheet is marked data-css-inline="ignore"
+        # in the template (an inline colour would defeat dark mode). Nothing is ever fetched.
+        self.inliner = CSSInliner(keep_style_tags=True, load_remote_stylesheets=False)
         self.env = Environment(
             loader=template_loader(registry or default_registry(), overrides),
             undefined=StrictUndefined,
@@ -75,7 +89,11 @@ class Renderer:
         """Render ``<name>.txt.j2`` and ``<name>.html.j2`` with the same context."""
         text = wrap72(self.env.get_template(f"{name}.txt.j2").render(**context))
         html = self.env.get_template(f"{name}.html.j2").render(**context)
-        return Rendered(text=text, html=html)
+        return Rendered(text=text, html=self.inline_css(html))
+
+    def inline_css(self, html: str) -> str:
+        """A whole document with its layout rules also in ``style`` attributes; a fragment unchanged."""
+        return self.inliner.inline(html) if _DOCUMENT.match(html) else html
 
 
 WIDTH = 72
@@ -84,8 +102,16 @@ LONG_TOKEN = 32
 #: a line "label: token" whose label is at most this wide stays whole: the label belongs with
 #: its value, and readers search for it on one line (verify.py: "Game log chain head: <hash>")
 LABEL_WIDTH = 48
+#: a two-column row's text starts at most here, so that it keeps 32 columns to wrap in
+COLUMN_LIMIT = 40
+_COLUMN_GAP = re.compile(r"(?<=\S) {2,}(?=\S)")
 _ORDERS_OPEN = re.compile(r"ORDERS(\s+\S+)?", re.IGNORECASE)
 _BULLET = re.compile(r"\s*(?:->|[-*\u2022]|\d+[.)])\s+")
+
+
+def fits(line: str) -> bool:
+    """Whether ``line`` is what ``wrap72`` leaves alone: at most 72 columns, or a label and a long token."""
+    return len(line) <= WIDTH or _labelled_token(line)
 
 
 def wrap72(text: str) -> str:
@@ -102,17 +128,35 @@ def wrap_line(line: str) -> list[str]:
     """One line as it should be printed: itself when short, else wrapped under its own indent.
 
     Breaks fall between words, preferably after a clause (see ``_pieces``); continuation
-    lines hang under the text (bullets) or two columns in from the line's own indent.
+    lines hang under the text (bullets), under the second column of a two-column row
+    (``  WEATHER n       the circled weather number``: order help), or two columns in from
+    the line's own indent.
     """
-    if len(line) <= WIDTH or _labelled_token(line):
+    if fits(line):
         return [line]
     line = line.expandtabs()
+    column = _second_column(line)
+    if column:
+        term, text = line[:column], line[column:]
+        pieces = _pieces(text, WIDTH - column, WIDTH - column)
+        return [term + pieces[0], *(" " * column + piece for piece in pieces[1:])]
     body = line.lstrip()
     lead = line[: len(line) - len(body)]
     bullet = _BULLET.match(line)
     hang = " " * bullet.end() if bullet else lead + "  "
     pieces = _pieces(body, WIDTH - len(lead), WIDTH - len(hang))
     return [lead + pieces[0], *(hang + piece for piece in pieces[1:])]
+
+
+def _second_column(line: str) -> int:
+    """Where the text of a two-column row starts (after a gap of 2+ spaces), if it leaves room to wrap.
+
+    A gap after a full stop is a sentence's double space, not a column.
+    """
+    found = _COLUMN_GAP.search(line, len(line) - len(line.lstrip()))
+    if found is None or found.end() > COLUMN_LIMIT or line[found.start() - 1] in ".!?":
+        return 0
+    return found.end()
 
 
 def _pieces(body: str, first: int, rest: int) -> list[str]:

@@ -51,14 +51,18 @@ class Postman:
         self.new_message_id = new_message_id
 
     def render(self, letter: Letter) -> Rendered:
-        context: Mapping[str, Any] = {
+        return self.renderer.render("common/letter", self.context(letter))
+
+    def context(self, letter: Letter) -> Mapping[str, Any]:
+        """What ``common/letter`` is rendered with (a GM's override of it may use every name)."""
+        return {
             "bot": self.identity.name,
+            "title": letter_title(letter.subject) or self.identity.name,
             "sections": letter.sections,
             "body_text": letter.body.text if letter.body else "",
             "body_html": Markup(letter.body.html) if letter.body else "",  # already escaped by its template
             "footer": letter.footer,
         }
-        return self.renderer.render("common/letter", context)
 
     def post(self, session: Session, letter: Letter, *, kind: str, now: datetime) -> str:
         """Queue the letter; returns its Message-ID.
@@ -81,6 +85,15 @@ class Postman:
 
 
 _SUBJECT_TAG = re.compile(r"\[[A-Za-z]{2}-(\d+)\s+([A-Za-z0-9]+)\]")
+
+
+def letter_title(subject: str) -> str:
+    """The subject without the seat's secret tag: the HTML part's <title> and heading.
+
+    The HTML is kept in the archive and may be shown to others; the tag stays in the
+    seat's own mailbox, on the Subject line.
+    """
+    return " ".join(_SUBJECT_TAG.sub(" ", subject).split())
 
 
 def thread_of(session: Session, subject: str) -> Thread | None:
