@@ -22,6 +22,7 @@ from mailbot.cli_ops import (
     status,
 )
 from mailbot.cli_tools import envelope, simulate_app
+from mailbot.demo.replay import DEFAULT_SEED
 from mailbot.errors import ConfigError, MailbotError
 from mailbot.settings import incomplete
 
@@ -114,19 +115,48 @@ app.add_typer(archive_app, name="archive")
 @archive_app.command("export")
 def archive_export(
     game: int = typer.Argument(..., help="Game number."),
-    out: Path = typer.Option(..., "--out", help="Folder to write game.json and verify.py into."),
+    out: Path = typer.Option(..., "--out", help="Folder to write the archive into."),
     config: ConfigOption = None,
 ) -> None:
-    """Write a game's archive: steps, commitments, revealed seeds, orders, rolls, the event chain."""
+    """Write a game's archive: a site to browse (index.html), mail.mbox, game.json and verify.py.
+
+    Before the game ends it holds no secret seed, no roll of a step whose seed is secret and no
+    referee's view; seat secrets are never in it.
+    """
     from sqlmodel import Session
 
+    from mailbot.render.templates import Renderer
     from mailbot.services.archive import export
     from mailbot.store import db
 
-    engine = db.make_engine(settings_or_exit(config).store.url)
+    settings = settings_or_exit(config)
+    engine = db.make_engine(settings.store.url)
     with Session(engine) as session:
-        typer.echo(f"archive written: {export(session, game, out)}")
+        written = export(session, game, out, renderer=Renderer(settings.bot.template_overrides))
     engine.dispose()
+    typer.echo(f"archive written: {written}")
+    typer.echo(f"browse it: {out / 'index.html'} (open it in a browser, or: mailbot archive serve {out})")
+
+
+@archive_app.command("serve")
+def archive_serve(
+    folder: Path = typer.Argument(..., help="An exported archive folder (holding index.html)."),
+    port: int = typer.Option(8018, "--port", help="Port on 127.0.0.1 (0: any free port)."),
+) -> None:
+    """Serve an exported archive on http://127.0.0.1:PORT/ until Ctrl-C."""
+    import functools
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    if not (folder / "index.html").is_file():
+        typer.echo(f"archive serve: {folder} holds no index.html; export an archive there first", err=True)
+        raise typer.Exit(1)
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(folder))
+    with ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        typer.echo(f"serving {folder} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            typer.echo("stopped")
 
 
 @app.command()
@@ -156,24 +186,36 @@ def db_upgrade(config: ConfigOption = None) -> None:
 @app.command()
 def demo(
     game: str = typer.Option("duel", help="Which game: duel, wif, atlantic-storm, salt-n-tar, flattop."),
-    archive: Path | None = typer.Option(None, help="Export the finished game's archive here."),
+    archive: Path | None = typer.Option(
+        None, help="Export the finished game's archive here (else into the work folder's archive/)."
+    ),
     workdir: Path | None = typer.Option(
-        None, help="Keep the demo's database and its mailboxes (mail/<address>.mbox) here."
+        None,
+        help="Keep the demo's database, its mailboxes (mail/<address>.mbox), its letters"
+        " (letters/<address>/) and the game's archive (archive/) here.",
     ),
     scenario: str | None = typer.Option(None, help="Play this scenario instead of the demo's own."),
+    seed: str = typer.Option(
+        DEFAULT_SEED,
+        help="The demo seed: the same seed replays the same game (dice and letters); 'random' plays a"
+        " fresh one.",
+    ),
     verbose: bool = typer.Option(False, "--verbose", "-v"),
 ) -> None:
     """Play a whole game by e-mail over an embedded local mail server (no accounts needed).
 
     Prints the summary line on stdout (and, for a game that counts its battles, a ``battles:``
-    line), then on stderr one line per mailbox kept as mbox.
+    line), then on stderr one line per mailbox kept as mbox, where the letters are kept one file
+    each, and how to open the game's archive.
     """
     from mailbot.demo.run import play_demo
 
     setup_logging(verbose)
     logging.getLogger().setLevel(logging.DEBUG if verbose else logging.WARNING)
     try:
-        result = asyncio.run(play_demo(game=game, archive=archive, workdir=workdir, scenario=scenario))
+        result = asyncio.run(
+            play_demo(game=game, archive=archive, workdir=workdir, scenario=scenario, seed=seed)
+        )
     except MailbotError as exc:
         typer.echo(f"demo failed: {exc}", err=True)
         raise typer.Exit(1) from exc
@@ -183,6 +225,8 @@ def demo(
     # stderr: stdout stays the summary (and battles) lines that scripts and tests read
     for kept in result.mailboxes:
         typer.echo(kept.line(), err=True)
+    for line in result.where():
+        typer.echo(line, err=True)
 
 
 def main() -> None:

@@ -8,19 +8,19 @@ embedded (aiosmtpd + pymap), so it runs with no accounts and no root.
 
 At the end every mailbox of the server (the bot's, the GM's, each player's) is
 kept as an mbox file ``<workdir>/mail/<address>.mbox``, so that a newcomer can
-read the letters with any mail client (``mutt -f``).
+read the letters with any mail client (``mutt -f``), and each letter as a text
+file ``<workdir>/letters/<address>/<NNN>-<subject>.txt``; the game's archive
+(a site to browse, ``mail.mbox``, ``game.json``, ``verify.py``) is exported to
+``<workdir>/archive`` (or the folder given).
 """
 
 from __future__ import annotations
 
 import asyncio
-import email
-import email.policy
-import email.utils
-import mailbox
 import re
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from email.message import EmailMessage
@@ -33,7 +33,10 @@ from sqlmodel import Session, col, select
 
 from mailbot.app import Bot
 from mailbot.core.game import Tallied
+from mailbot.demo.keep import parse as _parse
+from mailbot.demo.keep import write_letters, write_mbox
 from mailbot.demo.mailserver import EmbeddedMailServer
+from mailbot.demo.replay import DEFAULT_SEED, demo_seed, message_ids, step_seeds
 from mailbot.demo.scripts import DemoGame, demos, find_demo
 from mailbot.errors import MailbotError
 from mailbot.mail.imap import ImapConfig, ImapSource
@@ -53,11 +56,13 @@ PASSWORD = "demo"  # throw-away accounts on a loopback server that lives for one
 class Player:
     address: str
     server: EmbeddedMailServer
+    # Fixed Message-IDs make a replay's letters, and so its players' entropy, the same (demo/replay.py).
+    new_message_id: Callable[[], str] = field(default=lambda: make_msgid(domain="demo.localhost"))
 
     async def send(self, subject: str, body: str) -> None:
         msg = EmailMessage()
         msg["From"], msg["To"], msg["Subject"] = self.address, BOT, subject
-        msg["Message-ID"] = make_msgid(domain="demo.localhost")
+        msg["Message-ID"] = self.new_message_id()
         msg.set_content(body)
         await aiosmtplib.send(
             msg,
@@ -149,13 +154,6 @@ class Script:
         await self.player.send(f"Re: {self.tag} {kind}", body)
 
 
-def _parse(raw: bytes) -> EmailMessage:
-    msg = email.message_from_bytes(raw, policy=email.policy.default)
-    if not isinstance(msg, EmailMessage):
-        raise MailbotError("the demo server handed out something that is not a message")
-    return msg
-
-
 def _text(raw: bytes) -> str:
     part = _parse(raw).get_body(preferencelist=("plain",))
     return str(part.get_content()) if part is not None else ""
@@ -186,28 +184,45 @@ def _finished(bot: Bot, game_id: int, stop_after: int | None) -> bool:
     with Session(bot.engine) as session:
         if session.get_one(Game, game_id).status is GameStatus.FINISHED:
             return True
+    return stop_after is not None and _resolved(bot, game_id) >= stop_after
+
+
+def _resolved(bot: Bot, game_id: int) -> int:
+    """How many steps of the game (the set-up not counted) are resolved."""
+    with Session(bot.engine) as session:
         query = select(StepRow).where(StepRow.game_id == game_id, StepRow.state == StepState.RESOLVED)
-        resolved = [step for step in session.exec(query) if step.key != "setup"]
-        return stop_after is not None and len(resolved) >= stop_after
+        return sum(1 for step in session.exec(query) if step.key != "setup")
 
 
-async def _script(bot: Bot, server: EmbeddedMailServer, demo: DemoGame, timeout: float = 120.0) -> int:
-    """The GM creates the game; the first player is invited, the others join by mail; all play."""
+async def _script(
+    bot: Bot, server: EmbeddedMailServer, demo: DemoGame, seed: str, stall: float = 90.0
+) -> int:
+    """The GM creates the game; the first player is invited, the others join by mail; all play.
+
+    The demo gives up when no step has been resolved for ``stall`` seconds: a long game on a busy
+    machine is slow but alive, a stuck one stops making steps."""
     addresses = [f"player{n}@demo.localhost" for n in range(1, 5)]
     game_id, joining = _create_game(bot, demo, addresses)
     bot.wake.set()
     seat_names = _seat_names(bot, game_id)
     scripts = [
-        Script(Player(address, server), seat, demo, mistake=demo.script.mistake if n == 1 else "")
+        Script(
+            Player(address, server, message_ids(seed, address)),
+            seat,
+            demo,
+            mistake=demo.script.mistake if n == 1 else "",
+        )
         for n, (address, seat) in enumerate(zip(addresses, seat_names, strict=False))
     ]
     for script, (seat, code) in zip(scripts[1:], joining, strict=True):
         await script.player.send("joining", f"HELP\nJOIN {game_id} {seat} {code}\n")
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline, done = loop.time() + stall, 0
     while not _finished(bot, game_id, demo.script.stop_after):
+        if (now := _resolved(bot, game_id)) > done:
+            deadline, done = loop.time() + stall, now
         if loop.time() > deadline:
-            raise MailbotError(f"the demo game did not get far enough in {timeout:.0f} s")
+            raise MailbotError(f"the demo game stopped: no step resolved in {stall:.0f} s")
         for script in scripts:
             await script.play()
         await asyncio.sleep(0.2)
@@ -277,10 +292,26 @@ class DemoResult:
     summary: str  # the one line ``demo: ...``
     mailboxes: tuple[MailboxFile, ...]
     battles: str = ""  # ``battles: ...`` for a game that counts them (core.game.Tallied)
+    seed: str = ""  # the demo seed the game's dice and letters came from (demo/replay.py)
+    letters: Path | None = None  # one text file per letter: <letters>/<address>/<NNN>-<subject>.txt
+    archive: Path | None = None  # the game's exported archive (index.html, mail.mbox, game.json...)
+
+    def where(self) -> list[str]:
+        """Where the letters and the archive are, and how to open the archive (after the summary)."""
+        again = "--seed <text> plays another game, --seed random fresh dice"
+        lines = [f"dice: demo seed {self.seed!r} ({again})"] if self.seed else []
+        lines += [f"letters: {self.letters} (one file per letter)"] if self.letters else []
+        if self.archive:
+            index = self.archive / "index.html"
+            lines.append(f"archive: {index} (open it in a browser, or: mailbot archive serve {self.archive})")
+        return lines
 
 
-async def keep_mailboxes(server: EmbeddedMailServer, addresses: list[str], folder: Path) -> list[MailboxFile]:
-    """Write each account's INBOX as ``folder/<address>.mbox``; players that got nothing are left out."""
+async def keep_mailboxes(
+    server: EmbeddedMailServer, addresses: list[str], folder: Path, letters: Path | None = None
+) -> list[MailboxFile]:
+    """Write each account's INBOX as ``folder/<address>.mbox`` (and, with ``letters``, each letter as
+    ``letters/<address>/<NNN>-<subject>.txt``); players that got nothing are left out."""
     folder.mkdir(parents=True, exist_ok=True)
     kept = []
     for address in addresses:
@@ -289,31 +320,11 @@ async def keep_mailboxes(server: EmbeddedMailServer, addresses: list[str], folde
             continue  # a seat this game does not have
         path = folder / f"{address}.mbox"
         path.unlink(missing_ok=True)  # a rerun in the same workdir starts afresh
-        _write_mbox(path, mails)
+        write_mbox(path, mails)
+        if letters is not None:
+            write_letters(letters / address, mails)
         kept.append(MailboxFile(address, path, len(mails)))
     return kept
-
-
-def _write_mbox(path: Path, mails: list[bytes]) -> None:
-    box = mailbox.mbox(path, create=True)
-    box.lock()
-    try:
-        for raw in mails:
-            box.add(_mbox_message(raw))
-        box.flush()
-    finally:
-        box.unlock()
-        box.close()
-
-
-def _mbox_message(raw: bytes) -> mailbox.mboxMessage:
-    """One letter with its mbox ``From `` line (sender and date) and Unix line ends."""
-    message = mailbox.mboxMessage(raw.replace(b"\r\n", b"\n"))
-    parsed = _parse(raw)
-    sender = email.utils.parseaddr(str(parsed.get("From", "")))[1] or "MAILER-DAEMON"
-    date = email.utils.parsedate_to_datetime(str(parsed["Date"])) if parsed["Date"] else None
-    message.set_from(sender, date.utctimetuple() if date else True)
-    return message
 
 
 def _counts(bot: Bot, game_id: int) -> tuple[int, int, int, str]:
@@ -334,10 +345,16 @@ async def run_demo(game: str = "duel", archive: Path | None = None, workdir: Pat
 
 
 async def play_demo(
-    game: str = "duel", archive: Path | None = None, workdir: Path | None = None, scenario: str | None = None
+    game: str = "duel",
+    archive: Path | None = None,
+    workdir: Path | None = None,
+    scenario: str | None = None,
+    seed: str = DEFAULT_SEED,
 ) -> DemoResult:
     """Play the demo (on ``scenario`` instead of the script's own, when given); returns the summary
-    and the mbox files the letters were kept in."""
+    and the mbox files the letters were kept in. The same ``seed`` replays the same game
+    (``demo/replay.py``); ``random`` draws a fresh one."""
+    seed = demo_seed(seed)
     demo = find_demo(game)
     if demo is None:
         known = ", ".join(d.plugin for d in demos())
@@ -350,25 +367,25 @@ async def play_demo(
     async with EmbeddedMailServer() as server:
         for address in accounts:
             server.add_account(address, PASSWORD)
-        bot = Bot(demo_settings(server, workdir))
+        bot = Bot(demo_settings(server, workdir), draw_seed=step_seeds(seed))
         bot.upgrade()
         stop = asyncio.Event()
         running = asyncio.create_task(bot.run(stop))
         try:
-            game_id = await _script(bot, server, demo)
+            game_id = await _script(bot, server, demo, seed)
             await asyncio.sleep(0.5)  # the last reports leave the outbox
         finally:
             stop.set()
             await running
-        mailboxes = await keep_mailboxes(server, accounts, workdir / "mail")
+        mailboxes = await keep_mailboxes(server, accounts, workdir / "mail", workdir / "letters")
     mails_in, replies_out, turns, status = _counts(bot, game_id)
     quiet = _quiet(bot, game_id)
     battles = _battles(bot, game_id)
-    if archive is not None:
-        with Session(bot.engine) as session:
-            export(session, game_id, archive)
+    archive = archive or workdir / "archive"
+    with Session(bot.engine) as session:
+        export(session, game_id, archive, renderer=bot.renderer)
     bot.engine.dispose()
     summary = (
         f"demo: {mails_in} mails in, {replies_out} replies out, {turns} turns{quiet}, game {game_id} {status}"
     )
-    return DemoResult(summary, tuple(mailboxes), battles)
+    return DemoResult(summary, tuple(mailboxes), battles, seed, workdir / "letters", archive)

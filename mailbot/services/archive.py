@@ -1,26 +1,43 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Exporting a game's verifiable archive: ``game.json`` plus a stand-alone ``verify.py``.
+"""Exporting a game's archive: ``game.json``, a stand-alone ``verify.py``, ``mail.mbox`` and a static site.
 
 Seeds appear only where they are revealed: with each step's results in games
 without hidden information, and only when the game ends in games with it (a
-revealed seed would expose the other side's rolls). Orders, sealed values and
-rolls of steps still open are left out. Each salt of a chain commitment goes
-with the content it hides (an order set's, a report's), so everything in the
-archive can be checked against the chain. No seat secret is exported: report
-subjects lose their ``[DU-3 k7Q2]`` tag.
+revealed seed would expose the other side's rolls). Rolls appear only with
+their step's seed: the chain hides even their number while the seed is secret,
+because which rolls were made can depend on hidden orders. Orders, sealed
+values and rolls of steps still open are left out. Each salt of a chain
+commitment goes with the content it hides (an order set's, a report's), so
+everything in the archive can be checked against the chain. No seat secret is
+exported: report subjects lose their ``[DU-3 k7Q2]`` tag, and the letters in
+``mail.mbox`` and on the pages lose every secret (``archive_letters``).
+
+The site (``index.html``, a page per step, press, the GM's actions, the dice)
+opens from disk; what it shows is collected in ``archive_site`` and laid out
+by ``mailbot.render.archive_pages``. A seat's own archive (``ARCHIVE`` by
+mail) is the same site with that seat's letters only, and no ``game.json``:
+the whole game's, which ``verify.py`` checks, is the GM's to publish.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
+import tempfile
+import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from mailbot import verify_archive
+from mailbot.render.archive_pages import Link, render_site
+from mailbot.render.templates import Renderer
 from mailbot.services import chainlog
+from mailbot.services.archive_letters import Redactor, secrets_of, write_mbox
+from mailbot.services.archive_site import collect
 from mailbot.services.games import tag, untagged
 from mailbot.store.game_tables import Game, OrderSet, Report, RollRow, StepRow, StepState
 
@@ -46,12 +63,12 @@ def _step(session: Session, step: StepRow) -> dict[str, Any]:
         "salts": {row.seat: row.salt for row in orders if row.salt} if done else {},
         "defaulted": sorted(row.seat for row in orders if row.defaulted) if done else [],
         "sealed": {row.seat: row.sealed for row in orders if row.sealed} if done else {},
-        "rolls": [dict(row.data) for row in rolls],
+        "rolls": [dict(row.data) for row in rolls] if step.revealed else [],
     }
 
 
-def export(session: Session, game_id: int, out: Path) -> Path:
-    """Write ``out/game.json`` and ``out/verify.py``; returns the JSON path."""
+def game_data(session: Session, game_id: int) -> dict[str, Any]:
+    """The content of ``game.json``."""
     game = session.get_one(Game, game_id)
     steps = session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id))).all()
     reports = session.exec(select(Report).where(Report.game_id == game_id).order_by(col(Report.id))).all()
@@ -80,20 +97,104 @@ def export(session: Session, game_id: int, out: Path) -> Path:
             for r in reports
         ],
     }
+    return data
+
+
+DOWNLOADS = (
+    Link("mail.mbox: every letter in and out, secrets removed", "mail.mbox"),
+    Link("game.json: the whole record (steps, orders, rolls, the event chain)", "game.json"),
+    Link("verify.py: checks game.json with Python alone (python3 verify.py .)", "verify.py"),
+    Link("README.txt", "README.txt"),
+)
+SEAT_DOWNLOADS = (Link("mail.mbox: your letters in and out", "mail.mbox"), Link("README.txt", "README.txt"))
+
+
+def export(session: Session, game_id: int, out: Path, *, renderer: Renderer | None = None) -> Path:
+    """Write the whole game's archive into ``out``; returns the path of ``game.json``.
+
+    ``game.json``, ``verify.py``, ``README.txt``, ``mail.mbox`` and the site (``index.html``).
+    """
+    game = session.get_one(Game, game_id)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "game.json"
+    data = game_data(session, game_id)
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")
     shutil.copyfile(verify_archive.__file__, out / "verify.py")
     (out / "README.txt").write_text(ARCHIVE_README.format(title=game.title), encoding="utf-8")
+    _site(session, game, out, viewer=None, renderer=renderer)
     return path
+
+
+def export_seat(
+    session: Session,
+    game_id: int,
+    seat: str,
+    out: Path,
+    *,
+    renderer: Renderer | None = None,
+    compact: bool = False,
+) -> Path:
+    """Write one seat's own archive into ``out`` (site, ``mail.mbox``, README); returns ``index.html``.
+
+    ``compact`` (for mail): each map once, as SVG, and ``mail.mbox`` without attachments: the
+    attached maps would make the letter too large for many mail servers.
+    """
+    game = session.get_one(Game, game_id)
+    out.mkdir(parents=True, exist_ok=True)
+    readme = SEAT_README.format(title=game.title, seat=seat)
+    (out / "README.txt").write_text(readme, encoding="utf-8")
+    return _site(session, game, out, viewer=seat, renderer=renderer, compact=compact)
+
+
+def seat_zip(session: Session, game_id: int, seat: str, *, renderer: Renderer | None = None) -> bytes:
+    """One seat's own archive as a .zip, its files under one folder named after the game and seat."""
+    game = session.get_one(Game, game_id)
+    folder = f"{tag(game).lower()}-{seat.lower()}-archive"
+    buffer = io.BytesIO()
+    with tempfile.TemporaryDirectory(prefix="mailbot-archive-") as tmp:
+        export_seat(session, game_id, seat, Path(tmp), renderer=renderer, compact=True)
+        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for file in sorted(Path(tmp).rglob("*")):
+                if file.is_file():
+                    archive.write(file, f"{folder}/{file.relative_to(tmp).as_posix()}")
+    return buffer.getvalue()
+
+
+def _site(
+    session: Session,
+    game: Game,
+    out: Path,
+    *,
+    viewer: str | None,
+    renderer: Renderer | None,
+    compact: bool = False,
+) -> Path:
+    downloads = DOWNLOADS if viewer is None else SEAT_DOWNLOADS
+    site, letters = collect(
+        session, int(game.id or 0), viewer=viewer, renderer=renderer, downloads=downloads, compact=compact
+    )
+    write_mbox(out / "mail.mbox", letters, Redactor(secrets_of(session, game)), attachments=not compact)
+    _write_files(out, render_site(site))
+    return out / "index.html"
+
+
+def _write_files(out: Path, files: Mapping[str, bytes]) -> None:
+    for name, data in files.items():
+        path = out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
 
 
 ARCHIVE_README = """The archive of {title}
 ======================
 
-game.json  every step (commitments, revealed seeds, orders, sealed values, rolls),
-           the event chain and every report, with the salts of the chain's commitments
-verify.py  the checker; it needs nothing but Python 3
+index.html  the game to browse: open it in a browser (or: mailbot archive serve .)
+            a page per step with every seat's letters as sent, press, the GM's
+            actions; once the game has ended the referee's view and every roll
+mail.mbox   every letter in and out of the game, secrets removed (mutt -f mail.mbox)
+game.json   every step (commitments, revealed seeds, orders, sealed values, rolls),
+            the event chain and every report, with the salts of the chain's commitments
+verify.py   the checker; it needs nothing but Python 3
 
 Check the archive:            python3 verify.py .
 Check it against your mail:   python3 verify.py . --letters YOUR_LETTERS
@@ -114,4 +215,18 @@ folder of .eml files):
   where offered, since .msg files are not read.
 * mutt / neomutt: tag the letters and save them (s) into an mbox file.
 * A Maildir on your own server: pass the folder that holds cur/ and new/.
+"""
+
+
+SEAT_README = """The archive of {seat} in {title}
+======================
+
+index.html  your letters step by step as they were sent, your orders, the press you got
+            and the GM's actions: open it in a browser
+mail.mbox   your letters in and out (secrets removed): mutt -f mail.mbox; when the
+            archive came by mail, their attachments are on the pages only
+
+Only your own letters are here. The whole game's archive, with game.json and
+verify.py to check every roll and the event chain against your letters, is
+published by the game master; keep your letters to check it then.
 """

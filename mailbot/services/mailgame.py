@@ -16,8 +16,9 @@ from zoneinfo import ZoneInfo
 from sqlmodel import Session
 
 from mailbot.core import deadlines
-from mailbot.core.commands import Command, CommandSpec
+from mailbot.core.commands import ARCHIVE_COMMAND, Command, CommandSpec
 from mailbot.core.game import Line
+from mailbot.services.archive_mail import ArchiveMail
 from mailbot.services.auth import Gatekeeper, Seated, same_secret
 from mailbot.services.games import Games, new_salt, tag
 from mailbot.services.inbound import Context, Handler, Reply
@@ -34,6 +35,7 @@ PLAYER_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("WAIT", "WAIT", "do not process early on my account"),
     CommandSpec("NOWAIT", "NOWAIT", "early processing is fine again"),
     CommandSpec("HISTORY", "HISTORY [turn]", "send me my past reports again"),
+    ARCHIVE_COMMAND,
     CommandSpec(
         "PRESS", "PRESS <seat|ALL> ... END", "a message to other players through the moderator", True
     ),
@@ -69,6 +71,7 @@ class MailGame:
             "WAIT": self.wait,
             "NOWAIT": self.wait,
             "HISTORY": self.history,
+            "ARCHIVE": ArchiveMail(gate=self.gate, postman=self.postman, clock=self.clock).archive,
             "PRESS": self.press,
             "TIMEZONE": self.timezone,
             "RESIGN": self.resign,
@@ -238,9 +241,10 @@ class MailGame:
                 kind="press",
                 now=self.clock(),
             )
-        self.games.note(
-            ctx.session, who.game, "press", {"from": who.seat.name, "to": [s.name for s in chosen]}
-        )
+        # The chain goes into every archive, a seat's own included: an anonymous author stays out of it
+        # (the GM still has the letter itself among the game's inbound mail).
+        sender = "anonymous" if anonymous else who.seat.name
+        self.games.note(ctx.session, who.game, "press", {"from": sender, "to": [s.name for s in chosen]})
         reply.section(
             "Press relayed",
             [f"to {', '.join(s.name for s in chosen)}" + (" (anonymously)" if anonymous else "")],

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Keeping the demo's letters for a newcomer: an mbox file per mailbox and a text file per letter.
+
+The text files (``letters/<address>/<NNN>-<subject>.txt``) hold the headers a
+reader looks at (From, To, Subject, Date) and the letter's plain-text part, so
+a letter can be read with ``less`` or any editor, without a mail client.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import email.utils
+import mailbox
+import re
+from collections.abc import Sequence
+from email.message import EmailMessage
+from pathlib import Path
+
+from mailbot.errors import MailbotError
+
+HEADERS = ("From", "To", "Subject", "Date")
+_SLUG = re.compile(r"[^a-z0-9]+")
+_BRACKETS = re.compile(r"\[[^\]]*\]")  # "[DU-1 k7Q2]": a tag, and a seat's secret, is no file name
+
+
+def parse(raw: bytes) -> EmailMessage:
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    if not isinstance(msg, EmailMessage):
+        raise MailbotError("the demo server handed out something that is not a message")
+    return msg
+
+
+def write_mbox(path: Path, mails: Sequence[bytes]) -> None:
+    box = mailbox.mbox(path, create=True)
+    box.lock()
+    try:
+        for raw in mails:
+            box.add(mbox_message(raw))
+        box.flush()
+    finally:
+        box.unlock()
+        box.close()
+
+
+def mbox_message(raw: bytes) -> mailbox.mboxMessage:
+    """One letter with its mbox ``From `` line (sender and date) and Unix line ends."""
+    message = mailbox.mboxMessage(raw.replace(b"\r\n", b"\n"))
+    parsed = parse(raw)
+    sender = email.utils.parseaddr(str(parsed.get("From", "")))[1] or "MAILER-DAEMON"
+    date = email.utils.parsedate_to_datetime(str(parsed["Date"])) if parsed["Date"] else None
+    message.set_from(sender, date.utctimetuple() if date else True)
+    return message
+
+
+def slug(subject: str, limit: int = 60) -> str:
+    """A file-name form of a subject: lower case, words joined by dashes, at most ``limit`` long."""
+    words = _SLUG.sub("-", _BRACKETS.sub(" ", subject).lower()).strip("-")
+    return words[:limit].rstrip("-") or "no-subject"
+
+
+def letter_text(raw: bytes) -> str:
+    """The readable file of one letter: its main headers, a blank line, its plain-text part."""
+    msg = parse(raw.replace(b"\r\n", b"\n"))
+    head = [f"{name}: {' '.join(str(msg.get(name, '')).split())}" for name in HEADERS]
+    part = msg.get_body(preferencelist=("plain",))
+    body = str(part.get_content()) if isinstance(part, EmailMessage) else "(no plain-text part)"
+    return "\n".join(head) + "\n\n" + body.replace("\r\n", "\n")
+
+
+def write_letters(folder: Path, mails: Sequence[bytes]) -> list[Path]:
+    """One text file per letter in ``folder`` (emptied of earlier ones first), numbered in order."""
+    if not mails and not folder.exists():
+        return []
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.txt"):
+        old.unlink()  # a rerun in the same workdir starts afresh, like the mbox files
+    written = []
+    for number, raw in enumerate(mails, 1):
+        subject = " ".join(str(parse(raw).get("Subject", "")).split())
+        path = folder / f"{number:03d}-{slug(subject)}.txt"
+        path.write_text(letter_text(raw), encoding="utf-8")
+        written.append(path)
+    return written

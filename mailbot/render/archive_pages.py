@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The pages of a game's archive: a static site that opens from disk, with no server.
+
+Templates live in ``mailbot/templates/archive`` and get the view models below
+(never ORM objects), with ``StrictUndefined`` and autoescape on. Every link is
+relative (``up`` leads from a page back to the site's root), no page names an
+outside address, and every page carries the same inline style, readable at
+360 px and in dark mode. The collecting of what a page may show is the
+service's (``mailbot.services.archive_site``); here it is only laid out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+
+@dataclass(frozen=True)
+class Link:
+    label: str
+    path: str  # from the site's root
+
+
+@dataclass(frozen=True)
+class LetterView:
+    """One letter as it was sent (secrets removed), with the files saved next to its page."""
+
+    number: int
+    seat: str  # "" for the game master
+    kind: str
+    subject: str
+    date: str
+    text: str
+    html: str = ""  # path of the saved HTML part, from the root ("" for none)
+    images: tuple[Link, ...] = ()  # maps: PNG attachments, the report's SVG
+    files: tuple[Link, ...] = ()  # other attachments (deadline.ics)
+    page: str = ""  # the step page it stands on, from the root
+    withheld: str = ""  # why its text is not shown yet
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """A seat's part of a step: its letters, and its orders where they may be shown."""
+
+    name: str  # "" for the game master
+    letters: tuple[LetterView, ...] = ()
+    orders: tuple[str, ...] | None = None  # None: not shown (hidden, or none held)
+    defaulted: bool = False
+
+
+@dataclass(frozen=True)
+class RefereeView:
+    """The referee's whole view of a step, shown only once the game has ended."""
+
+    text: str = ""
+    html: str = ""  # the game's report HTML for the referee (escaped by the game's own template)
+    page: str = ""  # where that HTML is shown, from the root ("" for none)
+    note: str = ""  # why it is not shown, or how it was obtained
+
+
+@dataclass(frozen=True)
+class StepView:
+    key: str
+    attempt: int
+    turn: int
+    kind: str
+    title: str
+    state: str
+    page: str  # from the root, e.g. "steps/T1.orders.html"
+    commitment: str
+    seed: str | None  # None while it is secret
+    seats: tuple[SeatView, ...] = ()
+    rolls: tuple[Mapping[str, Any], ...] | None = None  # None while withheld
+    referee: RefereeView | None = None  # None before the end
+
+    @property
+    def letter_count(self) -> int:
+        return sum(len(seat.letters) for seat in self.seats)
+
+
+@dataclass(frozen=True)
+class GmAction:
+    when: str
+    kind: str
+    details: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Site:
+    """Everything the pages show; ``files`` are saved letter parts and maps, by path from the root."""
+
+    title: str
+    tag: str
+    plugin: str
+    scenario: str
+    status: str
+    result: str
+    viewer: str | None  # the seat whose own archive this is; None for the whole game
+    finished: bool
+    seats: tuple[tuple[str, str], ...]  # (name, status)
+    steps: tuple[StepView, ...]
+    press: tuple[LetterView, ...] = ()
+    gm_actions: tuple[GmAction, ...] = ()
+    gm_letters: tuple[LetterView, ...] = ()
+    downloads: tuple[Link, ...] = ()
+    files: Mapping[str, bytes] = field(default_factory=dict)
+
+    def turns(self) -> list[tuple[int, list[StepView]]]:
+        """The steps grouped by turn, in the order they were played."""
+        grouped: dict[int, list[StepView]] = {}
+        for step in self.steps:
+            grouped.setdefault(step.turn, []).append(step)
+        return list(grouped.items())
+
+
+def environment() -> Environment:
+    """The archive pages' own environment (the letters' Renderer is another's and not touched)."""
+    env = Environment(
+        loader=PackageLoader("mailbot", "templates/archive"),
+        undefined=StrictUndefined,
+        autoescape=select_autoescape(["html", "html.j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["trusted"] = _trusted
+    return env
+
+
+def render_site(site: Site, env: Environment | None = None) -> dict[str, bytes]:
+    """Every file of the site by its path from the root: the pages, then the saved letter parts."""
+    env = env or environment()
+    pages: dict[str, str] = {"index.html": _page(env, "index", site, "")}
+    for n, step in enumerate(site.steps):
+        prev = site.steps[n - 1] if n else None
+        nxt = site.steps[n + 1] if n + 1 < len(site.steps) else None
+        pages[step.page] = _page(env, "step", site, "../", step=step, prev=prev, next=nxt)
+        if step.referee is not None and step.referee.page:
+            pages[step.referee.page] = _page(env, "referee", site, "../../", step=step)
+    pages["press.html"] = _page(env, "press", site, "")
+    pages["gm.html"] = _page(env, "gm", site, "")
+    pages["dice.html"] = _page(env, "dice", site, "")
+    files = {path: text.encode("utf-8") for path, text in pages.items()}
+    return {**files, **site.files}
+
+
+def _page(env: Environment, name: str, site: Site, up: str, **extra: Any) -> str:
+    return env.get_template(f"{name}.html.j2").render(site=site, up=up, **extra)
+
+
+def _trusted(fragment: str) -> Markup:
+    """A game's report HTML (the referee's view): player text in it was escaped by the game's own
+    autoescaping template, so it is placed as it is."""
+    return Markup(fragment)

@@ -1,0 +1,311 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A game's letters for its archive: which letters belong to it, who they were for, secrets removed.
+
+Letters in (``Inbound``) carry no game; one belongs to a game when the bot's
+reply to it was written in that game, when it brought orders or a sealed value
+for one of its steps, or when the event chain logged it (an accepted letter's
+content hash, a JOIN letter's Message-ID in the set-up entropy). Letters out
+(``Outbound``) name their game and seat.
+
+Secrets never leave the database: every seat's secret, invite code and the
+GM's secret are cut out of subjects and texts (``[DU-3 k7Q2]`` becomes
+``[DU-3]``). Letters that carry another seat's orders or sealed value for the
+step still open are withheld (their text is replaced by a note) until that
+step is resolved, as ``game.json`` leaves out the orders of open steps.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import email.utils
+import mailbox
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from email.message import EmailMessage, Message, MIMEPart
+from pathlib import Path
+
+from sqlmodel import Session, col, or_, select
+
+from mailbot.errors import MessageFormatError
+from mailbot.store.game_tables import ChainRow, Game, OrderSet, Seat, StepRow, StepState
+from mailbot.store.models import Inbound, Outbound
+
+REMOVED = "(secret removed)"
+# A SEAL line names a value that stays sealed until its opening.
+_SEAL_LINE = re.compile(r"^\s*SEAL\s+\S+\s+\S+", re.IGNORECASE | re.MULTILINE)
+
+
+class Redactor:
+    """Cuts known secrets out of a text: from ``[XX-n secret]`` tags, then wherever they stand."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        words = sorted({word for word in secrets if word}, key=len, reverse=True)
+        alternatives = "|".join(re.escape(word) for word in words)
+        self._tag = re.compile(rf"\[([A-Za-z]{{2}}-\d+)\s+(?:{alternatives})\]") if words else None
+        self._word = re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])") if words else None
+
+    def __call__(self, text: str) -> str:
+        if self._tag is None or self._word is None:
+            return text
+        return self._word.sub(REMOVED, self._tag.sub(r"[\1]", text))
+
+
+def secrets_of(session: Session, game: Game) -> list[str]:
+    """Every secret a letter of ``game`` may carry: seat secrets, invite codes and the GM's secret."""
+    seats = session.exec(select(Seat).where(Seat.game_id == game.id)).all()
+    return [game.gm_secret, *(s.secret for s in seats), *(s.invite_code for s in seats)]
+
+
+@dataclass(frozen=True)
+class Attached:
+    """One attachment of a letter (a map, a calendar entry), or an inline image."""
+
+    filename: str
+    content_type: str
+    data: bytes
+    content_id: str = ""  # without angle brackets; an HTML part refers to it as cid:<id>
+
+
+@dataclass(frozen=True)
+class ReadLetter:
+    """What a page shows of a letter: its headers, text and HTML parts and its attachments."""
+
+    subject: str
+    sender: str
+    recipient: str
+    date: datetime | None
+    text: str
+    html: str
+    attachments: tuple[Attached, ...]
+
+
+def parse(raw: bytes) -> EmailMessage:
+    msg = email.message_from_bytes(raw.replace(b"\r\n", b"\n"), policy=email.policy.default)
+    if not isinstance(msg, EmailMessage):
+        raise MessageFormatError("a stored letter could not be read as a message")
+    return msg
+
+
+def _part_text(part: MIMEPart) -> str:
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    charset = part.get_content_charset() or "utf-8"
+    try:
+        return payload.decode(charset, "replace").replace("\r\n", "\n")
+    except LookupError:  # a charset Python does not know: the bytes as UTF-8, bad ones marked
+        return payload.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def _body(msg: EmailMessage, subtype: str) -> str:
+    part = msg.get_body(preferencelist=(subtype,))
+    return _part_text(part) if part is not None and part.get_content_subtype() == subtype else ""
+
+
+def _attachments(msg: EmailMessage) -> tuple[Attached, ...]:
+    found = []
+    for part in msg.walk():
+        if part.is_multipart() or _is_text(part):
+            continue
+        data = part.get_payload(decode=True)
+        if isinstance(data, bytes):
+            name = part.get_filename() or f"part.{part.get_content_subtype()}"
+            cid = str(part.get("Content-ID", "")).strip().strip("<>")
+            found.append(Attached(name, part.get_content_type(), data, cid))
+    return tuple(found)
+
+
+def read_letter(raw: bytes, redact: Callable[[str], str]) -> ReadLetter:
+    """A stored letter's parts, with ``redact`` applied to the subject and both texts."""
+    msg = parse(raw)
+    date = email.utils.parsedate_to_datetime(str(msg["Date"])) if msg["Date"] else None
+    return ReadLetter(
+        subject=redact(str(msg.get("Subject", ""))).strip(),  # a folded subject starts with a space
+        sender=str(msg.get("From", "")),
+        recipient=str(msg.get("To", "")),
+        date=date,
+        text=redact(_body(msg, "plain")),
+        html=redact(_body(msg, "html")),
+        attachments=_attachments(msg),
+    )
+
+
+def redacted_message(
+    raw: bytes, redact: Callable[[str], str], withheld: str = "", *, attachments: bool = True
+) -> EmailMessage:
+    """The letter for ``mail.mbox``: secrets cut from every header and text part; with ``withheld``
+    (the reason) its texts are replaced by that note. Attachments (maps, calendar entries) are
+    dropped from a withheld letter, and from every letter without ``attachments``."""
+    msg = parse(raw)
+    _redact_headers(msg, redact)
+    if withheld or not attachments:
+        _drop_attachments(msg)
+    for part in msg.walk():
+        if _is_text(part):
+            text = _part_text(part)
+            new = f"[{withheld}]\n" if withheld else redact(text)
+            if new != text:
+                MIMEPart.set_content(part, new, subtype=part.get_content_subtype(), charset="utf-8")
+    return msg
+
+
+def _is_text(part: MIMEPart) -> bool:
+    return part.get_content_maintype() == "text" and not part.is_attachment()
+
+
+def _drop_attachments(msg: EmailMessage) -> None:
+    """Keep the letter's text parts only (an attachment's bytes cannot be cut of secrets anyway)."""
+    for part in list(msg.walk()):
+        if part.is_multipart():
+            kept: list[Message[str, str] | str] = [
+                sub for sub in part.iter_parts() if sub.is_multipart() or _is_text(sub)
+            ]
+            part.set_payload(kept)
+
+
+def _redact_headers(msg: EmailMessage, redact: Callable[[str], str]) -> None:
+    """Secrets out of every header, each kept in its place and spelling where it stands once."""
+    for name in {key.lower() for key in msg}:
+        values = [str(value) for value in msg.get_all(name, [])]
+        if all(redact(value) == value for value in values):
+            continue
+        if len(values) == 1:
+            msg.replace_header(name, redact(values[0]).strip())
+            continue
+        del msg[name]
+        for value in values:
+            msg[name] = redact(value).strip()
+
+
+# -- which letters belong to a game ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameLetter:
+    """One letter of a game, in or out, with the seat it was from or for ("" for the GM)."""
+
+    raw: bytes
+    when: datetime
+    seat: str
+    inbound_id: int | None = None  # set for a letter in
+    outbound: Outbound | None = None  # set for a letter out
+    withheld: str = ""  # why its text is not shown yet ("" when it is)
+
+
+def _steps(session: Session, game_id: int) -> list[StepRow]:
+    return list(session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id))))
+
+
+def _inbound_seats(session: Session, game_id: int, steps: Sequence[StepRow]) -> dict[int, str]:
+    """Every letter in that belongs to the game, by id, with the seat it came from."""
+    seats: dict[int, str] = {}
+    replies = session.exec(
+        select(Outbound).where(Outbound.game_id == game_id, col(Outbound.inbound_id).is_not(None))
+    )
+    for reply in replies:
+        seats.setdefault(int(reply.inbound_id or 0), reply.seat)
+    step_ids = [step.id for step in steps]
+    sets = session.exec(
+        select(OrderSet).where(col(OrderSet.step_id).in_(step_ids), col(OrderSet.inbound_id).is_not(None))
+    )
+    for held in sets:
+        seats.setdefault(int(held.inbound_id or 0), held.seat)
+    chain = session.exec(
+        select(ChainRow).where(ChainRow.game_id == game_id, col(ChainRow.kind).in_(["letter", "entropy"]))
+    ).all()
+    by_hash = {str(r.payload["message"]): str(r.payload["seat"]) for r in chain if r.kind == "letter"}
+    by_id = {str(r.payload["message_id"]): str(r.payload["seat"]) for r in chain if r.kind == "entropy"}
+    if by_hash:
+        for row in session.exec(select(Inbound).where(col(Inbound.content_hash).in_(list(by_hash)))):
+            seats.setdefault(int(row.id or 0), by_hash[row.content_hash])
+    wanted = [mid for mid in by_id if mid]
+    if wanted:
+        for row in session.exec(select(Inbound).where(col(Inbound.message_id).in_(wanted))):
+            seats.setdefault(int(row.id or 0), by_id[str(row.message_id)])
+    return seats
+
+
+def _open_input(session: Session, steps: Sequence[StepRow]) -> tuple[StepRow | None, set[int]]:
+    """The open step and the letters in that brought orders or sealed values for it."""
+    step = next((s for s in steps if s.state is StepState.OPEN and s.key != "setup"), None)
+    if step is None:
+        return None, set()
+    sets = session.exec(select(OrderSet).where(OrderSet.step_id == step.id))
+    return step, {int(held.inbound_id) for held in sets if held.inbound_id is not None}
+
+
+def game_letters(session: Session, game: Game, viewer: str | None = None) -> list[GameLetter]:
+    """Every letter in and out of ``game`` (only ``viewer``'s seat's when given), oldest first.
+
+    Another seat's letter that brought orders or a sealed value for the open step, and the
+    bot's reply to it (which echoes them), are marked withheld; a viewer's own never are.
+    """
+    game_id = int(game.id or 0)
+    steps = _steps(session, game_id)
+    seats = _inbound_seats(session, game_id, steps)
+    open_step, carrying = _open_input(session, steps)
+    query_in = select(Inbound).where(col(Inbound.id).in_(list(seats))).order_by(col(Inbound.id))
+    inbound = session.exec(query_in).all() if seats else []
+    found: list[GameLetter] = []
+    for row in inbound:
+        seat = seats[int(row.id or 0)]
+        if viewer is None or seat == viewer:
+            reason = _withheld(row, seat, viewer, open_step, carrying)
+            found.append(GameLetter(row.raw, row.received_at, seat, inbound_id=row.id, withheld=reason))
+    withheld_ids = {letter.inbound_id for letter in found if letter.withheld}
+    query = select(Outbound).where(
+        or_(col(Outbound.game_id) == game_id, col(Outbound.inbound_id).in_(list(seats) or [-1]))
+    )
+    for out in session.exec(query.order_by(col(Outbound.id))):
+        seat = out.seat if out.game_id == game_id else seats.get(int(out.inbound_id or 0), "")
+        if viewer is None or seat == viewer:
+            reason = _reply_withheld(out, seat, viewer, withheld_ids, open_step)
+            found.append(GameLetter(out.raw, out.created_at, seat, outbound=out, withheld=reason))
+    # Letters in before letters out at the same instant: a reply never precedes its letter.
+    return sorted(found, key=lambda item: (item.when, item.outbound is not None))
+
+
+def _withheld(row: Inbound, seat: str, viewer: str | None, step: StepRow | None, carrying: set[int]) -> str:
+    if step is None or seat == viewer:
+        return ""
+    sealing = row.received_at >= step.opened_at and bool(_SEAL_LINE.search(_body(parse(row.raw), "plain")))
+    if row.id in carrying or sealing:
+        return f"withheld until {step.title} is resolved: it holds orders or a sealed value for it"
+    return ""
+
+
+def _reply_withheld(
+    out: Outbound, seat: str, viewer: str | None, withheld: set[int | None], step: StepRow | None
+) -> str:
+    if step is None or seat == viewer or out.inbound_id not in withheld:
+        return ""
+    return f"withheld until {step.title} is resolved: it answers a letter with orders or a sealed value"
+
+
+def write_mbox(
+    path: Path, letters: Sequence[GameLetter], redact: Callable[[str], str], *, attachments: bool = True
+) -> int:
+    """Write ``letters`` as an mbox file (secrets removed, withheld texts replaced; attachments
+    only with ``attachments``); returns the count."""
+    path.unlink(missing_ok=True)
+    box = mailbox.mbox(path, create=True)
+    box.lock()
+    try:
+        for letter in letters:
+            box.add(_mbox_message(letter, redact, attachments))
+        box.flush()
+    finally:
+        box.unlock()
+        box.close()
+    return len(letters)
+
+
+def _mbox_message(letter: GameLetter, redact: Callable[[str], str], attachments: bool) -> mailbox.mboxMessage:
+    msg = redacted_message(letter.raw, redact, letter.withheld, attachments=attachments)
+    message = mailbox.mboxMessage(msg)
+    sender = email.utils.parseaddr(str(msg.get("From", "")))[1] or "MAILER-DAEMON"
+    message.set_from(sender, letter.when.utctimetuple())
+    return message

@@ -1,0 +1,307 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Collecting what a game's archive site shows, and what it may show (``render.archive_pages`` lays it out).
+
+Who the archive is for decides what is in it (``viewer``):
+
+* the whole game (``viewer=None``, ``mailbot archive export``): every seat's
+  letters as sent, the GM's letters and actions, the orders of every closed
+  step (as ``game.json`` has them);
+* one seat (``ARCHIVE`` by mail): that seat's letters and its own orders, the
+  steps, the GM's public actions; no other seat's letters or orders, except
+  orders of steps whose seed is revealed.
+
+For both: no seat secret (``archive_letters.Redactor``), no seed before it is
+revealed and no roll of a step whose seed is still secret (hidden-information
+games reveal them only at the end), and the referee's view of each step only
+once the game has ended.
+
+Each letter out stands on the page of one step: a report on the step it
+reports (``Report`` row, same seat and time), any other letter on the step
+that was open when it was written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from mailbot.errors import StoreError
+from mailbot.render.archive_pages import GmAction, LetterView, Link, RefereeView, SeatView, Site, StepView
+from mailbot.render.templates import Renderer
+from mailbot.services.archive_letters import (
+    GameLetter,
+    ReadLetter,
+    Redactor,
+    game_letters,
+    read_letter,
+    secrets_of,
+)
+from mailbot.services.archive_referee import referee_views
+from mailbot.services.games import Games, tag
+from mailbot.store.game_tables import (
+    ChainRow,
+    Game,
+    GameStatus,
+    OrderSet,
+    Report,
+    RollRow,
+    StepRow,
+    StepState,
+    row_id,
+)
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+SKIPPED_TYPES = ("application/zip",)  # an ARCHIVE letter's own archive: not nested into this one
+
+
+def slug(text: str) -> str:
+    return _UNSAFE.sub("-", text).strip("-.") or "x"
+
+
+def step_stem(step: StepRow) -> str:
+    return slug(step.key) + ("" if step.attempt == 1 else f"-attempt{step.attempt}")
+
+
+def collect(
+    session: Session,
+    game_id: int,
+    *,
+    viewer: str | None = None,
+    renderer: Renderer | None = None,
+    downloads: Sequence[Link] = (),
+    compact: bool = False,
+) -> tuple[Site, list[GameLetter]]:
+    """The site of game ``game_id`` for ``viewer`` (a seat, or None for the whole game), and every
+    letter in and out that goes with it, oldest first (for ``mail.mbox``). ``compact``: each map
+    once (a site that travels by mail)."""
+    game = session.get_one(Game, game_id)
+    steps = list(session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id))))
+    redact = Redactor(secrets_of(session, game))
+    letters = game_letters(session, game, viewer)
+    placed = _place(session, game_id, steps, letters)
+    files: dict[str, bytes] = {}
+    outgoing = [
+        (item.step, _letter_view(item, number, redact, files, compact=compact))
+        for number, item in enumerate(placed, 1)
+        if item.step is not None
+    ]
+    finished = game.status is GameStatus.FINISHED
+    referee = referee_views(session, game, steps, renderer or Renderer()) if finished else {}
+    step_views = [
+        _step_view(session, game, step, viewer, [view for s, view in outgoing if s is step], referee=referee)
+        for step in steps
+    ]
+    site = Site(
+        title=game.title,
+        tag=tag(game),
+        plugin=game.plugin,
+        scenario=game.scenario,
+        status=game.status.value,
+        result=game.result,
+        viewer=viewer,
+        finished=finished,
+        seats=tuple((seat.name, seat.status.value) for seat in Games.seats(session, game_id)),
+        steps=tuple(step_views),
+        press=tuple(view for _, view in outgoing if view.kind == "press"),
+        gm_actions=tuple(_gm_actions(session, game_id)),
+        gm_letters=tuple(view for _, view in outgoing if not view.seat) if viewer is None else (),
+        downloads=tuple(downloads),
+        files=files,
+    )
+    return site, letters
+
+
+# -- placing letters on step pages ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A letter with the step whose page shows it (None for letters in: they are in the mbox),
+    and the report row kept with it (for a report letter)."""
+
+    letter: GameLetter
+    step: StepRow | None
+    report: Report | None = None
+
+
+def _place(
+    session: Session, game_id: int, steps: Sequence[StepRow], letters: Sequence[GameLetter]
+) -> list[Placed]:
+    reports = session.exec(select(Report).where(Report.game_id == game_id)).all()
+    by_time = {(report.seat, report.created_at): report for report in reports}
+    placed: list[Placed] = []
+    for letter in letters:
+        out = letter.outbound
+        if out is None or not steps:
+            placed.append(Placed(letter, None))
+            continue
+        report = by_time.get((out.seat, out.created_at)) if out.kind == "report" else None
+        placed.append(Placed(letter, _reported(steps, report) or _open_at(steps, letter), report))
+    return placed
+
+
+def _reported(steps: Sequence[StepRow], report: Report | None) -> StepRow | None:
+    """The step a report letter reports on: the attempt of its key closed when it was written."""
+    if report is None:
+        return None
+    closed = [
+        s
+        for s in steps
+        if s.key == report.step_key and s.closed_at is not None and s.closed_at <= report.created_at
+    ]
+    return closed[-1] if closed else None
+
+
+def _open_at(steps: Sequence[StepRow], letter: GameLetter) -> StepRow:
+    opened = [step for step in steps if step.opened_at <= letter.when]
+    return opened[-1] if opened else steps[0]
+
+
+def _letter_view(
+    item: Placed, number: int, redact: Redactor, files: dict[str, bytes], *, compact: bool
+) -> LetterView:
+    """The letter as sent (secrets removed); its HTML part, maps and attachments saved in ``files``."""
+    letter, step, out = item.letter, item.step, item.letter.outbound
+    if step is None:
+        raise StoreError("a letter in has no page of its own")
+    read = read_letter(letter.raw, redact)
+    stem = f"steps/{step_stem(step)}/{number:03d}-{slug(letter.seat or 'gm')}"
+    common: dict[str, Any] = {
+        "number": number,
+        "seat": letter.seat,
+        "kind": out.kind if out is not None else "letter",
+        "subject": read.subject,
+        "date": letter.when.strftime("%Y-%m-%d %H:%M UTC"),
+        "page": f"steps/{step_stem(step)}.html",
+    }
+    if letter.withheld:
+        return LetterView(text="", withheld=letter.withheld, **common)
+    images, attached, names = _save_parts(read, stem, _map_svg(item.report), files, compact=compact)
+    html = ""
+    if read.html:
+        html = f"{stem}.html"
+        files[html] = _local_images(read.html, names).encode("utf-8")
+    return LetterView(text=read.text, html=html, images=tuple(images), files=tuple(attached), **common)
+
+
+def _save_parts(
+    read: ReadLetter, stem: str, svg: str, files: dict[str, bytes], *, compact: bool
+) -> tuple[list[Link], list[Link], dict[str, str]]:
+    """Save a letter's attachments next to its page: the pictures to show, the files to link, and
+    the saved name of each inline part (by Content-ID).
+
+    One picture per map is shown: the report's SVG where there is one (sharper), the attached
+    PNG as a link beside it; ``compact`` (a seat's archive by mail) leaves that PNG out.
+    """
+    images: list[Link] = []
+    attached: list[Link] = []
+    names: dict[str, str] = {}
+    svg_path = f"{stem}-map.svg"
+    if svg:
+        files[svg_path] = svg.encode("utf-8")
+    for n, part in enumerate(read.attachments, 1):
+        picture = part.content_type.startswith("image/")
+        if part.content_type in SKIPPED_TYPES or (compact and svg and picture):
+            names[part.content_id] = svg_path.rsplit("/", 1)[1] if svg and picture else ""
+            continue
+        path = f"{stem}-{n}-{slug(part.filename)}"
+        files[path] = part.data
+        names[part.content_id] = path.rsplit("/", 1)[1]
+        (images if picture and not svg else attached).append(Link(part.filename, path))
+    if svg:
+        images.insert(0, Link("the map (SVG)", svg_path))
+    return images, attached, names
+
+
+def _map_svg(report: Report | None) -> str:
+    """The SVG map kept with the letter's report, when the report has one (``Report.map_svg``)."""
+    return str(getattr(report, "map_svg", "") or "") if report is not None else ""
+
+
+def _local_images(html: str, names: Mapping[str, str]) -> str:
+    """An HTML part whose inline images (``cid:``) point at the files saved next to it."""
+    for cid, name in names.items():
+        if cid:
+            html = html.replace(f"cid:{cid}", name)
+    return html
+
+
+# -- steps --------------------------------------------------------------------------------
+
+
+def _step_view(
+    session: Session,
+    game: Game,
+    step: StepRow,
+    viewer: str | None,
+    letters: Sequence[LetterView],
+    *,
+    referee: Mapping[int, RefereeView],
+) -> StepView:
+    held = Games.current_orders(session, row_id(step))
+    names = [seat.name for seat in Games.seats(session, row_id(game))]
+    shown = [viewer] if viewer is not None else [*names, ""]
+    seats = [
+        _seat_view(name, step, viewer, held.get(name), [v for v in letters if v.seat == name])
+        for name in shown
+    ]
+    page = f"steps/{step_stem(step)}.html"
+    found = referee.get(row_id(step))
+    if found is not None and found.html:
+        found = replace(found, page=f"steps/{step_stem(step)}/referee.html")
+    return StepView(
+        key=step.key,
+        attempt=step.attempt,
+        turn=step.turn,
+        kind=step.kind,
+        title=step.title,
+        state=step.state.value,
+        page=page,
+        commitment=step.commitment,
+        seed=step.seed if step.revealed else None,
+        # GM section only where the GM got letters; seats always (their orders, or "no letter").
+        seats=tuple(view for view in seats if view.name or view.letters),
+        rolls=_rolls(session, step) if step.revealed else None,
+        referee=found if game.status is GameStatus.FINISHED else None,
+    )
+
+
+def _seat_view(
+    name: str, step: StepRow, viewer: str | None, held: OrderSet | None, letters: Sequence[LetterView]
+) -> SeatView:
+    show = held is not None and _orders_visible(step, name, viewer)
+    orders = tuple(held.lines) if show and held is not None else None
+    return SeatView(name, tuple(letters), orders, bool(held and held.defaulted and show))
+
+
+def _orders_visible(step: StepRow, seat: str, viewer: str | None) -> bool:
+    """A seat's own orders always; the whole game's archive: every closed step's (as game.json);
+    another seat's: once the step's seed is revealed."""
+    if viewer is not None and seat == viewer:
+        return True
+    if step.state is StepState.OPEN:
+        return False
+    return viewer is None or step.revealed
+
+
+def _rolls(session: Session, step: StepRow) -> tuple[Mapping[str, Any], ...]:
+    rows = session.exec(select(RollRow).where(RollRow.step_id == step.id).order_by(col(RollRow.position)))
+    return tuple(dict(row.data) for row in rows)
+
+
+def _gm_actions(session: Session, game_id: int) -> list[GmAction]:
+    """The GM's actions from the event chain (each one was announced to every seat)."""
+    query = select(ChainRow).where(ChainRow.game_id == game_id, col(ChainRow.kind).startswith("gm-"))
+    rows = session.exec(query.order_by(col(ChainRow.position)))
+    return [
+        GmAction(
+            row.created_at.strftime("%Y-%m-%d %H:%M"),
+            row.kind.removeprefix("gm-"),
+            tuple(f"{key}: {value}" for key, value in sorted(row.payload.items())),
+        )
+        for row in rows
+    ]

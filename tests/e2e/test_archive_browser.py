@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The archive of finished demo games, in a real browser (Debian's headless Chromium) and by verify.py.
+
+Each demo is played in process on the embedded mail server (``play_demo``); its
+archive is exported into the work folder. Chromium reads the pages from disk:
+its DOM (``--dump-dom``) is searched with html5lib for the links a reader
+would follow, from the index to a turn page and to a map, and screenshots at
+desktop and phone width, light and dark, must show something (Pillow: more
+than one colour, enough pixels that are not the background). A page's width
+at 360 px is measured in the browser itself, through a frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree.ElementTree import Element
+
+import html5lib
+import pytest
+from PIL import Image
+
+from mailbot.demo.run import DemoResult, play_demo
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+DEMOS = ("duel", "wif", "atlantic-storm", "salt-n-tar", "flattop")
+DESKTOP, PHONE = (1280, 900), (360, 740)
+XHTML = "{http://www.w3.org/1999/xhtml}"
+
+
+@dataclass(frozen=True)
+class Played:
+    result: DemoResult
+    archive: Path
+    seconds: float
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Played]:
+    """Each demo game played once for the whole module, when a test first asks for it."""
+    done: dict[str, Played] = {}
+
+    def play(game: str) -> Played:
+        if game not in done:
+            work = tmp_path_factory.mktemp(game)
+            started = time.monotonic()
+            result = asyncio.run(play_demo(game=game, workdir=work))
+            assert result.archive == work / "archive"
+            done[game] = Played(result, result.archive, time.monotonic() - started)
+        return done[game]
+
+    return play
+
+
+class Browser:
+    """Headless Chromium with its own profile; every call is time-limited."""
+
+    def __init__(self, profile: Path) -> None:
+        self.profile = profile
+
+    def run(self, *args: str, timeout: float = 90) -> str:
+        command = [
+            CHROMIUM,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--hide-scrollbars",
+            f"--user-data-dir={self.profile}",
+            *args,
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+
+    def dom(self, page: Path) -> Element:
+        return html5lib.parse(self.run("--dump-dom", page.as_uri()))
+
+    def shot(self, page: Path, out: Path, size: tuple[int, int], *, dark: bool = False) -> Image.Image:
+        scheme = ["--blink-settings=preferredColorScheme=0"] if dark else []
+        self.run(*scheme, f"--screenshot={out}", f"--window-size={size[0]},{size[1]}", page.as_uri())
+        return Image.open(out).convert("RGB")
+
+    def width(self, page: Path, frame: Path, size: tuple[int, int] = PHONE) -> int:
+        """How wide ``page`` lays out in a frame of ``size``: over its width, a reader scrolls sideways."""
+        frame.write_text(
+            "<!DOCTYPE html><html><body style='margin:0'><pre id='out'>none</pre>"
+            f"<iframe id='f' src='{page.as_uri()}' style='width:{size[0]}px;height:{size[1]}px;border:0'>"
+            "</iframe><script>document.getElementById('f').addEventListener('load', function () {"
+            "document.getElementById('out').textContent = "
+            "String(this.contentDocument.documentElement.scrollWidth); });</script></body></html>",
+            encoding="utf-8",
+        )
+        tree = html5lib.parse(self.run("--allow-file-access-from-files", "--dump-dom", frame.as_uri()))
+        found = next(e for e in tree.iter(f"{XHTML}pre") if e.get("id") == "out")
+        return int(found.text or "0")
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Browser:
+    return Browser(tmp_path / "profile")
+
+
+def links(tree: Element, tag: str, attribute: str) -> list[str]:
+    return [str(e.get(attribute)) for e in tree.iter(f"{XHTML}{tag}") if e.get(attribute)]
+
+
+def assert_not_blank(image: Image.Image, min_share: float = 0.02) -> None:
+    """More than one colour, and at least ``min_share`` of the pixels not the background's colour."""
+    colours = image.getcolors(maxcolors=image.width * image.height) or []
+    assert len(colours) > 1, "a blank screenshot"
+    background = max(count for count, _ in colours)
+    share = 1 - background / (image.width * image.height)
+    assert share >= min_share, f"only {share:.1%} of the screenshot is not background"
+
+
+def is_dark(image: Image.Image) -> bool:
+    colours = image.getcolors(maxcolors=image.width * image.height) or []
+    _, background = max(colours, key=lambda item: item[0])
+    return sum(background) / 3 < 80
+
+
+@pytest.mark.parametrize("game", DEMOS)
+def test_the_archive_of_every_finished_demo_passes_verify(played: Callable[[str], Played], game: str) -> None:
+    run = played(game)
+    assert run.result.summary.endswith("finished"), run.result.summary
+    done = subprocess.run(
+        [sys.executable, str(run.archive / "verify.py"), str(run.archive)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    last = done.stdout.strip().splitlines()[-1]
+    total = int(last.split()[1])
+    assert last == f"verify: {total} rolls, {total} ok, 0 failed" and total > 0
+
+
+def _turn_page(browser: Browser, archive: Path) -> tuple[Path, Element]:
+    """The first turn page the index links to that shows letters (and a map, where the game has maps)."""
+    index = browser.dom(archive / "index.html")
+    steps = [link for link in links(index, "a", "href") if link.startswith("steps/")]
+    assert steps, "the index links to no turn"
+    fallback = None
+    for link in steps:
+        page = archive / link
+        tree = browser.dom(page)
+        if not any(e.get("class") == "letter" for e in tree.iter(f"{XHTML}article")):
+            continue
+        if links(tree, "img", "src"):
+            return page, tree
+        fallback = fallback or (page, tree)
+    assert fallback is not None, "no turn page shows a letter"
+    return fallback
+
+
+@pytest.mark.parametrize("game", ["duel", "flattop"])
+def test_the_browser_follows_the_index_to_a_turn_page(
+    played: Callable[[str], Played], browser: Browser, tmp_path: Path, game: str
+) -> None:
+    archive = played(game).archive
+    for size in (DESKTOP, PHONE):
+        assert_not_blank(browser.shot(archive / "index.html", tmp_path / f"index-{size[0]}.png", size))
+    page, tree = _turn_page(browser, archive)
+    assert any((e.text or "").strip() for e in tree.iter(f"{XHTML}pre"))  # a letter's text, as sent
+    for size in (DESKTOP, PHONE):
+        assert_not_blank(browser.shot(page, tmp_path / f"turn-{size[0]}.png", size))
+    dark = browser.shot(page, tmp_path / "turn-dark.png", PHONE, dark=True)
+    assert is_dark(dark) and not is_dark(Image.open(tmp_path / f"turn-{PHONE[0]}.png").convert("RGB"))
+    assert_not_blank(dark)
+    for shown in (archive / "index.html", page):
+        assert browser.width(shown, tmp_path / "frame.html") <= PHONE[0], f"{shown} is wider than a phone"
+
+
+def test_the_browser_opens_a_flattop_map_from_a_turn_page(
+    played: Callable[[str], Played], browser: Browser, tmp_path: Path
+) -> None:
+    page, tree = _turn_page(browser, played("flattop").archive)
+    maps = [src for src in links(tree, "img", "src") if src.endswith((".svg", ".png"))]
+    assert maps, f"{page.name} shows no map"
+    picture = (page.parent / maps[0]).resolve()
+    assert picture.is_file() and picture.parent.name == page.stem  # saved next to its page
+    for size in (DESKTOP, PHONE):
+        assert_not_blank(browser.shot(picture, tmp_path / f"map-{size[0]}.png", size), min_share=0.05)
+
+
+def test_a_flattop_letters_html_part_in_the_browser(
+    played: Callable[[str], Played], browser: Browser, tmp_path: Path
+) -> None:
+    page, tree = _turn_page(browser, played("flattop").archive)
+    parts = [href for href in links(tree, "a", "href") if href.endswith(".html") and "/" in href]
+    letters = [(page.parent / href).resolve() for href in parts if "referee" not in href]
+    assert letters, f"{page.name} links to no letter's HTML part"
+    letter = max(letters, key=lambda path: path.stat().st_size)  # a report, not a short reply
+    for size in (DESKTOP, PHONE):
+        assert_not_blank(browser.shot(letter, tmp_path / f"letter-{size[0]}.png", size))
+    assert_not_blank(browser.shot(letter, tmp_path / "letter-dark.png", PHONE, dark=True))
+    assert browser.width(letter, tmp_path / "frame.html") <= PHONE[0]
+    dom = browser.dom(letter)
+    assert all("://" not in src for src in links(dom, "img", "src"))  # nothing fetched from outside
+
+
+def test_the_demo_keeps_every_letter_as_a_file(played: Callable[[str], Played]) -> None:
+    run = played("duel")
+    letters = run.result.letters
+    assert letters is not None and run.archive.parent == letters.parent
+    for kept in run.result.mailboxes:
+        files = sorted((letters / kept.address).glob("*.txt")) if kept.letters else []
+        assert len(files) == kept.letters, kept.address
+        for file in files:
+            head = file.read_text(encoding="utf-8").split("\n\n", 1)[0].splitlines()
+            assert [line.split(":", 1)[0] for line in head] == ["From", "To", "Subject", "Date"]
+            assert "[" not in file.name  # no tag, and so no secret, in a file name
+
+
+def test_mailbot_demo_ends_by_saying_where_the_letters_and_the_archive_are(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mailbot", "demo", "--workdir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1].startswith("demo: ")  # stdout stays the summary
+    *_, letters, archive = done.stderr.strip().splitlines()
+    assert letters == f"letters: {tmp_path / 'letters'} (one file per letter)"
+    index = tmp_path / "archive" / "index.html"
+    assert archive.startswith(f"archive: {index} (open it in a browser") and index.is_file()
+    assert f"mailbot archive serve {tmp_path / 'archive'}" in archive
