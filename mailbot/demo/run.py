@@ -367,6 +367,9 @@ async def play_demo(
     async with EmbeddedMailServer() as server:
         for address in accounts:
             server.add_account(address, PASSWORD)
+        # A rerun in the same workdir starts afresh: an old database would hold the first run's
+        # letters, and the replayed letters (same Message-IDs) would be taken for duplicates.
+        (workdir / "demo.db").unlink(missing_ok=True)
         bot = Bot(demo_settings(server, workdir), draw_seed=step_seeds(seed))
         bot.upgrade()
         stop = asyncio.Event()

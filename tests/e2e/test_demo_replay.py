@@ -41,3 +41,11 @@ def test_step_seeds_and_message_ids_are_a_fixed_sequence_per_seed() -> None:
     assert written == [same(), same()] and written[0] != written[1]
     assert written[0].startswith("<1.player1.") and written[0].endswith("@demo.localhost>")
     assert message_ids("t", "player1@demo.localhost")() != written[0]
+
+
+async def test_a_rerun_in_the_same_workdir_starts_afresh(tmp_path: Path) -> None:
+    """The same seed in the same folder: the replayed letters carry the first run's Message-IDs,
+    so the first run's database must not be there to take them for duplicates."""
+    first = await play_demo(game="duel", workdir=tmp_path)
+    again = await play_demo(game="duel", workdir=tmp_path)
+    assert first.summary == again.summary and again.summary.endswith("game 1 finished")
