@@ -11,6 +11,22 @@
 
 Targets (issue 2): at least 1,000 mails/s intake, median reply latency under 1 s.
 Run: ``make bench`` or ``.venv/bin/python bench/intake.py [--mails N] [--letters N]``.
+
+``--end-to-end`` (issue 12) measures the whole letter path instead:
+
+1. Sets up duel games in a fresh SQLite store, both seats taken by players of the rig's
+   open domain (``--games``, ``--players``), and delivers ``--mails`` ORDERS letters from
+   the seated players into the bot's mailbox over LMTP (set-up is not timed).
+2. From the first fetch to every confirmation queued in the outbox: the bot's intake
+   (IMAPS fetch, store, flag) and its letter handling (parse, identify, store the orders,
+   log them in the game's chain, render and queue the confirmation) running side by side
+   as in ``mailbot run``.
+3. Then the outbox sends every confirmation to the rig's SMTP front end (STARTTLS and
+   login, ``smtp.connections`` links); next to it, in the same run, plain aiosmtplib sends
+   the same messages (same envelopes, same bytes) over the same number of connections.
+
+Targets (issue 12): at least 1,000 letters/s end to end, sending at most 1.25x raw SMTP.
+Last lines: ``end-to-end: <n> letters/s`` and ``sending: ratio to raw SMTP <r>``.
 """
 
 from __future__ import annotations
@@ -18,22 +34,32 @@ from __future__ import annotations
 import argparse
 import asyncio
 import imaplib
+import itertools
 import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
+import aiosmtplib
 from pydantic import SecretStr
+from sqlalchemy import update
+from sqlmodel import Session, col, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mailbot.app import Bot, imap_config
 from mailbot.mail.imap import ImapSource
+from mailbot.services.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
+from mailbot.store.game_tables import Seat
+from mailbot.store.models import Inbound, InboundState, Outbound, OutboundState
 from mailbot.testing.mailrig import AsyncLMTP, MailRig
+
+GM = "gm@bench.test"
 
 ORDERS = "\n".join(
     ["ORDERS T7", "TF1 V-F22 V-F23 V-F24", "AF3 ready 12 SBD armed bombs", "AF4 search V-F20 V-G21 high"] * 4
@@ -153,11 +179,171 @@ async def main(mails: int, letters: int) -> None:
         )
 
 
+# -- end to end (issue 12) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BenchSeat:
+    game_id: int
+    secret: str
+    address: str
+
+
+def seat_players(bot: Bot, games: int, players: list[str]) -> list[BenchSeat]:
+    """Duel games with both seats taken; what set-up queued is marked sent (not measured)."""
+    setup = GameSetup(
+        plugin="duel", scenario="standard", title="Bench duel", deadline="48h", timezone="UTC", gm_address=GM
+    )
+    addresses = itertools.cycle(players)
+    for _ in range(games):
+        with Session(bot.engine) as session, session.begin():
+            game = bot.games.create(session, setup)
+            for seat in bot.games.seats(session, int(game.id or 0)):
+                bot.games.take_seat(session, game, seat, next(addresses))
+    with Session(bot.engine) as session, session.begin():
+        session.execute(update(Outbound).values(state=OutboundState.SENT))
+    with Session(bot.engine) as session:
+        return [
+            BenchSeat(seat.game_id, seat.secret, seat.address)
+            for seat in session.exec(select(Seat).order_by(col(Seat.id)))
+        ]
+
+
+def orders_letter(seat: BenchSeat, to: str, n: int) -> bytes:
+    msg = EmailMessage()
+    msg["From"], msg["To"] = seat.address, to
+    msg["Subject"] = f"[DU-{seat.game_id} {seat.secret}] orders ({n})"
+    msg["Message-ID"] = make_msgid(domain="players.test")
+    attack = 1 + n % 3
+    msg.set_content(f"ORDERS\nATTACK {attack}\nDEFEND {3 - attack}\nEND\n-- \nplayer {n}\n")
+    return msg.as_bytes()
+
+
+async def deliver(rig: MailRig, mailbox: str, letters: list[tuple[str, bytes]]) -> None:
+    async def worker(first: int) -> None:
+        client = await AsyncLMTP.connect(rig.host, rig.lmtp_port)
+        try:
+            for sender, raw in letters[first::4]:
+                await client.send_message(sender, [mailbox], raw)
+        finally:
+            await client.close()
+
+    await asyncio.gather(*(worker(i) for i in range(4)))
+
+
+async def to_queued(bot: Bot, expected: int) -> tuple[float, int]:
+    """Intake and handling side by side, from the first fetch to the last confirmation queued."""
+    source = ImapSource(imap_config(bot.settings))
+    uidvalidity = await source.connect()
+    try:
+        started = time.perf_counter()
+        reading = asyncio.create_task(bot.intake.poll(source, uidvalidity))
+        handled = 0
+        while handled < expected:
+            done = await asyncio.to_thread(bot.handle_letters)
+            handled += done
+            if not done:
+                if reading.done() and handled < expected and not await asyncio.to_thread(_pending, bot):
+                    break  # everything read is handled: some letters were not stored
+                await asyncio.sleep(0.005)
+        elapsed = time.perf_counter() - started
+        await reading
+    finally:
+        await source.close()
+    return elapsed, handled
+
+
+def _pending(bot: Bot) -> int:
+    with Session(bot.engine) as session:
+        return len(session.exec(select(Inbound.id).where(Inbound.state == InboundState.NEW)).all())
+
+
+def queued(bot: Bot) -> list[tuple[str, str, bytes]]:
+    with Session(bot.engine) as session:
+        rows = session.exec(
+            select(Outbound).where(Outbound.state == OutboundState.PENDING).order_by(col(Outbound.id))
+        )
+        return [(row.sender, row.recipient, row.raw) for row in rows]
+
+
+async def bot_sending(bot: Bot) -> tuple[float, int]:
+    started = time.perf_counter()
+    sent = 0
+    while True:
+        report = await bot.outbox.send_due()
+        sent += report.sent
+        if report.paused or report.failed:
+            print(f"warning: outbox paused={report.paused}, failed={report.failed}")
+        if not report.sent:
+            break
+    elapsed = time.perf_counter() - started
+    await bot.outbox.sink.close()
+    return elapsed, sent
+
+
+async def raw_sending(rig: MailRig, login: str, messages: list[tuple[str, str, bytes]], links: int) -> float:
+    """Plain aiosmtplib: the same messages over ``links`` connections (STARTTLS and login, as the bot)."""
+
+    async def link(share: list[tuple[str, str, bytes]]) -> None:
+        client = aiosmtplib.SMTP(
+            hostname=rig.host, port=rig.smtp_port, start_tls=True, tls_context=rig.ssl_context(), timeout=30
+        )
+        await client.connect()
+        await client.login(login, rig.player_password)
+        for sender, recipient, raw in share:
+            await client.sendmail(sender, [recipient], raw)
+        await client.quit()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(link(messages[i::links]) for i in range(links)))
+    return time.perf_counter() - started
+
+
+async def end_to_end(mails: int, games: int, players: int) -> None:
+    with MailRig() as rig, tempfile.TemporaryDirectory() as tmp:
+        mailbox = rig.new_address()
+        bot = Bot(settings(rig, mailbox, Path(tmp)))
+        bot.upgrade()
+        t0 = time.perf_counter()
+        seats = seat_players(bot, games, [rig.new_address() for _ in range(players)])
+        letters = [
+            (seats[n % len(seats)].address, orders_letter(seats[n % len(seats)], mailbox, n))
+            for n in range(mails)
+        ]
+        await deliver(rig, mailbox, letters)
+        print(
+            f"set up {games} duel games ({len(seats)} seats, {players} players) and delivered "
+            f"{mails} ORDERS letters in {time.perf_counter() - t0:.1f} s"
+        )
+        elapsed, handled = await to_queued(bot, mails)
+        messages = queued(bot)
+        print(
+            f"bot: {handled} letters fetched, stored, handled and {len(messages)} confirmations queued "
+            f"in {elapsed:.2f} s"
+        )
+        links = bot.settings.smtp.connections
+        bot_s, sent = await bot_sending(bot)
+        print(
+            f"bot outbox: {sent} confirmations accepted by SMTP in {bot_s:.2f} s over {links} connection(s)"
+        )
+        bot.engine.dispose()
+        raw_s = await raw_sending(rig, mailbox, messages, links)
+        print(f"plain aiosmtplib, {links} connection(s): {len(messages)} messages in {raw_s:.2f} s")
+        print(f"end-to-end: {handled / elapsed:,.0f} letters/s")
+        print(f"sending: ratio to raw SMTP {bot_s / raw_s:.2f}")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--mails", type=int, default=2000)
     parser.add_argument("--letters", type=int, default=50)
+    parser.add_argument("--end-to-end", action="store_true", help="the whole letter path (issue 12)")
+    parser.add_argument("--games", type=int, default=0, help="duel games (default: one letter per seat)")
+    parser.add_argument("--players", type=int, default=200, help="distinct player addresses")
     args = parser.parse_args()
-    asyncio.run(main(args.mails, args.letters))
+    if args.end_to_end:
+        asyncio.run(end_to_end(args.mails, args.games or max(args.mails // 2, 1), args.players))
+    else:
+        asyncio.run(main(args.mails, args.letters))

@@ -4,6 +4,10 @@
 Two loops share one event loop: *intake* (IMAP to ``inbound`` rows, with IDLE
 or polling and reconnect with backoff) and *work* (handle stored letters, then
 send the outbox). Intake wakes work; work also wakes when the next retry is due.
+The scheduler's deadline ticks run beside them. The blocking parts (storing
+fetched mail, handling letters, each game's tick) run in worker threads, so the
+loop keeps reading and sending meanwhile; letters and game ticks take turns on
+one lock, since both change games.
 """
 
 from __future__ import annotations
@@ -13,13 +17,14 @@ import contextlib
 import logging
 import os
 import signal
+import threading
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines
 from mailbot.core.letter import RawMessage
@@ -40,6 +45,7 @@ from mailbot.services.outbox import Outbox, RetryPolicy, Sink
 from mailbot.services.reports import Reports
 from mailbot.services.sealing import Sealing
 from mailbot.services.status import gather_status, serve_health
+from mailbot.services.transactions import begin_writing
 from mailbot.services.turns import Interlock, Turns
 from mailbot.settings import Settings, secret
 from mailbot.store import db, lease, repo
@@ -97,6 +103,7 @@ def smtp_config(settings: Settings) -> SmtpConfig:
         cafile=str(s.cafile) if s.cafile else None,
         timeout=s.timeout,
         local_hostname=settings.bot.address.rpartition("@")[2] or "localhost",
+        connections=s.connections,
     )
 
 
@@ -123,6 +130,9 @@ class Bot:
             bot.address, bot.name, bot.gm_address, bot.max_message_bytes, bot.max_text_chars
         )
         self.wake = asyncio.Event()
+        self._game_lock = threading.Lock()  # letter handling and game ticks take turns (worker threads)
+        self._ticking = False
+        self._tick_wanted = False
         self.imap_failures: list[datetime] = []
         self.loop_failures: Counter[str] = Counter()  # failures per loop since start, for status
         self.intake = Intake(
@@ -170,6 +180,7 @@ class Bot:
             retry=RetryPolicy(settings.smtp.retry_base, settings.smtp.retry_max, settings.smtp.max_attempts),
             on_failure=self.notifier.delivery_failed,
             checkpoint=self.checkpoint,
+            connections=settings.smtp.connections,
         )
 
     def new_message_id(self) -> str:
@@ -263,9 +274,25 @@ class Bot:
             await asyncio.wait_for(stop.wait(), timeout=seconds)
 
     async def work_once(self) -> None:
-        if self.processor.process_pending() and self.scheduler is not None:
+        # Off the loop, so reading and sending go on; while a tick holds the games the letters
+        # wait (the tick wakes this loop when it is done) and what is queued is sent meanwhile.
+        handled = await asyncio.to_thread(self.handle_letters, wait=False)
+        if handled and self.scheduler is not None:
             self.scheduler.rebuild()  # letters may have made a step ready for early processing
         await self.outbox.send_due()
+
+    def handle_letters(self, *, wait: bool = True) -> int:
+        """Handle every stored letter (blocking: call it in a worker thread); returns how many.
+
+        Letters and game ticks touch the same games: they take turns, never overlap. With
+        ``wait=False`` nothing is done (0) while a tick has the games.
+        """
+        if not self._game_lock.acquire(blocking=wait):
+            return 0
+        try:
+            return self.processor.process_pending()
+        finally:
+            self._game_lock.release()
 
     # -- games -----------------------------------------------------------------
 
@@ -278,7 +305,7 @@ class Bot:
         )
 
     def tick_once(self) -> list[str]:
-        """Do whatever is due in every running game (one transaction per game).
+        """Do whatever is due in every running game (one transaction per game), here and now.
 
         A game whose tick raises (a bug in its rules, a state it cannot load)
         is rolled back, paused with the reason and its GM told; the other games
@@ -286,21 +313,39 @@ class Bot:
         """
         if self.mailbox_read_at is not None:
             # Every letter read so far is handled before any deadline is judged.
-            self.processor.process_pending()
-        with Session(self.engine) as session:
-            ids = [g.id for g in session.exec(select(Game).where(Game.status == GameStatus.RUNNING))]
+            self.handle_letters()
+        return [self._tick_game(game_id) for game_id in self._running_games()]
+
+    async def tick_all(self) -> list[str]:
+        """``tick_once`` with each game in a worker thread: the event loop stays free, and the
+        work loop is woken after each game that did something, so its letters go out while
+        later games are still being resolved."""
+        if self.mailbox_read_at is not None:
+            await asyncio.to_thread(self.handle_letters)
         done = []
-        for game_id in ids:
-            if game_id is None:
-                continue
+        for game_id in await asyncio.to_thread(self._running_games):
+            line = await asyncio.to_thread(self._tick_game, game_id)
+            done.append(line)
+            if "idle" not in line:
+                self.wake.set()
+        self.wake.set()  # letters that came while the games were busy
+        return done
+
+    def _running_games(self) -> list[int]:
+        with Session(self.engine) as session:
+            query = select(Game.id).where(Game.status == GameStatus.RUNNING).order_by(col(Game.id))
+            return [game_id for game_id in session.exec(query) if game_id is not None]
+
+    def _tick_game(self, game_id: int) -> str:
+        with self._game_lock:
             try:
                 with Session(self.engine) as session, session.begin():
+                    begin_writing(session)  # the tick reads much, then writes: a writer from the start
                     game = session.get_one(Game, game_id)
-                    done.append(f"game {game_id}: {self.turns.tick(session, game, self.interlock())}")
+                    return f"game {game_id}: {self.turns.tick(session, game, self.interlock())}"
             except Exception as exc:
                 log.exception("game %s failed in its tick; pausing it", game_id)
-                done.append(f"game {game_id}: {self._pause_broken(game_id, exc)}")
-        return done
+                return f"game {game_id}: {self._pause_broken(game_id, exc)}"
 
     def _pause_broken(self, game_id: int, exc: Exception) -> str:
         # Players learn only that there was an error: its text could name hidden facts.
@@ -317,11 +362,20 @@ class Bot:
         return "paused (error)"
 
     async def tick_games(self) -> None:
-        done = self.tick_once()
-        if any("idle" not in line for line in done):
-            self.wake.set()
-            if self.scheduler is not None:
-                self.scheduler.rebuild()
+        """The scheduler's job. A wake-up that comes while a tick runs makes it go round once
+        more instead of running beside it (games are judged one at a time)."""
+        self._tick_wanted = True
+        if self._ticking:
+            return
+        self._ticking = True
+        try:
+            while self._tick_wanted:
+                self._tick_wanted = False
+                done = await self.tick_all()
+                if any("idle" not in line for line in done) and self.scheduler is not None:
+                    self.scheduler.rebuild()
+        finally:
+            self._ticking = False
 
     def wake_times(self) -> list[datetime]:
         """Every future moment at which some game may have something to do."""

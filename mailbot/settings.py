@@ -59,6 +59,7 @@ class SmtpSettings(_Section):
     max_attempts: int = 10
     retry_base: float = 30.0  # seconds before the first retry; doubles each time
     retry_max: float = 3600.0
+    connections: int = Field(default=3, ge=1, le=32)  # letters with the server at once
 
 
 class StoreSettings(_Section):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""SMTP sink over aiosmtplib: one reused connection, errors sorted by what they are about.
+"""SMTP sink over aiosmtplib: a few reused connections, errors sorted by what they are about.
 
 The link (connect, TLS, AUTH, 421/454/530/535, timeouts, drops) -> SmtpTransportError: the
 outbox pauses all sending. One letter (RCPT/DATA/MAIL replies) -> SmtpTemporaryError for
@@ -9,6 +9,7 @@ offers it; otherwise that one letter fails with SmtpAddressError.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import ssl
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ class SmtpConfig:
     cafile: str | None = None
     timeout: float = 30.0
     local_hostname: str = "mailbot.localhost"
+    connections: int = 1  # at most this many at once; fewer when the server refuses more
 
 
 # Replies that speak about the link or the login, never about one letter (RFC 5321, RFC 4954):
@@ -75,11 +77,19 @@ def _non_ascii(*addresses: str) -> str | None:
 
 
 class SmtpSink:
-    """Sends raw messages; keeps the connection open between messages of a batch."""
+    """Sends raw messages over up to ``config.connections`` reused connections at once.
+
+    Connections open on demand and stay open between messages. When the server refuses an
+    extra connection while others work (many allow only a few per login), the sink goes on
+    with the ones it has, and says so once in the log.
+    """
 
     def __init__(self, config: SmtpConfig) -> None:
         self.config = config
-        self._client: aiosmtplib.SMTP | None = None
+        self.limit = max(1, config.connections)
+        self._idle: list[aiosmtplib.SMTP] = []
+        self._open = 0  # connections open or being opened
+        self._waiters: list[asyncio.Future[None]] = []
 
     def _new_client(self) -> aiosmtplib.SMTP:
         cfg = self.config
@@ -94,10 +104,7 @@ class SmtpSink:
             local_hostname=cfg.local_hostname,
         )
 
-    async def _connected(self) -> aiosmtplib.SMTP:
-        if self._client is not None and self._client.is_connected:
-            return self._client
-        self._client = None
+    async def _connect(self) -> aiosmtplib.SMTP:
         client = self._new_client()
         try:
             await client.connect()
@@ -108,8 +115,59 @@ class SmtpSink:
         except BaseException:
             client.close()  # a refused login leaves the socket open
             raise
-        self._client = client
         return client
+
+    async def _acquire(self) -> aiosmtplib.SMTP:
+        """A connected client for this caller alone; opens one while under the limit, else waits."""
+        while True:
+            while self._idle:
+                client = self._idle.pop()
+                if client.is_connected:
+                    return client
+                self._open -= 1  # dropped by the server while idle
+            if self._open < self.limit:
+                self._open += 1
+                try:
+                    return await self._connect()
+                except BaseException as exc:
+                    self._open -= 1
+                    if not isinstance(exc, Exception) or self._open == 0:  # no link at all: down
+                        raise
+                    self._shrink(exc)
+                    continue
+            await self._wait()
+
+    def _shrink(self, exc: Exception) -> None:
+        self.limit = max(1, self._open)
+        log.warning(
+            "%s:%s refused connection %d (%s); sending over %d from now on",
+            self.config.host,
+            self.config.port,
+            self._open + 1,
+            _describe(exc),
+            self.limit,
+        )
+
+    async def _wait(self) -> None:
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+
+    def _release(self, client: aiosmtplib.SMTP, *, keep: bool) -> None:
+        if keep and client.is_connected:
+            self._idle.append(client)
+        else:
+            self._open -= 1
+            client.close()
+        while self._waiters:
+            waiter = self._waiters.pop(0)
+            if not waiter.done():
+                waiter.set_result(None)
+                break
 
     async def send(self, sender: str, recipient: str, raw: bytes) -> None:
         """Deliver one message.
@@ -119,23 +177,25 @@ class SmtpSink:
         SmtpAddressError) for a 5xx about it or an address that cannot be sent.
         """
         try:
-            client = await self._connected()
+            client = await self._acquire()
         except Exception as exc:  # whatever stops the link from coming up says nothing about the letter
             raise SmtpTransportError(_describe(exc)) from exc
-        options = self._mail_options(client, sender, recipient)
+        keep = False  # a link that saw anything but success or a 5xx may be half-dead: start afresh
         try:
+            options = self._mail_options(client, sender, recipient)
             await client.sendmail(sender, [recipient], raw, mail_options=options)
+            keep = True
+        except SmtpAddressError:
+            keep = True  # refused before anything was said to the server
+            raise
         except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
             error = _classify(exc)
-            if not isinstance(error, SmtpPermanentError):
-                await self.close()  # the link may be half-dead: start afresh next time
+            keep = isinstance(error, SmtpPermanentError)
             raise error from exc
         except ValueError as exc:  # an address aiosmtplib will not put on a command line
-            await self.close()  # the envelope may be half open
             raise SmtpAddressError(f"the address cannot be sent: {_describe(exc)}") from exc
-        except Exception:
-            await self.close()
-            raise
+        finally:
+            self._release(client, keep=keep)
 
     def _mail_options(self, client: aiosmtplib.SMTP, sender: str, recipient: str) -> list[str]:
         """SMTPUTF8 when an address needs it and the server offers it (RFC 6531)."""
@@ -150,13 +210,20 @@ class SmtpSink:
         )
 
     async def close(self) -> None:
-        client, self._client = self._client, None
-        if client is None or not client.is_connected:
-            return
-        try:
-            await client.quit()
-        except (aiosmtplib.SMTPException, OSError, TimeoutError):
-            client.close()
-        except BaseException:
-            client.close()
-            raise
+        """Say QUIT on every idle connection (those in use are closed by their sender)."""
+        idle, self._idle = self._idle, []
+        for client in idle:
+            self._open -= 1
+            await _quit(client)
+
+
+async def _quit(client: aiosmtplib.SMTP) -> None:
+    if not client.is_connected:
+        return
+    try:
+        await client.quit()
+    except (aiosmtplib.SMTPException, OSError, TimeoutError):
+        client.close()
+    except BaseException:
+        client.close()
+        raise

@@ -2,7 +2,8 @@
 """APScheduler drives deadlines, early processing and reminders; the database is the truth.
 
 Jobs are only wake-up calls: each one runs ``tick``, which looks at the
-database and does whatever is due. So the job list can be thrown away and
+database and does whatever is due (``Bot.tick_games``: one tick at a time; a
+call during a tick makes it go round once more). So the job list can be thrown away and
 rebuilt from the open steps at any moment (start-up, after every change),
 and a job that fires twice does nothing the second time.
 """
@@ -20,6 +21,11 @@ from apscheduler.triggers.interval import IntervalTrigger
 log = logging.getLogger(__name__)
 
 SAFETY_INTERVAL = timedelta(seconds=60)
+# A tick of many games runs for a while (off the event loop). A job that fires meanwhile must
+# still reach ``tick``, which then only asks the running tick for one more round: were it
+# skipped as "already running", a deadline passed during a long tick would wait for the next
+# safety run.
+TICKS_AT_ONCE = 8
 
 
 class DeadlineScheduler:
@@ -37,7 +43,10 @@ class DeadlineScheduler:
 
     def start(self) -> None:
         self._scheduler.add_job(
-            self._tick, IntervalTrigger(seconds=SAFETY_INTERVAL.total_seconds()), id="safety"
+            self._tick,
+            IntervalTrigger(seconds=SAFETY_INTERVAL.total_seconds()),
+            id="safety",
+            max_instances=TICKS_AT_ONCE,
         )
         self._scheduler.start()
         self.rebuild()
@@ -51,7 +60,11 @@ class DeadlineScheduler:
         for n, when in enumerate(sorted(set(self._wake_times()))):
             run_at = max(when, now)
             self._scheduler.add_job(
-                self._tick, DateTrigger(run_date=run_at), id=f"wake-{n}", misfire_grace_time=None
+                self._tick,
+                DateTrigger(run_date=run_at),
+                id=f"wake-{n}",
+                misfire_grace_time=None,
+                max_instances=TICKS_AT_ONCE,
             )
         log.debug("scheduler rebuilt: %d wake-up(s)", len(self._scheduler.get_jobs()) - 1)
 

@@ -1,5 +1,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The per-game event chain in the database (see ``mailbot.core.chain`` for the hashing)."""
+"""The per-game event chain in the database (see ``mailbot.core.chain`` for the hashing).
+
+Appending needs the game's last link. The first append of a game in a transaction reads it
+and writes its own link at once (unless the transaction holds SQLite's write lock from its
+start, see ``transactions.begin_writing``); from then on the head is kept in the session
+(``session.info``), because nobody else can append to that game behind our back until we
+commit (SQLite: our write holds the database's write lock; PostgreSQL: another writer's link
+at the same position waits on the unique key, then fails). The kept heads are dropped
+whenever the transaction ends or any part of it (a savepoint) is rolled back, so a
+rolled-back link is never chained to.
+"""
 
 from __future__ import annotations
 
@@ -7,29 +17,62 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import event
+from sqlalchemy.orm import Session as OrmSession
+from sqlalchemy.orm import SessionTransaction
 from sqlmodel import Session, col, select
 
 from mailbot.core.chain import GENESIS, ChainEntry, entry_hash
+from mailbot.services.transactions import holds_write_lock
 from mailbot.store.game_tables import ChainRow
 
+_HEADS = "mailbot.chain-heads"  # session.info key: {game_id: (position, hash)} of this transaction
 
-def _last(session: Session, game_id: int) -> ChainRow | None:
+
+@event.listens_for(OrmSession, "after_soft_rollback")
+def _forget_on_rollback(session: OrmSession, _previous: SessionTransaction) -> None:
+    session.info.pop(_HEADS, None)  # a savepoint or the whole transaction rolled back
+
+
+@event.listens_for(OrmSession, "after_transaction_end")
+def _forget_on_end(session: OrmSession, transaction: SessionTransaction) -> None:
+    if transaction.parent is None:  # committed, rolled back or closed: others may append now
+        session.info.pop(_HEADS, None)
+
+
+def _known(session: Session) -> dict[int, tuple[int, str]]:
+    heads: dict[int, tuple[int, str]] = session.info.setdefault(_HEADS, {})
+    return heads
+
+
+def _last(session: Session, game_id: int) -> tuple[int, str]:
+    """The last link's (position, hash); (-1, GENESIS) for an empty chain."""
+    known = _known(session).get(game_id)
+    if known is not None:
+        return known
     query = (
-        select(ChainRow).where(ChainRow.game_id == game_id).order_by(col(ChainRow.position).desc()).limit(1)
+        select(ChainRow.position, ChainRow.hash)
+        .where(ChainRow.game_id == game_id)
+        .order_by(col(ChainRow.position).desc())
+        .limit(1)
     )
-    return session.exec(query).first()
+    found = session.exec(query).first()
+    return (found[0], found[1]) if found is not None else (-1, GENESIS)
 
 
 def head(session: Session, game_id: int) -> str:
-    last = _last(session, game_id)
-    return last.hash if last else GENESIS
+    return _last(session, game_id)[1]
 
 
 def append(session: Session, game_id: int, kind: str, payload: Mapping[str, Any], now: datetime) -> ChainRow:
-    """Add one event to the game's chain, inside the caller's transaction."""
-    last = _last(session, game_id)
-    position = last.position + 1 if last else 0
-    prev = last.hash if last else GENESIS
+    """Add one event to the game's chain, inside the caller's transaction.
+
+    The game's first link in a transaction is written at once (from then on the head is
+    ours); later ones go with the caller's next query or commit (autoflush).
+    """
+    kept = game_id in _known(session)
+    last_position, prev = _last(session, game_id)
+    position = last_position + 1
     row = ChainRow(
         game_id=game_id,
         position=position,
@@ -40,7 +83,9 @@ def append(session: Session, game_id: int, kind: str, payload: Mapping[str, Any]
         created_at=now,
     )
     session.add(row)
-    session.flush()  # the next append in this transaction must see it
+    if not kept and not holds_write_lock(session):
+        session.flush()  # our link is in: from now on nobody appends to this game before we commit
+    _known(session)[game_id] = (position, row.hash)
     return row
 
 

@@ -25,6 +25,7 @@ from mailbot.games.registry import AnyGame, find_game
 from mailbot.services import chainlog
 from mailbot.services.gamedata import load_game_data
 from mailbot.services.letters import Letter, Postman
+from mailbot.services.transactions import kept
 from mailbot.store.game_tables import (
     ChainRow,
     Game,
@@ -137,7 +138,13 @@ class Games:
 
     @staticmethod
     def seats(session: Session, game_id: int) -> list[Seat]:
-        return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.id))))
+        known = kept(session, "seats")  # a batch of letters asks for the same game's seats often
+        if known is not None and game_id in known:
+            return list(known[game_id])
+        rows = list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.id))))
+        if known is not None:
+            known[game_id] = rows
+        return list(rows)
 
     @staticmethod
     def seat(session: Session, game_id: int, name: str) -> Seat | None:
@@ -186,6 +193,9 @@ class Games:
         )
         session.add(game)
         session.flush()
+        known = kept(session, "seats")
+        if known is not None:
+            known.pop(self._id(game), None)  # read before its seats existed
         for name in seats:
             session.add(
                 Seat(

@@ -1,22 +1,29 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Handling stored letters: parse, read commands, answer, all in one transaction each.
+"""Handling stored letters: parse, read commands, answer, each letter as one unit of work.
 
-A letter that makes the handler fail is parked as ``shunted`` with its
-traceback and the loop goes on (Mailman's shunt queue); nothing it would have
-written is kept, because the whole transaction is rolled back.
+Letters are handled in batches: one transaction for up to ``BATCH_LETTERS`` letters (or
+``BATCH_SECONDS`` of work), each letter under its own savepoint. A letter that makes the
+handler fail is parked as ``shunted`` with its traceback and the batch goes on (Mailman's
+shunt queue); nothing it would have written is kept, because its savepoint is rolled back.
+A crash before the batch's commit leaves every letter of it ``new``, to be handled again;
+nothing left the process meanwhile (replies wait in the outbox, written in the same
+transaction). If the batch itself fails (the store refuses the commit), its letters are
+handled again one transaction each, as before batching.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from mailbot.core.commands import BASIC_COMMANDS, Command, CommandSpec, Reading, index_specs, read_commands
 from mailbot.core.letter import Letter
@@ -25,7 +32,8 @@ from mailbot.mail.mime import parse_letter
 from mailbot.mail.quoting import split_reply
 from mailbot.render.templates import Renderer
 from mailbot.services import thread
-from mailbot.services.outbox import Thread, enqueue
+from mailbot.services.outbox import Thread, collect_queued, enqueue
+from mailbot.services.transactions import begin_writing, holds_write_lock
 from mailbot.store import repo
 from mailbot.store.models import Inbound, InboundState, Outbound
 
@@ -50,6 +58,11 @@ MAX_SECTION_LINES = 120
 MAX_LINE_CHARS = 200
 MAX_REASON_CHARS = 300
 MAX_LINE_NUMBERS = 8  # numbers shown for one problem repeated on many lines
+
+# One commit per batch of letters instead of one per letter; short enough that the database's
+# write lock is never held long (SQLite has one for the whole file).
+BATCH_LETTERS = 50
+BATCH_SECONDS = 0.25
 
 
 def _cut(text: str, limit: int = MAX_LINE_CHARS) -> str:
@@ -141,17 +154,52 @@ class InboundProcessor:
         # A letter that could be neither handled nor parked stays pending; it is tried again on
         # the next call, not in a tight loop here.
         while ids := [i for i in self._pending() if i not in tried]:
-            for inbound_id in ids:
-                tried.add(inbound_id)
-                self.process(inbound_id)
-                done += 1
+            while ids:
+                taken = self._process_batch(ids[:BATCH_LETTERS])
+                tried.update(ids[:taken])
+                done += taken
+                ids = ids[taken:]
         return done
 
     def _pending(self) -> list[int]:
         with Session(self.engine) as session:
             return repo.pending_inbound_ids(session)
 
+    def _process_batch(self, ids: Sequence[int]) -> int:
+        """Handle letters from the front of ``ids`` in one transaction; returns how many were taken."""
+        taken = 0
+        try:
+            with Session(self.engine) as session, session.begin():
+                begin_writing(session)  # before the first savepoint, as a writer
+                _hold_loaded(session, ids)
+                started = time.monotonic()
+                for inbound_id in ids:
+                    taken += 1
+                    self._process_in(session, inbound_id)
+                    if time.monotonic() - started > BATCH_SECONDS:
+                        break
+        except Exception:  # the batch as a whole (its commit, a shunt) failed: one letter at a time
+            log.warning("a batch of %d letter(s) failed; handling them one by one", taken, exc_info=True)
+            for inbound_id in ids[:taken]:
+                self.process(inbound_id)
+        return taken
+
+    def _process_in(self, session: Session, inbound_id: int) -> None:
+        """One letter of a batch, under its own savepoint."""
+        row = session.get_one(Inbound, inbound_id)
+        if row.state is not InboundState.NEW:
+            return
+        try:
+            with session.begin_nested():
+                self._handle(session, row)
+        except Exception:  # any bug in handling must not stop the loop: park the letter
+            log.exception(
+                "letter %s shunted", inbound_id, extra={"inbound": inbound_id, "outcome": "shunted"}
+            )
+            self._park(row, traceback.format_exc())
+
     def process(self, inbound_id: int) -> None:
+        """One letter in a transaction of its own."""
         try:
             with Session(self.engine) as session, session.begin():
                 row = session.get_one(Inbound, inbound_id)
@@ -165,27 +213,30 @@ class InboundProcessor:
 
     def _shunt(self, inbound_id: int, trace: str) -> None:
         with Session(self.engine) as session, session.begin():
-            row = session.get_one(Inbound, inbound_id)
-            row.state = InboundState.SHUNTED
-            row.traceback = trace
-            row.processed_at = self.clock()
+            self._park(session.get_one(Inbound, inbound_id), trace)
+
+    def _park(self, row: Inbound, trace: str) -> None:
+        row.state = InboundState.SHUNTED
+        row.traceback = trace
+        row.processed_at = self.clock()
 
     def _handle(self, session: Session, row: Inbound) -> None:
         ident = self.identity
         letter = parse_letter(row.raw, max_bytes=ident.max_message_bytes, max_text_chars=ident.max_text_chars)
-        row.processed_at = self.clock()
+        started = self.clock()
         reason = self._ignore_reason(letter)
         if reason:
-            row.state, row.reason = InboundState.IGNORED, reason
+            row.state, row.reason, row.processed_at = InboundState.IGNORED, reason, started
             log.info("letter %s ignored: %s", row.id, reason, extra={"inbound": row.id, "outcome": "ignored"})
             return
+        queued = collect_queued(session)
         reply, context = (self._too_large(), None) if letter.too_large else self._answer(session, letter, row)
         self._send_reply(session, letter, row, reply, context)
-        row.state = InboundState.PROCESSED
-        self._log_handled(session, row, reply, context)
+        row.state, row.processed_at = InboundState.PROCESSED, started  # one UPDATE, at the end
+        self._log_handled(queued, row, reply, context)
 
     @staticmethod
-    def _log_handled(session: Session, row: Inbound, reply: Reply, context: Context | None) -> None:
+    def _log_handled(queued: Sequence[Outbound], row: Inbound, reply: Reply, context: Context | None) -> None:
         """One line per answered letter: who (when known) and the outcome; never its text or secret."""
         fields: dict[str, Any] = {"inbound": row.id, "outcome": "answered"}
         if context is None:
@@ -196,7 +247,7 @@ class InboundProcessor:
             if who is not None:
                 fields["game"] = who.game.id
                 fields["seat"] = who.seat.name if who.seat is not None else "GM"
-            elif "who" in context.extra and _refused(session, reply):
+            elif "who" in context.extra and _refused(queued, reply):
                 fields["outcome"] = "refused"
         where = f" (game {fields['game']}, seat {fields['seat']})" if "game" in fields else ""
         log.info("letter %s %s%s", row.id, fields["outcome"], where, extra=fields)
@@ -307,10 +358,23 @@ class InboundProcessor:
         enqueue(session, out, kind="reply", now=now, inbound_id=row.id, thread=known_thread)
 
 
-def _refused(session: Session, reply: Reply) -> bool:
+def _refused(queued: Sequence[Outbound], reply: Reply) -> bool:
     """Whether the Gatekeeper refused the letter: told the sender so, or wrote to the seat's own address."""
     if any(section["title"] == "Your letter was refused" for section in reply.sections):
         return True
-    # One session per letter: a refusal queued in it (flushed or not) was caused by this letter.
-    queued = [*session.new, *session.identity_map.values()]
-    return any(isinstance(obj, Outbound) and obj.kind == "refusal" for obj in queued)
+    return any(row.kind == "refusal" for row in queued)  # what this letter queued
+
+
+def _hold_loaded(session: Session, ids: Sequence[int]) -> None:
+    """Keep every row the session loads for as long as the session lives, starting with the
+    batch's stored letters (one query).
+
+    A session forgets a loaded row as soon as nobody holds it, so each letter of a batch
+    would query its game, seats and stored letter again; held, ``session.get`` finds them.
+    Only while the batch holds SQLite's write lock: nobody else writes, so they stay current.
+    """
+    if not holds_write_lock(session):  # others may change rows meanwhile: read them afresh
+        return
+    held: list[object] = []
+    event.listen(session, "loaded_as_persistent", lambda _session, obj: held.append(obj))
+    session.exec(select(Inbound).where(col(Inbound.id).in_(ids))).all()

@@ -19,6 +19,7 @@ change, after which the whole mailbox is read again.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
@@ -33,6 +34,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from mailbot.core.letter import RawMessage
+from mailbot.services.transactions import begin_writing
 from mailbot.store import repo
 
 log = logging.getLogger(__name__)
@@ -143,21 +145,28 @@ class Intake:
     async def poll(self, source: Source, uidvalidity: int) -> IntakeResult:
         """Store everything new in the mailbox; returns counts."""
         result = IntakeResult()
-        uids = await source.search_after(self._cursor(uidvalidity))
+        # Until a search finds nothing new: the store writes in a worker thread, and the server's
+        # note of mail arriving meanwhile (an EXISTS between two commands) is not kept for IDLE.
+        while uids := await source.search_after(self._cursor(uidvalidity)):
+            await self._read(source, uidvalidity, uids, result)
+        return result
+
+    async def _read(self, source: Source, uidvalidity: int, uids: list[int], result: IntakeResult) -> None:
         for start in range(0, len(uids), self.batch_size):
             batch = uids[start : start + self.batch_size]
             messages = await source.fetch(batch)
             self.checkpoint("after-fetch")
             result.fetched += len(messages)
-            result.stored += self._store(uidvalidity, messages, max(batch))
+            # In a worker thread: the event loop goes on (IDLE, sending) while the store writes.
+            result.stored += await asyncio.to_thread(self._store, uidvalidity, messages, max(batch))
             self.checkpoint("after-commit")
             await source.acknowledge(batch)
-        return result
 
     def _store(self, uidvalidity: int, messages: Sequence[RawMessage], last_uid: int) -> int:
         items = [describe(message) for message in messages]
         now = self.clock()
         with Session(self.engine) as session, session.begin():
+            begin_writing(session)  # it reads (duplicates) before it writes, beside the handling thread
             stored = repo.add_inbound(session, self.mailbox, uidvalidity, items, now)
             repo.set_cursor(session, self.mailbox, uidvalidity, last_uid, now)
         if stored < len(items):

@@ -1,17 +1,20 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The outbox: outgoing mail is written as a row in the caller's transaction and sent later.
 
-Sending a row: mark it ``sending`` and commit, hand it to SMTP, mark it ``sent``.
-A crash after SMTP accepted it but before the ``sent`` commit leaves it in
-``sending``; on restart it goes out again with the same Message-ID. That is
-the only way a recipient can get a message twice (documented in the README).
+Sending: a batch of due rows is marked ``sending`` in one commit, handed to SMTP (over
+up to ``connections`` links at once, never two letters of one recipient at once, so each
+recipient gets his in order), and marked ``sent`` in groups of a few dozen (one commit
+each, at least every 50 ms). A crash after SMTP accepted a row but before its group's
+``sent`` commit leaves it in ``sending``; on restart it goes out again with the same
+Message-ID. That is the only way a recipient can get a message twice (documented in the
+README); rows claimed but never handed to SMTP are simply sent after the restart.
 Temporary failures of one letter (4xx on RCPT/DATA) retry that letter with
 exponential backoff; permanent ones (5xx about it, an address that cannot be
 sent) mark the row ``failed`` and tell the game master.
 
 A broken transport (the server unreachable, TLS or AUTH refused, 421/454/530/535,
-timeouts, drops) says nothing about any letter: the batch stops at once, the row
-goes back to ``pending`` with its attempts unchanged, and all sending pauses with
+timeouts, drops) says nothing about any letter: the batch stops at once, its rows
+go back to ``pending`` with their attempts unchanged, and all sending pauses with
 its own exponential backoff (the RetryPolicy values) until the server accepts
 again. The outage is logged once when it starts and once when it ends; the game
 master's per-letter notice is not used for it. ``transport_down_since`` shows it.
@@ -22,16 +25,25 @@ and a logged traceback, and the batch goes on: ``send_due`` never raises.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
+from sqlalchemy import update
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, col
 
-from mailbot.errors import CrashInjected, SmtpPermanentError, SmtpTemporaryError, SmtpTransportError
+from mailbot.errors import (
+    CrashInjected,
+    SmtpPermanentError,
+    SmtpTemporaryError,
+    SmtpTransportError,
+    StoreError,
+)
 from mailbot.mail.compose import Outgoing, compose
 from mailbot.store import repo
 from mailbot.store.models import Outbound, OutboundState
@@ -88,7 +100,20 @@ def enqueue(
         next_attempt_at=now,
         created_at=now,
     )
+    queued: list[Outbound] | None = session.info.get(_QUEUED)
+    if queued is not None:
+        queued.append(row)
     return repo.add_outbound(session, row)
+
+
+_QUEUED = "mailbot.queued"  # session.info key: the list collect_queued handed out
+
+
+def collect_queued(session: Session) -> list[Outbound]:
+    """A list that from now on gets every row queued through ``session`` (what one letter caused)."""
+    rows: list[Outbound] = []
+    session.info[_QUEUED] = rows
+    return rows
 
 
 @dataclass
@@ -110,6 +135,111 @@ def _no_checkpoint(_name: str) -> None:
     return None
 
 
+#: rows claimed (marked ``sending``) per batch, and ``sent`` marks committed together
+BATCH_ROWS = 100
+MARK_ROWS = 25
+MARK_SECONDS = 0.05
+
+
+@dataclass(frozen=True)
+class _Due:
+    """What sending a row needs, read before its claim is committed (rows expire on commit)."""
+
+    id: int
+    sender: str
+    recipient: str
+    raw: bytes
+
+    @classmethod
+    def of(cls, row: Outbound) -> _Due:
+        if row.id is None:  # rows come from the database; cannot happen
+            raise StoreError("an outbox row without an id")
+        return cls(row.id, row.sender, row.recipient, row.raw)
+
+
+class _Marks:
+    """``sent`` marks, committed every ``MARK_ROWS`` rows or ``MARK_SECONDS`` and at the end.
+
+    A crash before a group's commit leaves its rows ``sending``: they go out again with the
+    same Message-ID (the documented window, a little wider than one letter).
+    """
+
+    def __init__(self, commit: Callable[[list[int]], None]) -> None:
+        self._commit = commit
+        self._ids: list[int] = []
+        self._since = 0.0
+
+    async def add(self, row_id: int) -> None:
+        if not self._ids:
+            self._since = time.monotonic()
+        self._ids.append(row_id)
+        if len(self._ids) >= MARK_ROWS or time.monotonic() - self._since >= MARK_SECONDS:
+            ids, self._ids = self._ids, []
+            await asyncio.to_thread(self._commit, ids)  # the other links go on meanwhile
+
+    def flush(self) -> None:
+        ids, self._ids = self._ids, []
+        if ids:
+            self._commit(ids)
+
+
+class _Run:
+    """One claimed batch being sent: rows in order, the recipients with SMTP right now."""
+
+    def __init__(self, rows: list[_Due], marks: _Marks) -> None:
+        self.waiting = list(rows)
+        self.marks = marks
+        self.down = False  # the transport broke: take no more
+        self.halted = False  # the batch stopped for another reason: take no more
+        self._busy: set[str] = set()
+        self._freed: asyncio.Event | None = None
+
+    async def take(self) -> _Due | None:
+        """The first waiting row whose recipient has no letter with SMTP; None when none is left."""
+        while self.waiting and not (self.down or self.halted):
+            row = next((r for r in self.waiting if r.recipient.lower() not in self._busy), None)
+            if row is not None:
+                self.waiting.remove(row)
+                self._busy.add(row.recipient.lower())
+                return row
+            self._freed = self._freed or asyncio.Event()
+            await self._freed.wait()  # every waiting recipient is busy: wait for one to finish
+            self._freed.clear()
+        return None
+
+    def done(self, row: _Due) -> None:
+        self._busy.discard(row.recipient.lower())
+        self.wake()
+
+    def wake(self) -> None:
+        """Lanes waiting for a busy recipient look again."""
+        if self._freed is not None:
+            self._freed.set()
+
+    def untried(self) -> list[int]:
+        return [row.id for row in self.waiting]
+
+
+def _set_state(
+    session: Session,
+    ids: list[int],
+    state: OutboundState,
+    *,
+    only: OutboundState | None = None,
+    sent_at: datetime | None = None,
+) -> None:
+    """One UPDATE for many rows; ``sent`` also stamps ``sent_at`` and counts the attempt."""
+    if not ids:
+        return
+    query = update(Outbound).where(col(Outbound.id).in_(ids))
+    if only is not None:
+        query = query.where(col(Outbound.state) == only)
+    values: dict[str, Any] = {"state": state}
+    if sent_at is not None:
+        values |= {"sent_at": sent_at, "attempts": col(Outbound.attempts) + 1}
+    session.execute(query.values(values))
+
+
 class Outbox:
     def __init__(
         self,
@@ -120,9 +250,12 @@ class Outbox:
         retry: RetryPolicy | None = None,
         on_failure: FailureNotice = _no_notice,
         checkpoint: Callable[[str], None] = _no_checkpoint,
+        connections: int = 1,
     ) -> None:
+        """``connections``: how many letters may be with SMTP at once (the sink's links)."""
         self.engine = engine
         self.sink = sink
+        self.connections = max(1, connections)
         self.clock = clock
         self.retry = retry or RetryPolicy()
         self.on_failure = on_failure
@@ -164,54 +297,98 @@ class Outbox:
         if self._transport_retry_at is not None and self.clock() < self._transport_retry_at:
             report.paused = True
             return
-        while True:
-            with Session(self.engine) as session:
-                rows = repo.due_outbound(session, self.clock())
-            if not rows:
+        while rows := await asyncio.to_thread(self._claim):
+            if not await self._deliver(rows, report):
+                report.paused = True
                 return
-            for row in rows:
-                if not await self._send_one(row, report):
-                    report.paused = True
-                    return
 
-    async def _send_one(self, row: Outbound, report: SendReport) -> bool:
-        """Returns False when the transport is down and the rest should wait."""
-        if row.id is None:  # rows come from the database; cannot happen
-            log.error("skipping an outbox row without an id")
-            return True
-        self._mark(row.id, OutboundState.SENDING)
+    def _claim(self) -> list[_Due]:
+        """The next due rows, marked ``sending`` in one commit before any is handed to SMTP."""
+        with Session(self.engine) as session, session.begin():
+            rows = [_Due.of(row) for row in repo.due_outbound(session, self.clock(), BATCH_ROWS)]
+            _set_state(session, [row.id for row in rows], OutboundState.SENDING)
+        return rows
+
+    async def _deliver(self, rows: list[_Due], report: SendReport) -> bool:
+        """Send a claimed batch over up to ``connections`` links; False when the transport went down.
+
+        The first row goes alone (a probe: a dead link costs one attempt, not one per link);
+        then the links take rows in order, never two of one recipient at once, so each
+        recipient gets his letters in the order they were written. Rows not tried (the link
+        went down) go back to ``pending``; ``sent`` marks are committed in groups.
+        """
+        run = _Run(rows, self._sent_marks())
+        try:
+            await self._lane(run, report, probe=True)
+            lanes = [asyncio.create_task(self._lane(run, report)) for _ in range(self.connections)]
+            try:
+                await asyncio.gather(*lanes)
+            finally:  # one lane failed (or we are cancelled): the others finish their letter, take no more
+                run.halted = True
+                run.wake()
+                await asyncio.gather(*lanes, return_exceptions=True)
+        finally:
+            run.marks.flush()
+            self._unclaim(run.untried())
+        return not run.down
+
+    async def _lane(self, run: _Run, report: SendReport, *, probe: bool = False) -> None:
+        while (row := await run.take()) is not None:
+            try:
+                await self._send_one(row, report, run)
+            finally:
+                run.done(row)
+            if probe:
+                return
+
+    async def _send_one(self, row: _Due, report: SendReport, run: _Run) -> None:
         try:
             await self.sink.send(row.sender, row.recipient, row.raw)
         except SmtpTransportError as exc:
-            self._transport_down(row.id, str(exc))
-            return False
+            self._transport_down(row.id, str(exc), first=not run.down)
+            run.down = True
+            return
         except SmtpPermanentError as exc:
             self._transport_up()
             self._fail(row.id, str(exc))
             report.failed += 1
-            return True
+            return
         except SmtpTemporaryError as exc:
             self._transport_up()
             self._postpone(row.id, str(exc), report)
-            return True
+            return
         except Exception as exc:
             log.exception("sending message %s to %s failed unexpectedly", row.id, row.recipient)
             self._fail(row.id, f"unexpected {type(exc).__name__} while sending: {exc}")
             report.failed += 1
-            return True
+            return
         self._transport_up()
         self.checkpoint("after-smtp")
-        self._mark(row.id, OutboundState.SENT)
         report.sent += 1
-        return True
+        await run.marks.add(row.id)
 
-    def _transport_down(self, row_id: int, error: str) -> None:
-        """Back to ``pending`` untouched (no attempt spent); pause all sending with backoff."""
+    def _sent_marks(self) -> _Marks:
+        def commit(ids: list[int]) -> None:
+            with Session(self.engine) as session, session.begin():
+                _set_state(session, ids, OutboundState.SENT, sent_at=self.clock())
+
+        return _Marks(commit)
+
+    def _unclaim(self, ids: list[int]) -> None:
+        """Rows claimed but never handed to SMTP: back to ``pending``, no attempt spent."""
+        if ids:
+            with Session(self.engine) as session, session.begin():
+                _set_state(session, ids, OutboundState.PENDING, only=OutboundState.SENDING)
+
+    def _transport_down(self, row_id: int, error: str, *, first: bool = True) -> None:
+        """Back to ``pending`` untouched (no attempt spent); pause all sending with backoff (once a batch)."""
         now = self.clock()
         with Session(self.engine) as session, session.begin():
             row = session.get_one(Outbound, row_id)
             row.state = OutboundState.PENDING
             row.last_error = f"transport: {error}"[:2000]
+        if not first:  # another link of the same batch already paused sending
+            return
         self._transport_failures += 1
         delay = self.retry.delay(self._transport_failures)
         self._transport_retry_at = now + delay
@@ -231,14 +408,6 @@ class Outbox:
         self.transport_error = None
         self._transport_failures = 0
         self._transport_retry_at = None
-
-    def _mark(self, row_id: int, state: OutboundState) -> None:
-        with Session(self.engine) as session, session.begin():
-            row = session.get_one(Outbound, row_id)
-            row.state = state
-            if state is OutboundState.SENT:
-                row.sent_at = self.clock()
-                row.attempts += 1
 
     def _postpone(self, row_id: int, error: str, report: SendReport) -> None:
         now = self.clock()

@@ -23,6 +23,8 @@ nothing; the moderator plays it at once on the standing orders
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, ClassVar
@@ -113,6 +115,52 @@ def surface_defaults(state: FlatTopState, seat: str) -> tuple[str, ...]:
     return ()
 
 
+class SavedStates:
+    """The last few states this plugin dumped or loaded, found again by their saved form.
+
+    One step's work hands the same saved state to ``load`` several times (resolving, the
+    next step, the reports, each letter's orders), and the one ``dump`` just wrote comes
+    back from the database as the next step's snapshot; reading a ~50 kB state costs
+    milliseconds each time. A saved form is known by its content (a digest of its canonical
+    JSON, which is cheaper than reading it), so a state found here is the one ``load`` would
+    build; the same dict object is known at once by its identity (kept alive here, so the
+    id is not reused; the moderator never changes a saved state in place). States are
+    immutable. Each step touches one dict operation at a time (atomic), so threads that
+    share the plugin can at worst miss; a full shelf is emptied, not sorted.
+    """
+
+    def __init__(self, size: int = 8) -> None:
+        self._size = size
+        self._states: dict[bytes, FlatTopState] = {}
+        self._digests: dict[int, tuple[Mapping[str, Any], bytes]] = {}
+
+    def find(self, data: Mapping[str, Any]) -> FlatTopState | None:
+        digest = self._digest(data)
+        return None if digest is None else self._states.get(digest)
+
+    def keep(self, data: Mapping[str, Any], state: FlatTopState) -> None:
+        digest = self._digest(data)
+        if digest is None:
+            return
+        if len(self._states) >= self._size:
+            self._states.clear()
+        self._states[digest] = state
+
+    def _digest(self, data: Mapping[str, Any]) -> bytes | None:
+        known = self._digests.get(id(data))
+        if known is not None and known[0] is data:
+            return known[1]
+        try:
+            text = json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError):  # not a saved form at all: load it the long way
+            return None
+        digest = hashlib.sha256(text.encode("utf-8")).digest()
+        if len(self._digests) >= self._size * 4:
+            self._digests.clear()
+        self._digests[id(data)] = (data, digest)
+        return digest
+
+
 class FlatTopGame:
     """Carrier battle in the Coral Sea and the Solomons, moderated (seed 003)."""
 
@@ -120,6 +168,9 @@ class FlatTopGame:
     aliases: ClassVar[tuple[str, ...]] = ("flat-top", "ft")
     title: ClassVar[str] = "Flat Top"
     hidden_information: ClassVar[bool] = True
+
+    def __init__(self) -> None:
+        self._saved = SavedStates()
 
     def seats(self, scenario: str, data: Mapping[str, Any]) -> tuple[str, ...]:
         raw, tables = scenario_data(scenario, data)
@@ -223,7 +274,13 @@ class FlatTopGame:
         return {"air": state.air_battles, "surface": state.surface_battles, **subs}
 
     def dump(self, state: FlatTopState) -> dict[str, Any]:
-        return dump_state(state)
+        data = dump_state(state)
+        self._saved.keep(data, state)
+        return data
 
     def load(self, data: Mapping[str, Any]) -> FlatTopState:
-        return load_state(data)
+        state = self._saved.find(data)
+        if state is None:
+            state = load_state(data)
+            self._saved.keep(data, state)
+        return state

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
+from functools import cache, partial
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from mailbot.errors import GameError
@@ -339,7 +340,7 @@ def dump(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: dump(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+        return {name: dump(getattr(value, name)) for name in _init_names(type(value))}
     if isinstance(value, tuple | list | frozenset):
         return [dump(item) for item in value]
     if isinstance(value, Mapping):
@@ -349,31 +350,55 @@ def dump(value: Any) -> Any:
 
 def load(cls: type[T], data: Mapping[str, Any]) -> T:
     """The dataclass ``cls`` from :func:`dump`'s output; GameError on malformed data."""
-    hints = get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
-    unknown = set(data) - names
+    fields = _fields(cls)  # type: ignore[arg-type]  # a class is hashable; mypy cannot see it for type[T]
+    unknown = set(data) - fields.keys()
     if unknown:
         raise GameError(f"{cls.__name__}: unknown field(s) {sorted(unknown)}")
-    kwargs = {name: _convert(hints[name], data[name], f"{cls.__name__}.{name}") for name in data}
+    kwargs = {name: fields[name](value) for name, value in data.items()}
     return cls(**kwargs)
 
 
-def _convert(tp: Any, value: Any, where: str) -> Any:
+@cache
+def _init_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+
+
+# A converter reads one value of one declared type: made once per type from its hints, since
+# resolving annotations and inspecting ``typing`` forms for every value of a 50 kB saved state
+# was most of the time spent loading it.
+Converter = Callable[[Any], Any]
+
+
+@cache
+def _fields(cls: type) -> Mapping[str, Converter]:
+    """The converter of each ``__init__`` field of the dataclass ``cls``."""
+    hints = get_type_hints(cls)
+    return types.MappingProxyType(
+        {
+            f.name: _converter(hints[f.name], f"{cls.__name__}.{f.name}")
+            for f in dataclasses.fields(cls)
+            if f.init
+        }
+    )
+
+
+@cache
+def _converter(tp: Any, where: str) -> Converter:
     origin = get_origin(tp)
     if origin in (Union, types.UnionType):
-        return _convert_optional(tp, value, where)
+        return _optional(tp, where)
     if origin in (tuple, frozenset):
-        return _convert_sequence(tp, origin, value, where)
+        return _sequence(tp, origin, where)
     if tp is Hex:
-        return Hex.from_list(value)
+        return Hex.from_list
     if isinstance(tp, type) and issubclass(tp, Enum):
-        return tp(value)
+        return tp
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return load(tp, value)
-    return _convert_scalar(tp, value, where)
+        return partial(load, tp)
+    return partial(_convert_scalar, tp, where)
 
 
-def _convert_scalar(tp: Any, value: Any, where: str) -> Any:
+def _convert_scalar(tp: Any, where: str, value: Any) -> Any:
     if isinstance(value, bool) and tp is not bool:
         raise GameError(f"{where}: expected {tp}, got {value!r}")
     if tp is float and isinstance(value, int):
@@ -383,20 +408,29 @@ def _convert_scalar(tp: Any, value: Any, where: str) -> Any:
     raise GameError(f"{where}: expected {tp}, got {value!r}")
 
 
-def _convert_optional(tp: Any, value: Any, where: str) -> Any:
+def _optional(tp: Any, where: str) -> Converter:
     args = [arg for arg in get_args(tp) if arg is not type(None)]
-    if value is None:
-        return None
-    if len(args) != 1:
-        raise GameError(f"{where}: unsupported union {tp}")
-    return _convert(args[0], value, where)
+
+    def convert(value: Any) -> Any:
+        if value is None:
+            return None
+        if len(args) != 1:
+            raise GameError(f"{where}: unsupported union {tp}")
+        return _converter(args[0], where)(value)
+
+    return convert
 
 
-def _convert_sequence(tp: Any, origin: Any, value: Any, where: str) -> Any:
-    if not isinstance(value, list | tuple):
-        raise GameError(f"{where}: expected a list, got {value!r}")
+def _sequence(tp: Any, origin: Any, where: str) -> Converter:
     args = get_args(tp)
-    if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
-        return tuple(_convert(arg, item, where) for arg, item in zip(args, value, strict=True))
-    items = (_convert(args[0], item, where) for item in value)
-    return tuple(items) if origin is tuple else frozenset(items)
+    fixed = origin is tuple and not (len(args) == 2 and args[1] is Ellipsis)
+
+    def convert(value: Any) -> Any:
+        if not isinstance(value, list | tuple):
+            raise GameError(f"{where}: expected a list, got {value!r}")
+        if fixed:
+            return tuple(_converter(arg, where)(item) for arg, item in zip(args, value, strict=True))
+        item = _converter(args[0], where)
+        return tuple(map(item, value)) if origin is tuple else frozenset(map(item, value))
+
+    return convert

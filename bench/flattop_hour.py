@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A Flat Top game hour through the store next to the same hours in process (printed, not asserted).
+
+1. Creates a Coral Sea game in a fresh SQLite store, both sides seated, quiet hours off (so
+   one deadline is one game hour). Nobody sends orders (the interlock is told not to mind):
+   each hour is played on HOLD, as a silent side's would be.
+2. Through the store: moves the injected clock past each deadline and ticks the game. One
+   tick loads the step's saved state, resolves it, saves the new state, opens the next step
+   and renders and queues both sides' reports (no SMTP).
+3. In process, the same number of hours from the same starting state: the plugin's
+   ``resolve`` alone, and ``resolve`` with the saved-state round trip (dump, JSON, load)
+   that the store adds.
+
+The reports' map pictures (``reports.map_of``: SVG drawn, then PNG) are timed apart and the
+hour is also printed without them.
+
+Target (issue 12): an hour through the store under 50 ms.
+Run: ``.venv/bin/python bench/flattop_hour.py [--hours N]``; last line
+``flattop hour: store <ms> ms (<ms> ms without map pictures), in process <ms> ms (<ms> ms with
+the state round trip)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mailbot.app import Bot
+from mailbot.core.dice import DiceStream
+from mailbot.core.game import Line
+from mailbot.games.registry import find_game
+from mailbot.services import reports
+from mailbot.services.games import Games, GameSetup
+from mailbot.settings import BotSettings, Settings, StoreSettings
+from mailbot.store.game_tables import Game, row_id
+from mailbot.testing.fakes import FakeSink
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fanout import GM, Clock  # a sibling bench script
+
+BOT = "bot@bench.test"
+
+
+def make_bot(db: Path, clock: Clock) -> Bot:
+    settings = Settings(
+        store=StoreSettings(url=f"sqlite:///{db}"),
+        bot=BotSettings(address=BOT, name="mailbot bench", gm_address=GM, max_missed_share=1.0),
+    )
+    bot = Bot(settings, clock=clock, sink=FakeSink())
+    bot.upgrade()
+    return bot
+
+
+def create_game(bot: Bot) -> int:
+    setup = GameSetup(
+        plugin="flattop",
+        scenario="coral-sea",
+        title="Bench Coral Sea",
+        deadline="24h",
+        timezone="UTC",
+        gm_address=GM,
+        options={"quiet_hours": False},
+    )
+    with Session(bot.engine) as session, session.begin():
+        game = bot.games.create(session, setup)
+        for seat in bot.games.seats(session, row_id(game)):
+            bot.games.take_seat(session, game, seat, f"{seat.name}@players.bench.test")
+        return row_id(game)
+
+
+def first_snapshot(bot: Bot, game_id: int) -> dict[str, Any]:
+    with Session(bot.engine) as session:
+        step = Games.open_step(session, game_id)
+        assert step is not None
+        return dict(step.snapshot)
+
+
+class MapTimer:
+    """Time spent drawing the map pictures of the reports (``reports.map_of``), to print apart."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._real = reports.map_of
+
+    def __enter__(self) -> MapTimer:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return self._real(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - started
+
+        reports.map_of = timed  # type: ignore[assignment]
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        reports.map_of = self._real  # type: ignore[assignment]
+
+
+def through_store(
+    bot: Bot, clock: Clock, game_id: int, hours: int, maps: MapTimer
+) -> list[tuple[float, float]]:
+    """(seconds for the hour, of which drawing map pictures) for each hour."""
+    times = []
+    for _ in range(hours):
+        with Session(bot.engine) as session:
+            step = Games.open_step(session, game_id)
+            game = session.get_one(Game, game_id)
+            if step is None or game.status.value != "running":
+                break
+            clock.now = max(clock.now, step.deadline_at)
+        clock.advance(1)
+        drawn = maps.seconds
+        started = time.perf_counter()
+        done = bot.tick_once()
+        times.append((time.perf_counter() - started, maps.seconds - drawn))
+        if not any("processed" in line for line in done):
+            raise SystemExit(f"the tick did not process the hour: {done}")
+    return times
+
+
+def in_process(snapshot: dict[str, Any], hours: int, round_trip: bool) -> list[float]:
+    plugin = find_game("flattop")
+    state = plugin.load(json.loads(json.dumps(snapshot)))
+    times = []
+    for hour in range(hours):
+        started = time.perf_counter()
+        if round_trip:
+            state = plugin.load(json.loads(json.dumps(plugin.dump(state))))
+        step = plugin.step(state)
+        if step is None:
+            break
+        orders = {
+            seat: plugin.parse(
+                state, seat, [Line(1, text) for text in plugin.default_orders(state, seat)]
+            ).orders
+            for seat in step.owing
+        }
+        dice = DiceStream(bytes(32), "bench", f"{step.key}.{hour}", "")
+        state = plugin.resolve(state, orders, dice=dice).state
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def main(hours: int) -> None:
+    logging.basicConfig(level=logging.WARNING)
+    with tempfile.TemporaryDirectory() as tmp:
+        clock = Clock()
+        bot = make_bot(Path(tmp) / "flattop.db", clock)
+        game_id = create_game(bot)
+        snapshot = first_snapshot(bot, game_id)
+        with MapTimer() as maps:
+            hours_timed = through_store(bot, clock, game_id, hours, maps)
+        store = [total for total, _ in hours_timed]
+        no_maps = [total - drawing for total, drawing in hours_timed]
+        bare = in_process(snapshot, len(store), round_trip=False)
+        trip = in_process(snapshot, len(store), round_trip=True)
+        bot.engine.dispose()
+    ms = {name: statistics.median(values) * 1000 for name, values in (("store", store), ("bare", bare))}
+    ms["trip"] = statistics.median(trip) * 1000
+    ms["no_maps"] = statistics.median(no_maps) * 1000
+    print(f"{len(store)} game hours of Flat Top (Coral Sea), medians per hour:")
+    print(f"  through the store (tick: load, resolve, save, next step, reports): {ms['store']:.1f} ms")
+    print(f"    the same without drawing the reports' map pictures:             {ms['no_maps']:.1f} ms")
+    print(f"  in process, resolve only:                                         {ms['bare']:.1f} ms")
+    print(f"  in process, resolve + state dump/JSON/load:                       {ms['trip']:.1f} ms")
+    print(
+        f"flattop hour: store {ms['store']:.1f} ms ({ms['no_maps']:.1f} ms without map pictures), "
+        f"in process {ms['bare']:.1f} ms ({ms['trip']:.1f} ms with the state round trip)"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--hours", type=int, default=24)
+    main(parser.parse_args().hours)

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A saved Flat Top state is read once: later loads of the same content find the state kept.
+
+What makes that safe is checked here with the real reader: a state read back from its saved
+form equals the state that was saved, so handing out the kept one changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from mailbot.errors import GameError
+from mailbot.games.flattop import FlatTopGame
+from mailbot.games.flattop.state import dump_state, load_state
+from mailbot.games.flattop.units import AirFactors, Altitude, Ship, load
+
+from .play import game_data, new, play
+
+
+@pytest.fixture(scope="module")
+def data() -> dict[str, Any]:
+    return game_data()
+
+
+def _saved(data: dict[str, Any], hours: int) -> tuple[FlatTopGame, Any, dict[str, Any]]:
+    game = FlatTopGame()
+    state = new(data, "coral-sea-demo", clear=False)
+    for _ in range(hours):
+        state = play(state, {"allied": ["hold"], "japanese": ["deception truthful"]}).state
+    return game, state, json.loads(json.dumps(game.dump(state)))
+
+
+def test_the_real_reader_gives_back_the_state_that_was_saved(data: dict[str, Any]) -> None:
+    _, state, saved = _saved(data, 2)
+    assert load_state(saved) == state  # equal in every field: the kept state is what reading gives
+
+
+def test_a_dumped_state_is_found_by_content_without_reading(
+    data: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game, state, saved = _saved(data, 1)
+
+    def no_reading(_data: object) -> None:
+        raise AssertionError("the saved state was read again")
+
+    monkeypatch.setattr("mailbot.games.flattop.game.load_state", no_reading)
+    assert game.load(saved) is state  # another dict, same content (as from the database)
+    reordered = dict(reversed(list(copy.deepcopy(saved).items())))  # PostgreSQL JSONB orders keys
+    assert game.load(reordered) is state
+
+
+def test_other_content_is_read_and_never_mistaken(data: dict[str, Any]) -> None:
+    game, state, saved = _saved(data, 1)
+    later = json.loads(json.dumps(dump_state(play(state, {"allied": ["hold"], "japanese": ["hold"]}).state)))
+    assert game.load(later).turn == state.turn + 1
+    assert game.load(saved) is state
+    assert game.load(copy.deepcopy(later)) is game.load(later)  # read once, then found
+
+
+def test_malformed_saved_units_are_game_errors() -> None:
+    ship = {"name": "Yorktown", "type": "CV", "gunnery": 1, "aa": 2, "torpedo": 0, "movement": 3, "damage": 9}
+    assert load(Ship, ship).name == "Yorktown"
+    with pytest.raises(GameError, match="unknown field"):
+        load(Ship, {**ship, "colour": "grey"})
+    with pytest.raises(GameError, match=r"Ship.gunnery: expected <class 'int'>, got True"):
+        load(Ship, {**ship, "gunnery": True})
+    with pytest.raises(GameError, match="expected a list"):
+        load(Ship, {**ship, "fires": "all of them"})
+    stack = load(AirFactors, {"plane": "SBD", "count": 4, "armament": None, "altitude": "high"})
+    assert (stack.armament, stack.altitude) == (None, Altitude.HIGH)

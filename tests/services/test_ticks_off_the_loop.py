@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Deadline ticks in worker threads: the event loop stays free, every game is judged once,
+and the reports of the games done go out while later games are still being resolved."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from mailbot.store.game_tables import StepState
+from tests.services.game_helpers import Harness
+
+NORTH, SOUTH = "north@players.test", "south@players.test"
+
+
+@pytest.fixture
+def h(db_url: str) -> Iterator[Harness]:
+    harness = Harness(db_url)
+    yield harness
+    harness.bot.engine.dispose()
+
+
+def _ready(h: Harness, games: int) -> list[int]:
+    """Running duels whose both sides sent orders; the clock past their deadline."""
+    ids = []
+    for _ in range(games):
+        game_id = h.create()
+        h.invite(game_id, "north", NORTH)
+        h.invite(game_id, "south", SOUTH)
+        for seat, address in (("north", NORTH), ("south", SOUTH)):
+            secret = h.seat(game_id, seat).secret
+            h.mail(address, f"[DU-{game_id} {secret}] orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+        ids.append(game_id)
+    h.clock.advance(49 * 3600)
+    return ids
+
+
+def _slow_games(h: Harness, monkeypatch: pytest.MonkeyPatch, seconds: float) -> list[tuple[int, int]]:
+    """Each game's tick takes ``seconds`` longer (in its worker thread); records (game, letters sent
+    so far) as each tick begins."""
+    real = h.bot._tick_game
+    started: list[tuple[int, int]] = []
+
+    def slow(game_id: int) -> str:
+        started.append((game_id, len(h.sink.sent)))
+        time.sleep(seconds)
+        return real(game_id)
+
+    monkeypatch.setattr(h.bot, "_tick_game", slow)
+    return started
+
+
+def _resolved(h: Harness, game_id: int) -> list[str]:
+    return [step.key for step in h.steps(game_id) if step.state is StepState.RESOLVED]
+
+
+def test_the_loop_stays_free_and_every_game_is_judged_once(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = _ready(h, 3)
+    _slow_games(h, monkeypatch, 0.1)
+    beats = 0
+
+    async def scenario() -> list[str]:
+        nonlocal beats
+        ticking = asyncio.create_task(h.bot.tick_all())
+        while not ticking.done():
+            beats += 1
+            await asyncio.sleep(0.005)
+        return await ticking
+
+    done = asyncio.run(scenario())
+
+    assert done == [f"game {g}: processed (deadline)" for g in games]
+    assert beats > 20  # the loop ran all along (0.3 s of ticking, a beat every 5 ms)
+    for game_id in games:
+        assert _resolved(h, game_id) == ["setup", "T1.orders"]
+
+
+def test_reports_go_out_while_later_games_are_still_resolving(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = _ready(h, 4)
+    h.flush()
+    before = len(h.sink.sent)
+    started = _slow_games(h, monkeypatch, 0.1)
+
+    async def scenario() -> None:
+        stop = asyncio.Event()
+        working = asyncio.create_task(h.bot.work_loop(stop))
+        await h.bot.tick_all()
+        for _ in range(200):  # the last game's reports
+            if not h.bot.outbox.next_due():
+                break
+            await asyncio.sleep(0.01)
+        stop.set()
+        h.bot.wake.set()
+        await working
+
+    asyncio.run(scenario())
+
+    assert [game for game, _ in started] == games
+    sent_when_the_last_began = started[-1][1] - before
+    assert sent_when_the_last_began >= 2  # at least the first game's two reports were out
+    assert len(h.sink.sent) - before == 2 * len(games)
+
+
+def test_a_wake_up_during_a_tick_makes_it_go_round_again_never_beside_it(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rounds = 0
+    running = 0
+    most = 0
+
+    async def tick_all() -> list[str]:
+        nonlocal rounds, running, most
+        rounds += 1
+        running += 1
+        most = max(most, running)
+        await asyncio.sleep(0.05)
+        running -= 1
+        return []
+
+    monkeypatch.setattr(h.bot, "tick_all", tick_all)
+
+    async def scenario() -> None:
+        first = asyncio.create_task(h.bot.tick_games())
+        await asyncio.sleep(0.01)
+        await h.bot.tick_games()  # comes while the first runs: returns at once
+        await h.bot.tick_games()  # so does this one; both ask for one more round
+        await first
+
+    asyncio.run(scenario())
+
+    assert (rounds, most) == (2, 1)

@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Composing writes the bytes the e-mail library writes for the same message (boundaries aside).
+
+The reference below is the library's own way (``EmailMessage`` with the SMTP policy), as
+``compose`` was written before it learnt to write the common headers directly.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import random
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta, timezone
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.utils import format_datetime
+
+import pytest
+
+from mailbot.mail.compose import Attachment, Outgoing, compose, encode_text, header_text
+from mailbot.render.templates import Rendered
+
+BOUNDARY = re.compile(rb"={15}\d{19}==(?:\.\d+)?")
+
+
+def reference(out: Outgoing) -> bytes:
+    msg = EmailMessage(policy=email.policy.SMTP)
+    msg["From"] = Address(display_name=out.sender_name, addr_spec=out.sender)
+    msg["To"] = out.recipient
+    msg["Subject"] = header_text(out.subject)
+    msg["Date"] = format_datetime(out.date)
+    msg["Message-ID"] = f"<{out.message_id}>"
+    msg["Auto-Submitted"] = "auto-replied" if out.is_reply or out.in_reply_to else "auto-generated"
+    msg["X-Auto-Response-Suppress"] = "All"
+    if out.in_reply_to:
+        msg["In-Reply-To"] = f"<{out.in_reply_to}>"
+        msg["References"] = " ".join(f"<{ref}>" for ref in (*out.references, out.in_reply_to))
+    msg.set_content(out.body.text)
+    msg.add_alternative(out.body.html, subtype="html")
+    for item in out.attachments:
+        msg.add_attachment(item.content, maintype=item.maintype, subtype=item.subtype, filename=item.filename)
+    return msg.as_bytes()
+
+
+def normalised(raw: bytes) -> bytes:
+    """Boundaries numbered in order of appearance, so two random choices compare equal."""
+    names: dict[bytes, bytes] = {}
+    return BOUNDARY.sub(lambda m: names.setdefault(m.group(0), b"BOUNDARY-%d" % len(names)), raw)
+
+
+SUBJECTS = [
+    "Re: orders",
+    "Re: [DU-3 abc123] orders for T1",
+    "Re: orders für T1",
+    "Re: " + "a very long subject " * 6,
+    "Re: " + "überlang " * 12,
+    "Re: =?utf-8?q?encoded?= word",
+    "Re: two  spaces",
+    " leading and trailing ",
+    "",
+    'Re: (comment) "quoted" \\ back; semi: colon, comma <angle> [square]',
+    "Re: 日本語の件名",
+    "Re: emoji 🎲 dice",
+    "Re: tab\there",
+    "x" * 75,
+    "x" * 73,
+    "Re: orders\u2028for T1",
+]
+NAMES = ["mailbot", "mailbot moderator", "Mäilbot", 'bot, the "moderator"', "the (bot)", ""]
+RECIPIENTS = [
+    "north@example.test",
+    "North.Player@Example.Test",
+    "o'neil@example.test",
+    "a+b@x.test",
+    '"quoted local"@example.test',
+    "user@[127.0.0.1]",
+    "dot..dot@example.test",
+    "p@exämple.test",
+]
+REFERENCES = ["a@b", "=?utf-8?q?x?=@evil", "ünï@code", "very-long-" * 8 + "@x", "(x)@y", "a b@c"]
+TEXTS = [
+    "",
+    "plain text\n",
+    "no newline at the end",
+    "line é\nzwei ü\n",
+    "long " * 40 + "\n",
+    ("long line with ünïcode " * 6 + "\n") * 12,
+    "a\r\nb\rc\n",
+    "trailing spaces   \n-- \nsig\n",
+    "\u2028 and \x0c form feed\n",
+    ("x" * 100 + "\n") * 3,
+    "From the start\n.\n..dots\n",
+    "\x00\x01 controls\n",
+    "日本語 " * 40,
+]
+
+
+def outgoing(rng: random.Random, n: int) -> Outgoing:
+    attachments = [
+        Attachment("deadline.ics", b"BEGIN:VCALENDAR\r\n" * rng.randrange(0, 9), "text", "calendar"),
+        Attachment(
+            "map-north-turn3.png",
+            bytes(rng.randrange(256) for _ in range(rng.randrange(0, 300))),
+            "image",
+            "png",
+        ),
+        Attachment(
+            "a rather long file name for an attachment, with spaces and ü.zip", b"PK", "application", "zip"
+        ),
+    ]
+    in_reply_to = rng.choice([None, None, "orig@players.test", *REFERENCES])
+    return Outgoing(
+        sender=rng.choice(["bot@example.test", "mailbot@games.example.org"]),
+        sender_name=rng.choice(NAMES),
+        recipient=rng.choice(RECIPIENTS),
+        subject=rng.choice(SUBJECTS),
+        body=Rendered(rng.choice(TEXTS), rng.choice(TEXTS)),
+        message_id=f"{n:032x}@example.test",
+        date=datetime(2026, 11, 23, 12, 30, tzinfo=UTC) + timedelta(days=rng.randrange(40), seconds=n),
+        in_reply_to=in_reply_to,
+        references=tuple(rng.sample(REFERENCES, rng.randrange(0, 4))),
+        is_reply=rng.random() < 0.5,
+        attachments=tuple(rng.sample(attachments, rng.choice([0, 0, 1, 2]))),
+    )
+
+
+def corpus() -> Iterator[Outgoing]:
+    rng = random.Random(12)
+    for n in range(600):
+        yield outgoing(rng, n)
+
+
+@pytest.mark.parametrize("out", list(corpus()), ids=lambda o: o.message_id[-16:])
+def test_the_bytes_are_the_librarys(out: Outgoing) -> None:
+    assert normalised(compose(out)) == normalised(reference(out))
+
+
+def test_every_header_and_body_reads_back() -> None:
+    out = Outgoing(
+        sender="bot@example.test",
+        sender_name="Mäilbot moderator",
+        recipient="north@example.test",
+        subject="Re: Befehle für Zug 3 " + "und noch mehr " * 6,
+        body=Rendered("Grüße\n" + "lang " * 30 + "\n", "<p>Grüße</p>\n"),
+        message_id="m1@example.test",
+        date=datetime(2026, 11, 23, 9, 5, tzinfo=timezone(timedelta(hours=1))),
+        in_reply_to="orig@players.test",
+        references=("older@players.test",),
+        is_reply=True,
+        attachments=(
+            Attachment("deadline.ics", b"BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", "text", "calendar"),
+        ),
+    )
+    raw = compose(out)
+    assert all(len(line) <= 78 for line in raw.split(b"\r\n"))  # folded
+    assert b"\n" not in raw.replace(b"\r\n", b"")  # CRLF only
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert str(msg["Subject"]) == out.subject
+    assert b"=?utf-8?" in raw.partition(b"\r\n\r\n")[0]  # RFC 2047 for the non-ASCII words
+    assert msg["From"].addresses[0].display_name == "Mäilbot moderator"
+    assert msg["Date"].datetime == out.date
+    assert msg["References"] == "<older@players.test> <orig@players.test>"
+    text, html = (
+        part.get_content().replace("\r\n", "\n")
+        for part in msg.walk()
+        if part.get_content_type() in ("text/plain", "text/html")
+    )
+    assert (text, html) == (out.body.text, out.body.html)
+    (ics,) = (part for part in msg.walk() if part.get_filename() == "deadline.ics")
+    assert ics.get_payload(decode=True) == b"BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "cte"),
+    [("ascii\n", "7bit"), ("é\n", "8bit"), ("x" * 79 + "\n", "quoted-printable"), ("日本" * 40, "base64")],
+)
+def test_the_transfer_encoding_is_the_librarys_choice(text: str, cte: str) -> None:
+    assert encode_text(text)[0] == cte
+    part = EmailMessage(policy=email.policy.SMTP)
+    part.set_content(text)
+    assert part["Content-Transfer-Encoding"] == cte
