@@ -172,6 +172,10 @@ class _TrackedImapConnection(IMAPConnection):
 
     When a connection is cancelled in IDLE, pymap leaves that helper to finish on
     its own; stop() needs to know about it to wait for it.
+
+    pymap's IDLE also only waits for the next change: mail delivered between the
+    client's last command and IDLE would not be announced until another letter
+    came. A real server (Dovecot) reports such mail as IDLE starts; so does this one.
     """
 
     def __init__(self, helpers: set[asyncio.Task[Any]], *args: Any) -> None:
@@ -183,9 +187,16 @@ class _TrackedImapConnection(IMAPConnection):
         if task is not None:
             self._helpers.add(task)
         try:
+            await self._announce_pending(state, cmd)
             await super().handle_updates(state, done, cmd)
         finally:
             self._helpers.discard(task)
+
+    async def _announce_pending(self, state: ConnectionState, cmd: IdleCommand) -> None:
+        # No event to wait on: pymap then reports the changes at once (a set event would not do,
+        # since pymap's combined events only hear of being set later).
+        untagged = await self._exec(state.receive_updates(cmd, None))  # type: ignore[arg-type]
+        await asyncio.shield(self.write_updates(untagged))
 
 
 class EmbeddedMailServer:

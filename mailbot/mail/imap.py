@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 _UIDVALIDITY = re.compile(rb"\[UIDVALIDITY (\d+)\]")
 _FETCH_UID = re.compile(rb"\bUID (\d+)")
 _INTERNALDATE = re.compile(rb'INTERNALDATE "([^"]+)"')
+_EXISTS = re.compile(rb"^(?:\* )?\d+ EXISTS\b")
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,38 @@ class ImapConfig:
     processed_folder: str | None = None
     timeout: float = 30.0
     batch_size: int = 100
+
+
+class _NewsProtocol(aioimaplib.IMAP4ClientProtocol):  # type: ignore[misc]
+    """aioimaplib's protocol, noting every ``EXISTS`` the server sends.
+
+    aioimaplib drops untagged answers that arrive during SEARCH, FETCH or STORE
+    ("ignored untagged response"), and a server reports new mail only once: mail
+    that arrived after a search ran but was announced in that search's answer would
+    not be announced again when IDLE starts, and would wait for the IDLE timeout.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.news = False
+
+    def _untagged_response(self, line: bytes) -> Any:
+        if _EXISTS.match(line):
+            self.news = True
+        return super()._untagged_response(line)
+
+
+class _Client(aioimaplib.IMAP4):  # type: ignore[misc]
+    """aioimaplib's client over :class:`_NewsProtocol` (its ``create_client`` names its own class)."""
+
+    def create_client(
+        self, host: str, port: int, loop: Any, conn_lost_cb: Any = None, ssl_context: Any = None
+    ) -> None:
+        local_loop = loop if loop is not None else asyncio.get_running_loop()
+        self.protocol = _NewsProtocol(local_loop, conn_lost_cb)
+        self._client_task = local_loop.create_task(
+            local_loop.create_connection(lambda: self.protocol, host, port, ssl=ssl_context)
+        )
 
 
 def uid_ranges(uids: Sequence[int]) -> str:
@@ -125,7 +158,7 @@ class ImapSource:
         cfg = self.config
         self._lost.clear()
         context = ssl.create_default_context(cafile=cfg.cafile) if cfg.tls else None
-        self._imap = aioimaplib.IMAP4(
+        self._imap = _Client(
             host=cfg.host,
             port=cfg.port,
             timeout=cfg.timeout,
@@ -160,6 +193,8 @@ class ImapSource:
 
     async def search_after(self, last_uid: int) -> list[int]:
         """UIDs above ``last_uid``; the server may echo the highest UID for n:*, so filter."""
+        # News announced from here on may not be in this search's answer: wait_for_news sees it.
+        self._imap.protocol.news = False
         response = await self._call(
             "UID SEARCH", self._imap.uid_search(f"UID {last_uid + 1}:*", charset=None)
         )
@@ -205,6 +240,8 @@ class ImapSource:
         """Return when the mailbox may have new mail: an IDLE push, a timeout, or a poll tick."""
         if self._lost.is_set():
             raise ImapError("IMAP connection lost")
+        if self._imap.protocol.news:
+            return  # announced during the last commands (IDLE would not announce it again)
         if not (idle and self.idle_supported):
             await asyncio.sleep(poll_interval)
             await self._call("NOOP", self._imap.noop())

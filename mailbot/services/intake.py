@@ -145,8 +145,8 @@ class Intake:
     async def poll(self, source: Source, uidvalidity: int) -> IntakeResult:
         """Store everything new in the mailbox; returns counts."""
         result = IntakeResult()
-        # Until a search finds nothing new: the store writes in a worker thread, and the server's
-        # note of mail arriving meanwhile (an EXISTS between two commands) is not kept for IDLE.
+        # Until a search finds nothing new: mail keeps arriving while the store writes (in a
+        # worker thread), and reading it now is cheaper than another wait for news.
         while uids := await source.search_after(self._cursor(uidvalidity)):
             await self._read(source, uidvalidity, uids, result)
         return result

@@ -155,6 +155,20 @@ async def test_idle_pushes_new_mail(server: EmbeddedMailServer) -> None:
         assert b"1 EXISTS" in pushed
 
 
+async def test_idle_announces_mail_that_came_before_it(server: EmbeddedMailServer) -> None:
+    """Mail delivered after the client's last command and before IDLE is announced as IDLE starts
+    (as Dovecot does); pymap alone would wait for the next change, and the bot with it."""
+    async with mailbox(server, BOT, PASSWORD) as imap:
+        assert await search(imap, "UID 1:*") == []
+        await send(server, letter(ALICE, BOT, "in between", "sent before IDLE"))
+        idle = await call(imap.idle_start(timeout=STEP * 2))
+        lines = await call(imap.wait_server_push(timeout=STEP))
+        assert lines != aioimaplib.STOP_WAIT_SERVER_PUSH, "IDLE announced nothing"
+        imap.idle_done()
+        await call(idle)
+        assert b"1 EXISTS" in lines
+
+
 async def test_accounts_are_isolated(server: EmbeddedMailServer) -> None:
     await send(server, letter(BOT, ALICE, "for alice only", "secret"))
 

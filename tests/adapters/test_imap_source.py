@@ -106,3 +106,30 @@ async def test_the_bot_reconnects_after_the_server_drops_it(tmp_path: Path) -> N
         await server.stop()
         bot.engine.dispose()
     assert bot.imap_failures, "the drop was not noticed"
+
+
+async def test_mail_announced_during_a_search_ends_the_next_wait(
+    mail_rig: MailRig, player_address: str
+) -> None:
+    """A server announces new mail once; aioimaplib drops an EXISTS that comes with a SEARCH answer.
+
+    The letter below arrives after the bot's search for new mail and is announced in the answer
+    to the next command, another search. IDLE would not announce it again, so without noting
+    that EXISTS the letter would wait for the IDLE timeout (20 s here, 300 s in production).
+    """
+    source = ImapSource(_config(mail_rig, player_address))
+    await source.connect()
+    try:
+        assert await source.search_after(0) == []
+        await _fill(mail_rig, player_address, 1)
+        # Dovecot runs the search on its view of the mailbox before it looks for new mail, so
+        # this answer does not hold the letter but does carry "* 1 EXISTS".
+        assert await source.search_upto(5) == []
+        await asyncio.wait_for(source.wait_for_news(idle=True, idle_timeout=20, poll_interval=1), 5)
+        assert await source.search_after(0) == [1]
+        # Once searched, nothing is pending: the next wait is a real IDLE that times out.
+        waited = asyncio.get_running_loop().time()
+        await source.wait_for_news(idle=True, idle_timeout=1, poll_interval=1)
+        assert asyncio.get_running_loop().time() - waited >= 0.9
+    finally:
+        await source.close()
