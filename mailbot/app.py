@@ -18,6 +18,7 @@ import logging
 import os
 import signal
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -34,6 +35,7 @@ from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
 from mailbot.scheduler.deadlines import DeadlineScheduler
 from mailbot.services.auth import Gatekeeper
+from mailbot.services.claims import lock_game
 from mailbot.services.games import Games, fresh_seed
 from mailbot.services.gm import GM_COMMANDS, GmActions, GmMail
 from mailbot.services.inbound import Identity, InboundProcessor
@@ -50,12 +52,15 @@ from mailbot.services.turns import Interlock, Turns
 from mailbot.settings import Settings, secret
 from mailbot.store import db, lease, repo
 from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
+from mailbot.store.presence import Presence
 
 log = logging.getLogger(__name__)
 
 #: the work loop's back-off after a failure, doubling up to the maximum (seconds)
 WORK_BACKOFF_MIN = 0.5
 WORK_BACKOFF_MAX = 60.0
+#: how soon letters that waited for another worker (or its game) are tried again (seconds)
+WAITING_RETRY = 0.05
 
 Clock = Callable[[], datetime]
 
@@ -173,6 +178,10 @@ class Bot:
         # commands) judges by the letters it was given; ``run`` clears this until its first read.
         self.mailbox_read_at: datetime | None = clock()
         self.scheduler: DeadlineScheduler | None = None
+        # Several workers may share a PostgreSQL store: this one's presence, and its roles.
+        self.presence = Presence(self.engine)
+        self.reader_role = f"mailbox:{settings.imap.user}/{settings.imap.mailbox}"
+        self._last_sweep = 0.0
         self.outbox = Outbox(
             engine=self.engine,
             sink=sink or SmtpSink(smtp_config(settings)),
@@ -181,6 +190,8 @@ class Bot:
             on_failure=self.notifier.delivery_failed,
             checkpoint=self.checkpoint,
             connections=settings.smtp.connections,
+            owner=self.presence.worker_key,
+            alive=self.presence.alive,
         )
 
     def new_message_id(self) -> str:
@@ -197,7 +208,9 @@ class Bot:
         stop = stop or asyncio.Event()
         held = lease.acquire_for(self.settings.store.url)  # SQLite: one worker only, else ConfigError
         self.mailbox_read_at = None  # read before you judge: no deadline until the mailbox is read
-        self.upgrade()
+        self.presence.start()
+        with self.presence.exclusive("migrations"):  # workers starting together upgrade once
+            self.upgrade()
         requeued = self.outbox.recover()
         if requeued:
             log.warning("%d message(s) left in 'sending' by a crash will be sent again", requeued)
@@ -215,6 +228,7 @@ class Bot:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.outbox.sink.close()
+            self.presence.stop()
             held.release()
 
     async def intake_loop(self, stop: asyncio.Event) -> None:
@@ -222,6 +236,10 @@ class Bot:
         s = self.settings.imap
         delay = s.reconnect_min
         while not stop.is_set():
+            if not await asyncio.to_thread(self.presence.hold, self.reader_role):
+                # Another worker reads this mailbox; take over when it is gone.
+                await self._pause(stop, self.settings.workers.takeover_seconds)
+                continue
             source = ImapSource(imap_config(self.settings))
             try:
                 await self._serve_mailbox(source, stop)
@@ -246,6 +264,9 @@ class Bot:
         await source.ensure_folder()
         await self.intake.reconcile(source, uidvalidity)
         while not stop.is_set():
+            if not await asyncio.to_thread(self.presence.hold, self.reader_role):
+                log.warning("this worker lost the mailbox (its store connection broke); reading stops")
+                return
             result = await self.intake.poll(source, uidvalidity)
             self.mailbox_read_at = self.clock()
             if result.fetched:
@@ -277,9 +298,23 @@ class Bot:
         # Off the loop, so reading and sending go on; while a tick holds the games the letters
         # wait (the tick wakes this loop when it is done) and what is queued is sent meanwhile.
         handled = await asyncio.to_thread(self.handle_letters, wait=False)
-        if handled and self.scheduler is not None:
-            self.scheduler.rebuild()  # letters may have made a step ready for early processing
+        if self.scheduler is not None and (handled or self._shared_round_due()):
+            # Letters (here or, with several workers, anywhere) may have made a step ready early.
+            self.scheduler.rebuild()
         await self.outbox.send_due()
+
+    def _shared_round_due(self) -> bool:
+        """With several workers: now and then, give back the outbox rows of workers that died
+        and look again at the deadlines (only the mailbox reader ticks games)."""
+        if (
+            not self.presence.shared
+            or time.monotonic() - self._last_sweep < self.settings.workers.sweep_seconds
+        ):
+            return False
+        self._last_sweep = time.monotonic()
+        if requeued := self.outbox.recover():
+            log.warning("%d message(s) of a worker that died will be sent again", requeued)
+        return self.presence.holds(self.reader_role)
 
     def handle_letters(self, *, wait: bool = True) -> int:
         """Handle every stored letter (blocking: call it in a worker thread); returns how many.
@@ -341,6 +376,7 @@ class Bot:
             try:
                 with Session(self.engine) as session, session.begin():
                     begin_writing(session)  # the tick reads much, then writes: a writer from the start
+                    lock_game(session, game_id)  # other workers' letters to it wait until we commit
                     game = session.get_one(Game, game_id)
                     return f"game {game_id}: {self.turns.tick(session, game, self.interlock())}"
             except Exception as exc:
@@ -363,7 +399,10 @@ class Bot:
 
     async def tick_games(self) -> None:
         """The scheduler's job. A wake-up that comes while a tick runs makes it go round once
-        more instead of running beside it (games are judged one at a time)."""
+        more instead of running beside it (games are judged one at a time). With several
+        workers only the one that reads the mailbox judges deadlines."""
+        if not self.presence.holds(self.reader_role):
+            return
         self._tick_wanted = True
         if self._ticking:
             return
@@ -398,6 +437,10 @@ class Bot:
     async def _sleep_until_woken(self) -> None:
         due = self.outbox.next_due()
         timeout = 60.0 if due is None else max((due - self.clock()).total_seconds(), 0.05)
+        if self.presence.shared:  # another worker may read the mail: look for letters now and then
+            timeout = min(timeout, self.settings.workers.poll_seconds)
+        if self.processor.waiting:  # letters wait for another worker: look again soon
+            timeout = min(timeout, WAITING_RETRY)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.wake.wait(), timeout=min(timeout, 60.0))
         self.wake.clear()

@@ -6,7 +6,8 @@
     MailbotError
     ├── ConfigError                 bad or missing settings
     ├── StoreError                  database problems the caller can act on
-    │   └── DuplicateError          a unique key already exists
+    │   ├── DuplicateError          a unique key already exists
+    │   └── GameBusy                another worker is changing this game right now
     ├── MailError                   anything about mail transport or format
     │   ├── MailTransportError      (also ConnectionError) IMAP/SMTP link trouble
     │   │   ├── ImapError           a NO/BAD answer, timeout or drop on IMAP
@@ -44,6 +45,10 @@ class StoreError(MailbotError):
 
 class DuplicateError(StoreError):
     """A row with the same unique key already exists."""
+
+
+class GameBusy(StoreError):
+    """Another worker holds the game: the letter waits and is handled again shortly."""
 
 
 class MailError(MailbotError):

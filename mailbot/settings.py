@@ -89,6 +89,18 @@ class BotSettings(_Section):
     health_port: int = Field(default=0, ge=0, le=65535)
 
 
+class WorkersSettings(_Section):
+    """Several ``mailbot run`` on one PostgreSQL store (SQLite allows one; these are unused there)."""
+
+    # A worker that does not read the mailbox asks this often whether its reader is gone.
+    takeover_seconds: float = Field(default=2.0, gt=0)
+    # How often a worker looks for letters another worker read (it is not woken by them).
+    poll_seconds: float = Field(default=0.5, gt=0)
+    # How often outbox rows of dead workers are given back, and the reader looks again at the
+    # deadlines (letters handled by the other workers may have made a step ready early).
+    sweep_seconds: float = Field(default=2.0, gt=0)
+
+
 class DebugSettings(_Section):
     # Fault injection for crash-safety tests: the process kills itself at these points.
     crash_at: list[str] = Field(default_factory=list)
@@ -101,6 +113,7 @@ class Settings(BaseSettings):
     smtp: SmtpSettings = Field(default_factory=SmtpSettings)
     store: StoreSettings = Field(default_factory=StoreSettings)
     bot: BotSettings = Field(default_factory=BotSettings)
+    workers: WorkersSettings = Field(default_factory=WorkersSettings)
     debug: DebugSettings = Field(default_factory=DebugSettings)
 
     @classmethod

@@ -168,6 +168,7 @@ class ImapSource:
         await self._call("greeting", self._greeting(), ok=False)
         await self._call("LOGIN", self._imap.login(cfg.user, cfg.password))
         response = await self._call("SELECT", self._imap.select(cfg.mailbox))
+        self._imap.protocol.news = False  # SELECT's EXISTS is the count, not news: the first search reads all
         return self._uidvalidity(response.lines)
 
     async def _greeting(self) -> Any:

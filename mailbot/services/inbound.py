@@ -27,11 +27,13 @@ from sqlmodel import Session, col, select
 
 from mailbot.core.commands import BASIC_COMMANDS, Command, CommandSpec, Reading, index_specs, read_commands
 from mailbot.core.letter import Letter
+from mailbot.errors import GameBusy
 from mailbot.mail.compose import Outgoing, reply_subject
 from mailbot.mail.mime import parse_letter
 from mailbot.mail.quoting import split_reply
 from mailbot.render.templates import Renderer
 from mailbot.services import thread
+from mailbot.services.claims import claim_letters, try_games_on_load
 from mailbot.services.outbox import Thread, collect_queued, enqueue
 from mailbot.services.transactions import begin_writing, holds_write_lock
 from mailbot.store import repo
@@ -146,18 +148,24 @@ class InboundProcessor:
         self.new_message_id = new_message_id
         self.specs: dict[str, CommandSpec] = index_specs(BASIC_COMMANDS)
         self.handlers: dict[str, Handler] = {"HELP": self._help, "PING": self._ping}
+        self.waiting = 0  # letters the last process_pending left to another worker, or to wait
 
     def process_pending(self) -> int:
-        """Handle every stored letter in order of receipt; returns how many."""
+        """Handle every stored letter in order of receipt; returns how many.
+
+        Letters another worker has, or that wait for one (:mod:`mailbot.services.claims`),
+        are counted in ``self.waiting`` and left for the next call.
+        """
         done = 0
         tried: set[int] = set()
+        self.waiting = 0
         # A letter that could be neither handled nor parked stays pending; it is tried again on
         # the next call, not in a tight loop here.
         while ids := [i for i in self._pending() if i not in tried]:
             while ids:
-                taken = self._process_batch(ids[:BATCH_LETTERS])
+                taken, handled = self._process_batch(ids[:BATCH_LETTERS])
                 tried.update(ids[:taken])
-                done += taken
+                done += handled
                 ids = ids[taken:]
         return done
 
@@ -165,51 +173,75 @@ class InboundProcessor:
         with Session(self.engine) as session:
             return repo.pending_inbound_ids(session)
 
-    def _process_batch(self, ids: Sequence[int]) -> int:
-        """Handle letters from the front of ``ids`` in one transaction; returns how many were taken."""
-        taken = 0
+    def _process_batch(self, ids: Sequence[int]) -> tuple[int, int]:
+        """Handle letters from the front of ``ids`` in one transaction; returns how many of ``ids``
+        were taken and how many of those were handled here."""
+        taken = handled = 0
         try:
             with Session(self.engine) as session, session.begin():
                 begin_writing(session)  # before the first savepoint, as a writer
+                claimed = claim_letters(session, ids)
+                try_games_on_load(session)
                 _hold_loaded(session, ids)
                 started = time.monotonic()
-                for inbound_id in ids:
-                    taken += 1
-                    self._process_in(session, inbound_id)
-                    if time.monotonic() - started > BATCH_SECONDS:
+                held_back: set[str] = set()  # senders whose earlier letter waits: theirs wait too
+                for position, (inbound_id, sender) in enumerate(claimed):
+                    taken = ids.index(inbound_id) + 1
+                    if sender in held_back or not self._process_in(session, inbound_id):
+                        held_back.add(sender)
+                        self.waiting += 1
+                    else:
+                        handled += 1
+                    if time.monotonic() - started > BATCH_SECONDS and position + 1 < len(claimed):
                         break
+                else:
+                    taken = len(ids)
+                mine = {inbound_id for inbound_id, _sender in claimed}
+                # Not claimed here: with another worker, or waiting for one of the sender's letters.
+                self.waiting += sum(1 for inbound_id in ids[:taken] if inbound_id not in mine)
         except Exception:  # the batch as a whole (its commit, a shunt) failed: one letter at a time
+            taken = taken or len(ids)
             log.warning("a batch of %d letter(s) failed; handling them one by one", taken, exc_info=True)
-            for inbound_id in ids[:taken]:
-                self.process(inbound_id)
-        return taken
+            handled = sum(1 for inbound_id in ids[:taken] if self.process(inbound_id))
+        return taken, handled
 
-    def _process_in(self, session: Session, inbound_id: int) -> None:
-        """One letter of a batch, under its own savepoint."""
+    def _process_in(self, session: Session, inbound_id: int) -> bool:
+        """One letter of a batch, under its own savepoint; False when it must wait (its game is
+        with another worker)."""
         row = session.get_one(Inbound, inbound_id)
         if row.state is not InboundState.NEW:
-            return
+            return True
         try:
             with session.begin_nested():
                 self._handle(session, row)
+        except GameBusy:
+            return False  # rolled back to the savepoint: the letter stays new, for the next round
         except Exception:  # any bug in handling must not stop the loop: park the letter
             log.exception(
                 "letter %s shunted", inbound_id, extra={"inbound": inbound_id, "outcome": "shunted"}
             )
             self._park(row, traceback.format_exc())
+        return True
 
-    def process(self, inbound_id: int) -> None:
-        """One letter in a transaction of its own."""
+    def process(self, inbound_id: int) -> bool:
+        """One letter in a transaction of its own; False when it was not handled here (another
+        worker has it or its game)."""
         try:
             with Session(self.engine) as session, session.begin():
+                if not claim_letters(session, [inbound_id]):
+                    return False
+                try_games_on_load(session)
                 row = session.get_one(Inbound, inbound_id)
                 if row.state is InboundState.NEW:
                     self._handle(session, row)
+        except GameBusy:
+            return False
         except Exception:  # any bug in handling must not stop the loop: park the letter
             log.exception(
                 "letter %s shunted", inbound_id, extra={"inbound": inbound_id, "outcome": "shunted"}
             )
             self._shunt(inbound_id, traceback.format_exc())
+        return True
 
     def _shunt(self, inbound_id: int, trace: str) -> None:
         with Session(self.engine) as session, session.begin():

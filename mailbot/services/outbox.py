@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -227,17 +227,38 @@ def _set_state(
     *,
     only: OutboundState | None = None,
     sent_at: datetime | None = None,
+    owner: int | None = None,
 ) -> None:
-    """One UPDATE for many rows; ``sent`` also stamps ``sent_at`` and counts the attempt."""
+    """One UPDATE for many rows; ``sent`` also stamps ``sent_at`` and counts the attempt.
+    ``sending`` rows carry their ``owner`` (a worker key), the other states none."""
     if not ids:
         return
     query = update(Outbound).where(col(Outbound.id).in_(ids))
     if only is not None:
         query = query.where(col(Outbound.state) == only)
-    values: dict[str, Any] = {"state": state}
+    values: dict[str, Any] = {
+        "state": state,
+        "lease_owner": owner if state is OutboundState.SENDING else None,
+    }
     if sent_at is not None:
         values |= {"sent_at": sent_at, "attempts": col(Outbound.attempts) + 1}
     session.execute(query.values(values))
+
+
+def _top(rows: Sequence[_Due]) -> int:
+    return max((row.id for row in rows), default=0)
+
+
+def _in_turn(rows: list[_Due], unsent: Sequence[tuple[str, int, str, datetime]], now: datetime) -> list[_Due]:
+    """``rows`` without those that must wait for an earlier letter to the same recipient: one
+    in ``sending`` (another worker has it) or due but not among ``rows`` (being claimed)."""
+    mine = {row.id for row in rows}
+    blocked: dict[str, int] = {}  # recipient -> the earliest letter to him held elsewhere
+    for recipient, row_id, state, next_at in unsent:
+        elsewhere = state == OutboundState.SENDING.value or (row_id not in mine and next_at <= now)
+        if elsewhere:
+            blocked[recipient] = min(row_id, blocked.get(recipient, row_id))
+    return [row for row in rows if row.id < blocked.get(row.recipient, row.id + 1)]
 
 
 class Outbox:
@@ -251,8 +272,14 @@ class Outbox:
         on_failure: FailureNotice = _no_notice,
         checkpoint: Callable[[str], None] = _no_checkpoint,
         connections: int = 1,
+        owner: int = 0,
+        alive: Callable[[int], bool] = lambda _owner: False,
     ) -> None:
-        """``connections``: how many letters may be with SMTP at once (the sink's links)."""
+        """``connections``: how many letters may be with SMTP at once (the sink's links).
+        ``owner`` is this worker's key, written on the rows it claims; ``alive(key)`` tells
+        whether another worker still runs (its claimed rows are its own until it dies)."""
+        self.owner = owner
+        self.alive = alive
         self.engine = engine
         self.sink = sink
         self.connections = max(1, connections)
@@ -266,9 +293,10 @@ class Outbox:
         self._transport_retry_at: datetime | None = None
 
     def recover(self) -> int:
-        """At start-up: rows a crash left in ``sending`` go out again (same Message-ID)."""
+        """Rows a dead worker left in ``sending`` go out again (same Message-ID): at start-up,
+        and now and then while several workers share the store."""
         with Session(self.engine) as session, session.begin():
-            return repo.requeue_sending(session)
+            return repo.requeue_sending(session, self.alive)
 
     def next_due(self) -> datetime | None:
         """When ``send_due`` has something to do: the next due row, but not before a paused
@@ -303,10 +331,16 @@ class Outbox:
                 return
 
     def _claim(self) -> list[_Due]:
-        """The next due rows, marked ``sending`` in one commit before any is handed to SMTP."""
+        """The next due rows, marked ``sending`` (by this worker) in one commit before any is
+        handed to SMTP. Rows another worker is claiming are skipped, and so is a letter whose
+        recipient has an earlier one not yet sent that this claim does not hold: each person
+        gets his letters in the order they were written, whichever worker sends them."""
         with Session(self.engine) as session, session.begin():
-            rows = [_Due.of(row) for row in repo.due_outbound(session, self.clock(), BATCH_ROWS)]
-            _set_state(session, [row.id for row in rows], OutboundState.SENDING)
+            now = self.clock()
+            due = repo.due_outbound(session, now, BATCH_ROWS)
+            rows = [_Due.of(row) for row in due]
+            rows = _in_turn(rows, repo.unsent_to(session, {r.recipient for r in rows}, _top(rows)), now)
+            _set_state(session, [row.id for row in rows], OutboundState.SENDING, owner=self.owner)
         return rows
 
     async def _deliver(self, rows: list[_Due], report: SendReport) -> bool:

@@ -110,6 +110,9 @@ class Outbound(SQLModel, table=True):
     seat: str = Field(default="", max_length=64)  # "" for the GM or no seat
     step_key: str = Field(default="", max_length=64)
     state: OutboundState = Field(default=OutboundState.PENDING, sa_type=state_type(OutboundState), index=True)
+    # The worker (its presence key) that claimed the row while it is 'sending': a dead owner's
+    # rows go back to 'pending' (store/presence.py).
+    lease_owner: int | None = Field(default=None, sa_type=sa.BigInteger)
     attempts: int = 0
     next_attempt_at: datetime = _ts()
     last_error: str | None = Field(default=None, sa_type=sa.Text)

@@ -14,12 +14,12 @@ import logging
 import re
 import sqlite3
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlmodel import Session, SQLModel, col, func, select
+from sqlmodel import Session, SQLModel, col, func, or_, select, update
 
 from mailbot.store.models import (
     Inbound,
@@ -243,13 +243,29 @@ def add_outbound(session: Session, row: Outbound) -> Outbound:
 
 
 def due_outbound(session: Session, now: datetime, limit: int = 50) -> list[Outbound]:
+    """Due rows, locked for the caller's transaction; rows another worker is claiming right now
+    are skipped (PostgreSQL; SQLite has one worker and no row locks)."""
     query = (
         select(Outbound)
         .where(Outbound.state == OutboundState.PENDING, col(Outbound.next_attempt_at) <= now)
         .order_by(col(Outbound.id))
         .limit(limit)
+        .with_for_update(skip_locked=True)
     )
     return list(session.exec(query))
+
+
+def unsent_to(
+    session: Session, recipients: Iterable[str], before_id: int
+) -> list[tuple[str, int, str, datetime]]:
+    """(recipient, id, state, next attempt) of every row to these recipients not yet sent,
+    below ``before_id``: what must go out before a later letter to the same person."""
+    query = select(Outbound.recipient, Outbound.id, Outbound.state, Outbound.next_attempt_at).where(
+        col(Outbound.recipient).in_(list(recipients)),
+        col(Outbound.state).in_([OutboundState.PENDING, OutboundState.SENDING]),
+        col(Outbound.id) < before_id,
+    )
+    return [(r, int(i or 0), str(getattr(st, "value", st)), t) for r, i, st, t in session.exec(query)]
 
 
 def next_outbound_due(session: Session) -> datetime | None:
@@ -257,17 +273,29 @@ def next_outbound_due(session: Session) -> datetime | None:
     return session.exec(query).one()
 
 
-def requeue_sending(session: Session) -> int:
-    """After a crash, rows left in ``sending`` may or may not have been accepted.
+def requeue_sending(session: Session, alive: Callable[[int], bool]) -> int:
+    """Rows left in ``sending`` by a worker that is gone may or may not have been accepted.
 
     They are sent again with the same Message-ID: the one documented window in
     which a recipient can get a message twice (receivers may de-duplicate by ID).
+    Rows of a live worker (``alive(owner)``) are its own business.
     """
-    rows = list(session.exec(select(Outbound).where(Outbound.state == OutboundState.SENDING)))
-    for row in rows:
-        row.state = OutboundState.PENDING
-        session.add(row)
-    return len(rows)
+    owners = session.exec(
+        select(Outbound.lease_owner).where(Outbound.state == OutboundState.SENDING).distinct()
+    ).all()
+    gone = [owner for owner in owners if owner is None or not alive(owner)]
+    if not gone:
+        return 0
+    known = [owner for owner in gone if owner is not None]
+    whose: sa.ColumnElement[bool] = col(Outbound.lease_owner).in_(known)
+    if None in gone:
+        whose = or_(whose, col(Outbound.lease_owner).is_(None))
+    query = (
+        update(Outbound)
+        .where(col(Outbound.state) == OutboundState.SENDING, whose)
+        .values(state=OutboundState.PENDING, lease_owner=None)
+    )
+    return int(session.execute(query).rowcount or 0)  # type: ignore[attr-defined]
 
 
 def count_by_state(session: Session, model: type[Inbound] | type[Outbound]) -> dict[str, int]:

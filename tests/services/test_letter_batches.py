@@ -77,10 +77,10 @@ async def test_letters_of_one_batch_share_a_transaction(
     batches: list[int] = []
     real = wired.processor._process_batch
 
-    def counted(ids: Any) -> int:
-        taken = real(ids)
+    def counted(ids: Any) -> tuple[int, int]:
+        taken, handled = real(ids)
         batches.append(taken)
-        return taken
+        return taken, handled
 
     monkeypatch.setattr(wired.processor, "_process_batch", counted)
     monkeypatch.setattr(inbound, "BATCH_LETTERS", 3)
