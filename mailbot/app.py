@@ -52,7 +52,7 @@ from mailbot.services.turns import Interlock, Turns
 from mailbot.settings import Settings, secret
 from mailbot.store import db, lease, repo
 from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
-from mailbot.store.presence import Presence
+from mailbot.store.presence import Presence, reader_role
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ class Bot:
         self.scheduler: DeadlineScheduler | None = None
         # Several workers may share a PostgreSQL store: this one's presence, and its roles.
         self.presence = Presence(self.engine)
-        self.reader_role = f"mailbox:{settings.imap.user}/{settings.imap.mailbox}"
+        self.reader_role = reader_role(settings.imap.user, settings.imap.mailbox)
         self._last_sweep = 0.0
         self.outbox = Outbox(
             engine=self.engine,
@@ -219,7 +219,9 @@ class Bot:
         self.scheduler.start()
         if self.settings.bot.health_port:
             port = self.settings.bot.health_port
-            await serve_health(port, lambda: gather_status(self.engine, self.clock()), until=stop)
+            await serve_health(
+                port, lambda: gather_status(self.engine, self.clock(), self.reader_role), until=stop
+            )
         try:
             await stop.wait()
         finally:

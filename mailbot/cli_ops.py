@@ -227,7 +227,9 @@ def status(
 ) -> None:
     """Intake, inbound and outbox by state (failed and shunted stand out), the next deadline, games."""
     from mailbot.services.status import gather_status, status_json, status_lines
+    from mailbot.store.presence import reader_role
 
+    imap = settings_or_exit(config).imap
     with store(config) as engine:
-        report = gather_status(engine, now())
+        report = gather_status(engine, now(), reader_role(imap.user, imap.mailbox))
     typer.echo(status_json(report) if as_json else "\n".join(status_lines(report)))

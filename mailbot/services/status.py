@@ -32,6 +32,7 @@ from sqlmodel import Session, col, func, select
 from mailbot.store import repo
 from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 from mailbot.store.models import Inbound, InboundState, MailboxCursor, Outbound, OutboundState
+from mailbot.store.presence import role_held, workers_running
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,8 @@ class Status:
     games: dict[str, int]
     next_deadline: NextDeadline | None
     notes: list[str] = field(default_factory=list)
+    workers: int | None = None  # ``mailbot run`` processes on this store now (None: SQLite cannot tell)
+    mailbox_reader: bool | None = None  # whether one of them reads the mailbox now
 
     @property
     def failed(self) -> int:
@@ -122,8 +125,9 @@ def _mail_times(session: Session) -> tuple[datetime | None, datetime | None]:
     return last_fetch, newest
 
 
-def gather_status(engine: Engine, now: datetime) -> Status:
-    """The whole status from the store, in one read-only session."""
+def gather_status(engine: Engine, now: datetime, reader: str | None = None) -> Status:
+    """The whole status from the store, in one read-only session; on PostgreSQL also how many
+    workers run and whether one holds ``reader`` (the mailbox's role)."""
     with Session(engine) as session:
         last_fetch, newest = _mail_times(session)
         status = Status(
@@ -134,6 +138,8 @@ def gather_status(engine: Engine, now: datetime) -> Status:
             outbox=_all_states(repo.count_by_state(session, Outbound), OutboundState),
             games=_all_states(_game_counts(session), GameStatus),
             next_deadline=_next_deadline(session),
+            workers=workers_running(engine),
+            mailbox_reader=None if reader is None else role_held(engine, reader),
         )
     status.notes.extend(_notes(status))
     return status
@@ -145,6 +151,10 @@ def _notes(status: Status) -> list[str]:
         notes.append(f"{status.failed} outbox row(s) failed: mailbot outbox list --state failed")
     if status.shunted:
         notes.append(f"{status.shunted} letter(s) shunted: their handling raised; see the inbound traceback")
+    if status.workers and status.mailbox_reader is False:
+        notes.append(
+            "workers run but none reads the mailbox (one takes over within seconds; if not, see the logs)"
+        )
     return notes
 
 
@@ -161,6 +171,9 @@ def status_lines(status: Status) -> list[str]:
     lines.append("inbound: " + _counts(status.inbound, InboundState.SHUNTED.value))
     lines.append("outbox:  " + _counts(status.outbox, OutboundState.FAILED.value))
     lines.append("games:   " + _counts(status.games, ""))
+    if status.workers is not None:
+        reading = {True: "one of them reads the mailbox", False: "NONE reads the mailbox", None: ""}
+        lines.append(f"workers: {status.workers} running; {reading[status.mailbox_reader]}".rstrip("; "))
     deadline = status.next_deadline
     if deadline is None:
         lines.append("next deadline: none (no open step in a running game)")

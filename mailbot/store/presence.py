@@ -30,9 +30,19 @@ from sqlalchemy.engine import Connection, Engine
 log = logging.getLogger(__name__)
 
 
+#: the first half of every worker's two-part presence key (``pg_advisory_lock(int4, int4)``):
+#: ``pg_locks`` shows them apart from the one-part keys of roles and games, so they can be counted
+WORKER_CLASS = 0x6D62
+
+
 def lock_key(name: str) -> int:
     """A signed 64-bit advisory-lock key for a name (``mailbox:INBOX``, ``migrations``)."""
     return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "big", signed=True)
+
+
+def reader_role(user: str, mailbox: str) -> str:
+    """The role of reading one IMAP mailbox (one worker at a time holds it)."""
+    return f"mailbox:{user}/{mailbox}"
 
 
 def is_shared(engine: Engine) -> bool:
@@ -46,7 +56,7 @@ class Presence:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.shared = is_shared(engine)
-        self.worker_key = secrets.randbits(62) + 1  # positive, and never 0 (no owner)
+        self.worker_key = secrets.randbits(30) + 1  # the second half of its presence key: a positive int4
         self._conn: Connection | None = None
         self._held: set[str] = set()
         self._lock = threading.Lock()
@@ -69,7 +79,9 @@ class Presence:
         if self._conn is None:
             conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
             conn.detach()  # its own, never back to the pool: closing it must end the session and its locks
-            conn.execute(sa.text("SELECT 1 FROM pg_advisory_lock(:k)"), {"k": self.worker_key})
+            conn.execute(
+                sa.text("SELECT 1 FROM pg_advisory_lock(:c, :k)"), {"c": WORKER_CLASS, "k": self.worker_key}
+            )
             self._conn = conn
         return self._conn
 
@@ -83,11 +95,12 @@ class Presence:
     def _query(self, sql: str, key: int) -> bool:
         """One statement on the presence connection; a broken connection is dropped (and with
         it every lock this worker held) and the error raised."""
+        values = {"k": key, "c": WORKER_CLASS}
         if not self._started:  # not running as a worker (a one-off command): a passing connection
             with self.engine.connect() as conn:
-                return bool(conn.execute(sa.text(sql), {"k": key}).scalar())
+                return bool(conn.execute(sa.text(sql), values).scalar())
         try:
-            return bool(self._connect().execute(sa.text(sql), {"k": key}).scalar())
+            return bool(self._connect().execute(sa.text(sql), values).scalar())
         except Exception:
             self._drop()
             raise
@@ -125,7 +138,9 @@ class Presence:
         if not self.shared:
             return False  # one worker per SQLite store: any other key is a dead process
         # One statement: whoever gets the lock gives it back at once (a dead worker's key).
-        sql = "SELECT CASE WHEN pg_try_advisory_lock(:k) THEN NOT pg_advisory_unlock(:k) ELSE true END"
+        sql = (
+            "SELECT CASE WHEN pg_try_advisory_lock(:c, :k) THEN NOT pg_advisory_unlock(:c, :k) ELSE true END"
+        )
         with self._lock:
             return self._query(sql, worker_key)
 
@@ -143,3 +158,31 @@ class Presence:
         finally:
             with self._lock, contextlib.suppress(Exception):
                 self._query("SELECT pg_advisory_unlock(:k)", key)
+
+
+_HERE = "database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+
+
+def workers_running(engine: Engine) -> int | None:
+    """How many workers run on this store now (PostgreSQL); None on SQLite, which cannot tell."""
+    if not is_shared(engine):
+        return None
+    sql = (
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 "
+        f"AND classid = :c AND {_HERE}"
+    )
+    with engine.connect() as conn:
+        return int(conn.execute(sa.text(sql), {"c": WORKER_CLASS}).scalar() or 0)
+
+
+def role_held(engine: Engine, name: str) -> bool | None:
+    """Whether some worker holds the role now (PostgreSQL); None on SQLite."""
+    if not is_shared(engine):
+        return None
+    key = lock_key(name) & 0xFFFF_FFFF_FFFF_FFFF  # pg_locks shows the key's halves unsigned
+    sql = (
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 "
+        f"AND classid = :hi AND objid = :lo AND {_HERE}"
+    )
+    with engine.connect() as conn:
+        return bool(conn.execute(sa.text(sql), {"hi": key >> 32, "lo": key & 0xFFFF_FFFF}).scalar())

@@ -9,12 +9,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy.engine import Engine
 
+from mailbot.services.status import gather_status, status_lines
 from mailbot.store import db
-from mailbot.store.presence import Presence
+from mailbot.store.presence import Presence, role_held, workers_running
 
 ROLE = "mailbox:bot@example.test/INBOX"
 
@@ -53,8 +55,9 @@ def test_one_reader_per_mailbox_and_the_next_takes_over_when_it_stops(pg: Engine
 
 _HOLDER = """
 import sys, time
+from mailbot.services.status import gather_status, status_lines
 from mailbot.store import db
-from mailbot.store.presence import Presence
+from mailbot.store.presence import Presence, role_held, workers_running
 presence = Presence(db.make_engine(sys.argv[1]))
 presence.start()
 assert presence.hold(sys.argv[2])
@@ -106,3 +109,31 @@ def test_on_sqlite_the_only_worker_holds_everything(pg: Engine) -> None:
     presence = _started(pg)
     assert not presence.shared and presence.hold(ROLE) and presence.holds(ROLE)
     assert presence.alive(presence.worker_key) and not presence.alive(presence.worker_key + 1)
+
+
+@ON_PG
+def test_status_counts_running_workers_and_says_whether_one_reads_the_mailbox(pg: Engine) -> None:
+    db.upgrade(pg)
+    assert workers_running(pg) == 0 and role_held(pg, ROLE) is False
+    first, second = _started(pg), _started(pg)
+    try:
+        assert workers_running(pg) == 2 and role_held(pg, ROLE) is False
+        assert second.hold(ROLE)
+        report = gather_status(pg, datetime.now(UTC), ROLE)
+        assert (report.workers, report.mailbox_reader) == (2, True)
+        assert "workers: 2 running; one of them reads the mailbox" in status_lines(report)
+        second.stop()
+        report = gather_status(pg, datetime.now(UTC), ROLE)
+        assert (report.workers, report.mailbox_reader) == (1, False)
+        assert any("none reads the mailbox" in note for note in report.notes)
+    finally:
+        first.stop()
+        second.stop()
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_status_on_sqlite_does_not_guess_about_workers(pg: Engine) -> None:
+    db.upgrade(pg)
+    report = gather_status(pg, datetime.now(UTC), ROLE)
+    assert (report.workers, report.mailbox_reader) == (None, None)
+    assert not any(line.startswith("workers:") for line in status_lines(report))
