@@ -37,6 +37,7 @@ from mailbot.services.games import Games, new_salt, tag, untagged
 from mailbot.services.letters import Letter, Postman
 from mailbot.services.outbox import Thread
 from mailbot.services.sealing import box_of
+from mailbot.services.transactions import kept
 from mailbot.store.game_tables import ChainRow, Game, Report, Seat, SeatStatus, StepRow, row_id
 
 log = logging.getLogger(__name__)
@@ -366,6 +367,19 @@ class Reports:
         self.announce(session, game, title, lines, skip=owing)
 
     def ics_for(self, session: Session, game: Game, step: StepRow) -> bytes:
+        """The step's deadline as a calendar file: the same for every seat, so it is made once a
+        transaction (a tick writes it for every seat of a game; it was a quarter of a tick)."""
+        shelf = kept(session, "deadline-ics")
+        key = (row_id(game), step.key, step.deadline_at, game.title, step.title)
+        if shelf is not None and key in shelf:
+            ics: bytes = shelf[key]
+            return ics
+        ics = self._ics(session, game, step)
+        if shelf is not None:
+            shelf[key] = ics
+        return ics
+
+    def _ics(self, session: Session, game: Game, step: StepRow) -> bytes:
         # One calendar event per step key, not per attempt: a step reopened by ROLLBACK is the
         # same deadline moved, so the players' calendar entry moves instead of doubling.
         return deadline_ics(
