@@ -13,7 +13,8 @@
    that the store adds.
 
 The reports' map pictures (``reports.map_of``: SVG drawn, then PNG) are timed apart and the
-hour is also printed without them.
+hour is also printed without them, next to the raw reference for them: cairosvg converting
+the same SVGs to PNG (what every picture cost before ``render.maps.raster``).
 
 Target (issue 12): an hour through the store under 50 ms.
 Run: ``.venv/bin/python bench/flattop_hour.py [--hours N]``; last line
@@ -41,6 +42,7 @@ from mailbot.app import Bot
 from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line
 from mailbot.games.registry import find_game
+from mailbot.render.maps import PNG_WIDTH
 from mailbot.services import reports
 from mailbot.services.games import Games, GameSetup
 from mailbot.settings import BotSettings, Settings, StoreSettings
@@ -92,15 +94,19 @@ class MapTimer:
 
     def __init__(self) -> None:
         self.seconds = 0.0
+        self.svgs: list[str] = []
         self._real = reports.map_of
 
     def __enter__(self) -> MapTimer:
         def timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             try:
-                return self._real(*args, **kwargs)
+                drawn = self._real(*args, **kwargs)
             finally:
                 self.seconds += time.perf_counter() - started
+            if drawn is not None:
+                self.svgs.append(drawn[1])
+            return drawn
 
         reports.map_of = timed  # type: ignore[assignment]
         return self
@@ -154,6 +160,18 @@ def in_process(snapshot: dict[str, Any], hours: int, round_trip: bool) -> list[f
     return times
 
 
+def cairosvg_ms(svgs: list[str], sample: int = 12) -> float:
+    """The raw reference: median ms for cairosvg to make the PNG of one of these SVGs."""
+    import cairosvg
+
+    times = []
+    for svg in svgs[-sample:]:
+        started = time.perf_counter()
+        cairosvg.svg2png(bytestring=svg.encode("utf-8"), output_width=PNG_WIDTH)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
 def main(hours: int) -> None:
     logging.basicConfig(level=logging.WARNING)
     with tempfile.TemporaryDirectory() as tmp:
@@ -165,6 +183,8 @@ def main(hours: int) -> None:
             hours_timed = through_store(bot, clock, game_id, hours, maps)
         store = [total for total, _ in hours_timed]
         no_maps = [total - drawing for total, drawing in hours_timed]
+        per_hour = len(maps.svgs) / max(len(store) + 1, 1)  # the opening letters have maps too
+        reference = cairosvg_ms(maps.svgs) * per_hour
         bare = in_process(snapshot, len(store), round_trip=False)
         trip = in_process(snapshot, len(store), round_trip=True)
         bot.engine.dispose()
@@ -174,6 +194,9 @@ def main(hours: int) -> None:
     print(f"{len(store)} game hours of Flat Top (Coral Sea), medians per hour:")
     print(f"  through the store (tick: load, resolve, save, next step, reports): {ms['store']:.1f} ms")
     print(f"    the same without drawing the reports' map pictures:             {ms['no_maps']:.1f} ms")
+    pictures = ms["store"] - ms["no_maps"]
+    print(f"    of which the map pictures (SVG and PNG):                        {pictures:.1f} ms")
+    print(f"    raw reference, cairosvg making the PNGs of the same SVGs:       {reference:.1f} ms")
     print(f"  in process, resolve only:                                         {ms['bare']:.1f} ms")
     print(f"  in process, resolve + state dump/JSON/load:                       {ms['trip']:.1f} ms")
     print(

@@ -12,8 +12,11 @@ Turn ``n`` is the game hour ``scenario.start.plus(n - 1)`` (reference A.2).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from mailbot.core.dice import Dice
@@ -60,7 +63,18 @@ class Rules:
 
 
 def build_rules(scenario_data: Mapping[str, Any], tables: Mapping[str, Any]) -> Rules:
-    """GameError if the scenario or a table is broken (they ship with the code or the group's data)."""
+    """GameError if the scenario or a table is broken (they ship with the code or the group's data).
+
+    Every saved state carries its raw data, and parsing it was nine tenths of loading a state.
+    The same data gives the same Rules (immutable), so they are kept by the data's content
+    (:class:`RulesKey`): a state saved from another game of the same scenario, or by another
+    process, loads without parsing it again, and data that differs in any way is parsed anew.
+    """
+    key = RulesKey.of(scenario_data, tables)
+    return parse_rules(scenario_data, tables) if key is None else _kept_rules(key)
+
+
+def parse_rules(scenario_data: Mapping[str, Any], tables: Mapping[str, Any]) -> Rules:
     try:
         return Rules(
             scenario=require_scenario(scenario_data, tables),
@@ -77,6 +91,33 @@ def build_rules(scenario_data: Mapping[str, Any], tables: Mapping[str, Any]) -> 
         )
     except KeyError as exc:
         raise GameError(f"Flat Top data lacks the table {exc}") from exc
+
+
+@dataclass(frozen=True)
+class RulesKey:
+    """Raw scenario data and tables, equal and hashed by the digest of their canonical JSON."""
+
+    digest: bytes
+    scenario_data: Mapping[str, Any] = field(compare=False, repr=False)
+    tables: Mapping[str, Any] = field(compare=False, repr=False)
+
+    @classmethod
+    def of(cls, scenario_data: Mapping[str, Any], tables: Mapping[str, Any]) -> RulesKey | None:
+        """None for data that has no canonical JSON (it is then parsed every time)."""
+        try:
+            text = json.dumps([scenario_data, tables], sort_keys=True, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError):
+            return None
+        return cls(hashlib.sha256(text.encode("utf-8")).digest(), scenario_data, tables)
+
+
+#: distinct scenario data kept parsed (a server runs a handful of scenarios; each Rules is small)
+RULES_KEPT = 16
+
+
+@lru_cache(maxsize=RULES_KEPT)
+def _kept_rules(key: RulesKey) -> Rules:
+    return parse_rules(key.scenario_data, key.tables)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event
@@ -14,6 +15,7 @@ from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.landing import roll_landing
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.map.towing import in_tow
+from mailbot.games.flattop.map.weather import coverage_of
 from mailbot.games.flattop.observation.observe import Spotting, Target, Visibility, af_target, tf_target
 from mailbot.games.flattop.orders.types import FtOrder, Jettison
 from mailbot.games.flattop.state import FlatTopState
@@ -90,8 +92,7 @@ class Turn:
 
     def sky(self) -> Visibility:
         st = self.state
-        coverage = st.weather.coverage(st.rules.weather.cloud_radius)
-        return Visibility.from_coverage(coverage, night=st.scenario.is_night(st.time))
+        return visibility(st.weather.centres, st.rules.weather.cloud_radius, st.scenario.is_night(st.time))
 
     def targets(self) -> tuple[Target, ...]:
         """Every TF and every AF on the map, as observation may see them (referee snapshot)."""
@@ -185,3 +186,9 @@ def _touch_down(turn: Turn, side: Side, formation: AirFormation, place: str) -> 
     lost = f": {result.lost} air factor(s) lost in the landing" if result.lost else ""
     night = " at night" if where.night else ""
     turn.tell(side, "landed", f"AF{formation.number} landed at {place}{night}{lost}")
+
+
+@lru_cache(maxsize=32)
+def visibility(centres: tuple[Hex, ...], radius: int, night: bool) -> Visibility:
+    """The sky of the markers at ``centres``: every phase of an hour asks for it, it changes with them."""
+    return Visibility.from_coverage(coverage_of(centres, radius), night=night)

@@ -335,16 +335,47 @@ _SCALARS: tuple[type, ...] = (bool, int, float, str)
 
 def dump(value: Any) -> Any:
     """Plain JSON data for a unit (or any value built of them)."""
-    if isinstance(value, Hex):
-        return value.as_list()
-    if isinstance(value, Enum):
-        return value.value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: dump(getattr(value, name)) for name in _init_names(type(value))}
-    if isinstance(value, tuple | list | frozenset):
-        return [dump(item) for item in value]
-    if isinstance(value, Mapping):
-        return {str(key): dump(item) for key, item in value.items()}
+    kind = type(value)
+    if kind in _PLAIN:  # most of a state's leaves
+        return value
+    return _dumper(kind)(value)  # type: ignore[arg-type]  # a class is hashable; mypy cannot see it for type[Any]
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+# How to dump a value is decided by its class alone, once per class: asking isinstance,
+# is_dataclass and the Mapping ABC of each of a state's ~80,000 values made saving it slow.
+@cache
+def _dumper(kind: type) -> Callable[[Any], Any]:
+    """:func:`dump` for values of ``kind`` (the order of the tests matters: a Hex is a dataclass)."""
+    if issubclass(kind, Hex):
+        return Hex.as_list
+    if issubclass(kind, Enum):
+        return _enum_value
+    if dataclasses.is_dataclass(kind):
+        names = _init_names(kind)
+        return lambda value: {name: dump(getattr(value, name)) for name in names}
+    if issubclass(kind, tuple | list | frozenset):
+        return _dump_items
+    if issubclass(kind, Mapping):
+        return _dump_mapping
+    return _same
+
+
+def _enum_value(value: Enum) -> Any:
+    return value.value
+
+
+def _dump_items(value: tuple[Any, ...] | list[Any] | frozenset[Any]) -> list[Any]:
+    return [dump(item) for item in value]
+
+
+def _dump_mapping(value: Mapping[Any, Any]) -> dict[str, Any]:
+    return {str(key): dump(item) for key, item in value.items()}
+
+
+def _same(value: Any) -> Any:
     return value
 
 

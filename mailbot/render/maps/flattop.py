@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import Any
 
 import drawsvg as dw
@@ -92,7 +93,21 @@ class Board:
         return [Hex(c, r) for c in range(c0, c1 + 1) for r in range(r0, r1 + 1)]
 
     def outline(self, hexes: Iterable[Hex]) -> str:
-        return "".join(cv.polygon(cv.hexagon(*self.centre(h), self.size)) for h in hexes)
+        return "".join(hex_outline(self, h) for h in hexes)
+
+
+# The outlines are pure functions of immutable inputs, and the same board comes back every hour
+# (bounds follow a side's units): kept, they cost a lookup instead of trigonometry and rounding
+# per corner, which was most of drawing a map. Keyed by value, so nothing of one map reaches another.
+@lru_cache(maxsize=32)
+def grid_outline(board: Board) -> str:
+    """Every hex of the board: the grid's one path (a few thousand hexes on a whole-sea map)."""
+    return board.outline(board.hexes())
+
+
+@lru_cache(maxsize=8192)
+def hex_outline(board: Board, h: Hex) -> str:
+    return cv.polygon(cv.hexagon(*board.centre(h), board.size))
 
 
 def board_for(bounds: Sequence[int]) -> Board:
@@ -203,16 +218,17 @@ class Map:
     def _sea(self, d: dw.Drawing) -> None:
         b = self.board
         d.append(dw.Rectangle(num(b.left), num(b.top), num(b.width), num(b.height), fill=SEA))
-        d.append(dw.Path(b.outline(b.hexes()), fill="none", stroke=GRID, stroke_width=0.6, class_="grid"))
+        d.append(dw.Path(grid_outline(b), fill="none", stroke=GRID, stroke_width=0.6, class_="grid"))
 
+    @cached_property
     def covered(self) -> list[Hex]:
         radius = int(self.model["cloud_radius"])
         hexes = {h for cloud in self.model["clouds"] for h in within(self.at(str(cloud)), radius)}
         return sorted(h for h in hexes if self.board.inside(h))
 
     def _weather(self, d: dw.Drawing) -> None:
-        clouds = self.covered()
-        storms = sorted({self.at(str(s)) for s in self.model["storms"]} & set(self.board.hexes()))
+        clouds = self.covered
+        storms = sorted(h for h in {self.at(str(s)) for s in self.model["storms"]} if self.board.inside(h))
         if clouds:
             d.append(dw.Path(self.board.outline(clouds), fill=CLOUD, fill_opacity=0.8, class_="clouds"))
         if storms:
@@ -336,7 +352,7 @@ class Map:
             entries.append(Entry(path_symbol(SEARCH, dashed=True), "Search path, this hour"))
         if self.model["strikes"]:
             entries.append(Entry(path_symbol(STRIKE, dashed=False), "Strike path, this hour"))
-        if self.covered():
+        if self.covered:
             entries.append(Entry(swatch(CLOUD), "Clouds"))
         if self.model["storms"]:
             entries.append(Entry(swatch(STORM), "Storm"))

@@ -46,6 +46,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
+from functools import lru_cache
 from types import MappingProxyType
 
 
@@ -127,8 +128,13 @@ def neighbours(h: Hex) -> tuple[Hex, ...]:
 
 def within(center: Hex, radius: int) -> Iterator[Hex]:
     """Every hex at distance 0..radius, nearest first, clockwise from north in each ring."""
-    for ring_radius in range(max(radius, -1) + 1):
-        yield from ring(center, ring_radius)
+    return iter(disc(center, radius))
+
+
+@lru_cache(maxsize=1024)
+def disc(center: Hex, radius: int) -> tuple[Hex, ...]:
+    """:func:`within` as a tuple, kept: cloud cover and the maps ask for the same few discs every hour."""
+    return tuple(h for ring_radius in range(max(radius, -1) + 1) for h in ring(center, ring_radius))
 
 
 def ring(center: Hex, radius: int) -> Iterator[Hex]:
@@ -262,6 +268,12 @@ class Layout:
 
     sectors: tuple[Sector, ...]
     _by_numeral: Mapping[int, Sector] = field(init=False, repr=False, compare=False)
+    # Answers about single hexes, remembered as they are asked: pure functions of the (immutable)
+    # sections, asked thousands of times an hour (every hex id written, every on-board test).
+    _owners: dict[Hex, tuple[Sector, ...]] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
+    _ids: dict[Hex, str] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_numeral", MappingProxyType({s.numeral: s for s in self.sectors}))
@@ -271,10 +283,13 @@ class Layout:
 
     def sectors_of(self, h: Hex) -> tuple[Sector, ...]:
         """The sections ``h`` is printed on: none (off the map), one, or more (shared)."""
-        return tuple(s for s in self.sectors if s.contains(h))
+        owners = self._owners.get(h)
+        if owners is None:
+            owners = self._owners[h] = tuple(s for s in self.sectors if s.contains(h))
+        return owners
 
     def on_board(self, h: Hex) -> bool:
-        return any(s.contains(h) for s in self.sectors)
+        return bool(self.sectors_of(h))
 
     def is_shared(self, h: Hex) -> bool:
         """True for the half hexes on a section boundary (seed 003, 6.4.1)."""
@@ -345,8 +360,11 @@ def parse_hex_id(text: str, layout: Layout = STANDARD_LAYOUT) -> Hex | None:
 
 def hex_id(h: Hex, layout: Layout = STANDARD_LAYOUT) -> str:
     """The canonical ID of ``h`` (shared hexes: southern, then eastern section); ``?col,row`` off board."""
-    sector = layout.home_sector(h)
-    return sector.label(h) if sector is not None else f"?{h.col},{h.row}"
+    known = layout._ids.get(h)
+    if known is None:
+        sector = layout.home_sector(h)
+        known = layout._ids[h] = sector.label(h) if sector is not None else f"?{h.col},{h.row}"
+    return known
 
 
 def hex_ids(h: Hex, layout: Layout = STANDARD_LAYOUT) -> tuple[str, ...]:
@@ -360,6 +378,15 @@ class HexMap:
 
     layout: Layout
     terrain: Mapping[Hex, Terrain] = field(default_factory=dict)
+    _terrain_hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Hashable by content (the terrain is never changed after the board is read), so what is
+        # worked out from a board alone can be kept per board (observe.coastwatcher_net).
+        object.__setattr__(self, "_terrain_hash", hash(frozenset(self.terrain.items())))
+
+    def __hash__(self) -> int:
+        return hash((self.layout, self._terrain_hash))
 
     def terrain_of(self, h: Hex) -> Terrain:
         return self.terrain.get(h, Terrain.SEA)

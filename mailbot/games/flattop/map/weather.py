@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from mailbot.core.dice import Dice
@@ -72,13 +74,29 @@ class Weather:
     def wind(self, sector: int) -> Direction:
         return next(w.direction for w in self.winds if w.sector == sector)
 
-    def coverage(self, radius: int) -> dict[Hex, int]:
-        """How many markers cover each covered hex (standard 6.5)."""
-        counts: dict[Hex, int] = {}
-        for cloud in self.clouds:
-            for h in within(cloud.hex, radius):
-                counts[h] = counts.get(h, 0) + 1
-        return counts
+    @property
+    def centres(self) -> tuple[Hex, ...]:
+        """Where the markers stand: all that decides the cover (:func:`coverage_of`)."""
+        return tuple(c.hex for c in self.clouds)
+
+    def coverage(self, radius: int) -> Mapping[Hex, int]:
+        """How many markers cover each covered hex (standard 6.5); read-only, shared."""
+        return coverage_of(self.centres, radius)
+
+
+# The cover is asked for many times an hour (observation, search, flight, the reports) and
+# changes only when a marker moves; kept by the markers' places, it is counted once.
+COVERS_KEPT = 32
+
+
+@lru_cache(maxsize=COVERS_KEPT)
+def coverage_of(centres: tuple[Hex, ...], radius: int) -> Mapping[Hex, int]:
+    """How many of the markers at ``centres`` cover each hex within ``radius`` of one."""
+    counts: dict[Hex, int] = {}
+    for centre in centres:
+        for h in within(centre, radius):
+            counts[h] = counts.get(h, 0) + 1
+    return MappingProxyType(counts)
 
 
 @dataclass(frozen=True)
@@ -321,9 +339,15 @@ def _covers(center: Hex, h: Hex, radius: int) -> bool:
 
 def cloud_hexes(weather: Weather, rules: WeatherRules) -> frozenset[Hex]:
     """Hexes under any cloud, storms included."""
-    return frozenset(weather.coverage(rules.cloud_radius))
+    return _covered(weather.centres, rules.cloud_radius, 1)
 
 
 def storm_hexes(weather: Weather, rules: WeatherRules) -> frozenset[Hex]:
-    counts = weather.coverage(rules.cloud_radius)
-    return frozenset(h for h, n in counts.items() if n >= rules.storm_overlap)
+    """Hexes where markers overlap (standard 6.5)."""
+    return _covered(weather.centres, rules.cloud_radius, rules.storm_overlap)
+
+
+@lru_cache(maxsize=COVERS_KEPT)
+def _covered(centres: tuple[Hex, ...], radius: int, markers: int) -> frozenset[Hex]:
+    """The hexes covered by at least ``markers`` markers."""
+    return frozenset(h for h, n in coverage_of(centres, radius).items() if n >= markers)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from mailbot.errors import GameError
@@ -348,9 +350,20 @@ def coastwatcher_net(
     """Seed 003, 7.9.6: watchers sit "only in coastal (sea/land) hexes of their assigned
     islands" and see "anything in these hexes (except of course enemy bases) and in
     adjacent all-sea and all-land hexes"; New Guinea is the special case."""
+    normal, special = watched_hexes(side, hexmap, tuple(islands), coastwatchers)
+    enemy_bases = frozenset(b.hex for b in bases if b.side is not side and b.hex is not None)
+    return CoastwatcherNet(side, hexmap, _without(normal, enemy_bases), _without(special, enemy_bases))
+
+
+# The watched hexes follow from the scenario alone (board, islands, watchers), yet were worked
+# out again for each side every hour: kept per scenario, only the enemy bases are taken out each time.
+@lru_cache(maxsize=16)
+def watched_hexes(
+    side: Side, hexmap: HexMap, islands: tuple[Island, ...], coastwatchers: Coastwatchers
+) -> tuple[Mapping[Hex, str], Mapping[Hex, str]]:
+    """(normal, special) of :class:`CoastwatcherNet` before enemy bases are taken out; read-only."""
     names = coastwatchers.islands(side)
     watched = [i for i in islands if any(i.answers_to(n) for n in names)]
-    enemy_bases = frozenset(b.hex for b in bases if b.side is not side and b.hex is not None)
     normal: dict[Hex, str] = {}
     special: dict[Hex, str] = {}
     for island in sorted(watched, key=lambda i: i.name):
@@ -360,7 +373,7 @@ def coastwatcher_net(
         if island.answers_to(coastwatchers.zone_island):
             for h in sorted(_interior(side, island, hexmap, coastwatchers.japanese_zone)):
                 special.setdefault(h, island.name)
-    return CoastwatcherNet(side, hexmap, _without(normal, enemy_bases), _without(special, enemy_bases))
+    return MappingProxyType(normal), MappingProxyType(special)
 
 
 def _posts(side: Side, island: Island, hexmap: HexMap, cw: Coastwatchers) -> set[Hex]:
@@ -381,8 +394,10 @@ def _interior(side: Side, island: Island, hexmap: HexMap, zone: frozenset[Hex]) 
     return {h for h in land if (h in zone) is inside}
 
 
-def _without(hexes: Mapping[Hex, str], excluded: frozenset[Hex]) -> dict[Hex, str]:
-    return {h: name for h, name in hexes.items() if h not in excluded}
+def _without(hexes: Mapping[Hex, str], excluded: frozenset[Hex]) -> Mapping[Hex, str]:
+    if not any(h in hexes for h in excluded):  # the usual case: no enemy base is watched
+        return hexes
+    return MappingProxyType({h: name for h, name in hexes.items() if h not in excluded})
 
 
 def coastwatcher_condition(

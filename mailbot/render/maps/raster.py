@@ -1,0 +1,315 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A map's SVG painted with cairo directly: the small part of SVG the drawers write, quickly.
+
+cairosvg reads any SVG and pays for that in Python: a Coral Sea map took 50-65 ms to convert,
+most of it spent reading the hex grid's path one point at a time. The drawers (``flattop``,
+``saltntar``) write only ``rect``, ``circle``, ``path`` (absolute M, L, H, V, Z), ``text``
+without ``tspan``, ``g`` and ``title``, in flat ``#rgb`` colours with opacities, dashes,
+joins and caps (:mod:`.svgsubset`). :func:`render` paints exactly that with the cairo calls
+cairosvg makes for it (the same scale and clip, text filled as glyphs and stroked as outlines
+letter by letter, ink-box anchoring, miter limit 4, a group's opacity through an intermediate
+group) and answers None for an SVG with anything more in it: the caller then asks cairosvg, so
+a new drawing feature is never lost, only slower until it is taught here.
+``tests/render/test_map_raster.py`` compares the two pictures pixel by pixel.
+
+A long path (the hex grid, the cloud cover) is painted once into a layer kept by content
+(:func:`layer`, a small LRU): the next hour's map, which has the same grid, composites it in
+well under a millisecond. The key holds everything that decides the layer's pixels (the path,
+its paint, the transformation and the size), so a layer shows nothing its key does not say.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Mapping
+from functools import lru_cache, partial
+from typing import Any
+
+import cairocffi as cairo  # type: ignore[import-untyped]
+
+from mailbot.render.maps import pngfile
+from mailbot.render.maps.svgsubset import INHERITED, NS, NUMBER, colour, supported, words
+
+_NUMBER = re.compile(NUMBER)
+_TOKEN = re.compile(rf"[MLHVZ]|{NUMBER}")
+
+#: a path of this many characters or more is painted through a cached layer (the grid, clouds)
+LAYER_MIN = 4000
+#: layers kept: a map uses two (grid and clouds); each is width x height x 4 bytes (1.4 MB at 640 px)
+LAYERS = 8
+SVG_MITER_LIMIT = 4.0  # SVG's default; cairo's own is 10
+SVG_FONT_SIZE = 16.0  # "12pt", SVG's default, for a text without font-size
+
+
+def render(svg: str, width: int) -> bytes | None:
+    """The PNG of ``svg`` ``width`` pixels wide; None if ``svg`` is more than :mod:`.svgsubset` allows."""
+    root = ET.fromstring(svg)
+    if not supported(root):
+        return None
+    surface, context = sheet(root, width)
+    Painter(context, (surface.get_width(), surface.get_height())).node(root, {})
+    return pngfile.encode(surface)
+
+
+def sheet(root: ET.Element, width: int) -> tuple[Any, Any]:
+    """The surface and its context, set up exactly as cairosvg sets them up.
+
+    The height in pixels is the drawing's, scaled and rounded (half to even: cairosvg uses
+    Python's ``round`` too); the drawing is clipped to the unrounded height and scaled by the
+    smaller of the two ratios (its viewBox "meets" the sheet), centred. That ratio can differ
+    from ``width / svg width`` in the last bits, and the last bits decide where a glyph's edge
+    falls, so they are worked out the same way.
+    """
+    svg_width, svg_height = float(root.get("width", "0")), float(root.get("height", "0"))
+    box = [float(v) for v in root.get("viewBox", f"0 0 {svg_width} {svg_height}").split()]
+    pixels_wide, pixels_high = float(width), svg_height * (width / svg_width)
+    surface = cairo.ImageSurface(cairo.FORMAT_ARGB32, round(pixels_wide), round(pixels_high))
+    context = cairo.Context(surface)
+    context.rectangle(0, 0, pixels_wide, pixels_high)
+    context.clip()
+    scale = min(pixels_wide / box[2], pixels_high / box[3])
+    context.scale(scale, scale)
+    context.translate((pixels_wide / scale - box[2]) / 2, (pixels_high / scale - box[3]) / 2)
+    return surface, context
+
+
+# --- painting ------------------------------------------------------------------------------------
+
+
+def trace(context: Any, d: str) -> None:
+    """Add the path ``d`` (absolute M, L, H, V, Z; what :func:`supported` lets through) to ``context``."""
+    move, line, close = _path_calls(context)
+    tokens = _TOKEN.findall(d)
+    command, at, end = "", 0, len(tokens)
+    while at < end:
+        token = tokens[at]
+        if token.isalpha():
+            command, at = token, at + 1
+            if token == "Z":
+                close()
+            continue
+        if command in "HV":
+            x, y = context.get_current_point()
+            line(*((float(token), y) if command == "H" else (x, float(token))))
+            at += 1
+        elif at + 1 < end and not tokens[at + 1].isalpha():
+            (move if command == "M" else line)(float(token), float(tokens[at + 1]))
+            at += 2
+            command = "L" if command == "M" else command  # further pairs after a moveto are linetos
+        else:
+            at += 1  # a lone number is dropped, as cairosvg drops it
+
+
+def _path_calls(context: Any) -> tuple[Callable[..., Any], Callable[..., Any], Callable[[], Any]]:
+    """cairo's move_to, line_to and close_path on ``context``.
+
+    Straight through cffi where cairocffi shows its C pointer (``_pointer``, which it documents
+    for use with other cffi libraries): a grid has thousands of points, and each wrapped call
+    also asks the context's status, which halves the speed. cairo keeps an error in the
+    context, so the status checked at the next fill or stroke still reports it.
+    """
+    pointer, lib = getattr(context, "_pointer", None), getattr(cairo, "cairo", None)
+    if pointer is None or lib is None:
+        return context.move_to, context.line_to, context.close_path
+    return (
+        partial(lib.cairo_move_to, pointer),
+        partial(lib.cairo_line_to, pointer),
+        partial(lib.cairo_close_path, pointer),
+    )
+
+
+def pen(context: Any, style: Mapping[str, str]) -> None:
+    """Line width, joins, caps, miter limit and dashes as SVG defines them."""
+    context.set_line_width(float(style.get("stroke-width", "1")))
+    join = style.get("stroke-linejoin", "miter")
+    context.set_line_join({"round": cairo.LINE_JOIN_ROUND, "bevel": cairo.LINE_JOIN_BEVEL}.get(join, 0))
+    cap = style.get("stroke-linecap", "butt")
+    context.set_line_cap({"round": cairo.LINE_CAP_ROUND, "square": cairo.LINE_CAP_SQUARE}.get(cap, 0))
+    context.set_miter_limit(SVG_MITER_LIMIT)
+    dashes = [float(v) for v in _NUMBER.findall(style.get("stroke-dasharray", ""))]
+    if sum(dashes) > 0:
+        context.set_dash(dashes, 0)
+
+
+class Painter:
+    """Paints the elements :func:`supported` allows onto a cairo context, in document order."""
+
+    def __init__(self, context: Any, size: tuple[int, int]) -> None:
+        self.context = context
+        self.size = size  # the surface in pixels: a layer's size
+        #: a letter's advance by font and letter (the scale does not change while painting)
+        self.advances: dict[tuple[str, bool, float, str], float] = {}
+
+    def node(self, node: ET.Element, inherited: Mapping[str, str]) -> None:
+        tag = node.tag.removeprefix(NS)
+        if tag in ("title", "defs"):
+            return
+        style = {**inherited, **{k: v for k, v in node.attrib.items() if k in INHERITED}}
+        opacity = float(node.get("opacity", "1"))
+        if tag in ("svg", "g"):
+            self.group(node, style, opacity)
+        else:
+            SHAPES[tag](self, node, style, opacity)
+
+    def group(self, node: ET.Element, style: Mapping[str, str], opacity: float) -> None:
+        # A group's opacity applies to the group as a whole, not to each thing in it.
+        apart = opacity < 1 and len(node) > 0
+        if apart:
+            self.context.push_group()
+        for child in node:
+            self.node(child, style)
+        if apart:
+            self.context.pop_group_to_source()
+            self.context.paint_with_alpha(opacity)
+
+    def paint(self, style: Mapping[str, str], opacity: float) -> None:
+        """Fill, then stroke, the current path; a leaf's opacity multiplies both."""
+        context = self.context
+        fill = colour(style.get("fill", "#000000"))
+        if fill is not None:
+            context.set_source_rgba(*fill, float(style.get("fill-opacity", "1")) * opacity)
+            context.fill_preserve()
+        self.stroke(style, opacity)
+        context.new_path()
+
+    def stroke(self, style: Mapping[str, str], opacity: float) -> None:
+        stroke = colour(style.get("stroke"))
+        if stroke is None or float(style.get("stroke-width", "1")) <= 0:
+            return
+        self.context.save()
+        pen(self.context, style)
+        self.context.set_source_rgba(*stroke, float(style.get("stroke-opacity", "1")) * opacity)
+        self.context.stroke_preserve()
+        self.context.restore()
+
+    def rect(self, node: ET.Element, style: Mapping[str, str], opacity: float) -> None:
+        width, height = _number(node, "width"), _number(node, "height")
+        if width and height:  # SVG draws no empty rectangle
+            self.context.rectangle(_number(node, "x"), _number(node, "y"), width, height)
+            self.paint(style, opacity)
+
+    def circle(self, node: ET.Element, style: Mapping[str, str], opacity: float) -> None:
+        radius = _number(node, "r")
+        if radius:
+            self.context.new_sub_path()
+            self.context.arc(_number(node, "cx"), _number(node, "cy"), radius, 0, 2 * math.pi)
+            self.context.close_path()
+            self.paint(style, opacity)
+
+    def path(self, node: ET.Element, style: Mapping[str, str], opacity: float) -> None:
+        d = node.get("d", "")
+        if len(d) >= LAYER_MIN:
+            self.layered(d, style, opacity)
+            return
+        trace(self.context, d)
+        self.paint(style, opacity)
+
+    def layered(self, d: str, style: Mapping[str, str], opacity: float) -> None:
+        """Composite the path from :func:`layer`: the same pixels as painting it here."""
+        matrix = tuple(self.context.get_matrix().as_tuple())
+        paint = tuple(sorted(style.items()))
+        pixels = layer(d, paint, opacity, matrix, self.size)
+        width, height = self.size
+        image = cairo.ImageSurface.create_for_data(bytearray(pixels), cairo.FORMAT_ARGB32, width, height)
+        self.context.save()
+        self.context.identity_matrix()
+        self.context.set_source_surface(image, 0, 0)
+        self.context.paint()
+        self.context.restore()
+
+    def text(self, node: ET.Element, style: Mapping[str, str], opacity: float) -> None:
+        content = words(node.text)
+        if not content:
+            return
+        context = self.context
+        family = style.get("font-family", "sans-serif").split(",")[0].strip("\"' ")
+        bold = style.get("font-weight") == "bold"
+        size = float(style.get("font-size", SVG_FONT_SIZE))
+        context.select_font_face(family, cairo.FONT_SLANT_NORMAL, int(bold))  # FONT_WEIGHT_BOLD is 1
+        context.set_font_size(size)
+        # cairosvg anchors by the ink box (bearing and width), not by the advance
+        x_bearing, _, width, _, _, _ = context.text_extents(content)
+        shift = {"middle": -(width / 2 + x_bearing), "end": -(width + x_bearing)}
+        anchor = shift.get(style.get("text-anchor", "start"), 0.0)
+        letters = self.letters(content, _number(node, "x"), (family, bold, size))
+        y = _number(node, "y")
+        fill = colour(style.get("fill", "#000000"))
+        if fill is not None:
+            context.set_source_rgba(*fill, float(style.get("fill-opacity", "1")) * opacity)
+            self.each_letter(letters, y, anchor, "cairo_show_text")
+        context.new_path()
+        if colour(style.get("stroke")) is not None:
+            self.each_letter(letters, y, anchor, "cairo_text_path")
+            self.stroke(style, opacity)
+            context.new_path()
+
+    def letters(self, content: str, x: float, font: tuple[str, bool, float]) -> list[tuple[float, bytes]]:
+        """Each letter (UTF-8) where cairosvg puts it: after the one before, by its advance."""
+        placed = []
+        for letter in content:
+            placed.append((x, letter.encode("utf-8")))
+            key = (*font, letter)
+            advance = self.advances.get(key)
+            if advance is None:
+                advance = self.advances[key] = float(self.context.text_extents(letter)[4])
+            x += advance
+        return placed
+
+    def each_letter(self, letters: list[tuple[float, bytes]], y: float, anchor: float, call: str) -> None:
+        """Show (or outline) the letters one by one, as cairosvg does.
+
+        It moves to each letter, then by the anchor's shift; cairo keeps the current point in
+        1/256 pixel, so those two roundings decide on which side of a pixel a glyph's edge
+        falls, and drawing the whole string at once would differ by a pixel here and there.
+        """
+        pointer, lib = getattr(self.context, "_pointer", None), getattr(cairo, "cairo", None)
+        if pointer is None or lib is None:  # cairocffi without its C pointer: the wrapped calls
+            draw = self.context.show_text if call == "cairo_show_text" else self.context.text_path
+            for x, letter in letters:
+                self.context.move_to(x, y)
+                self.context.rel_move_to(anchor, 0)
+                if not letter.isspace():
+                    draw(letter.decode("utf-8"))
+            return
+        move, shift, draw = lib.cairo_move_to, lib.cairo_rel_move_to, getattr(lib, call)
+        for x, letter in letters:
+            move(pointer, x, y)
+            shift(pointer, anchor, 0.0)
+            if not letter.isspace():
+                draw(pointer, letter)
+
+
+def _number(node: ET.Element, name: str) -> float:
+    return float(node.get(name, "0"))
+
+
+Shape = Callable[[Painter, ET.Element, Mapping[str, str], float], None]
+SHAPES: Mapping[str, Shape] = {
+    "rect": Painter.rect,
+    "circle": Painter.circle,
+    "path": Painter.path,
+    "text": Painter.text,
+}
+
+
+@lru_cache(maxsize=LAYERS)
+def layer(
+    d: str,
+    paint: tuple[tuple[str, str], ...],
+    opacity: float,
+    matrix: tuple[float, ...],
+    size: tuple[int, int],
+) -> bytes:
+    """The pixels (ARGB32) of path ``d`` painted alone on a clear sheet of ``size``.
+
+    Immutable bytes, shared by every map that has the same path at the same place and size.
+    """
+    surface = cairo.ImageSurface(cairo.FORMAT_ARGB32, *size)
+    context = cairo.Context(surface)
+    context.set_matrix(cairo.Matrix(*matrix))
+    trace(context, d)
+    Painter(context, size).paint(dict(paint), opacity)
+    surface.flush()
+    return bytes(surface.get_data())

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The part of SVG that :mod:`.raster` paints: which elements, attributes and values, and how
+a colour and a text's characters are read.
+
+An SVG with anything else in it is not painted by :mod:`.raster` but by cairosvg, so this list
+may only grow together with the painter (and ``tests/render/test_map_raster.py``).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+
+NS = "{http://www.w3.org/2000/svg}"
+#: presentation attributes the painter reads; they pass from a group to what it holds
+INHERITED = frozenset(
+    {
+        "fill",
+        "fill-opacity",
+        "stroke",
+        "stroke-width",
+        "stroke-opacity",
+        "stroke-dasharray",
+        "stroke-linejoin",
+        "stroke-linecap",
+        "font-family",
+        "font-size",
+        "font-weight",
+        "text-anchor",
+    }
+)
+#: each element and the attributes of its own the painter understands (besides INHERITED,
+#: ``opacity``, ``class``, ``id`` and ``data-*``, which mean nothing to pixels)
+OWN: Mapping[str, frozenset[str]] = {
+    "svg": frozenset({"width", "height", "viewBox"}),
+    "defs": frozenset(),
+    "g": frozenset(),
+    "title": frozenset(),
+    "rect": frozenset({"x", "y", "width", "height"}),
+    "circle": frozenset({"cx", "cy", "r"}),
+    "path": frozenset({"d"}),
+    "text": frozenset({"x", "y"}),
+}
+CHOICES: Mapping[str, frozenset[str]] = {
+    "stroke-linejoin": frozenset({"miter", "round", "bevel"}),
+    "stroke-linecap": frozenset({"butt", "round", "square"}),
+    "font-weight": frozenset({"normal", "bold"}),
+    "text-anchor": frozenset({"start", "middle", "end"}),
+}
+PAINTS = frozenset({"fill", "stroke"})
+NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_ONE_NUMBER = re.compile(NUMBER + r"\Z")
+_COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}\Z")
+_DASHES = re.compile(rf"(?:{NUMBER})(?:[ ,]+{NUMBER})*\Z")
+_PATH = re.compile(r"[MLHVZ0-9eE.,+\- \n\t]*\Z")
+
+
+def supported(root: ET.Element) -> bool:
+    """True when every element and attribute of ``root`` is one :mod:`.raster` paints as cairosvg would."""
+    if root.tag != f"{NS}svg" or not _plain_viewbox(root):
+        return False
+    return all(_known(element, element is root) for element in root.iter())
+
+
+def _plain_viewbox(root: ET.Element) -> bool:
+    """A viewBox of ``0 0 width height`` (or none): the picture is only scaled."""
+    width, height = root.get("width", ""), root.get("height", "")
+    if not (_ONE_NUMBER.match(width) and _ONE_NUMBER.match(height)) or min(float(width), float(height)) <= 0:
+        return False
+    box = root.get("viewBox")
+    return box is None or [float(v) for v in box.split()] == [0.0, 0.0, float(width), float(height)]
+
+
+def _known(element: ET.Element, is_root: bool) -> bool:
+    tag = element.tag.removeprefix(NS)
+    if tag not in OWN or (tag == "svg") != is_root:
+        return False
+    if tag in ("text", "defs") and len(element):  # no tspan; nothing defined to refer to
+        return False
+    return all(_known_attribute(tag, name, value) for name, value in element.attrib.items())
+
+
+def _known_attribute(tag: str, name: str, value: str) -> bool:
+    if name.startswith("data-") or name in ("class", "id") or (tag == "svg" and name == "viewBox"):
+        return True
+    if name in CHOICES:
+        return value in CHOICES[name]
+    if name in PAINTS:
+        return value == "none" or bool(_COLOUR.match(value))
+    if name == "stroke-dasharray":
+        return value == "none" or bool(_DASHES.match(value))
+    if name == "font-family":
+        return True
+    if name == "d":
+        return tag == "path" and bool(_PATH.match(value))
+    if name in INHERITED or name == "opacity" or name in OWN[tag]:
+        return bool(_ONE_NUMBER.match(value))
+    return False
+
+
+def colour(value: str | None) -> tuple[float, float, float] | None:
+    """``#rgb`` or ``#rrggbb`` as cairo's 0..1 channels; None for ``none`` (and no paint at all)."""
+    if value is None or value == "none":
+        return None
+    digits = value[1:]
+    if len(digits) == 3:
+        digits = "".join(c * 2 for c in digits)
+    return (int(digits[0:2], 16) / 255, int(digits[2:4], 16) / 255, int(digits[4:6], 16) / 255)
+
+
+def words(text: str | None) -> str:
+    """A text's characters as SVG (and cairosvg) shows them: line breaks dropped, spaces collapsed."""
+    if not text:
+        return ""
+    text = re.sub(r"[\n\r]", "", text).replace("\t", " ")
+    return re.sub(" +", " ", text).strip(" ")

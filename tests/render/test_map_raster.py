@@ -1,0 +1,256 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The fast map PNG (``render.maps.raster`` and ``pngfile``): cairosvg's picture, quicker.
+
+Every picture is compared with what cairosvg makes of the same SVG, pixel by pixel after
+decoding both PNGs: the painter must show what the SVG says, no more and no less. The caches
+(layers, deflated bands, whole pictures) are checked by painting with them full and empty.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import struct
+import zlib
+from collections.abc import Iterator
+from typing import Any
+
+import cairosvg
+import pytest
+from PIL import Image, ImageChops
+
+from mailbot.render.maps import PNG_WIDTH, MapError, MapPicture, draw_map, png_of, pngfile, raster
+from tests.differential import flattop_worlds as fw
+from tests.render.test_maps import flattop_model, saltntar_view
+
+SVG_HEAD = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" viewBox="0 0 100 50">'
+
+
+def empty_caches() -> None:
+    raster.layer.cache_clear()
+    png_of.cache_clear()
+    pngfile.BANDS.clear()
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches() -> Iterator[None]:
+    """Each test starts and ends with empty caches, so no test depends on another's pictures."""
+    empty_caches()
+    yield
+    empty_caches()
+
+
+def pixels(png: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(png))
+    image.load()
+    return image.convert("RGBA")
+
+
+def worst_difference(ours: bytes, theirs: bytes) -> int:
+    """The largest difference of one channel of one pixel between two PNGs of the same size."""
+    a, b = pixels(ours), pixels(theirs)
+    assert a.size == b.size
+    return max(high for _, high in ImageChops.difference(a, b).getextrema())
+
+
+def by_cairosvg(svg: str, width: int = PNG_WIDTH) -> bytes:
+    data: bytes = cairosvg.svg2png(bytestring=svg.encode("utf-8"), output_width=width)
+    return data
+
+
+def real_flattop_svgs() -> list[str]:
+    """Both sides' maps of a small game under way (units, contacts, AF paths)."""
+    state = fw.searched()
+    svgs = []
+    for seat in ("allied", "japanese", None):
+        picture = draw_map("flattop", fw.GAME.view(state, (), seat))
+        assert picture is not None
+        svgs.append(picture.svg)
+    return svgs
+
+
+def every_map() -> list[str]:
+    saltntar = [draw_map("saltntar", saltntar_view(s, seats)) for s, seats in SALTNTAR]
+    made = [draw_map("flattop", {"map": flattop_model()}), *saltntar]
+    return [p.svg for p in made if p is not None] + real_flattop_svgs()
+
+
+SALTNTAR = [("race", ("red", "blue")), ("hex-chase", ("merchant", "viking"))]
+
+
+# --- the picture ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", [PNG_WIDTH, 360, 900])
+def test_every_drawer_map_is_painted_as_cairosvg_paints_it(width: int) -> None:
+    for svg in every_map():
+        ours = raster.render(svg, width)
+        assert ours is not None, "a drawer wrote SVG the fast painter does not know: teach raster.py"
+        assert worst_difference(ours, by_cairosvg(svg, width)) <= 2
+
+
+def test_a_map_whose_last_row_is_half_covered_keeps_its_alpha_as_cairo_writes_it() -> None:
+    # 480 x 332.1 units at 640 px: 442.8 rows, rounded up to 443, the last one 80 % covered
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="480" height="332.1" viewBox="0 0 480 332.1">'
+        '<rect x="0" y="0" width="480" height="332.1" fill="#ffffff" />'
+        '<circle cx="240" cy="160" r="90" fill="#1d4ed8" stroke="#ffffff" stroke-width="1" /></svg>'
+    )
+    ours = raster.render(svg, PNG_WIDTH)
+    assert ours is not None
+    image = pixels(ours)
+    assert image.height == 443 and image.getpixel((5, 442))[3] == 204  # translucent, not painted white
+    assert image.getpixel((5, 441))[3] == 255
+    assert worst_difference(ours, by_cairosvg(svg)) <= 2
+
+
+@pytest.mark.parametrize(
+    "element",
+    [
+        '<ellipse cx="5" cy="5" rx="3" ry="2" />',
+        '<rect x="1" y="1" width="5" height="5" transform="rotate(10)" />',
+        '<path d="m1,1l5,5z" />',
+        '<path d="M1,1 C2,2 3,3 4,4" />',
+        '<rect x="1" y="1" width="5" height="5" fill="url(#g)" />',
+        '<rect x="1" y="1" width="5" height="5" fill="red" />',
+        '<rect x="1" y="1" width="5" height="5" style="fill:#ff0000" />',
+        '<text x="1" y="9" font-size="8"><tspan>A</tspan></text>',
+        '<text x="1" y="9" font-size="8em">A</text>',
+        '<svg width="5" height="5" />',
+    ],
+)
+def test_svg_beyond_the_painters_part_goes_to_cairosvg_and_still_becomes_a_picture(element: str) -> None:
+    svg = f'{SVG_HEAD}<rect width="100" height="50" fill="#ffffff" />{element}</svg>'
+    assert raster.render(svg, 200) is None
+    assert MapPicture(svg).png(200) == by_cairosvg(svg, 200)
+
+
+def test_a_viewbox_that_is_more_than_a_scale_goes_to_cairosvg() -> None:
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" viewBox="10 0 100 50"></svg>'
+    assert raster.render(svg, 200) is None
+
+
+def test_group_opacity_applies_to_the_group_and_a_leafs_to_itself() -> None:
+    shapes = (
+        '<rect width="100" height="50" fill="#ffffff" />'
+        '<g opacity="0.5"><rect x="10" y="10" width="40" height="30" fill="#1d4ed8" />'
+        '<rect x="30" y="20" width="40" height="25" fill="#b91c1c" stroke="#000000" stroke-width="2" /></g>'
+        '<circle cx="80" cy="25" r="10" fill="#0f766e" opacity="0.4" stroke="#ffffff" />'
+        '<path d="M5,45 H60 V40 L5,40 Z" fill="none" stroke="#c2410c" stroke-dasharray="3,2" '
+        'stroke-linecap="round" stroke-linejoin="bevel" />'
+        '<text x="50" y="30" font-size="12" text-anchor="middle" font-weight="bold" fill="#1f2937" '
+        'stroke="#ffffff" stroke-width="3" stroke-linejoin="round" fill-opacity="0.7">Mid</text>'
+    )
+    svg = f"{SVG_HEAD}{shapes}</svg>"
+    ours = raster.render(svg, 400)
+    assert ours is not None
+    assert worst_difference(ours, by_cairosvg(svg, 400)) <= 2
+
+
+def test_a_mostly_transparent_picture_is_written_by_cairo() -> None:
+    svg = f'{SVG_HEAD}<circle cx="50" cy="25" r="10" fill="#1d4ed8" /></svg>'
+    ours = raster.render(svg, 200)
+    assert ours is not None
+    assert worst_difference(ours, by_cairosvg(svg, 200)) <= 2
+    assert pixels(ours).getpixel((0, 0))[3] == 0
+
+
+# --- the caches ----------------------------------------------------------------------------------
+
+
+def test_the_same_svg_gives_the_same_bytes_with_full_or_empty_caches() -> None:
+    svgs = every_map()
+    first = [raster.render(svg, PNG_WIDTH) for svg in svgs]
+    again = [raster.render(svg, PNG_WIDTH) for svg in reversed(svgs)][::-1]  # every cache warm
+    empty_caches()
+    fresh = [raster.render(svg, PNG_WIDTH) for svg in svgs]
+    assert first == again == fresh
+    assert len(pngfile.BANDS) > 0
+
+
+def test_a_layer_is_kept_for_its_path_paint_place_and_size_only() -> None:
+    grid = "".join(f"M{x},1L{x},49" for x in range(1, 99, 1)) * 8  # long enough for a layer
+    assert len(grid) >= raster.LAYER_MIN
+
+    def svg(stroke: str) -> str:
+        path = f'<path d="{grid}" fill="none" stroke="{stroke}" />'
+        return f'{SVG_HEAD}<rect width="100" height="50" fill="#ffffff" />{path}</svg>'
+
+    blue, red = raster.render(svg("#1d4ed8"), 300), raster.render(svg("#b91c1c"), 300)
+    assert blue is not None and red is not None and blue != red
+    assert raster.render(svg("#1d4ed8"), 200) != blue  # another size: another layer
+    assert raster.layer.cache_info().misses == 3
+    assert raster.render(svg("#1d4ed8"), 300) == blue and raster.layer.cache_info().hits == 1
+    assert worst_difference(blue, by_cairosvg(svg("#1d4ed8"), 300)) <= 2
+
+
+def test_two_sides_maps_drawn_in_turn_are_each_their_own() -> None:
+    """Kept layers and bands are found by content: one side's picture never shows in another's."""
+    allied, japanese, referee = real_flattop_svgs()
+    alone = {}
+    for name, svg in (("allied", allied), ("japanese", japanese), ("referee", referee)):
+        empty_caches()
+        alone[name] = raster.render(svg, PNG_WIDTH)
+    empty_caches()
+    turns = [("allied", allied), ("japanese", japanese), ("referee", referee)] * 2
+    assert all(raster.render(svg, PNG_WIDTH) == alone[name] for name, svg in turns)
+
+
+def test_png_of_keeps_a_picture_by_its_svg() -> None:
+    svg = real_flattop_svgs()[0]
+    picture = MapPicture(svg).png()
+    assert MapPicture(svg).png() is picture and png_of.cache_info().hits == 1
+    assert MapPicture(svg.replace("Allied map", "Allied map ")).png() != picture
+
+
+# --- the PNG file --------------------------------------------------------------------------------
+
+
+def chunks(png: bytes) -> Iterator[tuple[bytes, bytes]]:
+    at = len(pngfile.SIGNATURE)
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind, body = png[at + 4 : at + 8], png[at + 8 : at + 8 + length]
+        (crc,) = struct.unpack(">I", png[at + 8 + length : at + 12 + length])
+        assert crc == zlib.crc32(kind + body)
+        yield kind, body
+        at += 12 + length
+
+
+@pytest.mark.parametrize("height", [1, pngfile.BAND_ROWS - 1, pngfile.BAND_ROWS, 2 * pngfile.BAND_ROWS + 5])
+def test_the_banded_zlib_stream_holds_exactly_the_rows(height: int) -> None:
+    width = 7
+    rgb = bytes((x * 31 + y * 7 + c) % 256 for y in range(height) for x in range(width) for c in range(3))
+    png = pngfile.png(width, height, rgb, pngfile.RGB)
+    found = dict(chunks(png))
+    assert list(found) == [b"IHDR", b"IDAT", b"IEND"]
+    rows = zlib.decompress(found[b"IDAT"])
+    assert rows == b"".join(b"\x00" + rgb[y * 21 : (y + 1) * 21] for y in range(height))
+    image = Image.open(io.BytesIO(png))
+    assert image.size == (width, height) and image.convert("RGB").tobytes() == rgb
+
+
+def test_unpremultiplying_rounds_as_cairo_does() -> None:
+    # one pixel: premultiplied (B, G, R, A) = (10, 20, 30, 128) little-endian in memory
+    blue, green, red, alpha = 10, 20, 30, 128
+    word = (alpha << 24) | (red << 16) | (green << 8) | blue
+    raw = word.to_bytes(4, "little" if pngfile.CHANNELS[3] == 3 else "big")
+    opaque = b"\x00\x00\x00\xff" if pngfile.CHANNELS[3] == 3 else b"\xff\x00\x00\x00"
+    rgba = pngfile.mostly_opaque_rgba(raw + opaque * 20, 21)
+    assert rgba is not None
+    expected = [(c * 255 + alpha // 2) // alpha for c in (red, green, blue)]
+    assert list(rgba[:4]) == [*expected, alpha]
+
+
+def test_a_picture_without_cairo_is_a_map_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_import = builtins.__import__
+
+    def no_cairo(name: str, *args: Any, **kwargs: Any) -> Any:
+        fromlist = args[2] if len(args) > 2 else kwargs.get("fromlist")
+        if fromlist and "raster" in fromlist:
+            raise OSError("no library called cairo")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_cairo)
+    with pytest.raises(MapError, match="cairo library cannot be loaded"):
+        MapPicture(f"{SVG_HEAD}</svg>").png()
