@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Several workers on one PostgreSQL store: the end-to-end burst with 1 and with 2 workers.
+
+For each run (1 worker, then 2) in a fresh PostgreSQL database and a fresh mailbox on the
+real Dovecot rig: duel games are set up with both seats taken (not timed), ``--workers``
+real ``mailbot run`` processes are started on the same configuration and, once they run,
+``--mails`` ORDERS letters from the seated players arrive over LMTP (four connections, as
+fast as Dovecot takes them, so letters keep arriving while the workers handle them). Timed
+from the first letter delivered to every confirmation queued, and to every confirmation
+accepted by SMTP. Then the store is checked for double processing: a letter answered more
+than once, orders stored twice for one letter, letters shunted or never handled.
+
+The raw reference is the one-worker run of the same burst, measured in the same run.
+Target (issue 12): two workers at least 1.6x one, double processing 0.
+Last lines: ``speed-up with 2 workers: <x>`` and ``double processing: <n>``.
+Run: ``.venv/bin/python bench/workers.py [--mails N]`` (PostgreSQL as ``make test`` sets it up,
+or ``MAILBOT_TEST_PG_URL``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlmodel import Session, select
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from intake import deliver, orders_letter, seat_players, settings
+
+from mailbot.app import Bot
+from mailbot.settings import StoreSettings
+from mailbot.store.game_tables import OrderSet
+from mailbot.store.models import Inbound, InboundState, Outbound, OutboundState
+from mailbot.store.presence import workers_running
+from mailbot.testing.mailrig import MailRig
+
+PG_ADMIN_URL = os.environ.get(
+    "MAILBOT_TEST_PG_URL", "postgresql+psycopg://mailbot:mailbot@127.0.0.1:5432/postgres"
+)
+
+
+@contextmanager
+def fresh_database() -> Iterator[str]:
+    name = f"mailbot_bench_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield sa.make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def write_config(rig: MailRig, mailbox: str, url: str, path: Path) -> None:
+    lines = [
+        "[imap]",
+        f'host = "{rig.host}"',
+        f"port = {rig.imaps_port}",
+        'security = "tls"',
+        f'cafile = "{rig.cafile}"',
+        f'user = "{mailbox}"',
+        "poll_interval = 30.0",
+        "[smtp]",
+        f'host = "{rig.host}"',
+        f"port = {rig.smtp_port}",
+        'security = "starttls"',
+        f'cafile = "{rig.cafile}"',
+        f'user = "{mailbox}"',
+        "[store]",
+        f"url = {json.dumps(url)}",
+        "[bot]",
+        f'address = "{mailbox}"',
+        'name = "mailbot bench"',
+    ]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def start_worker(rig: MailRig, config: Path, log: Path) -> subprocess.Popen[bytes]:
+    env = dict(os.environ)
+    env["MAILBOT_IMAP__PASSWORD"] = env["MAILBOT_SMTP__PASSWORD"] = rig.player_password
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "mailbot", "run", "--config", str(config)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+@dataclass
+class Outcome:
+    workers: int
+    letters: int
+    queued_s: float
+    sent_s: float
+    double: int
+    shunted: int
+    unhandled: int
+
+
+def progress(engine: sa.Engine) -> tuple[int, int, int]:
+    """(letters handled, confirmations queued, confirmations accepted by SMTP)."""
+    with Session(engine) as session:
+        handled = session.exec(
+            select(sa.func.count()).select_from(Inbound).where(Inbound.state != InboundState.NEW)
+        ).one()
+        replies = session.exec(
+            select(Outbound.state, sa.func.count())
+            .where(Outbound.inbound_id.is_not(None))  # type: ignore[union-attr]
+            .group_by(Outbound.state)
+        ).all()
+    counts = {str(getattr(state, "value", state)): n for state, n in replies}
+    return int(handled), sum(counts.values()), counts.get(OutboundState.SENT.value, 0)
+
+
+def double_processing(engine: sa.Engine) -> tuple[int, int, int]:
+    """(letters answered or stored more than once, shunted, never handled)."""
+    with Session(engine) as session:
+        replies = Counter(r.inbound_id for r in session.exec(select(Outbound)) if r.inbound_id)
+        stored = Counter(o.inbound_id for o in session.exec(select(OrderSet)) if o.inbound_id)
+        states = Counter(r.state for r in session.exec(select(Inbound)))
+    twice = {i for i, n in replies.items() if n > 1} | {i for i, n in stored.items() if n > 1}
+    return len(twice), states[InboundState.SHUNTED], states[InboundState.NEW]
+
+
+async def burst(rig: MailRig, workers: int, mails: int, games: int, players: int) -> Outcome:
+    with fresh_database() as url, tempfile.TemporaryDirectory() as tmp:
+        mailbox = rig.new_address()
+        setup = settings(rig, mailbox, Path(tmp))
+        setup.store = StoreSettings(url=url)
+        bot = Bot(setup)
+        bot.upgrade()
+        seats = seat_players(bot, games, [rig.new_address() for _ in range(players)])
+        bot.engine.dispose()
+        letters = [
+            (seats[n % len(seats)].address, orders_letter(seats[n % len(seats)], mailbox, n))
+            for n in range(mails)
+        ]
+        config = Path(tmp) / "mailbot.toml"
+        write_config(rig, mailbox, url, config)
+        engine = sa.create_engine(url)
+        procs = [start_worker(rig, config, Path(tmp) / f"worker{n}.log") for n in range(workers)]
+        try:
+            deadline = time.monotonic() + 60
+            while workers_running(engine) != workers:
+                if time.monotonic() > deadline:
+                    raise SystemExit("the workers did not start; see their logs")
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(1.0)  # the reader is idling on the mailbox
+            started = time.perf_counter()
+            arriving = asyncio.create_task(deliver(rig, mailbox, letters))
+            queued_at = None
+            while True:
+                handled, queued, sent = await asyncio.to_thread(progress, engine)
+                now = time.perf_counter() - started
+                if queued_at is None and queued >= mails:
+                    queued_at = now
+                if sent >= mails:
+                    sent_at = now
+                    break
+                if now > 600:
+                    raise SystemExit(f"gave up: {handled} handled, {queued} queued, {sent} sent")
+                await asyncio.sleep(0.05)
+            await arriving
+            twice, shunted, unhandled = await asyncio.to_thread(double_processing, engine)
+        finally:
+            for proc in procs:
+                proc.send_signal(signal.SIGTERM)
+            for proc in procs:
+                try:
+                    proc.wait(20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(5)
+            engine.dispose()
+        return Outcome(workers, mails, queued_at or sent_at, sent_at, twice, shunted, unhandled)
+
+
+def show(outcome: Outcome) -> None:
+    print(
+        f"{outcome.workers} worker(s): {outcome.letters} letters, all confirmations queued in "
+        f"{outcome.queued_s:.2f} s ({outcome.letters / outcome.queued_s:,.0f} letters/s), accepted by SMTP "
+        f"in {outcome.sent_s:.2f} s ({outcome.letters / outcome.sent_s:,.0f} letters/s); "
+        f"answered or stored twice {outcome.double}, shunted {outcome.shunted}, "
+        f"not handled {outcome.unhandled}"
+    )
+
+
+async def main(mails: int, games: int, players: int) -> None:
+    with MailRig() as rig:
+        one = await burst(rig, 1, mails, games, players)
+        show(one)
+        two = await burst(rig, 2, mails, games, players)
+        show(two)
+    print(f"reference (1 worker, same run): {mails / one.sent_s:,.0f} letters/s to SMTP")
+    print(f"letters shunted or never handled with 2 workers: {two.shunted + two.unhandled}")
+    print(f"speed-up with 2 workers: {one.sent_s / two.sent_s:.2f}")
+    print(f"double processing: {two.double}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--mails", type=int, default=2000)
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--players", type=int, default=200)
+    args = parser.parse_args()
+    asyncio.run(main(args.mails, args.games, args.players))
