@@ -5,28 +5,28 @@ Parsing is lenient on purpose. Real mail lies about its charset, breaks its
 headers and nests its parts oddly; all of that is data for the moderator to
 answer, not an exception. Only bytes that are no e-mail message at all raise
 :class:`MessageFormatError`.
+
+Headers are read from their raw text; only From (or Sender) and Subject are
+decoded, by the same ``email.headerregistry`` parsers ``email.policy.default``
+uses, called directly (the policy builds a new header class per access), with
+shortcuts for plain values that the tests check give the very same result.
+The message tree and its text are :mod:`mailbot.mail.mimebody`'s.
 """
 
 from __future__ import annotations
 
-import codecs
-import email.policy
-import html
 import re
 import unicodedata
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from email.message import EmailMessage, Message, MIMEPart
-from email.parser import BytesParser
-from email.utils import collapse_rfc2231_value, parseaddr, parsedate_to_datetime
+from email.headerregistry import Address, AddressHeader, UnstructuredHeader
+from email.message import Message
+from email.utils import parseaddr, parsedate_to_datetime
 from typing import Any
 
-import html2text
-
 from mailbot.core.letter import Automatic, Letter
-from mailbot.errors import MessageFormatError
+from mailbot.mail.mimebody import body_text, clean, find_body, html_to_text, parse_message, part_text
 from mailbot.mail.quoting import strip_quotes
-
-_POLICY = email.policy.default
 
 # Kept verbatim (unfolded) for later checks such as DKIM/SPF results; the first
 # occurrence is the one added by our own receiving server, the only trustworthy one.
@@ -39,13 +39,6 @@ _KEPT_HEADERS = (
     "Content-Type",
 )
 
-# Mislabelled UTF-8 nearly always claims one of these; valid UTF-8 rarely happens by
-# accident in other text, so UTF-8 is tried before the declared charset.
-_WEAK_CHARSETS = frozenset({"ascii", "iso8859-1", "cp1252"})
-# Mail labelled with a legacy charset is often written in its vendor superset.
-_SUPERSETS = {"gb2312": "gbk", "shift_jis": "cp932", "euc_kr": "cp949"}
-_FALLBACK_CHARSETS = ("utf-8", "cp1252")
-
 _BOUNCE_LOCAL_PARTS = frozenset({"mailer-daemon", "postmaster"})
 _BULK_PRECEDENCE = frozenset({"bulk", "junk", "list"})
 _VACATION_SUBJECT = re.compile(
@@ -55,8 +48,18 @@ _VACATION_SUBJECT = re.compile(
 )
 _MESSAGE_ID = re.compile(r"<([^<>]+)>")
 _FOLD = re.compile(r"[\r\n]+")
-_TAG = re.compile(r"<[^>]*>")
-_BLANK_RUN = re.compile(r"\n{3,}")
+
+# A From the address parser reads as written: "a@b", "<a@b>", "Words <a@b>" or "\"Quoted\" <a@b>", with
+# dot-atoms only and no encoded word (checked apart). Anything else goes through the parser.
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_ADDR_SPEC = rf"{_ATEXT}+(?:\.{_ATEXT}+)*@{_ATEXT}+(?:\.{_ATEXT}+)*"
+_NAME_WORD = r"[^\s\x00-\x1f\x7f-\x9f()<>@,:;.\"\[\]\\\ud800-\udfff]+"
+_NAME_QTEXT = r"[^\"\\\x00-\x1f\x7f-\x9f\ud800-\udfff]*"
+PLAIN_ADDRESS = re.compile(
+    rf"(?P<bare>{_ADDR_SPEC})"
+    rf"|(?:(?:(?P<words>{_NAME_WORD}(?: {_NAME_WORD})*)|\"(?P<quoted>{_NAME_QTEXT})\") ?)?"
+    rf"<(?P<angle>{_ADDR_SPEC})>"
+)
 
 
 def parse_letter(raw: bytes, *, max_bytes: int = 256_000, max_text_chars: int = 64_000) -> Letter:
@@ -68,27 +71,28 @@ def parse_letter(raw: bytes, *, max_bytes: int = 256_000, max_text_chars: int = 
     header at all.
     """
     too_large = len(raw) > max_bytes
-    msg = _parse(raw, headers_only=too_large)
-    body = "" if too_large else _body_text(msg)
+    msg = parse_message(raw, headers_only=too_large)
+    body = "" if too_large else body_text(msg)
     if len(body) > max_text_chars:
         body, too_large = body[:max_text_chars], True
-    sender_name, sender = _from_address(msg)
-    return_path = _return_path(msg)
-    subject = _header_text(msg, "Subject")
+    heads = _first_headers(msg)
+    sender_name, sender = _from_address(heads)
+    return_path = _return_path(heads)
+    subject = _subject(heads)
     return Letter(
         sender=sender,
         sender_name=sender_name,
         subject=subject,
-        date=_date(msg),
-        message_id=_first(_message_ids(_raw_header(msg, "Message-ID"))),
-        in_reply_to=_first(_message_ids(_raw_header(msg, "In-Reply-To"))),
-        references=tuple(_message_ids(_raw_header(msg, "References"))),
+        date=_date(heads),
+        message_id=_first(_message_ids(_raw_header(heads, "Message-ID"))),
+        in_reply_to=_first(_message_ids(_raw_header(heads, "In-Reply-To"))),
+        references=tuple(_message_ids(_raw_header(heads, "References"))),
         return_path=return_path,
         body_text=body,
         command_text=strip_quotes(body),
-        automatic=_automatic(msg, sender, return_path, subject),
+        automatic=_automatic(heads, sender, return_path, subject),
         too_large=too_large,
-        headers=_selected_headers(msg),
+        headers=_selected_headers(heads),
     )
 
 
@@ -97,71 +101,96 @@ def letter_texts(raw: bytes) -> tuple[str, ...]:
 
     A mail client may quote either, so both are what a reply can hold a copy of.
     """
-    msg = _parse(raw, headers_only=False)
+    msg = parse_message(raw, headers_only=False)
     texts = []
     for subtype in ("plain", "html"):
-        part = _find_body(msg, subtype)
+        part = find_body(msg, subtype)
         if part is not None:
-            text = _part_text(part)
-            texts.append(_clean(_html_to_text(text) if subtype == "html" else text))
+            text = part_text(part)
+            texts.append(clean(html_to_text(text) if subtype == "html" else text))
     return tuple(texts)
 
 
-# --- parsing and headers ---------------------------------------------------------------
+# --- headers -------------------------------------------------------------------------------------
 
 
-def _parse(raw: bytes, *, headers_only: bool) -> EmailMessage:
-    try:
-        msg = BytesParser(EmailMessage, policy=_POLICY).parsebytes(raw, headersonly=headers_only)
-    except Exception as exc:  # the parser is lenient by design: anything escaping it is unreadable input
-        raise MessageFormatError(f"unreadable message: {exc}") from exc
-    if not msg.keys():
-        raise MessageFormatError("no header lines: not an e-mail message")
-    return msg
-
-
-def _raw_header(msg: Message, name: str) -> str | None:
-    """The first ``name`` header as sent, unfolded; None when absent."""
-    wanted = name.lower()
+def _first_headers(msg: Message) -> dict[str, str]:
+    """Each header's first occurrence as sent, by lower-cased name: looked up some twenty times."""
+    heads: dict[str, str] = {}
     for key, value in msg.raw_items():
-        if key.lower() == wanted:
-            return _clean(_FOLD.sub("", str(value))).strip()
-    return None
+        heads.setdefault(key.lower(), value)
+    return heads
 
 
-def _header(msg: Message, name: str) -> Any:
-    """The first ``name`` header as a policy header object (decoded), or its raw text."""
-    raw = _raw_header(msg, name)
-    if raw is None:
-        return None
+def _raw_header(heads: Mapping[str, str], name: str) -> str | None:
+    """The first ``name`` header as sent, unfolded; None when absent."""
+    value = heads.get(name.lower())
+    return None if value is None else clean(_FOLD.sub("", str(value))).strip()
+
+
+def _decoded(parser: type[AddressHeader | UnstructuredHeader], raw: str) -> dict[str, Any] | None:
+    """What ``email.policy.default`` makes of a header (None where it fails): the same parser, called
+    the way ``BaseHeader.__new__`` calls it, without building a header class."""
+    kwds: dict[str, Any] = {"defects": []}
     try:
-        return _POLICY.header_factory(name, raw)
+        parser.parse(raw, kwds)
+        if _has_surrogates(kwds["decoded"]):
+            kwds["decoded"] = kwds["decoded"].encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     except Exception:  # the structured header parsers have crashed on hostile input: use the raw text
-        return raw
+        return None
+    return kwds
 
 
-def _header_text(msg: Message, name: str) -> str:
-    value = _header(msg, name)
-    return "" if value is None else _clean(str(value)).strip()
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
-def _from_address(msg: Message) -> tuple[str, str]:
+def _subject(heads: Mapping[str, str]) -> str:
+    raw = _raw_header(heads, "Subject")
+    if raw is None:
+        return ""
+    if "=?" in raw:  # without an encoded word the unstructured parser gives the text back unchanged
+        kwds = _decoded(UnstructuredHeader, raw)
+        raw = raw if kwds is None else kwds["decoded"]
+    return clean(raw).strip()
+
+
+def _from_address(heads: Mapping[str, str]) -> tuple[str, str]:
     """(display name, bare address) of the first address in From (or Sender)."""
     for name in ("From", "Sender"):
-        header = _header(msg, name)
-        for address in getattr(header, "addresses", ()):
-            if address.username or address.domain:  # an empty address's addr_spec is "<>"
-                return _clean(address.display_name), _normalise_address(address.addr_spec)
-        # Too broken for the structured parser: try the old, forgiving address splitter.
-        display_name, addr_spec = parseaddr(str(header or ""))
-        if "@" in addr_spec:
-            return display_name, _normalise_address(addr_spec)
+        raw = _raw_header(heads, name)
+        if raw is None:
+            continue
+        plain = PLAIN_ADDRESS.fullmatch(raw) if "=?" not in raw else None
+        if plain is not None:
+            display_name = plain["words"] or plain["quoted"] or ""
+            return display_name, _normalise_address(plain["bare"] or plain["angle"])
+        found = _parsed_address(raw)
+        if found is not None:
+            return found
     return "", ""
+
+
+def _parsed_address(raw: str) -> tuple[str, str] | None:
+    kwds = _decoded(AddressHeader, raw)
+    addresses: list[Address] = [] if kwds is None else [a for g in kwds["groups"] for a in g.addresses]
+    for address in addresses:
+        if address.username or address.domain:  # an empty address's addr_spec is "<>"
+            return clean(address.display_name), _normalise_address(address.addr_spec)
+    # Too broken for the structured parser: try the old, forgiving address splitter.
+    display_name, addr_spec = parseaddr(raw if kwds is None else kwds["decoded"])
+    if "@" in addr_spec:
+        return display_name, _normalise_address(addr_spec)
+    return None
 
 
 def _normalise_address(addr_spec: str) -> str:
     # Domains are case-insensitive; local parts may not be (RFC 5321), so only the domain is lowered.
-    local, at, domain = _clean(addr_spec).strip().rpartition("@")
+    local, at, domain = clean(addr_spec).strip().rpartition("@")
     return f"{local}@{domain.lower()}" if at else domain
 
 
@@ -169,8 +198,8 @@ def _local_part(address: str) -> str:
     return address.rpartition("@")[0].lower() if "@" in address else address.lower()
 
 
-def _return_path(msg: Message) -> str | None:
-    raw = _raw_header(msg, "Return-Path")
+def _return_path(heads: Mapping[str, str]) -> str | None:
+    raw = _raw_header(heads, "Return-Path")
     if raw is None:
         return None
     match = _MESSAGE_ID.search(raw)
@@ -179,8 +208,8 @@ def _return_path(msg: Message) -> str | None:
     return _normalise_address(match.group(1))
 
 
-def _date(msg: Message) -> datetime | None:
-    raw = _raw_header(msg, "Date")
+def _date(heads: Mapping[str, str]) -> datetime | None:
+    raw = _raw_header(heads, "Date")
     if not raw:
         return None
     try:
@@ -203,9 +232,9 @@ def _first(values: list[str]) -> str | None:
     return values[0] if values else None
 
 
-def _selected_headers(msg: Message) -> dict[str, str]:
-    kept = {name: value for name in _KEPT_HEADERS if (value := _raw_header(msg, name)) is not None}
-    if _raw_header(msg, "DKIM-Signature") is not None:
+def _selected_headers(heads: Mapping[str, str]) -> dict[str, str]:
+    kept = {name: value for name in _KEPT_HEADERS if (value := _raw_header(heads, name)) is not None}
+    if "dkim-signature" in heads:
         kept["DKIM-Signature"] = "present"
     return kept
 
@@ -213,170 +242,44 @@ def _selected_headers(msg: Message) -> dict[str, str]:
 # --- machine mail ------------------------------------------------------------------------
 
 
-def _automatic(msg: Message, sender: str, return_path: str | None, subject: str) -> Automatic:
+def _automatic(heads: Mapping[str, str], sender: str, return_path: str | None, subject: str) -> Automatic:
     """Why the letter is machine mail, most specific reason first; NO for a person."""
-    if _is_bounce(msg, sender, return_path):
+    if _is_bounce(heads, sender, return_path):
         return Automatic.BOUNCE
-    if _raw_header(msg, "List-Id") is not None or _raw_header(msg, "List-Unsubscribe") is not None:
+    if _raw_header(heads, "List-Id") is not None or _raw_header(heads, "List-Unsubscribe") is not None:
         return Automatic.LIST
-    if _is_vacation(msg, subject):
+    if _is_vacation(heads, subject):
         return Automatic.VACATION
-    auto_submitted = _token(msg, "Auto-Submitted")
+    auto_submitted = _token(heads, "Auto-Submitted")
     if auto_submitted is not None and auto_submitted != "no":
         return Automatic.AUTO_SUBMITTED
-    if _token(msg, "Precedence") in _BULK_PRECEDENCE:
+    if _token(heads, "Precedence") in _BULK_PRECEDENCE:
         return Automatic.PRECEDENCE
     return Automatic.NO
 
 
-def _token(msg: Message, name: str) -> str | None:
+def _token(heads: Mapping[str, str], name: str) -> str | None:
     """A header's leading keyword, lower-cased, without parameters or comments."""
-    raw = _raw_header(msg, name)
+    raw = _raw_header(heads, name)
     if raw is None:
         return None
     return re.sub(r"\([^)]*\)", " ", raw).split(";")[0].strip().lower()
 
 
-def _is_bounce(msg: Message, sender: str, return_path: str | None) -> bool:
+def _is_bounce(heads: Mapping[str, str], sender: str, return_path: str | None) -> bool:
     if return_path == "":  # the null reverse path <> is reserved for delivery reports
         return True
     if _local_part(sender) in _BOUNCE_LOCAL_PARTS:
         return True
     if return_path and _local_part(return_path) in _BOUNCE_LOCAL_PARTS:
         return True
-    return _token(msg, "Content-Type") == "multipart/report"
+    return _token(heads, "Content-Type") == "multipart/report"
 
 
-def _is_vacation(msg: Message, subject: str) -> bool:
-    if _raw_header(msg, "X-Autoreply") is not None or _raw_header(msg, "X-Autorespond") is not None:
+def _is_vacation(heads: Mapping[str, str], subject: str) -> bool:
+    if _raw_header(heads, "X-Autoreply") is not None or _raw_header(heads, "X-Autorespond") is not None:
         return True
-    suppress = _raw_header(msg, "X-Auto-Response-Suppress") or ""
+    suppress = _raw_header(heads, "X-Auto-Response-Suppress") or ""
     if {"oof", "all"} & set(re.split(r"[\s,;]+", suppress.lower())):
         return True
     return bool(_VACATION_SUBJECT.match(unicodedata.normalize("NFC", subject)))
-
-
-# --- body text ---------------------------------------------------------------------------
-
-
-def _body_text(msg: EmailMessage) -> str:
-    """The readable text: the first text/plain part, else the HTML part converted."""
-    text = ""
-    plain = _find_body(msg, "plain")
-    if plain is not None:
-        text = _part_text(plain)
-        if _param(plain, "format") == "flowed":
-            text = _unflow(text, delsp=_param(plain, "delsp") == "yes")
-    if not text.strip():  # some clients send an empty text/plain next to the real HTML
-        html_part = _find_body(msg, "html")
-        text = _html_to_text(_part_text(html_part)) if html_part is not None else ""
-    return _clean(text).rstrip()
-
-
-def _find_body(msg: EmailMessage, subtype: str) -> MIMEPart | None:
-    # get_body skips attachments and descends alternative/mixed/related the way clients do.
-    try:
-        return msg.get_body(preferencelist=(subtype,))
-    except Exception:  # header parsing inside get_body; a message we cannot walk has no body
-        return None
-
-
-def _param(part: Message, name: str) -> str:
-    value = part.get_param(name, "")
-    return str(collapse_rfc2231_value(value) if isinstance(value, tuple) else value).strip().lower()
-
-
-def _part_text(part: Message) -> str:
-    payload = part.get_payload(decode=True)
-    if not isinstance(payload, bytes):
-        return ""
-    text = _decode(payload, part.get_content_charset())
-    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
-
-
-def _decode(data: bytes, declared: str | None) -> str:
-    for charset in _charset_candidates(declared):
-        try:
-            return data.decode(charset)
-        except (LookupError, ValueError):  # unknown or wrong declared charset: try the next guess
-            continue
-    return data.decode("latin-1")  # maps every byte: the last resort never fails
-
-
-def _charset_candidates(declared: str | None) -> tuple[str, ...]:
-    try:
-        name = codecs.lookup(declared).name if declared else None
-    except (LookupError, ValueError, TypeError):
-        name = None
-    if name is None or name in _WEAK_CHARSETS:
-        return _FALLBACK_CHARSETS
-    return (_SUPERSETS.get(name, name), *_FALLBACK_CHARSETS)
-
-
-def _clean(text: str) -> str:
-    """Undo the parser's surrogate escapes of raw 8-bit bytes; drop NULs a database refuses."""
-    if not any("\ud800" <= char <= "\udfff" for char in text):
-        return text.replace("\x00", "")
-    try:
-        data = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # lone surrogates that are not escaped bytes: nothing to recover
-        data = text.encode("utf-8", "replace")
-    return _decode(data, None).replace("\x00", "")
-
-
-def _unflow(text: str, *, delsp: bool) -> str:
-    """Join RFC 3676 format=flowed soft line breaks (a line ending in a space continues)."""
-    out: list[str] = []
-    pending: tuple[int, str] | None = None  # a flowed line waiting for its continuation
-    for line in text.split("\n"):
-        depth, content = _unstuff(line)
-        if pending is not None and pending[0] != depth:  # a quote depth change ends a paragraph
-            out.append(_requote(*pending))
-            pending = None
-        flowed = content.endswith(" ") and content != "-- "  # the signature separator never flows
-        if flowed and delsp:
-            content = content[:-1]
-        if pending is not None:
-            content = pending[1] + content
-        pending = (depth, content) if flowed else None
-        if not flowed:
-            out.append(_requote(depth, content))
-    if pending is not None:
-        out.append(_requote(*pending))
-    return "\n".join(out)
-
-
-def _unstuff(line: str) -> tuple[int, str]:
-    """Quote depth and content of a flowed line, space-stuffing removed."""
-    depth = len(line) - len(line.lstrip(">"))
-    content = line[depth:]
-    return depth, content.removeprefix(" ")
-
-
-def _requote(depth: int, content: str) -> str:
-    return f"{'>' * depth} {content}".rstrip() if depth else content
-
-
-class _PlainText(html2text.HTML2Text):
-    """html2text without Markdown escaping: ``1. TF1`` must not become ``1\\. TF1``."""
-
-    def handle_data(self, data: str, entity_char: bool = False) -> None:
-        # In html2text, entity_char does nothing but switch the escaping off.
-        super().handle_data(data, entity_char=True)
-
-
-def _html_to_text(markup: str) -> str:
-    converter = _PlainText()
-    converter.body_width = 0  # never wrap: an order line must stay one line
-    converter.ignore_images = True
-    converter.ignore_links = True  # keep a link's text, drop the Markdown URL syntax around it
-    converter.ignore_emphasis = True  # <b>ORDERS</b> is ORDERS, not **ORDERS**
-    converter.unicode_snob = True
-    converter.single_line_break = True  # one <div> per typed line (Gmail, Outlook): keep them one line each
-    try:
-        text = converter.handle(markup)
-    except Exception:  # html.parser asserts on some malformed markup: strip the tags instead
-        text = html.unescape(_TAG.sub(" ", markup))
-    # html2text marks <br> with two trailing spaces (a Markdown hard break); empty blocks pile up blank lines.
-    text = "\n".join(line.rstrip() for line in text.split("\n"))
-    return _BLANK_RUN.sub("\n\n", text).strip("\n")

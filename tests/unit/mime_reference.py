@@ -1,0 +1,383 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The MIME parse as it was before the fast path: the reference ``test_mime_fast.py`` compares with.
+
+A verbatim copy of ``mailbot/mail/mime.py`` as it stood when parsing moved to
+``compat32`` (only this docstring differs): every header and part read through
+``email.policy.default`` objects. It is test code only. Change it together with
+``mailbot.mail.mime`` when the parse is *meant* to give other letters, never to
+make the comparison pass.
+"""
+
+from __future__ import annotations
+
+import codecs
+import email.policy
+import html
+import re
+import unicodedata
+from datetime import UTC, datetime
+from email.message import EmailMessage, Message, MIMEPart
+from email.parser import BytesParser
+from email.utils import collapse_rfc2231_value, parseaddr, parsedate_to_datetime
+from typing import Any
+
+import html2text
+
+from mailbot.core.letter import Automatic, Letter
+from mailbot.errors import MessageFormatError
+from mailbot.mail.quoting import strip_quotes
+
+_POLICY = email.policy.default
+
+# Kept verbatim (unfolded) for later checks such as DKIM/SPF results; the first
+# occurrence is the one added by our own receiving server, the only trustworthy one.
+_KEPT_HEADERS = (
+    "Authentication-Results",
+    "Auto-Submitted",
+    "Precedence",
+    "List-Id",
+    "X-Mailer",
+    "Content-Type",
+)
+
+# Mislabelled UTF-8 nearly always claims one of these; valid UTF-8 rarely happens by
+# accident in other text, so UTF-8 is tried before the declared charset.
+_WEAK_CHARSETS = frozenset({"ascii", "iso8859-1", "cp1252"})
+# Mail labelled with a legacy charset is often written in its vendor superset.
+_SUPERSETS = {"gb2312": "gbk", "shift_jis": "cp932", "euc_kr": "cp949"}
+_FALLBACK_CHARSETS = ("utf-8", "cp1252")
+
+_BOUNCE_LOCAL_PARTS = frozenset({"mailer-daemon", "postmaster"})
+_BULK_PRECEDENCE = frozenset({"bulk", "junk", "list"})
+_VACATION_SUBJECT = re.compile(
+    r"^\s*(?:out of (?:the )?office|automatic reply|automatische antwort|auto:|auto[- ]?reply|"
+    r"abwesenheitsnotiz|réponse automatique|vacation)",
+    re.IGNORECASE,
+)
+_MESSAGE_ID = re.compile(r"<([^<>]+)>")
+_FOLD = re.compile(r"[\r\n]+")
+_TAG = re.compile(r"<[^>]*>")
+_BLANK_RUN = re.compile(r"\n{3,}")
+
+
+def parse_letter(raw: bytes, *, max_bytes: int = 256_000, max_text_chars: int = 64_000) -> Letter:
+    """Reduce ``raw`` to a :class:`Letter`.
+
+    A message over ``max_bytes`` gets its headers read (so the sender can be
+    told) but no body; a body over ``max_text_chars`` is cut. Both set
+    ``too_large``. Raises :class:`MessageFormatError` only when ``raw`` has no
+    header at all.
+    """
+    too_large = len(raw) > max_bytes
+    msg = _parse(raw, headers_only=too_large)
+    body = "" if too_large else _body_text(msg)
+    if len(body) > max_text_chars:
+        body, too_large = body[:max_text_chars], True
+    sender_name, sender = _from_address(msg)
+    return_path = _return_path(msg)
+    subject = _header_text(msg, "Subject")
+    return Letter(
+        sender=sender,
+        sender_name=sender_name,
+        subject=subject,
+        date=_date(msg),
+        message_id=_first(_message_ids(_raw_header(msg, "Message-ID"))),
+        in_reply_to=_first(_message_ids(_raw_header(msg, "In-Reply-To"))),
+        references=tuple(_message_ids(_raw_header(msg, "References"))),
+        return_path=return_path,
+        body_text=body,
+        command_text=strip_quotes(body),
+        automatic=_automatic(msg, sender, return_path, subject),
+        too_large=too_large,
+        headers=_selected_headers(msg),
+    )
+
+
+def letter_texts(raw: bytes) -> tuple[str, ...]:
+    """Every readable version of a letter's text: the text/plain part and the HTML part converted.
+
+    A mail client may quote either, so both are what a reply can hold a copy of.
+    """
+    msg = _parse(raw, headers_only=False)
+    texts = []
+    for subtype in ("plain", "html"):
+        part = _find_body(msg, subtype)
+        if part is not None:
+            text = _part_text(part)
+            texts.append(_clean(_html_to_text(text) if subtype == "html" else text))
+    return tuple(texts)
+
+
+# --- parsing and headers ---------------------------------------------------------------
+
+
+def _parse(raw: bytes, *, headers_only: bool) -> EmailMessage:
+    try:
+        msg = BytesParser(EmailMessage, policy=_POLICY).parsebytes(raw, headersonly=headers_only)
+    except Exception as exc:  # the parser is lenient by design: anything escaping it is unreadable input
+        raise MessageFormatError(f"unreadable message: {exc}") from exc
+    if not msg.keys():
+        raise MessageFormatError("no header lines: not an e-mail message")
+    return msg
+
+
+def _raw_header(msg: Message, name: str) -> str | None:
+    """The first ``name`` header as sent, unfolded; None when absent."""
+    wanted = name.lower()
+    for key, value in msg.raw_items():
+        if key.lower() == wanted:
+            return _clean(_FOLD.sub("", str(value))).strip()
+    return None
+
+
+def _header(msg: Message, name: str) -> Any:
+    """The first ``name`` header as a policy header object (decoded), or its raw text."""
+    raw = _raw_header(msg, name)
+    if raw is None:
+        return None
+    try:
+        return _POLICY.header_factory(name, raw)
+    except Exception:  # the structured header parsers have crashed on hostile input: use the raw text
+        return raw
+
+
+def _header_text(msg: Message, name: str) -> str:
+    value = _header(msg, name)
+    return "" if value is None else _clean(str(value)).strip()
+
+
+def _from_address(msg: Message) -> tuple[str, str]:
+    """(display name, bare address) of the first address in From (or Sender)."""
+    for name in ("From", "Sender"):
+        header = _header(msg, name)
+        for address in getattr(header, "addresses", ()):
+            if address.username or address.domain:  # an empty address's addr_spec is "<>"
+                return _clean(address.display_name), _normalise_address(address.addr_spec)
+        # Too broken for the structured parser: try the old, forgiving address splitter.
+        display_name, addr_spec = parseaddr(str(header or ""))
+        if "@" in addr_spec:
+            return display_name, _normalise_address(addr_spec)
+    return "", ""
+
+
+def _normalise_address(addr_spec: str) -> str:
+    # Domains are case-insensitive; local parts may not be (RFC 5321), so only the domain is lowered.
+    local, at, domain = _clean(addr_spec).strip().rpartition("@")
+    return f"{local}@{domain.lower()}" if at else domain
+
+
+def _local_part(address: str) -> str:
+    return address.rpartition("@")[0].lower() if "@" in address else address.lower()
+
+
+def _return_path(msg: Message) -> str | None:
+    raw = _raw_header(msg, "Return-Path")
+    if raw is None:
+        return None
+    match = _MESSAGE_ID.search(raw)
+    if match is None:  # the null path "<>", or an address some MTA wrote without brackets
+        return "" if "<>" in raw else _normalise_address(raw)
+    return _normalise_address(match.group(1))
+
+
+def _date(msg: Message) -> datetime | None:
+    raw = _raw_header(msg, "Date")
+    if not raw:
+        return None
+    try:
+        value = parsedate_to_datetime(raw)
+    except (TypeError, ValueError, IndexError, OverflowError):  # a bad Date is the sender's problem
+        return None
+    # "-0000" means UTC with the sender's zone unknown (RFC 5322); keep every date aware.
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _message_ids(raw: str | None) -> list[str]:
+    if not raw:
+        return []
+    # Broken clients fold inside an id; white space is never part of one.
+    found = ["".join(found.split()) for found in _MESSAGE_ID.findall(raw)]
+    return [value for value in found if value] or [word for word in raw.split() if "@" in word]
+
+
+def _first(values: list[str]) -> str | None:
+    return values[0] if values else None
+
+
+def _selected_headers(msg: Message) -> dict[str, str]:
+    kept = {name: value for name in _KEPT_HEADERS if (value := _raw_header(msg, name)) is not None}
+    if _raw_header(msg, "DKIM-Signature") is not None:
+        kept["DKIM-Signature"] = "present"
+    return kept
+
+
+# --- machine mail ------------------------------------------------------------------------
+
+
+def _automatic(msg: Message, sender: str, return_path: str | None, subject: str) -> Automatic:
+    """Why the letter is machine mail, most specific reason first; NO for a person."""
+    if _is_bounce(msg, sender, return_path):
+        return Automatic.BOUNCE
+    if _raw_header(msg, "List-Id") is not None or _raw_header(msg, "List-Unsubscribe") is not None:
+        return Automatic.LIST
+    if _is_vacation(msg, subject):
+        return Automatic.VACATION
+    auto_submitted = _token(msg, "Auto-Submitted")
+    if auto_submitted is not None and auto_submitted != "no":
+        return Automatic.AUTO_SUBMITTED
+    if _token(msg, "Precedence") in _BULK_PRECEDENCE:
+        return Automatic.PRECEDENCE
+    return Automatic.NO
+
+
+def _token(msg: Message, name: str) -> str | None:
+    """A header's leading keyword, lower-cased, without parameters or comments."""
+    raw = _raw_header(msg, name)
+    if raw is None:
+        return None
+    return re.sub(r"\([^)]*\)", " ", raw).split(";")[0].strip().lower()
+
+
+def _is_bounce(msg: Message, sender: str, return_path: str | None) -> bool:
+    if return_path == "":  # the null reverse path <> is reserved for delivery reports
+        return True
+    if _local_part(sender) in _BOUNCE_LOCAL_PARTS:
+        return True
+    if return_path and _local_part(return_path) in _BOUNCE_LOCAL_PARTS:
+        return True
+    return _token(msg, "Content-Type") == "multipart/report"
+
+
+def _is_vacation(msg: Message, subject: str) -> bool:
+    if _raw_header(msg, "X-Autoreply") is not None or _raw_header(msg, "X-Autorespond") is not None:
+        return True
+    suppress = _raw_header(msg, "X-Auto-Response-Suppress") or ""
+    if {"oof", "all"} & set(re.split(r"[\s,;]+", suppress.lower())):
+        return True
+    return bool(_VACATION_SUBJECT.match(unicodedata.normalize("NFC", subject)))
+
+
+# --- body text ---------------------------------------------------------------------------
+
+
+def _body_text(msg: EmailMessage) -> str:
+    """The readable text: the first text/plain part, else the HTML part converted."""
+    text = ""
+    plain = _find_body(msg, "plain")
+    if plain is not None:
+        text = _part_text(plain)
+        if _param(plain, "format") == "flowed":
+            text = _unflow(text, delsp=_param(plain, "delsp") == "yes")
+    if not text.strip():  # some clients send an empty text/plain next to the real HTML
+        html_part = _find_body(msg, "html")
+        text = _html_to_text(_part_text(html_part)) if html_part is not None else ""
+    return _clean(text).rstrip()
+
+
+def _find_body(msg: EmailMessage, subtype: str) -> MIMEPart | None:
+    # get_body skips attachments and descends alternative/mixed/related the way clients do.
+    try:
+        return msg.get_body(preferencelist=(subtype,))
+    except Exception:  # header parsing inside get_body; a message we cannot walk has no body
+        return None
+
+
+def _param(part: Message, name: str) -> str:
+    value = part.get_param(name, "")
+    return str(collapse_rfc2231_value(value) if isinstance(value, tuple) else value).strip().lower()
+
+
+def _part_text(part: Message) -> str:
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    text = _decode(payload, part.get_content_charset())
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+
+
+def _decode(data: bytes, declared: str | None) -> str:
+    for charset in _charset_candidates(declared):
+        try:
+            return data.decode(charset)
+        except (LookupError, ValueError):  # unknown or wrong declared charset: try the next guess
+            continue
+    return data.decode("latin-1")  # maps every byte: the last resort never fails
+
+
+def _charset_candidates(declared: str | None) -> tuple[str, ...]:
+    try:
+        name = codecs.lookup(declared).name if declared else None
+    except (LookupError, ValueError, TypeError):
+        name = None
+    if name is None or name in _WEAK_CHARSETS:
+        return _FALLBACK_CHARSETS
+    return (_SUPERSETS.get(name, name), *_FALLBACK_CHARSETS)
+
+
+def _clean(text: str) -> str:
+    """Undo the parser's surrogate escapes of raw 8-bit bytes; drop NULs a database refuses."""
+    if not any("\ud800" <= char <= "\udfff" for char in text):
+        return text.replace("\x00", "")
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # lone surrogates that are not escaped bytes: nothing to recover
+        data = text.encode("utf-8", "replace")
+    return _decode(data, None).replace("\x00", "")
+
+
+def _unflow(text: str, *, delsp: bool) -> str:
+    """Join RFC 3676 format=flowed soft line breaks (a line ending in a space continues)."""
+    out: list[str] = []
+    pending: tuple[int, str] | None = None  # a flowed line waiting for its continuation
+    for line in text.split("\n"):
+        depth, content = _unstuff(line)
+        if pending is not None and pending[0] != depth:  # a quote depth change ends a paragraph
+            out.append(_requote(*pending))
+            pending = None
+        flowed = content.endswith(" ") and content != "-- "  # the signature separator never flows
+        if flowed and delsp:
+            content = content[:-1]
+        if pending is not None:
+            content = pending[1] + content
+        pending = (depth, content) if flowed else None
+        if not flowed:
+            out.append(_requote(depth, content))
+    if pending is not None:
+        out.append(_requote(*pending))
+    return "\n".join(out)
+
+
+def _unstuff(line: str) -> tuple[int, str]:
+    """Quote depth and content of a flowed line, space-stuffing removed."""
+    depth = len(line) - len(line.lstrip(">"))
+    content = line[depth:]
+    return depth, content.removeprefix(" ")
+
+
+def _requote(depth: int, content: str) -> str:
+    return f"{'>' * depth} {content}".rstrip() if depth else content
+
+
+class _PlainText(html2text.HTML2Text):
+    """html2text without Markdown escaping: ``1. TF1`` must not become ``1\\. TF1``."""
+
+    def handle_data(self, data: str, entity_char: bool = False) -> None:
+        # In html2text, entity_char does nothing but switch the escaping off.
+        super().handle_data(data, entity_char=True)
+
+
+def _html_to_text(markup: str) -> str:
+    converter = _PlainText()
+    converter.body_width = 0  # never wrap: an order line must stay one line
+    converter.ignore_images = True
+    converter.ignore_links = True  # keep a link's text, drop the Markdown URL syntax around it
+    converter.ignore_emphasis = True  # <b>ORDERS</b> is ORDERS, not **ORDERS**
+    converter.unicode_snob = True
+    converter.single_line_break = True  # one <div> per typed line (Gmail, Outlook): keep them one line each
+    try:
+        text = converter.handle(markup)
+    except Exception:  # html.parser asserts on some malformed markup: strip the tags instead
+        text = html.unescape(_TAG.sub(" ", markup))
+    # html2text marks <br> with two trailing spaces (a Markdown hard break); empty blocks pile up blank lines.
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return _BLANK_RUN.sub("\n\n", text).strip("\n")
