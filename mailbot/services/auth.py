@@ -25,7 +25,9 @@ from mailbot.services.inbound import Context, Reply
 from mailbot.services.letters import Letter, Postman
 from mailbot.services.outbox import Thread
 from mailbot.services.thread import Answered
+from mailbot.services.transactions import kept
 from mailbot.store.game_tables import Game, Seat, row_id
+from mailbot.store.models import Inbound, InboundState
 
 TAG = re.compile(r"\[([A-Za-z]{2})-(\d+)\s+([A-Za-z0-9]+)(?:\s+[^\]]*)?\]")
 
@@ -59,6 +61,7 @@ class Gatekeeper:
     def identify(self, ctx: Context, reply: Reply) -> Who | None:
         """The authenticated writer, or None (refusals are written as a side effect, once)."""
         if "who" not in ctx.extra:
+            read_ahead(ctx.session)
             who = self._identify(ctx, reply)
             ctx.extra["who"] = who
             if who is not None:  # the reply keeps the tag and is known by its thread
@@ -211,6 +214,25 @@ class Gatekeeper:
         return Seated(who.game, who.seat) if who is not None and who.seat is not None else None
 
     # -- commands -----------------------------------------------------------------
+
+
+def read_ahead(session: Session) -> None:
+    """Once per transaction that keeps what it reads: read ahead for every game its letters name.
+
+    A batch's letters are loaded into the session before any is handled (``inbound``); the
+    tags in their subjects name the games the batch will read, and reading them all at once
+    takes a few queries instead of a few per game.
+    """
+    shelf = kept(session, "read-ahead-letters")
+    if shelf is None or shelf:
+        return
+    shelf[None] = True
+    named = (
+        TAG.search(row.subject)
+        for row in list(session.identity_map.values())
+        if isinstance(row, Inbound) and row.state is InboundState.NEW
+    )
+    Games.read_ahead(session, {int(found.group(2)) for found in named if found is not None})
 
 
 def same_secret(given: str, stored: str) -> bool:

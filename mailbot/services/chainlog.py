@@ -13,14 +13,14 @@ rolled-back link is never chained to.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
-from sqlmodel import Session, col, select
+from sqlmodel import Session, and_, col, func, select
 
 from mailbot.core.chain import GENESIS, ChainEntry, entry_hash
 from mailbot.services.transactions import holds_write_lock
@@ -58,6 +58,29 @@ def _last(session: Session, game_id: int) -> tuple[int, str]:
     )
     found = session.exec(query).first()
     return (found[0], found[1]) if found is not None else (-1, GENESIS)
+
+
+def read_heads(session: Session, game_ids: Collection[int]) -> None:
+    """Read the last links of many games in one query, for a transaction that holds SQLite's
+    write lock from its start (nobody else appends until it ends); heads it knows stay."""
+    if not holds_write_lock(session):
+        return
+    known = _known(session)
+    wanted = sorted({game_id for game_id in game_ids if game_id not in known})
+    if not wanted:
+        return
+    last = (
+        select(ChainRow.game_id, func.max(ChainRow.position).label("position"))
+        .where(col(ChainRow.game_id).in_(wanted))
+        .group_by(col(ChainRow.game_id))
+        .subquery()
+    )
+    query = select(ChainRow.game_id, ChainRow.position, ChainRow.hash).join(
+        last, and_(col(ChainRow.game_id) == last.c.game_id, col(ChainRow.position) == last.c.position)
+    )
+    found = {game_id: (position, hash_) for game_id, position, hash_ in session.exec(query)}
+    for game_id in wanted:
+        known[game_id] = found.get(game_id, (-1, GENESIS))
 
 
 def head(session: Session, game_id: int) -> str:

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import event
+from sqlalchemy.orm import Session as OrmSession
+from sqlalchemy.orm import object_session
 from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines, lifecycle
@@ -114,6 +118,44 @@ def fresh_seed() -> bytes:
     return secrets.token_bytes(32)
 
 
+_CURRENT = "current-orders"  # kept: {step id: {seat: OrderSet}}, the step's current orders
+
+
+def _forget_orders(session: OrmSession, step_id: int) -> None:
+    known = kept(session, _CURRENT) if isinstance(session, Session) else None
+    if known is not None:
+        known.pop(step_id, None)
+
+
+@event.listens_for(OrmSession, "transient_to_pending")
+def _orders_added(session: OrmSession, row: object) -> None:
+    """New orders for a step: its kept current orders are read again (whoever added them)."""
+    if isinstance(row, OrderSet):
+        _forget_orders(session, row.step_id)
+
+
+@event.listens_for(OrderSet.current, "set")
+def _orders_changed(row: OrderSet, _value: object, _old: object, _initiator: object) -> None:
+    session = object_session(row)
+    if session is not None:
+        _forget_orders(session, row.step_id)
+
+
+def settled(session: Session, model: type[Any]) -> bool:
+    """Whether no row of ``model`` waits in the session to be written (added, changed, deleted)."""
+    pending = (session.new, session.dirty, session.deleted)
+    return not any(isinstance(row, model) for rows in pending for row in rows)
+
+
+def quiet(session: Session, model: type[Any]) -> AbstractContextManager[object]:
+    """Where a query reads ``model``'s table alone: without autoflush when no row of it waits.
+
+    The autoflush would write every pending row of the letter (its chain links, the reply) in a
+    flush of its own, and the query would read the same; the rows go with the next flush.
+    """
+    return session.no_autoflush if settled(session, model) else nullcontext()
+
+
 class Games:
     """Game lifecycle use cases (one transaction each, owned by the caller)."""
 
@@ -154,13 +196,86 @@ class Games:
 
     @staticmethod
     def open_step(session: Session, game_id: int) -> StepRow | None:
+        """The game's open step; a batch of letters keeps it for its transaction (``kept``)."""
+        known = kept(session, "open-step")
+        step: StepRow | None = known.get(game_id) if known is not None else None
+        if step is not None and step.state is StepState.OPEN:  # one closed meanwhile is read again
+            return step
         query = select(StepRow).where(StepRow.game_id == game_id, StepRow.state == StepState.OPEN)
-        return session.exec(query).first()
+        with quiet(session, StepRow):
+            step = session.exec(query).first()
+        if known is not None and step is not None:
+            known[game_id] = step
+        return step
 
     @staticmethod
     def current_orders(session: Session, step_id: int) -> dict[str, OrderSet]:
+        """Each seat's current orders for the step, in the table's order (the oldest first)."""
+        known = kept(session, _CURRENT)  # a batch of letters reads one step's orders again and again
+        if known is not None and step_id in known:
+            return dict(known[step_id])
         query = select(OrderSet).where(OrderSet.step_id == step_id, col(OrderSet.current))
-        return {row.seat: row for row in session.exec(query)}
+        with quiet(session, OrderSet):
+            found = {row.seat: row for row in session.exec(query)}
+        if known is not None:
+            known[step_id] = dict(found)
+        return found
+
+    @staticmethod
+    def orders_replaced(
+        session: Session, step_id: int, before: Mapping[str, OrderSet], row: OrderSet
+    ) -> None:
+        """``row`` is now its seat's current set (``before``: the step's current orders until now).
+
+        Kept as the step's current orders, as the table will read: the seat's earlier set is
+        no longer current, and the new row is the newest.
+        """
+        known = kept(session, _CURRENT)
+        if known is not None:
+            held = {seat: held for seat, held in before.items() if seat != row.seat}
+            known[step_id] = held | {row.seat: row}
+
+    @staticmethod
+    def read_ahead(session: Session, game_ids: Collection[int]) -> None:
+        """Read, for many games at once, what handling their letters reads: each game, its seats,
+        its open step, that step's current orders and the chain's last link (a query for each).
+
+        Only where the transaction keeps what it reads (``kept``); games whose seats it keeps
+        already are left alone. The caches fill as the one-game queries would fill them.
+        """
+        seats, held = kept(session, "seats"), kept(session, "read-ahead")
+        if seats is None or held is None:
+            return
+        wanted = sorted({game_id for game_id in game_ids if game_id not in seats})
+        if not wanted:
+            return
+        # The games stay loaded for the transaction: ``session.get`` finds them.
+        held[tuple(wanted)] = session.exec(select(Game).where(col(Game.id).in_(wanted))).all()
+        found: dict[int, list[Seat]] = {game_id: [] for game_id in wanted}
+        for seat in session.exec(select(Seat).where(col(Seat.game_id).in_(wanted)).order_by(col(Seat.id))):
+            found[seat.game_id].append(seat)
+        seats.update(found)
+        Games._read_steps_ahead(session, wanted)
+        chainlog.read_heads(session, wanted)
+
+    @staticmethod
+    def _read_steps_ahead(session: Session, game_ids: Sequence[int]) -> None:
+        steps, orders = kept(session, "open-step"), kept(session, _CURRENT)
+        if steps is None or orders is None:
+            return
+        query = select(StepRow).where(col(StepRow.game_id).in_(game_ids), StepRow.state == StepState.OPEN)
+        for step in session.exec(query.order_by(col(StepRow.id))):
+            known = steps.get(step.game_id)
+            if known is None or known.state is not StepState.OPEN:  # the first, as ``open_step`` reads
+                steps[step.game_id] = step
+        ids = [row_id(steps[game_id]) for game_id in game_ids if game_id in steps]
+        current: dict[int, dict[str, OrderSet]] = {step_id: {} for step_id in ids if step_id not in orders}
+        if not current:
+            return
+        query_orders = select(OrderSet).where(col(OrderSet.step_id).in_(list(current)), col(OrderSet.current))
+        for row in session.exec(query_orders.order_by(col(OrderSet.id))):  # the table's order
+            current[row.step_id][row.seat] = row
+        orders.update(current)
 
     # -- creating and joining ---------------------------------------------------
 
@@ -363,11 +478,14 @@ class Games:
         replaced: bool,
         log: bool = True,
         salt: str = "",
+        held: Collection[str] | None = None,
     ) -> None:
         """Log accepted orders; once every owing seat has sent, early processing may start.
 
         The chain holds the seat's order digest salted with the order set's own ``salt``
-        (revealed with the orders in the archive), never the bare digest.
+        (revealed with the orders in the archive), never the bare digest. ``held``: the seats
+        holding current orders for the step now, this one included, when the caller knows them
+        (else they are read back, after a flush).
         """
         if log:
             digest = order_digest({seat: list(lines)})
@@ -378,8 +496,9 @@ class Games:
                 "commitment": salted(digest, bytes.fromhex(salt)),
             }
             self.note(session, game, "orders-replaced" if replaced else "orders", payload)
-        session.flush()
-        held = self.current_orders(session, row_id(step))
+        if held is None:
+            session.flush()
+            held = self.current_orders(session, row_id(step)).keys()
         sent = {name: lifecycle.SeatFacts(name, sent=name in held) for name in step.owing}
         opened = lifecycle.StepFacts(step.key, tuple(step.owing), step.opened_at, step.deadline_at)
         early = lifecycle.Policy(early=timedelta(seconds=game.early_seconds))

@@ -10,13 +10,12 @@ from datetime import datetime
 from typing import Any
 
 from markupsafe import Markup
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from mailbot.mail.compose import Attachment, Outgoing
 from mailbot.render.templates import Rendered, Renderer
 from mailbot.services.inbound import Identity
 from mailbot.services.outbox import Thread, enqueue
-from mailbot.store.game_tables import Seat
 
 
 @dataclass
@@ -101,8 +100,11 @@ def thread_of(session: Session, subject: str) -> Thread | None:
     found = _SUBJECT_TAG.search(subject)
     if found is None:
         return None
+    from mailbot.services.games import Games  # games imports this module: not at the top
+
     game_id, secret = int(found.group(1)), found.group(2)
     if secret == "GM":
         return Thread(game_id)
-    seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.secret == secret)).first()
+    # The game's seats, as a batch or tick keeps them for its transaction (the first by id, like a query).
+    seat = next((seat for seat in Games.seats(session, game_id) if seat.secret == secret), None)
     return Thread(game_id, seat.name) if seat is not None else None

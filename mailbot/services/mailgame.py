@@ -121,7 +121,8 @@ class MailGame:
             reply.problem(problem.line, problem.text, f"{problem.kind.value}: {problem.reason}")
 
     def _store_orders(self, ctx: Context, who: Seated, step: StepRow, lines: list[str], reply: Reply) -> None:
-        previous = Games.current_orders(ctx.session, row_id(step)).get(who.seat.name)
+        current = Games.current_orders(ctx.session, row_id(step))
+        previous = current.get(who.seat.name)
         if previous is not None:
             previous.current = False
             ctx.session.add(previous)
@@ -134,8 +135,16 @@ class MailGame:
             salt=new_salt(),
         )
         ctx.session.add(row)
+        Games.orders_replaced(ctx.session, row_id(step), current, row)
         self.games.note_orders(
-            ctx.session, who.game, step, who.seat.name, lines, replaced=previous is not None, salt=row.salt
+            ctx.session,
+            who.game,
+            step,
+            who.seat.name,
+            lines,
+            replaced=previous is not None,
+            salt=row.salt,
+            held={*current, who.seat.name},  # known here: not flushed and read back
         )
         contribute(self.games, ctx, who, step)
         reply.section(f"Orders accepted for {step.title}", [f"  {line}" for line in lines] or ["  (none)"])

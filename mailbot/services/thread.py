@@ -20,7 +20,7 @@ from mailbot.core.game import Line
 from mailbot.core.letter import Letter
 from mailbot.mail.known import Known
 from mailbot.mail.mime import letter_texts
-from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
+from mailbot.store.game_tables import Game, GameStatus, StepRow
 from mailbot.store.models import Outbound
 
 MAX_REFERENCES = 20  # the newest ones: a long thread's oldest letters say nothing more
@@ -64,12 +64,13 @@ def known(letters: Sequence[Answered]) -> Known | None:
 
 def open_step_asked(session: Session, letters: Sequence[Answered], sender: str) -> StepRow | None:
     """The open step that one of the answered letters (sent to ``sender``) asked orders for."""
+    from mailbot.services.games import Games  # games -> letters -> inbound -> thread: not at the top
+
     for item in letters:
         if not item.step_key or item.game_id is None or item.recipient.lower() != sender.lower():
             continue
         game = session.get(Game, item.game_id)
-        query = select(StepRow).where(StepRow.game_id == item.game_id, StepRow.state == StepState.OPEN)
-        step = session.exec(query).first()
+        step = Games.open_step(session, item.game_id)  # kept for the batch: the orders read it again
         if game is not None and game.status is GameStatus.RUNNING and step is not None:
             return step if step.key == item.step_key else None
     return None
