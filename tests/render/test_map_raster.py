@@ -1,17 +1,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The fast map PNG (``render.maps.raster`` and ``pngfile``): cairosvg's picture, quicker.
+"""The fast map PNG (``render.maps.raster``): cairosvg's picture, quicker.
 
 Every picture is compared with what cairosvg makes of the same SVG, pixel by pixel after
-decoding both PNGs: the painter must show what the SVG says, no more and no less. The caches
-(layers, deflated bands, whole pictures) are checked by painting with them full and empty.
+decoding both PNGs: the painter must show what the SVG says, no more and no less. The cache
+of long paths' layers is checked by painting with it full and empty.
 """
 
 from __future__ import annotations
 
 import builtins
 import io
-import struct
-import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +17,7 @@ import cairosvg
 import pytest
 from PIL import Image, ImageChops
 
-from mailbot.render.maps import PNG_WIDTH, MapError, MapPicture, draw_map, png_of, pngfile, raster
+from mailbot.render.maps import PNG_WIDTH, MapError, MapPicture, draw_map, raster
 from tests.differential import flattop_worlds as fw
 from tests.render.test_maps import flattop_model, saltntar_view
 
@@ -28,13 +26,11 @@ SVG_HEAD = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" view
 
 def empty_caches() -> None:
     raster.layer.cache_clear()
-    png_of.cache_clear()
-    pngfile.BANDS.clear()
 
 
 @pytest.fixture(autouse=True)
 def fresh_caches() -> Iterator[None]:
-    """Each test starts and ends with empty caches, so no test depends on another's pictures."""
+    """Each test starts and ends with no layers kept, so no test depends on another's pictures."""
     empty_caches()
     yield
     empty_caches()
@@ -98,6 +94,7 @@ def test_a_map_whose_last_row_is_half_covered_keeps_its_alpha_as_cairo_writes_it
     )
     ours = raster.render(svg, PNG_WIDTH)
     assert ours is not None
+    assert Image.open(io.BytesIO(ours)).mode == "RGBA"
     image = pixels(ours)
     assert image.height == 443 and image.getpixel((5, 442))[3] == 204  # translucent, not painted white
     assert image.getpixel((5, 441))[3] == 255
@@ -147,12 +144,32 @@ def test_group_opacity_applies_to_the_group_and_a_leafs_to_itself() -> None:
     assert worst_difference(ours, by_cairosvg(svg, 400)) <= 2
 
 
-def test_a_mostly_transparent_picture_is_written_by_cairo() -> None:
+def test_a_transparent_picture_keeps_its_alpha_and_its_edges_colour() -> None:
+    # the circle's antialiased edge is translucent: its colour is written unpremultiplied
     svg = f'{SVG_HEAD}<circle cx="50" cy="25" r="10" fill="#1d4ed8" /></svg>'
     ours = raster.render(svg, 200)
     assert ours is not None
     assert worst_difference(ours, by_cairosvg(svg, 200)) <= 2
     assert pixels(ours).getpixel((0, 0))[3] == 0
+
+
+def test_an_opaque_picture_is_written_without_alpha() -> None:
+    svg = f'{SVG_HEAD}<rect width="100" height="50" fill="#ffffff" /><circle cx="50" cy="25" r="9" /></svg>'
+    ours = raster.render(svg, 200)  # 200 x 100 pixels: the sheet covers every one
+    assert ours is not None
+    assert Image.open(io.BytesIO(ours)).mode == "RGB"
+
+
+def test_a_maps_alpha_is_only_where_its_sheet_was_rounded_up() -> None:
+    for svg in real_flattop_svgs():
+        ours = raster.render(svg, PNG_WIDTH)
+        assert ours is not None
+        picture = Image.open(io.BytesIO(ours))
+        if picture.mode == "RGB":
+            continue
+        alpha = picture.getchannel("A")
+        above_last_row = alpha.crop((0, 0, picture.width, picture.height - 1))
+        assert above_last_row.getextrema() == (255, 255)
 
 
 # --- the caches ----------------------------------------------------------------------------------
@@ -162,10 +179,10 @@ def test_the_same_svg_gives_the_same_bytes_with_full_or_empty_caches() -> None:
     svgs = every_map()
     first = [raster.render(svg, PNG_WIDTH) for svg in svgs]
     again = [raster.render(svg, PNG_WIDTH) for svg in reversed(svgs)][::-1]  # every cache warm
+    assert raster.layer.cache_info().hits > 0
     empty_caches()
     fresh = [raster.render(svg, PNG_WIDTH) for svg in svgs]
     assert first == again == fresh
-    assert len(pngfile.BANDS) > 0
 
 
 def test_a_layer_is_kept_for_its_path_paint_place_and_size_only() -> None:
@@ -185,7 +202,7 @@ def test_a_layer_is_kept_for_its_path_paint_place_and_size_only() -> None:
 
 
 def test_two_sides_maps_drawn_in_turn_are_each_their_own() -> None:
-    """Kept layers and bands are found by content: one side's picture never shows in another's."""
+    """Kept layers are found by content: one side's picture never shows in another's."""
     allied, japanese, referee = real_flattop_svgs()
     alone = {}
     for name, svg in (("allied", allied), ("japanese", japanese), ("referee", referee)):
@@ -196,61 +213,20 @@ def test_two_sides_maps_drawn_in_turn_are_each_their_own() -> None:
     assert all(raster.render(svg, PNG_WIDTH) == alone[name] for name, svg in turns)
 
 
-def test_png_of_keeps_a_picture_by_its_svg() -> None:
-    svg = real_flattop_svgs()[0]
-    picture = MapPicture(svg).png()
-    assert MapPicture(svg).png() is picture and png_of.cache_info().hits == 1
-    assert MapPicture(svg.replace("Allied map", "Allied map ")).png() != picture
-
-
-# --- the PNG file --------------------------------------------------------------------------------
-
-
-def chunks(png: bytes) -> Iterator[tuple[bytes, bytes]]:
-    at = len(pngfile.SIGNATURE)
-    while at < len(png):
-        (length,) = struct.unpack(">I", png[at : at + 4])
-        kind, body = png[at + 4 : at + 8], png[at + 8 : at + 8 + length]
-        (crc,) = struct.unpack(">I", png[at + 8 + length : at + 12 + length])
-        assert crc == zlib.crc32(kind + body)
-        yield kind, body
-        at += 12 + length
-
-
-@pytest.mark.parametrize("height", [1, pngfile.BAND_ROWS - 1, pngfile.BAND_ROWS, 2 * pngfile.BAND_ROWS + 5])
-def test_the_banded_zlib_stream_holds_exactly_the_rows(height: int) -> None:
-    width = 7
-    rgb = bytes((x * 31 + y * 7 + c) % 256 for y in range(height) for x in range(width) for c in range(3))
-    png = pngfile.png(width, height, rgb, pngfile.RGB)
-    found = dict(chunks(png))
-    assert list(found) == [b"IHDR", b"IDAT", b"IEND"]
-    rows = zlib.decompress(found[b"IDAT"])
-    assert rows == b"".join(b"\x00" + rgb[y * 21 : (y + 1) * 21] for y in range(height))
-    image = Image.open(io.BytesIO(png))
-    assert image.size == (width, height) and image.convert("RGB").tobytes() == rgb
-
-
-def test_unpremultiplying_rounds_as_cairo_does() -> None:
-    # one pixel: premultiplied (B, G, R, A) = (10, 20, 30, 128) little-endian in memory
-    blue, green, red, alpha = 10, 20, 30, 128
-    word = (alpha << 24) | (red << 16) | (green << 8) | blue
-    raw = word.to_bytes(4, "little" if pngfile.CHANNELS[3] == 3 else "big")
-    opaque = b"\x00\x00\x00\xff" if pngfile.CHANNELS[3] == 3 else b"\xff\x00\x00\x00"
-    rgba = pngfile.mostly_opaque_rgba(raw + opaque * 20, 21)
-    assert rgba is not None
-    expected = [(c * 255 + alpha // 2) // alpha for c in (red, green, blue)]
-    assert list(rgba[:4]) == [*expected, alpha]
-
-
-def test_a_picture_without_cairo_is_a_map_error(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "missing", [OSError("no library called cairo"), ModuleNotFoundError("No module named 'PIL'")]
+)
+def test_a_picture_without_cairo_or_pillow_is_a_map_error(
+    monkeypatch: pytest.MonkeyPatch, missing: Exception
+) -> None:
     real_import = builtins.__import__
 
     def no_cairo(name: str, *args: Any, **kwargs: Any) -> Any:
         fromlist = args[2] if len(args) > 2 else kwargs.get("fromlist")
         if fromlist and "raster" in fromlist:
-            raise OSError("no library called cairo")
+            raise missing
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_cairo)
-    with pytest.raises(MapError, match="cairo library cannot be loaded"):
+    with pytest.raises(MapError, match="cairo library or Pillow cannot be loaded"):
         MapPicture(f"{SVG_HEAD}</svg>").png()

@@ -7,8 +7,9 @@ than the seat's letter may tell, and two worlds a seat cannot tell apart give
 byte-identical SVG (the no-leak harness compares it). Drawings are made with
 drawsvg, never by hand-built XML. The PNG for mail is painted from that SVG:
 by :mod:`.raster` (cairo directly, the few SVG features the drawers use, a
-few milliseconds) or, for an SVG with more in it, by cairosvg; and the same
-SVG at the same width is converted once (:func:`png_of`, a small LRU).
+few milliseconds) or, for an SVG with more in it, by cairosvg. Each picture is
+painted when asked for: a step's maps all differ (the hour is in the title), so
+keeping whole pictures found none again.
 
 Drawers: ``flattop`` (a side's map of the hour) and ``salt-n-tar`` (the course,
 every ship and the wind), found by the game's name with case, hyphens and
@@ -21,7 +22,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from mailbot.errors import RenderError
@@ -30,8 +30,6 @@ from mailbot.render.maps import flattop, saltntar
 #: default PNG width in pixels: a phone screen's width at two CSS pixels a pixel; wider costs time and bytes
 #: in every letter (through cairosvg a 900 px picture took 100 ms to convert, 640 px 60 ms)
 PNG_WIDTH = 640
-#: pictures kept by :func:`png_of` (about 130 kB each at 640 px)
-PNGS_KEPT = 16
 
 Drawer = Callable[[Mapping[str, Any]], str]
 DRAWERS: Mapping[str, Drawer] = {"flattop": flattop.draw, "saltntar": saltntar.draw}
@@ -57,19 +55,14 @@ class MapPicture:
         return png_of(self.svg, width)
 
 
-@lru_cache(maxsize=PNGS_KEPT)
 def png_of(svg: str, width: int) -> bytes:
-    """``svg`` as a PNG ``width`` pixels wide; the same SVG and width always give the same bytes.
-
-    Kept by content, so a map drawn again (a retried step, a repeated report) costs nothing and
-    no picture is ever shown for an SVG other than its own.
-    """
+    """``svg`` as a PNG ``width`` pixels wide; the same SVG and width always give the same bytes."""
     try:
-        # Loaded on first use: they need the system's libcairo2, and mailbot runs without it
-        # (its letters then go without pictures, see services.reports).
+        # Loaded on first use: they need the system's libcairo2 (and Pillow), and mailbot runs
+        # without them (its letters then go without pictures, see services.reports).
         from mailbot.render.maps import raster
-    except OSError as error:
-        raise MapError(f"no PNG: the cairo library cannot be loaded ({error})") from error
+    except (OSError, ImportError) as error:
+        raise MapError(f"no PNG: the cairo library or Pillow cannot be loaded ({error})") from error
     painted = raster.render(svg, width)
     if painted is not None:
         return painted
