@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,9 @@ LONG_TOKEN = 32
 #: a line "label: token" whose label is at most this wide stays whole: the label belongs with
 #: its value, and readers search for it on one line (verify.py: "Game log chain head: <hash>")
 LABEL_WIDTH = 48
+#: long lines kept wrapped (:func:`wrap_line`): a game's letters repeat most of their lines from
+#: one turn and one seat to the next, and the line breaking is the dearest part of a letter
+WRAPS_KEPT = 4096
 #: a two-column row's text starts at most here, so that it keeps 32 columns to wrap in
 COLUMN_LIMIT = 40
 _COLUMN_GAP = re.compile(r"(?<=\S) {2,}(?=\S)")
@@ -120,11 +124,12 @@ def wrap72(text: str) -> str:
     frozen = set(_orders_blocks(lines))
     out: list[str] = []
     for n, line in enumerate(lines):
-        out.extend([line] if n in frozen else wrap_line(line))
+        out.extend((line,) if n in frozen else wrap_line(line))
     return "\n".join(out)
 
 
-def wrap_line(line: str) -> list[str]:
+@lru_cache(maxsize=WRAPS_KEPT)
+def wrap_line(line: str) -> tuple[str, ...]:
     """One line as it should be printed: itself when short, else wrapped under its own indent.
 
     Breaks fall between words, preferably after a clause (see ``_pieces``); continuation
@@ -133,19 +138,19 @@ def wrap_line(line: str) -> list[str]:
     the line's own indent.
     """
     if fits(line):
-        return [line]
+        return (line,)
     line = line.expandtabs()
     column = _second_column(line)
     if column:
         term, text = line[:column], line[column:]
         pieces = _pieces(text, WIDTH - column, WIDTH - column)
-        return [term + pieces[0], *(" " * column + piece for piece in pieces[1:])]
+        return (term + pieces[0], *(" " * column + piece for piece in pieces[1:]))
     body = line.lstrip()
     lead = line[: len(line) - len(body)]
     bullet = _BULLET.match(line)
     hang = " " * bullet.end() if bullet else lead + "  "
     pieces = _pieces(body, WIDTH - len(lead), WIDTH - len(hang))
-    return [lead + pieces[0], *(hang + piece for piece in pieces[1:])]
+    return (lead + pieces[0], *(hang + piece for piece in pieces[1:]))
 
 
 def _second_column(line: str) -> int:

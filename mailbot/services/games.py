@@ -522,11 +522,17 @@ class Games:
     @staticmethod
     def step_entropy(session: Session, step: StepRow) -> tuple[str, int]:
         """The mixed player entropy of one step attempt and how many letters contributed."""
-        query = select(ChainRow).where(ChainRow.game_id == step.game_id, ChainRow.kind == "entropy")
+        # The step is picked out by the database: a game's entropy links grow with every letter.
+        payload = col(ChainRow.payload)
+        query = select(ChainRow.payload).where(
+            ChainRow.game_id == step.game_id,
+            ChainRow.kind == "entropy",
+            payload["step"].as_string() == step.key,
+            payload["attempt"].as_integer() == step.attempt,
+        )
         found = [
             (str(p["seat"]), str(p["message_id"]), str(p["nonce"]))
-            for p in (row.payload for row in session.exec(query.order_by(col(ChainRow.position))))
-            if p.get("step") == step.key and p.get("attempt") == step.attempt
+            for p in session.exec(query.order_by(col(ChainRow.position)))
         ]
         return player_entropy(found), len(found)
 

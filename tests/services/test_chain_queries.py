@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Chain links picked out by their payload in the database, the same on SQLite and PostgreSQL.
+
+A step's entropy and a deadline's iCalendar SEQUENCE are read from the game's chain, which
+grows with every letter and every hour; the database picks the step's links by the payload's
+fields instead of every payload being read back into Python.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from mailbot.core.dice import player_entropy
+from mailbot.services import chainlog
+from mailbot.services.games import Games
+from mailbot.services.reports import deadline_sequence
+from mailbot.store.game_tables import StepRow
+from tests.services.test_chain_head_cache import _game
+
+NOW = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
+
+
+def _entropy(session: Session, game_id: int, step: tuple[str, int], seat: str, nonce: str) -> None:
+    key, attempt = step
+    payload = {"step": key, "attempt": attempt, "seat": seat, "message_id": f"<{nonce}@t>", "nonce": nonce}
+    chainlog.append(session, game_id, "entropy", payload, NOW)
+
+
+def test_a_steps_entropy_is_its_own_attempts_letters_only(engine: Engine) -> None:
+    game_id, other_game = _game(engine), _game(engine)
+    with Session(engine) as session, session.begin():
+        _entropy(session, game_id, ("t1", 1), "north", "a")
+        _entropy(session, game_id, ("t1", 2), "north", "b")  # the step reopened: a new attempt
+        _entropy(session, game_id, ("t10", 2), "south", "c")  # another key that starts alike
+        _entropy(session, game_id, ("t1", 2), "south", "d")
+        _entropy(session, other_game, ("t1", 2), "north", "e")  # another game
+        chainlog.append(session, game_id, "step-opened", {"step": "t1", "attempt": 2}, NOW)
+    with Session(engine) as session:
+        step = StepRow(game_id=game_id, key="t1", attempt=2, turn=1, kind="orders", title="t1")
+        entropy, letters = Games.step_entropy(session, step)
+    assert letters == 2
+    assert entropy == player_entropy([("north", "<b@t>", "b"), ("south", "<d@t>", "d")])
+
+
+def test_a_deadlines_sequence_counts_its_own_keys_settings(engine: Engine) -> None:
+    game_id = _game(engine)
+    with Session(engine) as session, session.begin():
+        assert deadline_sequence(session, game_id, "t1") == 0  # never opened yet
+        chainlog.append(session, game_id, "step-opened", {"step": "t1", "attempt": 1}, NOW)
+        chainlog.append(session, game_id, "step-opened", {"step": "t10", "attempt": 1}, NOW)
+        chainlog.append(session, game_id, "entropy", {"step": "t1", "attempt": 1}, NOW)  # sets nothing
+        assert deadline_sequence(session, game_id, "t1") == 0
+        chainlog.append(session, game_id, "gm-extend", {"step": "t1"}, NOW)
+        chainlog.append(session, game_id, "gm-resume", {"step": "t1"}, NOW)
+        chainlog.append(session, game_id, "gm-extend", {"step": "t10"}, NOW)
+        assert deadline_sequence(session, game_id, "t1") == 2
+        assert deadline_sequence(session, game_id, "t10") == 1
