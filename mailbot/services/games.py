@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import object_session
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from mailbot.core import deadlines, lifecycle
 from mailbot.core.chain import roll_log, salted, step_salt
@@ -611,8 +611,9 @@ class Games:
         chainlog.append(session, self._id(game), "sealed-carried", payload, self.clock())
 
     def _next_attempt(self, session: Session, game: Game, key: str) -> int:
-        query = select(StepRow).where(StepRow.game_id == game.id, StepRow.key == key)
-        return 1 + max((row.attempt for row in session.exec(query)), default=0)
+        # The number alone: loading the rows would read back each one's saved game state.
+        query = select(func.max(StepRow.attempt)).where(StepRow.game_id == game.id, StepRow.key == key)
+        return 1 + (session.exec(query).one() or 0)
 
     @staticmethod
     def describe_deadline(game: Game) -> str:

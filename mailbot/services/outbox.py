@@ -139,6 +139,10 @@ def _no_checkpoint(_name: str) -> None:
 BATCH_ROWS = 100
 MARK_ROWS = 25
 MARK_SECONDS = 0.05
+#: a batch starts with one letter alone (a probe) unless one went through within this many
+#: seconds: a deadline tick wakes the sender after every game, and a probe in front of each
+#: small batch left the other links idle while the reports piled up
+PROBE_AFTER_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -291,6 +295,7 @@ class Outbox:
         self.transport_error: str | None = None
         self._transport_failures = 0
         self._transport_retry_at: datetime | None = None
+        self._link_proven_at: float | None = None  # monotonic: the server last answered a letter
 
     def recover(self) -> int:
         """Rows a dead worker left in ``sending`` go out again (same Message-ID): at start-up,
@@ -346,14 +351,17 @@ class Outbox:
     async def _deliver(self, rows: list[_Due], report: SendReport) -> bool:
         """Send a claimed batch over up to ``connections`` links; False when the transport went down.
 
-        The first row goes alone (a probe: a dead link costs one attempt, not one per link);
-        then the links take rows in order, never two of one recipient at once, so each
-        recipient gets his letters in the order they were written. Rows not tried (the link
-        went down) go back to ``pending``; ``sent`` marks are committed in groups.
+        The first row goes alone unless the server answered a letter lately (a probe: a dead
+        link costs one attempt, not one per link); then the links take rows in order, never two
+        of one recipient at once, so each recipient gets his letters in the order they were
+        written. Rows not tried (the link went down) go back to ``pending``; ``sent`` marks are
+        committed in groups, off the event loop (a deadline tick may hold the store's write
+        lock, and the other links must not wait for it).
         """
         run = _Run(rows, self._sent_marks())
         try:
-            await self._lane(run, report, probe=True)
+            if not self._link_proven():
+                await self._lane(run, report, probe=True)
             lanes = [asyncio.create_task(self._lane(run, report)) for _ in range(self.connections)]
             try:
                 await asyncio.gather(*lanes)
@@ -362,9 +370,16 @@ class Outbox:
                 run.wake()
                 await asyncio.gather(*lanes, return_exceptions=True)
         finally:
-            run.marks.flush()
-            self._unclaim(run.untried())
+            await asyncio.to_thread(self._end_run, run)
         return not run.down
+
+    def _end_run(self, run: _Run) -> None:
+        run.marks.flush()
+        self._unclaim(run.untried())
+
+    def _link_proven(self) -> bool:
+        proven = self._link_proven_at
+        return proven is not None and time.monotonic() - proven < PROBE_AFTER_SECONDS
 
     async def _lane(self, run: _Run, report: SendReport, *, probe: bool = False) -> None:
         while (row := await run.take()) is not None:
@@ -421,6 +436,7 @@ class Outbox:
             row = session.get_one(Outbound, row_id)
             row.state = OutboundState.PENDING
             row.last_error = f"transport: {error}"[:2000]
+        self._link_proven_at = None
         if not first:  # another link of the same batch already paused sending
             return
         self._transport_failures += 1
@@ -434,6 +450,7 @@ class Outbox:
             log.debug("SMTP transport still down (%s); next try in %s", error, delay)
 
     def _transport_up(self) -> None:
+        self._link_proven_at = time.monotonic()
         if self.transport_down_since is not None:
             log.info(
                 "SMTP transport back after %s; sending resumed", self.clock() - self.transport_down_since

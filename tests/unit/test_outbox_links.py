@@ -211,3 +211,62 @@ async def test_a_failing_link_stops_the_others_before_they_take_more(sqlite: Eng
     await outbox.send_due()
     assert Counter(Counter(raw for _, raw in sink.sent).values()) == {1: 20}  # each exactly once
     assert Counter(row.state for row in _rows(sqlite)) == {OutboundState.SENT: 19, OutboundState.SENDING: 1}
+
+
+class FirstAlone(SlowSink):
+    """Notes how many letters were with SMTP at once when each batch's first letter went out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.company_of_first: list[int] = []
+        self.batch_started = True
+
+    async def send(self, sender: str, recipient: str, raw: bytes) -> None:
+        watch = self.batch_started
+        self.batch_started = False
+        task = asyncio.create_task(super().send(sender, recipient, raw))
+        await asyncio.sleep(0.002)  # the other links have had their turn to start
+        if watch:
+            self.company_of_first.append(self.in_flight)
+        await task
+
+
+async def test_a_batch_goes_out_on_every_link_at_once_while_the_link_is_known_to_work(sqlite: Engine) -> None:
+    """A deadline tick wakes the sender after each game: a probe before each small batch
+    would keep the other links idle. Once a letter went through, the next batch needs none;
+    after the link broke, the first letter goes alone again."""
+    sink, now = FirstAlone(), [START]
+    retry = RetryPolicy(base=10, maximum=100, max_attempts=4)
+    outbox = Outbox(engine=sqlite, sink=sink, clock=lambda: now[0], retry=retry, connections=3)
+    _queue(sqlite, PLAYERS[:3])
+    assert (await outbox.send_due()).sent == 3
+    sink.batch_started = True
+    _queue_more(sqlite, PLAYERS[:3], first=3)
+    assert (await outbox.send_due()).sent == 3
+    assert sink.company_of_first == [1, 3]  # the first batch probed; the second did not need to
+
+    sink.down_from = sink.calls + 1  # the link breaks under a batch sent on every link
+    _queue_more(sqlite, PLAYERS[:3], first=6)
+    sink.batch_started = True
+    assert (await outbox.send_due()).paused
+    assert sink.calls == 9  # one try a link, and no letter spends an attempt on it:
+    assert [(row.state, row.attempts) for row in _rows(sqlite)[6:]] == [(OutboundState.PENDING, 0)] * 3
+    now[0] = START + timedelta(seconds=60)  # after the backoff
+    tries, sink.batch_started = sink.calls, True
+    assert (await outbox.send_due()).paused
+    assert sink.calls == tries + 1  # the link is not known to work now: one letter probes it
+
+
+def _queue_more(engine: Engine, recipients: list[str], first: int) -> None:
+    with Session(engine) as session, session.begin():
+        for n, recipient in enumerate(recipients, start=first):
+            session.add(
+                Outbound(
+                    message_id=f"m{n}@bot.test",
+                    sender="bot@example.test",
+                    recipient=recipient,
+                    raw=f"Subject: {n}\r\n\r\nletter {n}\r\n".encode(),
+                    next_attempt_at=START,
+                    created_at=START,
+                )
+            )
