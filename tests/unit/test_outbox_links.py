@@ -64,9 +64,9 @@ def sqlite(tmp_path: Path) -> Iterator[Engine]:
     engine.dispose()
 
 
-def _queue(engine: Engine, recipients: list[str]) -> None:
+def _queue(engine: Engine, recipients: list[str], first: int = 0) -> None:
     with Session(engine) as session, session.begin():
-        for n, recipient in enumerate(recipients):
+        for n, recipient in enumerate(recipients, start=first):
             session.add(
                 Outbound(
                     message_id=f"m{n}@bot.test",
@@ -241,12 +241,12 @@ async def test_a_batch_goes_out_on_every_link_at_once_while_the_link_is_known_to
     _queue(sqlite, PLAYERS[:3])
     assert (await outbox.send_due()).sent == 3
     sink.batch_started = True
-    _queue_more(sqlite, PLAYERS[:3], first=3)
+    _queue(sqlite, PLAYERS[:3], first=3)
     assert (await outbox.send_due()).sent == 3
     assert sink.company_of_first == [1, 3]  # the first batch probed; the second did not need to
 
     sink.down_from = sink.calls + 1  # the link breaks under a batch sent on every link
-    _queue_more(sqlite, PLAYERS[:3], first=6)
+    _queue(sqlite, PLAYERS[:3], first=6)
     sink.batch_started = True
     assert (await outbox.send_due()).paused
     assert sink.calls == 9  # one try a link, and no letter spends an attempt on it:
@@ -255,18 +255,3 @@ async def test_a_batch_goes_out_on_every_link_at_once_while_the_link_is_known_to
     tries, sink.batch_started = sink.calls, True
     assert (await outbox.send_due()).paused
     assert sink.calls == tries + 1  # the link is not known to work now: one letter probes it
-
-
-def _queue_more(engine: Engine, recipients: list[str], first: int) -> None:
-    with Session(engine) as session, session.begin():
-        for n, recipient in enumerate(recipients, start=first):
-            session.add(
-                Outbound(
-                    message_id=f"m{n}@bot.test",
-                    sender="bot@example.test",
-                    recipient=recipient,
-                    raw=f"Subject: {n}\r\n\r\nletter {n}\r\n".encode(),
-                    next_attempt_at=START,
-                    created_at=START,
-                )
-            )
