@@ -160,6 +160,8 @@ class Painter:
     def __init__(self, context: Any, size: tuple[int, int]) -> None:
         self.context = context
         self.size = size  # the surface in pixels: a layer's size
+        #: a letter's advance by font and letter (see :meth:`letters`)
+        self.advances: dict[tuple[str, bool, float, str], float] = {}
 
     def node(self, node: ET.Element, inherited: Mapping[str, str]) -> None:
         tag = node.tag.removeprefix(NS)
@@ -252,7 +254,7 @@ class Painter:
         x_bearing, _, width, _, _, _ = context.text_extents(content)
         shift = {"middle": -(width / 2 + x_bearing), "end": -(width + x_bearing)}
         anchor = shift.get(style.get("text-anchor", "start"), 0.0)
-        letters = self.letters(content, _number(node, "x"))
+        letters = self.letters(content, _number(node, "x"), (family, bold, size))
         y = _number(node, "y")
         fill = colour(style.get("fill", "#000000"))
         if fill is not None:
@@ -264,12 +266,20 @@ class Painter:
             self.stroke(style, opacity)
             context.new_path()
 
-    def letters(self, content: str, x: float) -> list[tuple[float, str]]:
-        """Each letter where cairosvg puts it: after the one before, by its advance."""
+    def letters(self, content: str, x: float, font: tuple[str, bool, float]) -> list[tuple[float, str]]:
+        """Each letter where cairosvg puts it: after the one before, by its advance.
+
+        A letter's advance is asked of cairo once per font (a map has a few fonts and thousands
+        of letters; the scale does not change while one picture is painted).
+        """
         placed = []
         for letter in content:
             placed.append((x, letter))
-            x += float(self.context.text_extents(letter)[4])
+            key = (*font, letter)
+            advance = self.advances.get(key)
+            if advance is None:
+                advance = self.advances[key] = float(self.context.text_extents(letter)[4])
+            x += advance
         return placed
 
     def each_letter(
