@@ -33,12 +33,13 @@ from email.utils import format_datetime
 from pathlib import Path
 
 import aiosmtplib
+from pydantic import SecretStr
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pydantic import SecretStr
+from cpu import CpuWindow  # a sibling bench script
 
 from mailbot.app import Bot
 from mailbot.services.games import GameSetup
@@ -213,7 +214,9 @@ async def main(games: int) -> None:
         await open_mailboxes(rig, bot)
         last_id = settle_outbox(bot)
         print(f"set up {games} duel games, both seats' orders in, in {time.perf_counter() - t0:.1f} s")
+        cpu = CpuWindow().start()
         elapsed, ticked, processed = await fan_out(bot, clock)
+        print(cpu.report("the fan-out (the moderator is this process)"))
         messages = sent_since(bot, last_id)
         links = bot.settings.smtp.connections
         print(
@@ -222,7 +225,9 @@ async def main(games: int) -> None:
             f"accepted {elapsed - ticked:.2f} s after it)"
         )
         bot.engine.dispose()
+        cpu = CpuWindow().start()
         raw = await raw_smtp(rig, address, messages, links)
+        print(cpu.report("plain aiosmtplib sending (this process)"))
         print(f"plain aiosmtplib, {links} connection(s): {len(messages)} letters in {raw:.2f} s")
         print(f"fan-out: {elapsed:.2f} s, ratio to raw SMTP {elapsed / raw:.2f}")
 

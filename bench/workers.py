@@ -42,6 +42,7 @@ from sqlmodel import Session, select
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from cpu import CpuWindow
 from intake import deliver, orders_letter, seat_players, settings
 
 from mailbot.app import Bot
@@ -167,6 +168,7 @@ async def burst(rig: MailRig, workers: int, mails: int, games: int, players: int
                     raise SystemExit("the workers did not start; see their logs")
                 await asyncio.sleep(0.1)
             await asyncio.sleep(1.0)  # the reader is idling on the mailbox
+            cpu = CpuWindow(pids=[proc.pid for proc in procs]).start()
             started = time.perf_counter()
             arriving = asyncio.create_task(deliver(rig, mailbox, letters))
             queued_at = None
@@ -181,6 +183,7 @@ async def burst(rig: MailRig, workers: int, mails: int, games: int, players: int
                 if now > 600:
                     raise SystemExit(f"gave up: {handled} handled, {queued} queued, {sent} sent")
                 await asyncio.sleep(0.05)
+            print(cpu.report(f"the burst with {workers} worker(s)"))
             await arriving
             twice, shunted, unhandled = await asyncio.to_thread(double_processing, engine)
         finally:

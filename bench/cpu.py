@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Where the machine's CPU went during a timed window (Linux ``/proc``, stdlib only).
+
+The benchmarks of issue 12 run the moderator, the mail servers and PostgreSQL on one machine.
+A figure such as a speed-up with two workers means little without knowing whether the cores
+were already busy: :class:`CpuWindow` prints how busy the whole machine was and what share of
+that the moderator's own processes took.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TICKS = os.sysconf("SC_CLK_TCK")
+CORES = os.cpu_count() or 1
+
+
+def machine() -> tuple[int, int]:
+    """(busy, total) clock ticks of all cores since boot, from the first line of /proc/stat."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def process(pid: int) -> int:
+    """User and system clock ticks of process ``pid`` (all its threads); 0 once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    after_name = stat.rsplit(")", 1)[1].split()  # the name may hold spaces and parentheses
+    return int(after_name[11]) + int(after_name[12])  # utime and stime (fields 14 and 15)
+
+
+@dataclass
+class CpuWindow:
+    """Counters at the start of a window; :meth:`report` gives the figures at its end."""
+
+    pids: list[int] = field(default_factory=lambda: [os.getpid()])
+    _machine: tuple[int, int] = (0, 0)
+    _own: dict[int, int] = field(default_factory=dict)
+
+    def start(self) -> CpuWindow:
+        self._machine = machine()
+        self._own = {pid: process(pid) for pid in self.pids}
+        return self
+
+    def watch(self, pid: int) -> None:
+        """Count ``pid`` too, from now on (a worker started inside the window)."""
+        self.pids.append(pid)
+        self._own[pid] = process(pid)
+
+    def report(self, label: str) -> str:
+        busy, total = (end - start for end, start in zip(machine(), self._machine, strict=True))
+        own = sum(process(pid) - self._own.get(pid, 0) for pid in self.pids)
+        share = busy and own / busy
+        return (
+            f"CPU during {label}: the machine was {busy / max(total, 1):.0%} busy ({CORES} cores); "
+            f"the moderator's processes took {own / TICKS:.1f} core-seconds, {share:.0%} of that, "
+            f"the mail servers, the database and the rest {(busy - own) / TICKS:.1f}"
+        )
