@@ -51,6 +51,8 @@ from sqlmodel import Session, col, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cpu import CpuWindow  # a sibling bench script
+
 from mailbot.app import Bot, imap_config
 from mailbot.mail.imap import ImapSource
 from mailbot.services.games import GameSetup
@@ -315,7 +317,9 @@ async def end_to_end(mails: int, games: int, players: int) -> None:
             f"set up {games} duel games ({len(seats)} seats, {players} players) and delivered "
             f"{mails} ORDERS letters in {time.perf_counter() - t0:.1f} s"
         )
+        cpu = CpuWindow().start()
         elapsed, handled = await to_queued(bot, mails)
+        print(cpu.report("fetching and handling (the moderator is this process)"))
         messages = queued(bot)
         print(
             f"bot: {handled} letters fetched, stored, handled and {len(messages)} confirmations queued "
