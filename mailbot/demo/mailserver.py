@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_HOSTNAME = "mail.localhost"
 _HELPER_GRACE = 1.0  # seconds stop() waits for pymap's IDLE helpers
+_IDLE_RECHECK = 0.2  # seconds between an IDLE connection's looks for mail it was not told of
 
 
 @dataclass(frozen=True)
@@ -174,8 +175,10 @@ class _TrackedImapConnection(IMAPConnection):
     its own; stop() needs to know about it to wait for it.
 
     pymap's IDLE also only waits for the next change: mail delivered between the
-    client's last command and IDLE would not be announced until another letter
-    came. A real server (Dovecot) reports such mail as IDLE starts; so does this one.
+    client's last command and IDLE, or between two of its looks during IDLE, would
+    not be announced until another letter came. A real server (Dovecot) reports such
+    mail as IDLE starts and never misses one; this one reports it as IDLE starts and
+    looks again every ``_IDLE_RECHECK`` seconds.
     """
 
     def __init__(self, helpers: set[asyncio.Task[Any]], *args: Any) -> None:
@@ -188,7 +191,17 @@ class _TrackedImapConnection(IMAPConnection):
             self._helpers.add(task)
         try:
             await self._announce_pending(state, cmd)
-            await super().handle_updates(state, done, cmd)
+            while not done.is_set():
+                # pymap's wait hears only of changes made after it began: mail delivered between
+                # its last look and its wait would go unannounced. So it also ends every
+                # _IDLE_RECHECK seconds and looks again (Dovecot never misses such mail).
+                beat = done.or_event()
+                timer = asyncio.get_running_loop().call_later(_IDLE_RECHECK, beat.set)
+                try:
+                    untagged = await self._exec(state.receive_updates(cmd, beat))
+                finally:
+                    timer.cancel()
+                await asyncio.shield(self.write_updates(untagged))
         finally:
             self._helpers.discard(task)
 

@@ -16,6 +16,7 @@ import aioimaplib
 import aiosmtplib
 import pytest
 
+from mailbot.demo import mailserver
 from mailbot.demo.mailserver import EmbeddedMailServer
 
 BOT = "bot@example.test"
@@ -161,6 +162,28 @@ async def test_idle_announces_mail_that_came_before_it(server: EmbeddedMailServe
     async with mailbox(server, BOT, PASSWORD) as imap:
         assert await search(imap, "UID 1:*") == []
         await send(server, letter(ALICE, BOT, "in between", "sent before IDLE"))
+        idle = await call(imap.idle_start(timeout=STEP * 2))
+        lines = await call(imap.wait_server_push(timeout=STEP))
+        assert lines != aioimaplib.STOP_WAIT_SERVER_PUSH, "IDLE announced nothing"
+        imap.idle_done()
+        await call(idle)
+        assert b"1 EXISTS" in lines
+
+
+async def test_idle_announces_mail_that_came_between_its_look_and_its_wait(
+    server: EmbeddedMailServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mail delivered just after IDLE looked for changes and before it began to wait: pymap's
+    wait hears only of later changes, so the demo bot once slept until its IDLE timeout."""
+    looked = mailserver._TrackedImapConnection._announce_pending
+
+    async def look_then_deliver(self: Any, state: Any, cmd: Any) -> None:
+        await looked(self, state, cmd)
+        await send(server, letter(ALICE, BOT, "between look and wait", "x"))
+
+    monkeypatch.setattr(mailserver._TrackedImapConnection, "_announce_pending", look_then_deliver)
+    async with mailbox(server, BOT, PASSWORD) as imap:
+        assert await search(imap, "UID 1:*") == []
         idle = await call(imap.idle_start(timeout=STEP * 2))
         lines = await call(imap.wait_server_push(timeout=STEP))
         assert lines != aioimaplib.STOP_WAIT_SERVER_PUSH, "IDLE announced nothing"
