@@ -2,7 +2,8 @@
 """Handling stored letters: parse, read commands, answer, each letter as one unit of work.
 
 Letters are handled in batches: one transaction for up to ``BATCH_LETTERS`` letters (or
-``BATCH_SECONDS`` of work), each letter under its own savepoint. A letter that makes the
+``BATCH_SECONDS`` of work), each letter under its own savepoint (on SQLite a batch is first
+tried without them, see ``_process_batch``). A letter that makes the
 handler fail is parked as ``shunted`` with its traceback and the batch goes on (Mailman's
 shunt queue); nothing it would have written is kept, because its savepoint is rolled back.
 A crash before the batch's commit leaves every letter of it ``new``, to be handled again;
@@ -27,7 +28,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.core.commands import BASIC_COMMANDS, Command, CommandSpec, Reading, index_specs, read_commands
 from mailbot.core.letter import Letter
-from mailbot.errors import GameBusy
+from mailbot.errors import GameBusy, MailbotError
 from mailbot.mail.compose import Outgoing, reply_subject
 from mailbot.mail.mime import parse_letter
 from mailbot.mail.quoting import split_reply
@@ -65,6 +66,8 @@ MAX_LINE_NUMBERS = 8  # numbers shown for one problem repeated on many lines
 # write lock is never held long (SQLite has one for the whole file).
 BATCH_LETTERS = 50
 BATCH_SECONDS = 0.25
+#: a batch holding SQLite's write lock is first tried without a savepoint per letter
+QUICK_BATCHES = True
 
 
 def _cut(text: str, limit: int = MAX_LINE_CHARS) -> str:
@@ -131,6 +134,10 @@ class Context:
 Handler = Callable[[Command, Context, Reply], None]
 
 
+class _Careful(MailbotError):
+    """A letter of a quick batch failed or must wait: the batch is done again with savepoints."""
+
+
 class InboundProcessor:
     def __init__(
         self,
@@ -175,11 +182,28 @@ class InboundProcessor:
 
     def _process_batch(self, ids: Sequence[int]) -> tuple[int, int]:
         """Handle letters from the front of ``ids`` in one transaction; returns how many of ``ids``
-        were taken and how many of those were handled here."""
+        were taken and how many of those were handled here.
+
+        Where the transaction holds SQLite's write lock, the batch is first tried without a
+        savepoint per letter: its rows are then written together at the commit (one flush, a
+        few multi-row INSERTs) instead of one flush and two savepoint statements per letter.
+        If any letter fails or must wait, that whole try is rolled back and the batch is
+        handled again letter by letter under savepoints, as if the quick try never was.
+        """
+        if not QUICK_BATCHES:
+            return self._batch(ids, careful=True)
+        try:
+            return self._batch(ids, careful=False)
+        except _Careful:
+            log.info("a letter of a batch of %d failed or waits: handled again one savepoint each", len(ids))
+        return self._batch(ids, careful=True)
+
+    def _batch(self, ids: Sequence[int], *, careful: bool) -> tuple[int, int]:
         taken = handled = 0
         try:
             with Session(self.engine) as session, session.begin():
                 begin_writing(session)  # before the first savepoint, as a writer
+                quick = not careful and holds_write_lock(session)
                 claimed = claim_letters(session, ids)
                 try_games_on_load(session)
                 _hold_loaded(session, ids)
@@ -187,7 +211,10 @@ class InboundProcessor:
                 held_back: set[str] = set()  # senders whose earlier letter waits: theirs wait too
                 for position, (inbound_id, sender) in enumerate(claimed):
                     taken = ids.index(inbound_id) + 1
-                    if sender in held_back or not self._process_in(session, inbound_id):
+                    if quick:
+                        self._process_quick(session, inbound_id)
+                        handled += 1
+                    elif sender in held_back or not self._process_in(session, inbound_id):
                         held_back.add(sender)
                         self.waiting += 1
                     else:
@@ -199,11 +226,23 @@ class InboundProcessor:
                 mine = {inbound_id for inbound_id, _sender in claimed}
                 # Not claimed here: with another worker, or waiting for one of the sender's letters.
                 self.waiting += sum(1 for inbound_id in ids[:taken] if inbound_id not in mine)
+        except _Careful:
+            raise
         except Exception:  # the batch as a whole (its commit, a shunt) failed: one letter at a time
             taken = taken or len(ids)
             log.warning("a batch of %d letter(s) failed; handling them one by one", taken, exc_info=True)
             handled = sum(1 for inbound_id in ids[:taken] if self.process(inbound_id))
         return taken, handled
+
+    def _process_quick(self, session: Session, inbound_id: int) -> None:
+        """One letter of a quick batch, without a savepoint: any failure ends the quick try."""
+        row = session.get_one(Inbound, inbound_id)
+        if row.state is not InboundState.NEW:
+            return
+        try:
+            self._handle(session, row)
+        except Exception as exc:  # GameBusy too: the careful way parks or defers just this letter
+            raise _Careful from exc
 
     def _process_in(self, session: Session, inbound_id: int) -> bool:
         """One letter of a batch, under its own savepoint; False when it must wait (its game is

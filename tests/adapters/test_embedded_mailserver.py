@@ -156,18 +156,23 @@ async def test_idle_pushes_new_mail(server: EmbeddedMailServer) -> None:
         assert b"1 EXISTS" in pushed
 
 
+async def first_idle_push(imap: aioimaplib.IMAP4) -> Any:
+    """What the server pushes first in IDLE (failing when it pushes nothing), IDLE then ended."""
+    idle = await call(imap.idle_start(timeout=STEP * 2))
+    lines = await call(imap.wait_server_push(timeout=STEP))
+    assert lines != aioimaplib.STOP_WAIT_SERVER_PUSH, "IDLE announced nothing"
+    imap.idle_done()
+    await call(idle)
+    return lines
+
+
 async def test_idle_announces_mail_that_came_before_it(server: EmbeddedMailServer) -> None:
     """Mail delivered after the client's last command and before IDLE is announced as IDLE starts
     (as Dovecot does); pymap alone would wait for the next change, and the bot with it."""
     async with mailbox(server, BOT, PASSWORD) as imap:
         assert await search(imap, "UID 1:*") == []
         await send(server, letter(ALICE, BOT, "in between", "sent before IDLE"))
-        idle = await call(imap.idle_start(timeout=STEP * 2))
-        lines = await call(imap.wait_server_push(timeout=STEP))
-        assert lines != aioimaplib.STOP_WAIT_SERVER_PUSH, "IDLE announced nothing"
-        imap.idle_done()
-        await call(idle)
-        assert b"1 EXISTS" in lines
+        assert b"1 EXISTS" in await first_idle_push(imap)
 
 
 async def test_idle_announces_mail_that_came_between_its_look_and_its_wait(
@@ -184,12 +189,7 @@ async def test_idle_announces_mail_that_came_between_its_look_and_its_wait(
     monkeypatch.setattr(mailserver._TrackedImapConnection, "_announce_pending", look_then_deliver)
     async with mailbox(server, BOT, PASSWORD) as imap:
         assert await search(imap, "UID 1:*") == []
-        idle = await call(imap.idle_start(timeout=STEP * 2))
-        lines = await call(imap.wait_server_push(timeout=STEP))
-        assert lines != aioimaplib.STOP_WAIT_SERVER_PUSH, "IDLE announced nothing"
-        imap.idle_done()
-        await call(idle)
-        assert b"1 EXISTS" in lines
+        assert b"1 EXISTS" in await first_idle_push(imap)
 
 
 async def test_accounts_are_isolated(server: EmbeddedMailServer) -> None:

@@ -6,6 +6,7 @@ as the same letters handled one transaction each, which keeps nothing."""
 from __future__ import annotations
 
 import itertools
+import logging
 import random
 import re
 import secrets
@@ -165,22 +166,68 @@ def one_by_one(h: Harness) -> None:
         h.bot.processor.process(inbound_id)
 
 
-def test_a_batch_keeping_its_reads_ends_as_letters_handled_one_by_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, same_randomness: Callable[[], None]
-) -> None:
-    _boom_after_orders(monkeypatch)
-    monkeypatch.setattr(inbound, "BATCH_SECONDS", 3600.0)  # whole batches, however slow the machine
+Dump = dict[str, list[dict[str, Any]]]
+
+
+def _batched_and_alone(tmp_path: Path, same_randomness: Callable[[], None]) -> tuple[Dump, Dump]:
+    """The same letters handled in batches and one transaction each, from the same draws."""
     dumps = []
     for name, handle in (("batched", in_batches), ("alone", one_by_one)):
         same_randomness()
         world = World(f"sqlite:///{tmp_path}/{name}.db", handle)
         _play(world)
         dumps.append(_dump(world))
-    batched, alone = dumps
+    return dumps[0], dumps[1]
+
+
+def test_a_batch_keeping_its_reads_ends_as_letters_handled_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, same_randomness: Callable[[], None]
+) -> None:
+    """Each letter under its own savepoint (the way a quick batch with a failing letter is
+    handled again): the same rows as one transaction per letter, the failing one shunted."""
+    _boom_after_orders(monkeypatch)
+    monkeypatch.setattr(inbound, "BATCH_SECONDS", 3600.0)  # whole batches, however slow the machine
+    monkeypatch.setattr(inbound, "QUICK_BATCHES", False)
+    batched, alone = _batched_and_alone(tmp_path, same_randomness)
     assert [row["state"] for row in batched["Inbound"]].count("shunted") == 1
     assert any(row["state"] == "rolled-back" for row in batched["StepRow"])
     for table in batched:
         assert batched[table] == alone[table], table  # every row, and every letter byte for byte
+
+
+def test_a_quick_batch_ends_as_letters_handled_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, same_randomness: Callable[[], None]
+) -> None:
+    """No savepoints and one flush a batch: still every row and letter of one transaction per
+    letter (a quick try that had to be done again would have drawn other secrets)."""
+    monkeypatch.setattr(inbound, "BATCH_SECONDS", 3600.0)
+    quick, alone = _batched_and_alone(tmp_path, same_randomness)
+    for table in quick:
+        assert quick[table] == alone[table], table
+
+
+def test_a_quick_batch_with_a_failing_letter_is_handled_again_with_savepoints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    _boom_after_orders(monkeypatch)
+    monkeypatch.setattr(inbound, "BATCH_SECONDS", 3600.0)
+    caplog.set_level(logging.INFO, logger="mailbot.services.inbound")
+    outcomes = []
+    for name, handle in (("quick", in_batches), ("alone", one_by_one)):
+        world = World(f"sqlite:///{tmp_path}/{name}.db", handle)
+        _play(world)
+        dump = _dump(world)
+        outcomes.append(
+            (
+                [(row["id"], row["state"]) for row in dump["Inbound"]],
+                [(row["recipient"], row["kind"], row["state"]) for row in dump["Outbound"]],
+                [(row["step_id"], row["seat"], row["lines"], row["current"]) for row in dump["OrderSet"]],
+            )
+        )
+    quick, alone = outcomes
+    assert [state for _id, state in quick[0]].count("shunted") == 1
+    assert quick == alone  # the rolled-back try left nothing: same letters, replies and orders
+    assert "handled again one savepoint each" in caplog.text
 
 
 class Statements:
@@ -253,7 +300,7 @@ def test_orders_letters_of_a_batch_read_each_table_once_and_flush_once_each(harn
             "order_set": 1,
             "chain": 1,
         }
-        assert seen.flushes == 12  # at each letter's savepoint, nowhere before
+        assert seen.flushes == 1  # a quick batch: every letter's rows written together at the commit
     else:  # nothing kept (other writers): a game's first chain link is written at once, then one each
         assert seen.flushes == 12 + 3
 
