@@ -134,6 +134,14 @@ class Context:
 Handler = Callable[[Command, Context, Reply], None]
 
 
+@dataclass(frozen=True)
+class _Line:
+    """A log line held back (``InboundProcessor._log``)."""
+
+    args: tuple[Any, ...]
+    extra: dict[str, Any]
+
+
 class _Careful(MailbotError):
     """A letter of a quick batch failed or must wait: the batch is done again with savepoints."""
 
@@ -156,6 +164,7 @@ class InboundProcessor:
         self.specs: dict[str, CommandSpec] = index_specs(BASIC_COMMANDS)
         self.handlers: dict[str, Handler] = {"HELP": self._help, "PING": self._ping}
         self.waiting = 0  # letters the last process_pending left to another worker, or to wait
+        self._held: list[_Line] | None = None  # a quick batch's outcome lines, until its commit
 
     def process_pending(self) -> int:
         """Handle every stored letter in order of receipt; returns how many.
@@ -192,10 +201,19 @@ class InboundProcessor:
         """
         if not QUICK_BATCHES:
             return self._batch(ids, careful=True)
+        # A quick try's log lines wait for its commit: a try that is rolled back and done again
+        # must not say twice that a letter was answered.
+        self._held = []
         try:
-            return self._batch(ids, careful=False)
+            done = self._batch(ids, careful=False)
         except _Careful:
-            log.info("a letter of a batch of %d failed or waits: handled again one savepoint each", len(ids))
+            log.debug("a letter of a batch of %d failed or waits: handled again one savepoint each", len(ids))
+        else:
+            for line in self._held:
+                log.info(*line.args, extra=line.extra)
+            return done
+        finally:
+            self._held = None
         return self._batch(ids, careful=True)
 
     def _batch(self, ids: Sequence[int], *, careful: bool) -> tuple[int, int]:
@@ -298,7 +316,9 @@ class InboundProcessor:
         reason = self._ignore_reason(letter)
         if reason:
             row.state, row.reason, row.processed_at = InboundState.IGNORED, reason, started
-            log.info("letter %s ignored: %s", row.id, reason, extra={"inbound": row.id, "outcome": "ignored"})
+            self._log(
+                "letter %s ignored: %s", row.id, reason, extra={"inbound": row.id, "outcome": "ignored"}
+            )
             return
         queued = collect_queued(session)
         reply, context = (self._too_large(), None) if letter.too_large else self._answer(session, letter, row)
@@ -306,8 +326,9 @@ class InboundProcessor:
         row.state, row.processed_at = InboundState.PROCESSED, started  # one UPDATE, at the end
         self._log_handled(queued, row, reply, context)
 
-    @staticmethod
-    def _log_handled(queued: Sequence[Outbound], row: Inbound, reply: Reply, context: Context | None) -> None:
+    def _log_handled(
+        self, queued: Sequence[Outbound], row: Inbound, reply: Reply, context: Context | None
+    ) -> None:
         """One line per answered letter: who (when known) and the outcome; never its text or secret."""
         fields: dict[str, Any] = {"inbound": row.id, "outcome": "answered"}
         if context is None:
@@ -321,7 +342,14 @@ class InboundProcessor:
             elif "who" in context.extra and _refused(queued, reply):
                 fields["outcome"] = "refused"
         where = f" (game {fields['game']}, seat {fields['seat']})" if "game" in fields else ""
-        log.info("letter %s %s%s", row.id, fields["outcome"], where, extra=fields)
+        self._log("letter %s %s%s", row.id, fields["outcome"], where, extra=fields)
+
+    def _log(self, *args: Any, extra: dict[str, Any]) -> None:
+        """A letter's outcome line: at once, or after the commit of the quick batch it is in."""
+        if self._held is None:
+            log.info(*args, extra=extra)
+        else:
+            self._held.append(_Line(args, extra))
 
     def _ignore_reason(self, letter: Letter) -> str:
         if letter.is_automatic:
