@@ -297,13 +297,19 @@ class Bot:
             await asyncio.wait_for(stop.wait(), timeout=seconds)
 
     async def work_once(self) -> None:
-        # Off the loop, so reading and sending go on; while a tick holds the games the letters
-        # wait (the tick wakes this loop when it is done) and what is queued is sent meanwhile.
-        handled = await asyncio.to_thread(self.handle_letters, wait=False)
+        # Letters are handled off the loop while the outbox sends: a long send (a deadline's
+        # reports) must not keep the players' letters waiting, nor they the reports. While a
+        # tick holds the games the letters wait (the tick wakes this loop when it is done).
+        handling = asyncio.ensure_future(asyncio.to_thread(self.handle_letters, wait=False))
+        try:
+            await self.outbox.send_due()
+        finally:
+            handled = await handling
         if self.scheduler is not None and (handled or self._shared_round_due()):
             # Letters (here or, with several workers, anywhere) may have made a step ready early.
             self.scheduler.rebuild()
-        await self.outbox.send_due()
+        if handled:
+            self.wake.set()  # their replies are due now: the next round sends them
 
     def _shared_round_due(self) -> bool:
         """With several workers: now and then, give back the outbox rows of workers that died
