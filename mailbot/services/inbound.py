@@ -247,6 +247,8 @@ class InboundProcessor:
         except _Careful:
             raise
         except Exception:  # the batch as a whole (its commit, a shunt) failed: one letter at a time
+            if self._held is not None:
+                self._held.clear()  # the rolled-back try's lines: the retry below says its own
             taken = taken or len(ids)
             log.warning("a batch of %d letter(s) failed; handling them one by one", taken, exc_info=True)
             handled = sum(1 for inbound_id in ids[:taken] if self.process(inbound_id))
