@@ -41,6 +41,8 @@ from mailbot.render.templates import Rendered
 POLICY = email.policy.SMTP
 _MAX_LINE = POLICY.max_line_length or 78
 _CRLF = b"\r\n"
+#: lines kept quoted-printable (:func:`_qp_line`): a letter's style sheet and layout are ~60
+QP_LINES_KEPT = 4096
 
 # Values the library's header parsers give back exactly as they came: printable ASCII words
 # separated by single spaces, no "=?" (an encoded word would be decoded, then re-encoded).
@@ -169,13 +171,23 @@ def encode_text(text: str) -> tuple[str, bytes]:
         body = b"\r\n".join(lines) + _CRLF
         return ("7bit" if body.isascii() else "8bit"), body
     sniff = _CRLF.join(lines[:10]) + _CRLF
-    sniff_qp = email.quoprimime.body_encode(sniff.decode("latin-1"), _MAX_LINE)
-    if len(sniff_qp) > len(binascii.b2a_base64(sniff)):
+    sniff_qp = [_qp_line(line) for line in lines[:10]]
+    # The library's sniff is one string with "\n" after each line (and each soft break).
+    if sum(len(line) - line.count("\r\n") + 1 for line in sniff_qp) > len(binascii.b2a_base64(sniff)):
         return "base64", _crlf(base64.encodebytes(_CRLF.join(lines) + _CRLF))
-    if len(lines) <= 10:
-        return "quoted-printable", _crlf(sniff_qp.encode("ascii"))
-    normal = (b"\n".join(lines) + b"\n").decode("latin-1")
-    return "quoted-printable", _crlf(email.quoprimime.body_encode(normal, _MAX_LINE).encode("ascii"))
+    encoded = [*sniff_qp, *(_qp_line(line) for line in lines[10:])]
+    return "quoted-printable", ("\r\n".join(encoded) + "\r\n").encode("ascii")
+
+
+@lru_cache(maxsize=QP_LINES_KEPT)
+def _qp_line(line: bytes) -> str:
+    """One line as ``email.quoprimime.body_encode`` writes it (soft breaks as CRLF).
+
+    That function quotes character by character and then breaks each line on its own, so a
+    body is the join of its lines: a letter's HTML repeats most of its lines (the style sheet,
+    the layout) from one letter to the next, and quoting them was a tenth of handling one.
+    """
+    return email.quoprimime.body_encode(line.decode("latin-1"), _MAX_LINE, eol="\r\n")
 
 
 def _crlf(payload: bytes) -> bytes:

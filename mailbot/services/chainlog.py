@@ -25,6 +25,7 @@ from sqlmodel import Session, and_, col, func, select
 from mailbot.core.chain import GENESIS, ChainEntry, entry_hash
 from mailbot.services.transactions import holds_write_lock
 from mailbot.store.game_tables import ChainRow
+from mailbot.store.rows import new_row
 
 _HEADS = "mailbot.chain-heads"  # session.info key: {game_id: (position, hash)} of this transaction
 
@@ -96,7 +97,8 @@ def append(session: Session, game_id: int, kind: str, payload: Mapping[str, Any]
     kept = game_id in _known(session)
     last_position, prev = _last(session, game_id)
     position = last_position + 1
-    row = ChainRow(
+    row = new_row(
+        ChainRow,
         game_id=game_id,
         position=position,
         kind=kind,

@@ -43,6 +43,7 @@ from mailbot.store.game_tables import (
     StepState,
     row_id,
 )
+from mailbot.store.rows import new_row
 
 if TYPE_CHECKING:  # Reports renders with Games' queries; the import is for typing only
     from mailbot.services.reports import Reports
@@ -334,7 +335,8 @@ class Games:
         its set-up without the players seeing it, nor predict the set-up dice.
         """
         seed = self.draw_seed()
-        row = StepRow(
+        row = new_row(
+            StepRow,
             game_id=self._id(game),
             key="setup",
             turn=0,
@@ -371,7 +373,7 @@ class Games:
         session.add(game)
         rolls = [roll.as_dict() for roll in dice.log]
         for position, roll in enumerate(rolls):
-            session.add(RollRow(step_id=row_id(row), position=position, data=roll))
+            session.add(new_row(RollRow, step_id=row_id(row), position=position, data=roll))
         row.state, row.closed_at, row.orders_digest = StepState.RESOLVED, now, order_digest({})
         row.revealed = not game.reveal_at_end
         session.add(row)
@@ -553,7 +555,8 @@ class Games:
             return None
         now = self.clock()
         seed = self.draw_seed()
-        row = StepRow(
+        row = new_row(
+            StepRow,
             game_id=self._id(game),
             key=step.key,
             attempt=self._next_attempt(session, game, step.key),

@@ -24,6 +24,7 @@ from mailbot.services.games import Games, new_salt, tag
 from mailbot.services.inbound import Context, Handler, Reply
 from mailbot.services.letters import Letter, Postman
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, row_id
+from mailbot.store.rows import new_row
 
 PLAYER_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("JOIN", "JOIN <game> <seat> <invite code>", "take a seat you were invited to"),
@@ -126,7 +127,8 @@ class MailGame:
         if previous is not None:
             previous.current = False
             ctx.session.add(previous)
-        row = OrderSet(
+        row = new_row(
+            OrderSet,
             step_id=row_id(step),
             seat=who.seat.name,
             lines=lines,

@@ -47,6 +47,7 @@ from mailbot.errors import (
 from mailbot.mail.compose import Outgoing, compose
 from mailbot.store import repo
 from mailbot.store.models import Outbound, OutboundState
+from mailbot.store.rows import new_row
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,8 @@ def enqueue(
 ) -> Outbound:
     """Add a rendered message to the outbox inside the caller's transaction."""
     thread = thread or Thread()
-    row = Outbound(
+    row = new_row(
+        Outbound,
         message_id=out.message_id,
         sender=out.sender,
         recipient=out.recipient,

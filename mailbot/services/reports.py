@@ -39,6 +39,7 @@ from mailbot.services.outbox import Thread
 from mailbot.services.sealing import box_of
 from mailbot.services.transactions import kept
 from mailbot.store.game_tables import ChainRow, Game, Report, Seat, SeatStatus, StepRow, row_id
+from mailbot.store.rows import new_row
 
 log = logging.getLogger(__name__)
 
@@ -287,7 +288,8 @@ class Reports:
         rendered = self.postman.render(letter)
         salt = new_salt()
         session.add(
-            Report(
+            new_row(
+                Report,
                 game_id=row_id(game),
                 seat=seat,
                 turn=step.turn if step else 0,

@@ -25,6 +25,7 @@ from mailbot.services.inbound import Context, Reply
 from mailbot.services.letters import Letter, Postman
 from mailbot.services.mailgame import contribute, open_step_for
 from mailbot.store.game_tables import OrderSet, SeatStatus, StepRow, row_id
+from mailbot.store.rows import new_row
 
 
 def step_labels(step: StepRow) -> list[str]:
@@ -129,7 +130,8 @@ class Sealing:
             held.current = False
             ctx.session.add(held)
         ctx.session.add(
-            OrderSet(
+            new_row(
+                OrderSet,
                 step_id=row_id(step),
                 seat=who.seat.name,
                 lines=lines,

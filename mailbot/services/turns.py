@@ -34,6 +34,7 @@ from mailbot.store.game_tables import (
     StepState,
     row_id,
 )
+from mailbot.store.rows import new_row
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +176,8 @@ class Turns:
     def _store(self, session: Session, game: Game, step: StepRow, result: Resolution, now: datetime) -> None:
         for seat in result.defaulted:
             session.add(
-                OrderSet(
+                new_row(
+                    OrderSet,
                     step_id=row_id(step),
                     seat=seat,
                     lines=result.orders[seat],
@@ -184,7 +186,7 @@ class Turns:
                 )
             )
         for position, roll in enumerate(result.rolls):
-            session.add(RollRow(step_id=row_id(step), position=position, data=roll))
+            session.add(new_row(RollRow, step_id=row_id(step), position=position, data=roll))
         step.state, step.closed_at, step.orders_digest = StepState.RESOLVED, now, result.digest
         step.revealed = not game.reveal_at_end  # open games show each seed with its results
         session.add(step)

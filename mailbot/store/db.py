@@ -11,7 +11,11 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Engine
 
+from mailbot.store import jsoncodec
+
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+#: how JSON columns are written and read (``jsoncodec``: orjson, the standard library's results)
+_JSON: dict[str, Any] = {"json_serializer": jsoncodec.dumps, "json_deserializer": jsoncodec.loads}
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -31,12 +35,12 @@ def make_engine(url: str) -> Engine:
     if sa_url.get_backend_name() == "sqlite":
         if sa_url.database and sa_url.database != ":memory:":
             Path(sa_url.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = sa.create_engine(url)
+        engine = sa.create_engine(url, **_JSON)
         sa.event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     if sa_url.drivername == "postgresql":
         url = sa_url.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
-    return sa.create_engine(url, pool_pre_ping=True)
+    return sa.create_engine(url, pool_pre_ping=True, **_JSON)
 
 
 def alembic_config(engine: Engine) -> Config:

@@ -12,6 +12,7 @@ from sqlmodel import Field, SQLModel
 
 from mailbot.errors import StoreError
 from mailbot.store.models import UTCDateTime, state_type
+from mailbot.store.rows import new_row
 
 
 class GameStatus(StrEnum):
@@ -145,7 +146,8 @@ class OrderSet(SQLModel, table=True):
 
     def copied_to(self, step_id: int, *, salt: str = "") -> OrderSet:
         """The same orders (and sealed values) standing in another attempt of the step."""
-        return OrderSet(
+        return new_row(
+            OrderSet,
             step_id=step_id,
             seat=self.seat,
             lines=list(self.lines),

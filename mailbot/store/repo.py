@@ -28,6 +28,7 @@ from mailbot.store.models import (
     Outbound,
     OutboundState,
 )
+from mailbot.store.rows import new_row
 
 log = logging.getLogger(__name__)
 
@@ -131,22 +132,30 @@ def add_inbound(
 ) -> int:
     """Insert the items whose dedupe key is new; returns how many were stored.
 
-    Each letter goes in under its own savepoint: a key clash (a duplicate that
-    arrived in the same batch or from a concurrent writer) is skipped, and a
-    letter the database refuses for any other reason is stored as ``shunted``,
-    so one bad letter never stops the others.
+    The new letters go in together under one savepoint (one multi-row insert). Should the
+    database refuse that, it is rolled back and each letter goes in under its own savepoint:
+    a key clash (a duplicate from a concurrent writer) is skipped, and a letter the database
+    refuses for any other reason is stored as ``shunted``, so one bad letter never stops the
+    others.
     """
     _open_transaction(session)
-    rows = [_inbound_row(mailbox, uidvalidity, item, now) for item in items]
-    seen = existing_keys(session, [row.dedupe_key for row in rows])
-    stored = 0
-    for row in rows:
-        if row.dedupe_key in seen:
-            log.info("inbound %s uid %s is a duplicate of %s; skipped", mailbox, row.uid, row.dedupe_key[:80])
+    keys = [fit_key(item.dedupe_key, _DEDUPE_KEY) for item in items]
+    seen = existing_keys(session, keys)
+    fresh: list[NewInbound] = []
+    for item, key in zip(items, keys, strict=True):
+        if key in seen:
+            log.info("inbound %s uid %s is a duplicate of %s; skipped", mailbox, item.uid, key[:80])
             continue
-        seen.add(row.dedupe_key)
-        stored += _insert_one(session, row)
-    return stored
+        seen.add(key)
+        fresh.append(item)
+    try:
+        with session.begin_nested():
+            session.add_all([_inbound_row(mailbox, uidvalidity, item, now) for item in fresh])
+        return len(fresh)
+    except sa.exc.StatementError:
+        log.info("inbound %s: a batch of %d was refused together; storing each alone", mailbox, len(fresh))
+    # Rows of the rolled-back try may hold ids the database gave them: each is made again.
+    return sum(_insert_one(session, _inbound_row(mailbox, uidvalidity, item, now)) for item in fresh)
 
 
 def _open_transaction(session: Session) -> None:
@@ -187,7 +196,8 @@ def _insert_shunted(session: Session, row: Inbound, error: sa.exc.StatementError
     if _key_exists(session, key):
         log.info("inbound %s uid %s: same bytes already stored as %s; skipped", row.mailbox, row.uid, key)
         return 0
-    shunted = Inbound(
+    shunted = new_row(
+        Inbound,
         mailbox=row.mailbox,
         uidvalidity=row.uidvalidity,
         uid=row.uid,
@@ -211,7 +221,8 @@ def _key_exists(session: Session, key: str) -> bool:
 
 
 def _inbound_row(mailbox: str, uidvalidity: int | None, item: NewInbound, now: datetime) -> Inbound:
-    return Inbound(
+    return new_row(
+        Inbound,
         mailbox=fit_text(mailbox, _MAILBOX),
         uidvalidity=uidvalidity,
         uid=item.uid,
