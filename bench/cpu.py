@@ -4,7 +4,8 @@
 The benchmarks of issue 12 run the moderator, the mail servers and PostgreSQL on one machine.
 A figure such as a speed-up with two workers means little without knowing whether the cores
 were already busy: :class:`CpuWindow` prints how busy the whole machine was and what share of
-that the moderator's own processes took.
+that the moderator's own processes took (with the processes they started: a worker's letter
+process).
 """
 
 from __future__ import annotations
@@ -34,6 +35,28 @@ def process(pid: int) -> int:
     return int(after_name[11]) + int(after_name[12])  # utime and stime (fields 14 and 15)
 
 
+def descendants(pid: int) -> list[int]:
+    """The moderator's processes that ``pid`` started: a worker's letter process (started by
+    ``multiprocessing``), not the mail servers a benchmark starts from its own process."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        for child in children:
+            if _spawned(child):
+                found += [child, *descendants(child)]
+    return found
+
+
+def _spawned(pid: int) -> bool:
+    try:
+        return b"multiprocessing" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 @dataclass
 class CpuWindow:
     """Counters at the start of a window; :meth:`report` gives the figures at its end."""
@@ -44,17 +67,21 @@ class CpuWindow:
 
     def start(self) -> CpuWindow:
         self._machine = machine()
-        self._own = {pid: process(pid) for pid in self.pids}
+        self._own = {pid: process(pid) for pid in self._family()}
         return self
 
     def watch(self, pid: int) -> None:
         """Count ``pid`` too, from now on (a worker started inside the window)."""
         self.pids.append(pid)
-        self._own[pid] = process(pid)
+        self._own.update({each: process(each) for each in (pid, *descendants(pid))})
+
+    def _family(self) -> set[int]:
+        """The watched processes and every process they started (those alive now)."""
+        return {each for pid in self.pids for each in (pid, *descendants(pid))}
 
     def report(self, label: str) -> str:
         busy, total = (end - start for end, start in zip(machine(), self._machine, strict=True))
-        own = sum(process(pid) - self._own.get(pid, 0) for pid in self.pids)
+        own = sum(process(pid) - self._own.get(pid, 0) for pid in self._family())
         share = busy and own / busy
         return (
             f"CPU during {label}: the machine was {busy / max(total, 1):.0%} busy ({CORES} cores); "

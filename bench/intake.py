@@ -237,12 +237,13 @@ async def to_queued(bot: Bot, expected: int) -> tuple[float, int]:
     """Intake and handling side by side, from the first fetch to the last confirmation queued."""
     source = ImapSource(imap_config(bot.settings))
     uidvalidity = await source.connect()
+    await bot.start_letter_process()  # as ``mailbot run`` starts it, before any letter
     try:
         started = time.perf_counter()
         reading = asyncio.create_task(bot.intake.poll(source, uidvalidity))
         handled = 0
         while handled < expected:
-            done = await asyncio.to_thread(bot.handle_letters)
+            done = await bot.handling_round(wait=True)
             handled += done
             if not done:
                 if reading.done() and handled < expected and not await asyncio.to_thread(_pending, bot):
@@ -252,6 +253,7 @@ async def to_queued(bot: Bot, expected: int) -> tuple[float, int]:
         await reading
     finally:
         await source.close()
+        await bot.stop_letter_process()
     return elapsed, handled
 
 

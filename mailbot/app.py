@@ -30,6 +30,7 @@ from sqlmodel import Session, col, select
 from mailbot.core import deadlines
 from mailbot.core.letter import RawMessage
 from mailbot.errors import ImapError
+from mailbot.letterproc import LetterProcess
 from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
@@ -135,6 +136,10 @@ class Bot:
             bot.address, bot.name, bot.gm_address, bot.max_message_bytes, bot.max_text_chars
         )
         self.wake = asyncio.Event()
+        # While ``run`` runs: the process that handles letters (None: this process does).
+        self.letters: LetterProcess | None = None
+        self._apart = settings.bot.handling_process and clock is utcnow and draw_seed is None
+        self._letters_waiting = False
         self._game_lock = threading.Lock()  # letter handling and game ticks take turns (worker threads)
         self._ticking = False
         self._tick_wanted = False
@@ -214,6 +219,7 @@ class Bot:
         requeued = self.outbox.recover()
         if requeued:
             log.warning("%d message(s) left in 'sending' by a crash will be sent again", requeued)
+        await self.start_letter_process()
         tasks = [asyncio.create_task(self.intake_loop(stop)), asyncio.create_task(self.work_loop(stop))]
         self.scheduler = DeadlineScheduler(tick=self.tick_games, wake_times=self.wake_times, clock=self.clock)
         self.scheduler.start()
@@ -230,6 +236,7 @@ class Bot:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.outbox.sink.close()
+            await self.stop_letter_process()
             self.presence.stop()
             held.release()
 
@@ -300,7 +307,7 @@ class Bot:
         # Letters are handled off the loop while the outbox sends: a long send (a deadline's
         # reports) must not keep the players' letters waiting, nor they the reports. While a
         # tick holds the games the letters wait (the tick wakes this loop when it is done).
-        handling = asyncio.ensure_future(asyncio.to_thread(self.handle_letters, wait=False))
+        handling = asyncio.ensure_future(self.handling_round(wait=False))
         try:
             await self.outbox.send_due()
         finally:
@@ -310,6 +317,26 @@ class Bot:
             self.scheduler.rebuild()
         if handled:
             self.wake.set()  # their replies are due now: the next round sends them
+
+    async def start_letter_process(self) -> None:
+        """Start the process that handles letters, where settings and the store allow one."""
+        if self._apart and not db.in_memory(self.settings.store.url) and self.letters is None:
+            # An injected clock or seed stays in this process (the demo, tests): letters too.
+            self.letters = LetterProcess(self.settings)
+            await asyncio.to_thread(self.letters.start)
+
+    async def stop_letter_process(self) -> None:
+        if self.letters is not None:
+            await asyncio.to_thread(self.letters.stop)
+            self.letters = None
+
+    async def handling_round(self, *, wait: bool) -> int:
+        """Handle the stored letters: in the letter process while ``run`` has one, else here."""
+        if self.letters is None:
+            return await asyncio.to_thread(self.handle_letters, wait=wait)
+        done = await asyncio.to_thread(self.letters.handle)
+        self._letters_waiting = done.waiting
+        return done.handled
 
     def _shared_round_due(self) -> bool:
         """With several workers: now and then, give back the outbox rows of workers that died
@@ -364,7 +391,7 @@ class Bot:
         work loop is woken after each game that did something, so its letters go out while
         later games are still being resolved."""
         if self.mailbox_read_at is not None:
-            await asyncio.to_thread(self.handle_letters)
+            await self.handling_round(wait=True)
         done = []
         for game_id in await asyncio.to_thread(self._running_games):
             line = await asyncio.to_thread(self._tick_game, game_id)
@@ -447,7 +474,7 @@ class Bot:
         timeout = 60.0 if due is None else max((due - self.clock()).total_seconds(), 0.05)
         if self.presence.shared:  # another worker may read the mail: look for letters now and then
             timeout = min(timeout, self.settings.workers.poll_seconds)
-        if self.processor.waiting:  # letters wait for another worker: look again soon
+        if self.processor.waiting or self._letters_waiting:  # letters wait for another worker
             timeout = min(timeout, WAITING_RETRY)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.wake.wait(), timeout=min(timeout, 60.0))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
@@ -62,3 +63,58 @@ def _drop_on_end(session: OrmSession, transaction: SessionTransaction) -> None:
     if transaction.parent is None:
         session.info.pop(_KEPT, None)
         session.info.pop(_WRITER, None)
+
+
+@event.listens_for(OrmSession, "before_flush")
+def _number_new_rows(session: OrmSession, _context: Any, _instances: Any) -> None:
+    """Give new rows their ids before they are inserted, where this transaction holds the write lock.
+
+    SQLite cannot say in which order the ids of a multi-row ``INSERT ... RETURNING`` were
+    given, so SQLAlchemy inserts rows whose id the database makes one statement at a time
+    (a letter makes five). Nobody else writes while we hold the write lock, so the ids SQLite
+    would give (one past the largest, in the order the rows were added) are known here: rows
+    that come with their ids go in as one ``executemany`` per table. What was read is kept
+    for the transaction and dropped with any rollback, like everything :func:`kept`.
+    """
+    if not session.info.get(_WRITER):
+        return
+    waiting: dict[sa.Table, list[Any]] = {}
+    for row in session.new:
+        table = _numbered_table(type(row))
+        if table is not None and row.id is None:
+            waiting.setdefault(table, []).append(row)
+    if not waiting:
+        return
+    shelves: dict[str, dict[Any, Any]] = session.info.setdefault(_KEPT, {})
+    next_ids = shelves.setdefault("next-ids", {})
+    for table, rows in waiting.items():
+        next_id = next_ids.get(table.name)
+        if next_id is None and len(rows) == 1:
+            continue  # one row: the database numbers it as cheaply as a look at the largest id
+        if next_id is None:
+            largest = session.connection().execute(sa.select(sa.func.max(table.c.id))).scalar()
+            next_id = (largest or 0) + 1
+        for row in sorted(rows, key=lambda r: sa.inspect(r).insert_order):
+            row.id, next_id = next_id, next_id + 1
+        next_ids[table.name] = next_id
+
+
+def _numbered_table(model: type[Any]) -> sa.Table | None:
+    """The table of ``model`` if SQLite numbers its rows (one integer primary key ``id``)."""
+    if model not in _NUMBERED:
+        _NUMBERED[model] = _find_numbered_table(model)
+    return _NUMBERED[model]
+
+
+_NUMBERED: dict[type[Any], sa.Table | None] = {}
+
+
+def _find_numbered_table(model: type[Any]) -> sa.Table | None:
+    mapper = sa.inspect(model, raiseerr=False)
+    if mapper is None or len(mapper.primary_key) != 1:
+        return None
+    column = mapper.primary_key[0]
+    table = mapper.local_table
+    if column.name != "id" or not isinstance(column.type, sa.Integer) or not isinstance(table, sa.Table):
+        return None
+    return table

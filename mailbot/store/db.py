@@ -53,3 +53,9 @@ def alembic_config(engine: Engine) -> Config:
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the schema to ``revision`` (idempotent)."""
     command.upgrade(alembic_config(engine), revision)
+
+
+def in_memory(url: str) -> bool:
+    """Whether ``url`` is a SQLite database that lives in one process's memory (no other process sees it)."""
+    sa_url = sa.make_url(url)
+    return sa_url.get_backend_name() == "sqlite" and sa_url.database in (None, "", ":memory:")

@@ -64,6 +64,7 @@ class BotProcess:
             "[bot]",
             f'address = "{self.address}"',
             'name = "mailbot test"',
+            *(f"{k} = {json.dumps(v)}" for k, v in overrides.get("bot", {}).items()),  # type: ignore[attr-defined]
         ]
         self.config.write_text("\n".join(lines) + "\n")
 

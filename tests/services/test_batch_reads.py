@@ -236,11 +236,13 @@ def test_a_quick_batch_with_a_failing_letter_is_handled_again_with_savepoints(
 
 
 class Statements:
-    """SELECTs per table and flushes, while counting."""
+    """SELECTs per table and flushes, while counting; a transaction's look at a table's largest
+    id, to number its new rows (``tests/services/test_row_numbers.py``), apart."""
 
     def __init__(self, h: Harness) -> None:
         self.engine = h.bot.engine
         self.selects: dict[str, int] = {}
+        self.numbering: dict[str, int] = {}
         self.flushes = 0
 
     def __enter__(self) -> Statements:
@@ -253,9 +255,10 @@ class Statements:
         sa.event.remove(Session, "after_flush", self._flush)
 
     def _statement(self, _conn: object, _cursor: object, statement: str, *_args: object) -> None:
-        found = re.match(r"\s*SELECT\s.*?\sFROM\s+(\w+)", statement, re.S)
+        found = re.match(r"\s*SELECT\s(.*?)\sFROM\s+(\w+)", statement, re.S)
         if found:
-            self.selects[found.group(1)] = self.selects.get(found.group(1), 0) + 1
+            counts = self.numbering if re.fullmatch(r"max\(\w+\.id\).*", found.group(1)) else self.selects
+            counts[found.group(2)] = counts.get(found.group(2), 0) + 1
 
     def _flush(self, *_args: object) -> None:
         self.flushes += 1
@@ -306,6 +309,8 @@ def test_orders_letters_of_a_batch_read_each_table_once_and_flush_once_each(harn
             "chain": 1,
         }
         assert seen.flushes == 1  # a quick batch: every letter's rows written together at the commit
+        # and numbered here: one look at the largest id of each table with several new rows
+        assert seen.numbering == {"chain": 1, "order_set": 1, "outbound": 1}
     else:  # nothing kept (other writers): a game's first chain link is written at once, then one each
         assert seen.flushes == 12 + 3
 

@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Letters handled in a process of their own, beside ``mailbot run``'s mail loops.
+
+Handling a letter is Python work from end to end (read it, know the player, store and chain
+the orders, write and compose the confirmation: about a millisecond). In the process that
+also reads the mailbox and sends the outbox it shares one core with them (the interpreter
+runs one thread at a time); in a process of its own it runs on another core while the mail
+loops go on.
+
+The process is a second :class:`~mailbot.app.Bot` on the same store that handles letters
+when asked and nothing else: it holds no lease, reads no mailbox, sends no mail. The store is
+all the two share (the letters the reader stored, the confirmations the outbox sends), so
+all that passes between them is "handle what is stored" and how many were handled. The
+database keeps the guarantees it keeps between the worker threads of one process: a
+handling transaction holds SQLite's write lock (or its rows' claims on PostgreSQL), so
+letters and deadline ticks never mix within a game.
+
+If the process dies (a bug in the interpreter, kill -9) the database rolls its open
+transaction back: its letters are still ``new``, and the next round starts a new process that
+handles them. If the moderator dies, the process finds its pipe closed and ends after the
+batch in hand, committed as any batch: nothing is handled twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import signal
+import threading
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
+
+from mailbot.errors import MailbotError
+from mailbot.logsetup import JsonFormatter, configure
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
+
+    from mailbot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+#: how long a stopping moderator waits for the process to end its batch
+STOP_SECONDS = 10.0
+#: how long a new process may take to import the moderator and build it
+READY_SECONDS = 60.0
+_HANDLE, _STOP, _READY = "handle", "stop", "ready"
+
+
+class LetterProcessError(MailbotError):
+    """The letter process died or failed a round; the next round starts it again."""
+
+
+@dataclass(frozen=True)
+class Round:
+    handled: int  # letters handled
+    waiting: bool  # letters left for another worker (their senders' letters are claimed there)
+
+
+class LetterProcess:
+    """The parent's end: starts the process, asks it for rounds, starts it again after a death."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._process: BaseProcess | None = None
+        self._conn: Connection | None = None
+        self._lock = threading.Lock()  # one round at a time (rounds are asked from worker threads)
+
+    def start(self) -> None:
+        with self._lock:
+            self._ensure()
+
+    def handle(self) -> Round:
+        """Have the process handle every stored letter (blocking: call it in a worker thread)."""
+        with self._lock:
+            conn = self._ensure()
+            try:
+                conn.send(_HANDLE)
+                reply = conn.recv()
+            except (EOFError, OSError) as exc:
+                code = self._reap()
+                raise LetterProcessError(f"the letter process died (exit code {code})") from exc
+            if isinstance(reply, str):
+                raise LetterProcessError(f"the letter process failed a round: {reply}")
+            handled, waiting = reply
+            return Round(handled, waiting)
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                with contextlib.suppress(OSError):  # already gone
+                    self._conn.send(_STOP)
+            if self._process is not None:
+                self._process.join(STOP_SECONDS)
+                if self._process.is_alive():
+                    log.warning("the letter process did not stop; ending it")
+                    self._process.terminate()
+                    self._process.join(STOP_SECONDS)
+            self._reap()
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    def _ensure(self) -> Connection:
+        if self._conn is not None and self._process is not None and self._process.is_alive():
+            return self._conn
+        if self._process is not None:
+            code = self._reap()
+            log.warning("the letter process had ended (exit code %s); starting a new one", code)
+        context = multiprocessing.get_context("spawn")  # no copy of this process's threads and locks
+        ours, theirs = context.Pipe()
+        process = context.Process(
+            target=serve, args=(self._settings, theirs, _log_setup()), name="mailbot-letters", daemon=True
+        )
+        process.start()
+        theirs.close()
+        self._process, self._conn = process, ours
+        # Ready when it has built its moderator (a second or so): a round asked before would
+        # wait for that, and one that cannot start says so here.
+        try:
+            if not ours.poll(READY_SECONDS) or ours.recv() != _READY:
+                raise LetterProcessError("the letter process did not get ready")
+        except (EOFError, OSError) as exc:
+            code = self._reap()
+            raise LetterProcessError(f"the letter process ended as it started (exit code {code})") from exc
+        except LetterProcessError:
+            self._process.terminate()
+            self._reap()
+            raise
+        log.info("letters are handled in process %s", process.pid)
+        return ours
+
+    def _reap(self) -> int | None:
+        code = None
+        if self._process is not None:
+            self._process.join(0.5)
+            code = self._process.exitcode
+        if self._conn is not None:
+            self._conn.close()
+        self._process, self._conn = None, None
+        return code
+
+
+def _log_setup() -> tuple[str, str] | None:
+    """The parent's logging, for the process to log the same way (None: not configured)."""
+    root = logging.getLogger()
+    if not root.handlers:
+        return None
+    form = "json" if isinstance(root.handlers[0].formatter, JsonFormatter) else "text"
+    return logging.getLevelName(root.level), form
+
+
+def serve(settings: Settings, conn: Connection, logs: tuple[str, str] | None) -> None:
+    """The process: a round of handling for each request, until told to stop or orphaned."""
+    from mailbot.app import Bot  # the process imports the moderator afresh (spawn)
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the moderator, which stops us
+    if logs is not None:
+        configure(logs[0], "json" if logs[1] == "json" else "text")
+    bot = Bot(settings)
+    try:
+        conn.send(_READY)
+    except OSError:
+        return
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return  # the moderator is gone
+        if request != _HANDLE:
+            return
+        try:
+            reply: tuple[int, bool] | str = (bot.handle_letters(), bool(bot.processor.waiting))
+        except Exception as exc:  # one bad round must not end the process: the parent backs off
+            log.exception("a round of letter handling failed")
+            reply = f"{type(exc).__name__}: {exc}"[:500]
+        try:
+            conn.send(reply)
+        except OSError:
+            return
