@@ -38,7 +38,7 @@ from sqlmodel import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mailbot.app import Bot
+from mailbot.app import Bot, freeze_long_lived
 from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line
 from mailbot.games.registry import find_game
@@ -179,6 +179,7 @@ def main(hours: int) -> None:
         bot = make_bot(Path(tmp) / "flattop.db", clock)
         game_id = create_game(bot)
         snapshot = first_snapshot(bot, game_id)
+        freeze_long_lived()  # as ``mailbot run`` does once it has started
         with MapTimer() as maps:
             hours_timed = through_store(bot, clock, game_id, hours, maps)
         store = [total for total, _ in hours_timed]

@@ -20,7 +20,8 @@ Run: ``make bench`` or ``.venv/bin/python bench/intake.py [--mails N] [--letters
 2. From the first fetch to every confirmation queued in the outbox: the bot's intake
    (IMAPS fetch, store, flag) and its letter handling (parse, identify, store the orders,
    log them in the game's chain, render and queue the confirmation) running side by side
-   as in ``mailbot run``.
+   as in ``mailbot run``: the letters in its letter process (``bot.handling_process``,
+   started before the clock starts, as the service starts it before any letter comes).
 3. Then the outbox sends every confirmation to the rig's SMTP front end (STARTTLS and
    login, ``smtp.connections`` links); next to it, in the same run, plain aiosmtplib sends
    the same messages (same envelopes, same bytes) over the same number of connections.
@@ -237,7 +238,6 @@ async def to_queued(bot: Bot, expected: int) -> tuple[float, int]:
     """Intake and handling side by side, from the first fetch to the last confirmation queued."""
     source = ImapSource(imap_config(bot.settings))
     uidvalidity = await source.connect()
-    await bot.start_letter_process()  # as ``mailbot run`` starts it, before any letter
     try:
         started = time.perf_counter()
         reading = asyncio.create_task(bot.intake.poll(source, uidvalidity))
@@ -253,7 +253,6 @@ async def to_queued(bot: Bot, expected: int) -> tuple[float, int]:
         await reading
     finally:
         await source.close()
-        await bot.stop_letter_process()
     return elapsed, handled
 
 
@@ -319,9 +318,11 @@ async def end_to_end(mails: int, games: int, players: int) -> None:
             f"set up {games} duel games ({len(seats)} seats, {players} players) and delivered "
             f"{mails} ORDERS letters in {time.perf_counter() - t0:.1f} s"
         )
+        await bot.start_letter_process()  # as ``mailbot run`` starts it, before any letter comes
         cpu = CpuWindow().start()
         elapsed, handled = await to_queued(bot, mails)
-        print(cpu.report("fetching and handling (the moderator is this process)"))
+        print(cpu.report("fetching and handling (the moderator: this process and its letter process)"))
+        await bot.stop_letter_process()
         messages = queued(bot)
         print(
             f"bot: {handled} letters fetched, stored, handled and {len(messages)} confirmations queued "

@@ -155,12 +155,13 @@ def _log_setup() -> tuple[str, str] | None:
 
 def serve(settings: Settings, conn: Connection, logs: tuple[str, str] | None) -> None:
     """The process: a round of handling for each request, until told to stop or orphaned."""
-    from mailbot.app import Bot  # the process imports the moderator afresh (spawn)
+    from mailbot.app import Bot, freeze_long_lived  # the process imports the moderator afresh (spawn)
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the moderator, which stops us
     if logs is not None:
         configure(logs[0], "json" if logs[1] == "json" else "text")
     bot = Bot(settings)
+    freeze_long_lived()
     try:
         conn.send(_READY)
     except OSError:

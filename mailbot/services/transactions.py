@@ -95,7 +95,8 @@ def _number_new_rows(session: OrmSession, _context: Any, _instances: Any) -> Non
             largest = session.connection().execute(sa.select(sa.func.max(table.c.id))).scalar()
             next_id = (largest or 0) + 1
         for row in sorted(rows, key=lambda r: sa.inspect(r).insert_order):
-            row.id, next_id = next_id, next_id + 1
+            # Where the insert reads it (as rows.new_row sets fields): no attribute events needed.
+            row.__dict__["id"], next_id = next_id, next_id + 1
         next_ids[table.name] = next_id
 
 

@@ -14,6 +14,7 @@ pydantic's bookkeeping the same. ``tests/store/test_rows.py`` holds it to the co
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import Enum
 from functools import cache
 from typing import Any, TypeVar
 
@@ -62,7 +63,19 @@ def _fields(model: type[SQLModel]) -> dict[str, Callable[[], Any] | None]:
 
 
 def _default(field: Any) -> Callable[[], Any]:
+    """What ``field.get_default(call_default_factory=True)`` gives, worked out once where it can be:
+    a factory is called for each row; an immutable default is the same object for every row (as
+    pydantic hands it out: its deep copy of an immutable value is the value)."""
+    if field.default_factory is None and isinstance(field.default, _IMMUTABLE):
+        constant = field.default
+        return lambda: constant
+    if field.default_factory is not None and not field.default_factory_takes_validated_data:
+        return field.default_factory  # type: ignore[no-any-return]
+
     def make() -> Any:
         return field.get_default(call_default_factory=True)
 
     return make
+
+
+_IMMUTABLE = (type(None), bool, int, float, str, bytes, Enum)
