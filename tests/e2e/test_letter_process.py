@@ -72,7 +72,9 @@ async def test_a_killed_letter_process_is_replaced_and_loses_nothing(
 
         await wait_until(done, 60, "every letter handled")
         _answered_once(bot, len(letters))
-        assert len(_children(bot)) == 2 and "starting a new one" in bot.log_text()
+        # Killed between rounds it is found ended; killed in one, the round fails and is redone.
+        assert len(_children(bot)) == 2
+        assert re.search(r"letter process (had ended|died) \(exit code -9\)", bot.log_text())
         assert bot.proc is not None and bot.proc.poll() is None  # the moderator never stopped
     finally:
         bot.stop()
