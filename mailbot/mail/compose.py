@@ -46,6 +46,7 @@ QP_LINES_KEPT = 4096
 
 # Values the library's header parsers give back exactly as they came: printable ASCII words
 # separated by single spaces, no "=?" (an encoded word would be decoded, then re-encoded).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: what header_text blanks
 _PLAIN = re.compile(r"[!-~]+(?: [!-~]+)*")
 # Structured headers are re-spelled by their parsers unless they are this simple.
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
@@ -85,8 +86,7 @@ class Outgoing:
 def header_text(value: str) -> str:
     """A header value the e-mail library will write: every line break it knows (``str.splitlines``
     breaks on U+2028, form feed, NEL... too) and every other control character becomes a space."""
-    flat = " ".join(value.splitlines())
-    return "".join(" " if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 else ch for ch in flat)
+    return _CONTROL.sub(" ", " ".join(value.splitlines()))
 
 
 def reply_subject(subject: str) -> str:

@@ -183,6 +183,9 @@ def _header_block(lines: list[str], index: int) -> int:
 
 def _attribution(lines: list[str], index: int) -> int:
     """Lines of an attribution starting at ``index``, possibly wrapped; 0 when none starts here."""
+    window = lines[index : index + _MAX_ATTRIBUTION_LINES]
+    if not any(line.rstrip().endswith(":") for line in window):
+        return 0  # every attribution ends with a colon (_is_attribution): no line here can end one
     parts: list[str] = []
     for end in range(index, min(index + _MAX_ATTRIBUTION_LINES, len(lines))):
         line = lines[end]

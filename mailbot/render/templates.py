@@ -84,6 +84,9 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
+            # Templates are read once per process: no look at their files' times for every letter
+            # (a changed template, shipped or override, takes effect when the service restarts).
+            auto_reload=False,
         )
 
     def render(self, name: str, context: Mapping[str, Any]) -> Rendered:

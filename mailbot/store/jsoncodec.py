@@ -10,8 +10,9 @@ exactly as before:
   strings, integers over 64 bits; dataclasses and datetimes, which ``json`` refuses too)
   and ``json`` takes over;
 * reading, orjson turns an integer over 64 bits into a float, so text with a run of 19
-  digits or more is read by ``json`` (a hash in a string can trip this too: it is only
-  slower); text orjson cannot read (``NaN``, ``1e400``) is read by ``json`` as well.
+  digits or more is read by ``json`` (a string holding such a run, say in a hash, trips this
+  too: it is only slower); text orjson cannot read (``NaN``, ``1e400``, lone surrogates) is
+  read by ``json`` as well.
 
 Not-a-number and infinities are not kept in the store (PostgreSQL's JSON refuses them);
 orjson writes them as null. The hashed spelling of the event chain is
@@ -21,13 +22,15 @@ orjson writes them as null. The hashed spelling of the event chain is
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
 
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-_LONG_NUMBER = re.compile(r"\d{19}")
+#: every byte to "x" but the digits, to "0": a run of 19 digits is then found by a plain search
+#: (a regular expression took 0.6 ms on a Flat Top state, three times orjson's reading of it)
+_DIGIT_RUNS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x78 for byte in range(256))
+_LONG_RUN = b"0" * 19
 
 
 def dumps(value: Any) -> str:
@@ -38,11 +41,10 @@ def dumps(value: Any) -> str:
 
 
 def loads(text: str | bytes) -> Any:
-    if isinstance(text, bytes):
-        text = text.decode("utf-8")
-    if _LONG_NUMBER.search(text) is None:
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if _LONG_RUN not in raw.translate(_DIGIT_RUNS):
         try:
-            return orjson.loads(text)
+            return orjson.loads(raw)
         except orjson.JSONDecodeError:
             pass
     return json.loads(text)

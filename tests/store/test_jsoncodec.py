@@ -77,3 +77,28 @@ def test_a_json_column_round_trips_through_the_database(engine: Engine) -> None:
     with Session(engine) as session:
         stored = session.get(RollRow, row_key)
         assert stored is not None and stored.data == data
+
+
+def test_a_long_number_anywhere_a_number_goes_stays_an_integer() -> None:
+    for text in (
+        "12345678901234567890",
+        "[1, 12345678901234567890]",
+        '{"a": -12345678901234567890}',
+        '{"a":\n  12345678901234567890}',
+        "[[12345678901234567890]]",
+    ):
+        assert jsoncodec.loads(text) == json.loads(text)
+        assert json.dumps(jsoncodec.loads(text)) == json.dumps(json.loads(text))
+
+
+def test_a_plain_state_is_read_by_orjson_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[str] = []
+    monkeypatch.setattr(jsoncodec.json, "loads", read.append)
+    value = jsoncodec.loads('{"hash": "a1234567890b", "n": 123456789012345678, "f": 1.5}')
+    assert value == {"hash": "a1234567890b", "n": 123456789012345678, "f": 1.5}
+    assert read == []
+
+
+def test_a_lone_surrogate_reads_back_as_the_standard_library_reads_it() -> None:
+    text = '{"s": "x\\ud800y"}'
+    assert jsoncodec.loads(text) == json.loads(text) == {"s": "x\ud800y"}

@@ -221,3 +221,11 @@ def test_the_choice_counts_a_soft_break_as_the_library_does() -> None:
     text = "aaaa=aéaa=aaaaaaaaaaaaaaaaaaaaaéaéaaaaaaaaaaaaaaaaaaaaaé=aaaaa=aa=a=a=aaaaaaaaaaaaaa\n"
     assert encode_text(text) == _library_encoding(text)
     assert encode_text(text)[0] == "quoted-printable"
+
+
+@given(st.text())
+@settings(max_examples=300, deadline=None)
+def test_header_text_blanks_every_line_break_and_control_character(value: str) -> None:
+    flat = " ".join(value.splitlines())
+    expected = "".join(" " if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 else ch for ch in flat)
+    assert header_text(value) == expected
