@@ -46,7 +46,7 @@ from mailbot.services.games import GameSetup
 from mailbot.settings import BotSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store.game_tables import Seat
 from mailbot.store.models import Outbound, OutboundState
-from mailbot.testing.mailrig import AsyncLMTP, MailRig
+from mailbot.testing.mailrig import MailRig
 
 # Every <anything>@players.test is a mailbox of the rig's Dovecot.
 GM = "gm@players.test"
@@ -117,23 +117,11 @@ def create_games(bot: Bot, clock: Clock, games: int) -> None:
 
 
 async def open_mailboxes(rig: MailRig, bot: Bot) -> None:
-    """One letter to each player and the GM straight into Dovecot (LMTP), before anything is
-    timed: a player's mailbox exists before his first report, as it would on a real server
-    (Dovecot creating 2,000 mailboxes on their first delivery would be timed for the bot
-    only: the raw reference comes second)."""
+    """Each player's and the GM's mailbox made before anything is timed (``MailRig.open_mailboxes``):
+    the raw reference comes second and would find them made."""
     with Session(bot.engine) as session:
         addresses = [GM, *session.exec(select(Seat.address))]
-    raw = b"Subject: welcome\r\n\r\nA mailbox for the bench.\r\n"
-
-    async def link(share: list[str]) -> None:
-        client = await AsyncLMTP.connect(rig.host, rig.lmtp_port)
-        try:
-            for address in share:
-                await client.send_message("setup@bench.test", [address], raw)
-        finally:
-            await client.close()
-
-    await asyncio.gather(*(link(addresses[i::4]) for i in range(4)))
+    await rig.open_mailboxes(addresses)
 
 
 def settle_outbox(bot: Bot) -> int:

@@ -167,15 +167,15 @@ def encode_text(text: str) -> tuple[str, bytes]:
     and base64 is shorter over the first ten lines.
     """
     lines = text.encode("utf-8").splitlines()
-    if max((len(line) for line in lines), default=0) <= _MAX_LINE:
+    if max(map(len, lines), default=0) <= _MAX_LINE:
         body = b"\r\n".join(lines) + _CRLF
         return ("7bit" if body.isascii() else "8bit"), body
     sniff = _CRLF.join(lines[:10]) + _CRLF
-    sniff_qp = [_qp_line(line) for line in lines[:10]]
+    sniff_qp = list(map(_qp_line, lines[:10]))
     # The library's sniff is one string with "\n" after each line (and each soft break).
     if sum(len(line) - line.count("\r\n") + 1 for line in sniff_qp) > len(binascii.b2a_base64(sniff)):
         return "base64", _crlf(base64.encodebytes(_CRLF.join(lines) + _CRLF))
-    encoded = [*sniff_qp, *(_qp_line(line) for line in lines[10:])]
+    encoded = [*sniff_qp, *map(_qp_line, lines[10:])]
     return "quoted-printable", ("\r\n".join(encoded) + "\r\n").encode("ascii")
 
 

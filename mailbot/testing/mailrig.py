@@ -1370,6 +1370,22 @@ class MailRig:
         """A fresh player in the open domain (password ``pw``); no provisioning needed."""
         return f"player-{uuid.uuid4().hex[:8]}@{OPEN_DOMAIN}"
 
+    async def open_mailboxes(self, addresses: Sequence[str], links: int = 4) -> None:
+        """One small letter to each address straight into Dovecot (LMTP), so that its mailbox
+        exists, as a player's does on a real server: benchmarks call this before timing, or
+        Dovecot creating the mailboxes on their first delivery is timed for whoever sends first."""
+        raw = b"Subject: welcome\r\n\r\nA mailbox for the bench.\r\n"
+
+        async def link(share: Sequence[str]) -> None:
+            client = await AsyncLMTP.connect(self.host, self.lmtp_port)
+            try:
+                for address in share:
+                    await client.send_message("setup@bench.test", [address], raw)
+            finally:
+                await client.close()
+
+        await asyncio.gather(*(link(addresses[i::links]) for i in range(links)))
+
     def log_errors(self) -> list[str]:
         """Error:/Fatal:/Panic: lines that Dovecot logged (also after ``stop()``)."""
         if self.dovecot is not None:
