@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The letter process's rounds (mailbot/letterproc.py) against a real SQLite file: a round that
+fails says why and leaves the process serving; a process that cannot start says so at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mailbot.letterproc import LetterProcess, LetterProcessError
+from mailbot.settings import BotSettings, Settings, StoreSettings
+from mailbot.store import db
+
+
+def _settings(path: Path) -> Settings:
+    return Settings(store=StoreSettings(url=f"sqlite:///{path}"), bot=BotSettings(address="bot@x.test"))
+
+
+def test_a_failed_round_is_reported_and_the_process_goes_on(tmp_path: Path) -> None:
+    settings = _settings(tmp_path / "bot.db")
+    letters = LetterProcess(settings)
+    letters.start()
+    try:
+        first = letters.pid
+        with pytest.raises(LetterProcessError, match="failed a round: OperationalError"):
+            letters.handle()  # no schema yet: the store refuses the round
+        engine = db.make_engine(settings.store.url)
+        db.upgrade(engine)
+        engine.dispose()
+        done = letters.handle()
+        assert (done.handled, done.waiting) == (0, False)
+        assert letters.pid == first  # the same process served both rounds
+    finally:
+        letters.stop()
+    assert letters.pid is None
+
+
+def test_a_process_that_cannot_start_says_so(tmp_path: Path) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the store's folder would be")
+    letters = LetterProcess(_settings(blocked / "bot.db"))
+    with pytest.raises(LetterProcessError, match="ended as it started"):
+        letters.start()
+    assert letters.pid is None
