@@ -31,7 +31,7 @@ from sqlmodel import Session, col, select
 from mailbot.core import deadlines
 from mailbot.core.letter import RawMessage
 from mailbot.errors import ImapError
-from mailbot.letterproc import LetterProcess
+from mailbot.letterproc import LetterProcess, LetterProcessError
 from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
@@ -332,8 +332,13 @@ class Bot:
         """Start the process that handles letters, where settings and the store allow one."""
         if self._apart and not db.in_memory(self.settings.store.url) and self.letters is None:
             # An injected clock or seed stays in this process (the demo, tests): letters too.
-            self.letters = LetterProcess(self.settings)
-            await asyncio.to_thread(self.letters.start)
+            letters = LetterProcess(self.settings)
+            try:
+                await asyncio.to_thread(letters.start)
+            except LetterProcessError as exc:  # this machine cannot start one: letters stay here
+                log.warning("%s; letters are handled in this process", exc)
+                return
+            self.letters = letters
 
     async def stop_letter_process(self) -> None:
         if self.letters is not None:

@@ -43,3 +43,23 @@ def test_a_process_that_cannot_start_says_so(tmp_path: Path) -> None:
     with pytest.raises(LetterProcessError, match="ended as it started"):
         letters.start()
     assert letters.pid is None
+
+
+async def test_a_moderator_whose_letter_process_cannot_start_handles_letters_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from mailbot.app import Bot
+
+    def refuse(_self: LetterProcess) -> None:
+        raise LetterProcessError("the letter process ended as it started (exit code 1)")
+
+    monkeypatch.setattr(LetterProcess, "start", refuse)
+    bot = Bot(_settings(tmp_path / "bot.db"))
+    bot.upgrade()
+    try:
+        await bot.start_letter_process()
+        assert bot.letters is None
+        assert "letters are handled in this process" in caplog.text
+        assert await bot.handling_round(wait=True) == 0  # the round runs here
+    finally:
+        bot.engine.dispose()
