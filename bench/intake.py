@@ -115,7 +115,8 @@ def settings(rig: MailRig, address: str, workdir: Path) -> Settings:
         ),
         smtp=SmtpSettings(host=rig.host, port=rig.smtp_port, cafile=rig.cafile, user=address, password=pw),
         store=StoreSettings(url=f"sqlite:///{workdir}/bench.db"),
-        bot=BotSettings(address=address, name="mailbot bench"),
+        # Letters in the letter process (off by default; README "How nothing is lost").
+        bot=BotSettings(address=address, name="mailbot bench", handling_process=True),
     )
 
 

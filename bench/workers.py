@@ -91,6 +91,7 @@ def write_config(rig: MailRig, mailbox: str, url: str, path: Path) -> None:
         "[bot]",
         f'address = "{mailbox}"',
         'name = "mailbot bench"',
+        "handling_process = true",  # each worker with its letter process, as measured in the README
     ]
     path.write_text("\n".join(lines) + "\n")
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """``mailbot run`` handles letters in a process of its own (mailbot/letterproc.py), on the real
 mail rig: that process killed -9 during a burst is replaced and loses nothing; the moderator
-killed -9 takes it along; ``handling_process = false`` keeps letters in the one process."""
+killed -9 takes it along; ``handling_process = false`` (the default) keeps letters in the one
+process."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def _answered_once(bot: BotProcess, count: int) -> None:
 async def test_a_killed_letter_process_is_replaced_and_loses_nothing(
     mail_rig: MailRig, tmp_path: Path
 ) -> None:
-    bot = BotProcess(mail_rig, tmp_path)
+    bot = BotProcess(mail_rig, tmp_path, bot={"handling_process": True})
     letters = _letters(bot, mail_rig, games=4, rounds=10)
     bot.start()
     try:
@@ -82,7 +83,7 @@ async def test_a_killed_letter_process_is_replaced_and_loses_nothing(
 
 
 async def test_the_letter_process_ends_with_a_killed_moderator(mail_rig: MailRig, tmp_path: Path) -> None:
-    bot = BotProcess(mail_rig, tmp_path)
+    bot = BotProcess(mail_rig, tmp_path, bot={"handling_process": True})
     bot.start()
     try:
         await wait_until(lambda: _children(bot), 30, "the letter process started")

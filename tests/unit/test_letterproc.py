@@ -14,7 +14,8 @@ from mailbot.store import db
 
 
 def _settings(path: Path) -> Settings:
-    return Settings(store=StoreSettings(url=f"sqlite:///{path}"), bot=BotSettings(address="bot@x.test"))
+    bot = BotSettings(address="bot@x.test", handling_process=True)
+    return Settings(store=StoreSettings(url=f"sqlite:///{path}"), bot=bot)
 
 
 def test_a_failed_round_is_reported_and_the_process_goes_on(tmp_path: Path) -> None:
