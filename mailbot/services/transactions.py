@@ -106,17 +106,14 @@ def _number_new_rows(session: OrmSession, _context: Any, _instances: Any) -> Non
     that come with their ids go in as one ``executemany`` per table. What was read is kept
     for the transaction and dropped with any rollback, like everything :func:`kept`.
     """
-    if not session.info.get(_WRITER):
-        return
+    next_ids = kept(session, "next-ids")  # type: ignore[arg-type]
+    if next_ids is None:
+        return  # no write lock: the database numbers the rows
     waiting: dict[sa.Table, list[Any]] = {}
     for row in session.new:
         table = _numbered_table(type(row))
         if table is not None and row.id is None:
             waiting.setdefault(table, []).append(row)
-    if not waiting:
-        return
-    shelves: dict[str, dict[Any, Any]] = session.info.setdefault(_KEPT, {})
-    next_ids = shelves.setdefault("next-ids", {})
     for table, rows in waiting.items():
         next_id = next_ids.get(table.name)
         if next_id is None and len(rows) == 1:
