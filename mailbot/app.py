@@ -287,10 +287,20 @@ class Bot:
                 log.warning("this worker lost the mailbox (its store connection broke); reading stops")
                 return
             result = await self.intake.poll(source, uidvalidity)
-            self.mailbox_read_at = self.clock()
-            if result.fetched:
-                self.wake.set()
+            self.mailbox_was_read(result.fetched)
             await source.wait_for_news(s.idle, s.idle_timeout, s.poll_interval)
+
+    def mailbox_was_read(self, fetched: int) -> None:
+        """After each read through the mailbox. The first since start also asks for a tick: a
+        deadline judged before it waited for it ("waiting for the mailbox to be read"), and the
+        letters it brought may all have been handled before it ended (by the work loop, while the
+        read acknowledged them), so no handling round would ask for that tick again."""
+        first = self.mailbox_read_at is None
+        self.mailbox_read_at = self.clock()
+        if first and self.scheduler is not None:
+            self.scheduler.rebuild()
+        if fetched:
+            self.wake.set()
 
     async def work_loop(self, stop: asyncio.Event) -> None:
         """Handle letters and send mail for ever: a failure is logged and backed off, never the end."""

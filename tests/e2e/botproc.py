@@ -36,6 +36,7 @@ class BotProcess:
         self.db_url = f"sqlite:///{workdir}/bot.db"
         self.log = workdir / "bot.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self._overrides = overrides
         self._write_config(overrides)
 
     def _write_config(self, overrides: dict[str, object]) -> None:
@@ -124,7 +125,7 @@ class BotProcess:
     def use_store(self, url: str, **overrides: object) -> None:
         """Point the bot at another store, e.g. a PostgreSQL URL from the ``db_url`` fixture."""
         self.db_url = url
-        self._write_config(overrides)
+        self._write_config({**self._overrides, **overrides})  # the overrides given at creation stay
 
     def seat_duel(
         self, gm: str, north: str, south: str, *, deadline: str = "48h", grace: timedelta = timedelta(0)

@@ -14,6 +14,7 @@ from sqlmodel import Session, select
 
 from mailbot.core.chain import verify_chain
 from mailbot.core.sealed import check_receipt
+from mailbot.scheduler.deadlines import DeadlineScheduler
 from mailbot.services import chainlog
 from mailbot.store.game_tables import GameStatus, OrderSet, SeatStatus, StepState
 from tests.services.game_helpers import Harness, tag_of, text, to
@@ -219,6 +220,32 @@ def test_orders_that_reached_the_server_in_time_count_after_a_restart_past_the_d
     assert held["south"] == (["ATTACK 1", "DEFEND 2"], True)  # late: the defaults were played
     (refusal,) = [m for m in to(letters, SOUTH) if "after the deadline" in text(m)]
     assert "reached the mail server after the deadline" in text(refusal)
+
+
+class _Rebuilds(DeadlineScheduler):
+    """A scheduler that counts the times it was asked to look at the deadlines again."""
+
+    def __init__(self, h: Harness) -> None:
+        super().__init__(tick=h.bot.tick_games, wake_times=h.bot.wake_times, clock=lambda: h.clock.now)
+        self.asked = 0
+
+    def rebuild(self) -> None:
+        self.asked += 1
+
+
+def test_the_first_read_of_the_mailbox_asks_again_for_the_tick_that_waited_for_it(h: Harness) -> None:
+    # A restart past a deadline: the tick at start is held until the mailbox is read, and the
+    # letters of that read may be handled before it ends; the read itself must ask for the tick.
+    game_id, _, _ = _started(h)
+    h.bot.mailbox_read_at = None
+    h.clock.advance(49 * 3600)
+    assert h.bot.tick_once() == [f"game {game_id}: idle"]
+    h.bot.scheduler = scheduler = _Rebuilds(h)
+    h.bot.mailbox_was_read(fetched=0)
+    assert (scheduler.asked, h.bot.mailbox_read_at) == (1, h.clock.now)
+    h.bot.mailbox_was_read(fetched=0)  # later reads ask for nothing: handling rounds do
+    assert scheduler.asked == 1
+    assert h.bot.tick_once() != [f"game {game_id}: idle"]
 
 
 def test_rollback_then_reprocess_gives_the_same_result(h: Harness) -> None:
