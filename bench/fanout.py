@@ -4,17 +4,18 @@
 
 1. Creates N duel games in a fresh SQLite store, both seats taken, both seats' orders in
    (ORDERS letters through the bot's own handling); the letters this causes are marked sent.
-2. Moves the injected clock past the deadline, then times: the tick over every game as
-   ``mailbot run`` runs it (each game in a worker thread, the work loop sending the reports
-   of the games done while later ones resolve) until every report is accepted by the test
-   rig's SMTP server (its own process, STARTTLS and login, each message delivered into
+2. Moves every open step's deadline to a second ago, then times: the tick over every game as
+   ``mailbot run`` runs it (in its letter process, ``bot.handling_process``, the default;
+   ``--in-process``: each game in a worker thread of the moderator), the work loop sending the
+   reports of the games done while later ones resolve, until every report is accepted by the
+   test rig's SMTP server (its own process, STARTTLS and login, each message delivered into
    Dovecot before the 250, ``smtp.connections`` connections): real SMTP, as issue 12 measured.
 3. Raw reference in the same run: plain aiosmtplib sends the same messages (same envelope,
    same raw bytes) over the same number of connections to the same server, logged in the
    same way.
 
 Target (issue 12): 1,000 games within 20 s at a ratio to raw SMTP of at most 1.5.
-Run: ``.venv/bin/python bench/fanout.py [--games N]``; last line
+Run: ``.venv/bin/python bench/fanout.py [--games N] [--in-process]``; last line
 ``fan-out: <seconds> s, ratio to raw SMTP <r>``.
 """
 
@@ -44,26 +45,13 @@ from cpu import CpuWindow  # a sibling bench script
 from mailbot.app import Bot
 from mailbot.services.games import GameSetup
 from mailbot.settings import BotSettings, Settings, SmtpSettings, StoreSettings
-from mailbot.store.game_tables import Seat
+from mailbot.store.game_tables import Seat, StepRow, StepState
 from mailbot.store.models import Outbound, OutboundState
 from mailbot.testing.mailrig import MailRig
 
 # Every <anything>@players.test is a mailbox of the rig's Dovecot.
 GM = "gm@players.test"
 PLAYERS = "players.test"
-
-
-class Clock:
-    """Injected time: the bench moves it past the deadline instead of waiting."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 _ids = itertools.count(1)
@@ -78,21 +66,22 @@ def orders_letter(sender: str, to: str, subject: str, body: str) -> bytes:
     return msg.as_bytes()
 
 
-def make_bot(db: Path, clock: Clock, rig: MailRig, address: str) -> Bot:
-    """A bot on a fresh store, sending through ``rig``'s SMTP server as ``address``."""
+def make_bot(db: Path, rig: MailRig, address: str, *, apart: bool) -> Bot:
+    """A bot on a fresh store, sending through ``rig``'s SMTP server as ``address``, on the real
+    clock (a letter process keeps the moderator's own time)."""
     password = SecretStr(rig.player_password)
     smtp = SmtpSettings(host=rig.host, port=rig.smtp_port, cafile=rig.cafile, user=address, password=password)
     settings = Settings(
         smtp=smtp,
         store=StoreSettings(url=f"sqlite:///{db}"),
-        bot=BotSettings(address=address, name="mailbot bench", gm_address=GM),
+        bot=BotSettings(address=address, name="mailbot bench", gm_address=GM, handling_process=apart),
     )
-    bot = Bot(settings, clock=clock)
+    bot = Bot(settings)
     bot.upgrade()
     return bot
 
 
-def create_games(bot: Bot, clock: Clock, games: int) -> None:
+def create_games(bot: Bot, games: int) -> None:
     setup = GameSetup(
         plugin="duel",
         scenario="standard",
@@ -106,7 +95,6 @@ def create_games(bot: Bot, clock: Clock, games: int) -> None:
             game = bot.games.create(session, setup)
             for seat in bot.games.seats(session, int(game.id or 0)):
                 bot.games.take_seat(session, game, seat, f"{seat.name}{n}@{PLAYERS}")
-    clock.advance(60)
     with Session(bot.engine) as session:
         seats = list(session.exec(select(Seat).order_by(col(Seat.id))))
     for seat in seats:
@@ -114,6 +102,16 @@ def create_games(bot: Bot, clock: Clock, games: int) -> None:
         body = "ORDERS\nATTACK 2\nDEFEND 1\nEND\n"
         bot.inject(orders_letter(seat.address, bot.settings.bot.address, subject, body))
     bot.processor.process_pending()
+
+
+def deadlines_passed(bot: Bot) -> None:
+    """Every open step's deadline a second ago (after every order was received)."""
+    with Session(bot.engine) as session, session.begin():
+        session.execute(
+            update(StepRow)
+            .where(col(StepRow.state) == StepState.OPEN)
+            .values(deadline_at=datetime.now(UTC) - timedelta(seconds=1))
+        )
 
 
 async def open_mailboxes(rig: MailRig, bot: Bot) -> None:
@@ -136,10 +134,9 @@ def settle_outbox(bot: Bot) -> int:
     return int(last or 0)
 
 
-async def fan_out(bot: Bot, clock: Clock) -> tuple[float, float, int]:
-    """The deadline tick as ``mailbot run`` does it (each game in a worker thread) with the
-    bot's work loop sending beside it; until every report is accepted by SMTP."""
-    clock.advance(49 * 3600)
+async def fan_out(bot: Bot) -> tuple[float, float, int]:
+    """The deadline tick as ``mailbot run`` does it with the bot's work loop sending beside it;
+    until every report is accepted by SMTP."""
     stop = asyncio.Event()
     started = time.perf_counter()
     sending = asyncio.create_task(bot.work_loop(stop))
@@ -191,26 +188,29 @@ async def raw_smtp(rig: MailRig, login: str, messages: list[tuple[str, str, byte
     return time.perf_counter() - started
 
 
-async def main(games: int) -> None:
+async def main(games: int, apart: bool) -> None:
     logging.basicConfig(level=logging.WARNING)
     with MailRig() as rig, tempfile.TemporaryDirectory() as tmp:
-        clock = Clock()
         address = rig.new_address()
-        bot = make_bot(Path(tmp) / "fanout.db", clock, rig, address)
+        bot = make_bot(Path(tmp) / "fanout.db", rig, address, apart=apart)
         t0 = time.perf_counter()
-        create_games(bot, clock, games)
+        create_games(bot, games)
         await open_mailboxes(rig, bot)
         last_id = settle_outbox(bot)
+        await bot.start_letter_process()  # as ``mailbot run`` does before any tick
+        where = "its letter process" if bot.letters is not None else "worker threads of the moderator"
         print(f"set up {games} duel games, both seats' orders in, in {time.perf_counter() - t0:.1f} s")
+        deadlines_passed(bot)
         cpu = CpuWindow().start()
-        elapsed, ticked, processed = await fan_out(bot, clock)
-        print(cpu.report("the fan-out (the moderator is this process)"))
+        elapsed, ticked, processed = await fan_out(bot)
+        print(cpu.report("the fan-out (the moderator and its letter process)"))
+        await bot.stop_letter_process()
         messages = sent_since(bot, last_id)
         links = bot.settings.smtp.connections
         print(
-            f"bot: {processed} games processed, {len(messages)} letters accepted by SMTP over {links} "
-            f"connection(s) in {elapsed:.2f} s (the tick took {ticked:.2f} s; the last report was "
-            f"accepted {elapsed - ticked:.2f} s after it)"
+            f"bot (games ticked in {where}): {processed} games processed, {len(messages)} letters "
+            f"accepted by SMTP over {links} connection(s) in {elapsed:.2f} s (the tick took "
+            f"{ticked:.2f} s; the last report was accepted {elapsed - ticked:.2f} s after it)"
         )
         bot.engine.dispose()
         cpu = CpuWindow().start()
@@ -225,4 +225,6 @@ if __name__ == "__main__":
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--games", type=int, default=1000)
-    asyncio.run(main(parser.parse_args().games))
+    parser.add_argument("--in-process", action="store_true", help="tick the games in the moderator's threads")
+    args = parser.parse_args()
+    asyncio.run(main(args.games, apart=not args.in_process))

@@ -22,7 +22,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.engine import Engine
@@ -31,7 +31,7 @@ from sqlmodel import Session, col, select
 from mailbot.core import deadlines
 from mailbot.core.letter import RawMessage
 from mailbot.errors import ImapError
-from mailbot.letterproc import LetterProcess, LetterProcessError
+from mailbot.letterproc import LetterProcess, LetterProcessError, Watch
 from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
@@ -359,7 +359,7 @@ class Bot:
         """Handle the stored letters: in the letter process while ``run`` has one, else here."""
         if self.letters is None:
             return await asyncio.to_thread(self.handle_letters, wait=wait)
-        done = await asyncio.to_thread(self.letters.handle)
+        done = await asyncio.to_thread(self.letters.handle, wait=wait)
         self._letters_waiting = done.waiting
         return done.handled
 
@@ -391,13 +391,23 @@ class Bot:
 
     # -- games -----------------------------------------------------------------
 
-    def interlock(self) -> Interlock:
+    def interlock(self, watch: Watch) -> Interlock:
         recent = timedelta(minutes=self.settings.bot.imap_trouble_minutes)
         return Interlock(
-            mailbox_read=self.mailbox_read_at is not None,
+            mailbox_read=watch.mailbox_read,
             max_missed_share=self.settings.bot.max_missed_share,
-            imap_trouble=lambda now: any(now - t < recent for t in self.imap_failures),
+            imap_trouble=lambda now: any(now - t < recent for t in watch.imap_failures),
         )
+
+    def watch(self) -> Watch:
+        """What this moderator knows of its mailbox, for a tick's interlock.
+
+        A tick takes it once, before it handles the stored letters: a read that ends while the
+        tick runs counts from the next tick (which that read asks for), never for games judged
+        without its letters.
+        """
+        recent = self.clock() - timedelta(minutes=self.settings.bot.imap_trouble_minutes)
+        return Watch(self.mailbox_read_at is not None, tuple(t for t in self.imap_failures if t > recent))
 
     def tick_once(self) -> list[str]:
         """Do whatever is due in every running game (one transaction per game), here and now.
@@ -406,39 +416,61 @@ class Bot:
         is rolled back, paused with the reason and its GM told; the other games
         go on in the same tick.
         """
-        if self.mailbox_read_at is not None:
+        return list(self.ticks(self.watch()))
+
+    def ticks(self, watch: Watch) -> Iterator[str]:
+        """``tick_once`` a game at a time (what the letter process does when asked for a tick)."""
+        if watch.mailbox_read:
             # Every letter read so far is handled before any deadline is judged.
             self.handle_letters()
-        return [self._tick_game(game_id) for game_id in self._running_games()]
+        for game_id in self._running_games():
+            yield self._tick_game(game_id, watch)
 
     async def tick_all(self) -> list[str]:
-        """``tick_once`` with each game in a worker thread: the event loop stays free, and the
-        work loop is woken after each game that did something, so its letters go out while
-        later games are still being resolved."""
-        if self.mailbox_read_at is not None:
-            await self.handling_round(wait=True)
+        """``tick_once`` with each game off the event loop (in the letter process while ``run``
+        has one, else in a worker thread), the work loop woken after each game that did
+        something, so its letters go out while later games are still being resolved."""
+        watch = self.watch()
+        if self.letters is not None:
+            try:
+                return await self._tick_apart(self.letters, watch)
+            except LetterProcessError as exc:  # died or failed: the games must not wait for it
+                log.warning("%s; this tick is done in the moderator's process", exc)
+        if watch.mailbox_read:
+            await asyncio.to_thread(self.handle_letters)
         done = []
         for game_id in await asyncio.to_thread(self._running_games):
-            line = await asyncio.to_thread(self._tick_game, game_id)
+            line = await asyncio.to_thread(self._tick_game, game_id, watch)
             done.append(line)
             if "idle" not in line:
                 self.wake.set()
         self.wake.set()  # letters that came while the games were busy
         return done
 
+    async def _tick_apart(self, letters: LetterProcess, watch: Watch) -> list[str]:
+        loop = asyncio.get_running_loop()
+
+        def game_done(line: str) -> None:
+            if "idle" not in line:
+                loop.call_soon_threadsafe(self.wake.set)
+
+        lines = await asyncio.to_thread(letters.tick, watch, game_done)
+        self.wake.set()  # letters that came while the games were busy
+        return lines
+
     def _running_games(self) -> list[int]:
         with Session(self.engine) as session:
             query = select(Game.id).where(Game.status == GameStatus.RUNNING).order_by(col(Game.id))
             return [game_id for game_id in session.exec(query) if game_id is not None]
 
-    def _tick_game(self, game_id: int) -> str:
+    def _tick_game(self, game_id: int, watch: Watch) -> str:
         with self._game_lock:
             try:
                 with Session(self.engine) as session, session.begin():
                     begin_writing(session)  # the tick reads much, then writes: a writer from the start
                     lock_game(session, game_id)  # other workers' letters to it wait until we commit
                     game = session.get_one(Game, game_id)
-                    return f"game {game_id}: {self.turns.tick(session, game, self.interlock())}"
+                    return f"game {game_id}: {self.turns.tick(session, game, self.interlock(watch))}"
             except Exception as exc:
                 log.exception("game %s failed in its tick; pausing it", game_id)
                 return f"game {game_id}: {self._pause_broken(game_id, exc)}"

@@ -28,7 +28,9 @@ import logging
 import multiprocessing
 import signal
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING
 
@@ -38,6 +40,7 @@ from mailbot.logsetup import JsonFormatter, configure
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
+    from mailbot.app import Bot
     from mailbot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -46,7 +49,7 @@ log = logging.getLogger(__name__)
 STOP_SECONDS = 10.0
 #: how long a new process may take to import the moderator and build it
 READY_SECONDS = 60.0
-_HANDLE, _STOP, _READY = "handle", "stop", "ready"
+_HANDLE, _TICK, _GAME, _DONE, _STOP, _READY = "handle", "tick", "game", "done", "stop", "ready"
 
 
 class LetterProcessError(MailbotError):
@@ -57,6 +60,14 @@ class LetterProcessError(MailbotError):
 class Round:
     handled: int  # letters handled
     waiting: bool  # letters left for another worker (their senders' letters are claimed there)
+
+
+@dataclass(frozen=True)
+class Watch:
+    """What a tick's interlock knows of the moderator's mailbox (``Bot.interlock``)."""
+
+    mailbox_read: bool  # read through since the moderator started
+    imap_failures: tuple[datetime, ...]  # recent failures to read it
 
 
 class LetterProcess:
@@ -72,20 +83,61 @@ class LetterProcess:
         with self._lock:
             self._ensure()
 
-    def handle(self) -> Round:
-        """Have the process handle every stored letter (blocking: call it in a worker thread)."""
-        with self._lock:
-            conn = self._ensure()
-            try:
-                conn.send(_HANDLE)
-                reply = conn.recv()
-            except (EOFError, OSError) as exc:
-                code = self._reap()
-                raise LetterProcessError(f"the letter process died (exit code {code})") from exc
-            if isinstance(reply, str):
+    def handle(self, *, wait: bool = True) -> Round:
+        """Have the process handle every stored letter (blocking: call it in a worker thread).
+
+        With ``wait=False`` nothing is done while the process is busy (a tick: it handles the
+        stored letters before it judges any game, and the moderator asks again after it).
+        """
+        if not self._lock.acquire(blocking=wait):
+            return Round(0, False)
+        try:
+            reply = self._ask(_HANDLE)
+            if not isinstance(reply, tuple):
                 raise LetterProcessError(f"the letter process failed a round: {reply}")
             handled, waiting = reply
-            return Round(handled, waiting)
+            return Round(int(handled), bool(waiting))
+        finally:
+            self._lock.release()
+
+    def tick(self, watch: Watch, game_done: Callable[[str], None]) -> list[str]:
+        """Have the process do what is due in every running game (``Bot.ticks``), calling
+        ``game_done`` with each game's line as it is done; returns the lines (blocking)."""
+        with self._lock:
+            lines = []
+            reply = self._ask((_TICK, watch))
+            try:
+                while reply != _DONE:
+                    if not isinstance(reply, tuple):
+                        raise LetterProcessError(f"the letter process failed a tick: {reply}")
+                    lines.append(reply[1])
+                    game_done(reply[1])
+                    reply = self._receive()
+            except BaseException as exc:
+                if not isinstance(exc, LetterProcessError):
+                    # The pipe may still hold the rest of this tick, which the next request
+                    # would read as its answer: the next round starts a new process instead.
+                    self._end()
+                raise
+            return lines
+
+    def _ask(self, request: object) -> object:
+        conn = self._ensure()
+        try:
+            conn.send(request)
+        except OSError as exc:
+            raise self._died() from exc
+        return self._receive()
+
+    def _receive(self) -> object:
+        assert self._conn is not None  # asked just before, under the lock
+        try:
+            return self._conn.recv()
+        except (EOFError, OSError) as exc:
+            raise self._died() from exc
+
+    def _died(self) -> LetterProcessError:
+        return LetterProcessError(f"the letter process died (exit code {self._reap()})")
 
     def stop(self) -> None:
         with self._lock:
@@ -96,9 +148,13 @@ class LetterProcess:
                 self._process.join(STOP_SECONDS)
                 if self._process.is_alive():
                     log.warning("the letter process did not stop; ending it")
-                    self._process.terminate()
-                    self._process.join(STOP_SECONDS)
-            self._reap()
+            self._end()
+
+    def _end(self) -> None:
+        if self._process is not None and self._process.is_alive():
+            self._process.terminate()
+            self._process.join(STOP_SECONDS)
+        self._reap()
 
     @property
     def pid(self) -> int | None:
@@ -171,14 +227,38 @@ def serve(settings: Settings, conn: Connection, logs: tuple[str, str] | None) ->
             request = conn.recv()
         except (EOFError, OSError):
             return  # the moderator is gone
-        if request != _HANDLE:
-            return
         try:
-            reply: tuple[int, bool] | str = (bot.handle_letters(), bool(bot.processor.waiting))
-        except Exception as exc:  # one bad round must not end the process: the parent backs off
-            log.exception("a round of letter handling failed")
-            reply = f"{type(exc).__name__}: {exc}"[:500]
-        try:
-            conn.send(reply)
+            if request == _HANDLE:
+                conn.send(_handle(bot))
+            elif isinstance(request, tuple) and request[0] == _TICK:
+                _tick(bot, request[1], conn)
+            else:
+                return
         except OSError:
-            return
+            return  # the moderator is gone
+
+
+def _handle(bot: Bot) -> tuple[int, bool] | str:
+    try:
+        return bot.handle_letters(), bool(bot.processor.waiting)
+    except Exception as exc:  # one bad round must not end the process: the parent backs off
+        log.exception("a round of letter handling failed")
+        return _failure(exc)
+
+
+def _tick(bot: Bot, watch: Watch, conn: Connection) -> None:
+    """A game's line as each is done (the moderator sends its reports meanwhile), then done."""
+    try:
+        for line in bot.ticks(watch):  # a game that raises is paused there; the others go on
+            conn.send((_GAME, line))
+    except OSError:  # the pipe: the moderator is gone (``serve`` ends), not a failed tick
+        raise
+    except Exception as exc:  # the store itself failed: the moderator does this tick itself
+        log.exception("a tick failed")
+        conn.send(_failure(exc))
+        return
+    conn.send(_DONE)
+
+
+def _failure(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"[:500]

@@ -87,10 +87,9 @@ class BotSettings(_Section):
     # GET /health on this loopback port answers the status as JSON (always 200; "ok" says
     # whether anything needs a look); 0: no health endpoint.
     health_port: int = Field(default=0, ge=0, le=65535)
-    # ``mailbot run`` handles letters in a process of its own (mailbot/letterproc.py), on another
-    # core than the mail loops. Off by default: on PostgreSQL a restart past a deadline left the
-    # step unresolved in one run of four with it (the tick and the letter process race; open).
-    handling_process: bool = False
+    # ``mailbot run`` handles letters and judges deadlines in a process of its own
+    # (mailbot/letterproc.py), on another core than the mail loops; false: in its own threads.
+    handling_process: bool = True
 
 
 class WorkersSettings(_Section):

@@ -248,6 +248,24 @@ def test_the_first_read_of_the_mailbox_asks_again_for_the_tick_that_waited_for_i
     assert h.bot.tick_once() != [f"game {game_id}: idle"]
 
 
+def test_a_read_that_ends_while_a_tick_runs_counts_from_the_next_tick(h: Harness) -> None:
+    # The tick took its watch before the read ended, so it did not handle that read's letters:
+    # its games are held as unread, not judged as read with every seat silent (a pause).
+    game_id, north_tag, south_tag = _started(h)
+    h.bot.mailbox_read_at = None
+    h.clock.advance(3600)
+    for sender, tag in ((NORTH, north_tag), (SOUTH, south_tag)):
+        h.bot.inject(letter(sender=sender, subject=f"{tag} orders", body="ORDERS\nATTACK 3\nEND\n"))
+    h.clock.advance(48 * 3600)
+    watch = h.bot.watch()
+    h.bot.mailbox_read_at = h.clock.now  # the read ends after the tick began
+    assert list(h.bot.ticks(watch)) == [f"game {game_id}: idle"]
+    assert h.game(game_id).status is GameStatus.RUNNING
+    assert h.bot.tick_once() == [f"game {game_id}: processed (deadline)"]
+    with Session(h.bot.engine) as session:
+        assert not any(row.defaulted for row in session.exec(select(OrderSet)))
+
+
 def test_rollback_then_reprocess_gives_the_same_result(h: Harness) -> None:
     game_id, north_tag, south_tag = _started(h)
     h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n")

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from mailbot.letterproc import Watch
 from mailbot.store.game_tables import StepState
 from tests.services.game_helpers import Harness
 
@@ -44,10 +45,10 @@ def _slow_games(h: Harness, monkeypatch: pytest.MonkeyPatch, seconds: float) -> 
     real = h.bot._tick_game
     started: list[tuple[int, int]] = []
 
-    def slow(game_id: int) -> str:
+    def slow(game_id: int, watch: Watch) -> str:
         started.append((game_id, len(h.sink.sent)))
         time.sleep(seconds)
-        return real(game_id)
+        return real(game_id, watch)
 
     monkeypatch.setattr(h.bot, "_tick_game", slow)
     return started
