@@ -142,6 +142,8 @@ async def fan_out(bot: Bot) -> tuple[float, float, int]:
     sending = asyncio.create_task(bot.work_loop(stop))
     done = await bot.tick_all()
     ticked = time.perf_counter() - started
+    waiting = await asyncio.to_thread(unsent, bot)
+    print(f"reports not yet accepted when the tick ended: {waiting} (sent while later games resolved)")
     while await asyncio.to_thread(unsent, bot):
         bot.wake.set()
         await asyncio.sleep(0.01)

@@ -45,6 +45,7 @@ from mailbot.errors import (
     StoreError,
 )
 from mailbot.mail.compose import Outgoing, compose
+from mailbot.services.transactions import begin_writing
 from mailbot.store import repo
 from mailbot.store.models import Outbound, OutboundState
 from mailbot.store.rows import new_row
@@ -343,6 +344,7 @@ class Outbox:
         recipient has an earlier one not yet sent that this claim does not hold: each person
         gets his letters in the order they were written, whichever worker sends them."""
         with Session(self.engine) as session, session.begin():
+            begin_writing(session)  # SQLite: ask for the write lock the quick way (beside a long tick)
             now = self.clock()
             due = repo.due_outbound(session, now, BATCH_ROWS)
             rows = [_Due.of(row) for row in due]
@@ -421,6 +423,7 @@ class Outbox:
     def _sent_marks(self) -> _Marks:
         def commit(ids: list[int]) -> None:
             with Session(self.engine) as session, session.begin():
+                begin_writing(session)
                 _set_state(session, ids, OutboundState.SENT, sent_at=self.clock())
 
         return _Marks(commit)
