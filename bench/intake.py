@@ -115,7 +115,7 @@ def settings(rig: MailRig, address: str, workdir: Path) -> Settings:
         ),
         smtp=SmtpSettings(host=rig.host, port=rig.smtp_port, cafile=rig.cafile, user=address, password=pw),
         store=StoreSettings(url=f"sqlite:///{workdir}/bench.db"),
-        # Letters in the letter process (off by default; README "How nothing is lost").
+        # Letters in the letter process (the default; said so that the figure is always its).
         bot=BotSettings(address=address, name="mailbot bench", handling_process=True),
     )
 
