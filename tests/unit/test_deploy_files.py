@@ -87,6 +87,7 @@ def test_unit_runs_the_bot_as_an_unprivileged_hardened_service() -> None:
     assert single["WorkingDirectory"] == "/var/lib/mailbot"
     assert single["EnvironmentFile"] == "/etc/mailbot/env"
     assert single["Restart"] == "on-failure" and int(single["RestartSec"]) > 0
+    assert single["KillMode"] == "mixed"  # the moderator stops its letter process itself
     assert single["NoNewPrivileges"] == "yes" and single["ProtectSystem"] == "strict"
     assert single["ReadWritePaths"] == "/var/lib/mailbot"
     assert single["PrivateTmp"] == "yes" and single["ProtectHome"] == "yes"
