@@ -219,7 +219,8 @@ class InboundProcessor:
     def _batch(self, ids: Sequence[int], *, careful: bool) -> tuple[int, int]:
         taken = handled = 0
         try:
-            with Session(self.engine) as session, session.begin():
+            # Nothing is read from the batch's rows after its commit: expiring them all is waste.
+            with Session(self.engine, expire_on_commit=False) as session, session.begin():
                 begin_writing(session)  # before the first savepoint, as a writer
                 quick = not careful and holds_write_lock(session)
                 claimed = claim_letters(session, ids)
