@@ -466,7 +466,8 @@ class Bot:
     def _tick_game(self, game_id: int, watch: Watch) -> str:
         with self._game_lock:
             try:
-                with Session(self.engine) as session, session.begin():
+                # Nothing is read from the game's rows after the commit: expiring them is waste.
+                with Session(self.engine, expire_on_commit=False) as session, session.begin():
                     begin_writing(session)  # the tick reads much, then writes: a writer from the start
                     lock_game(session, game_id)  # other workers' letters to it wait until we commit
                     game = session.get_one(Game, game_id)
