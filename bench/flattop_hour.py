@@ -31,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +51,22 @@ from mailbot.store.game_tables import Game, row_id
 from mailbot.testing.fakes import FakeSink
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fanout import GM, Clock  # a sibling bench script
+from fanout import GM  # a sibling bench script
 
 BOT = "bot@bench.test"
+
+
+class Clock:
+    """Injected time: the bench moves it from hour to hour instead of waiting."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
 
 
 def make_bot(db: Path, clock: Clock) -> Bot:
