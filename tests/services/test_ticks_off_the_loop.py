@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from mailbot import app
 from mailbot.letterproc import Watch
 from mailbot.store.game_tables import StepState
 from tests.services.game_helpers import Harness
@@ -137,3 +138,24 @@ def test_a_wake_up_during_a_tick_makes_it_go_round_again_never_beside_it(
     asyncio.run(scenario())
 
     assert (rounds, most) == (2, 1)
+
+
+async def test_the_sender_is_woken_for_games_done_at_most_every_so_often(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A wake-up for each game of a long tick had the sender claim two or three rows at a time.
+    monkeypatch.setattr(app, "TICK_WAKE_SECONDS", 60.0)
+
+    async def woken_by(line: str) -> bool:
+        h.bot.wake.clear()
+        game_done(line)
+        await asyncio.sleep(0)  # the wake-up is handed to the loop from the tick's thread
+        return h.bot.wake.is_set()
+
+    game_done = h.bot._sender_waker(asyncio.get_running_loop())
+    assert not await woken_by("game 1: idle")  # nothing to send
+    assert await woken_by("game 2: processed (deadline)")
+    assert not await woken_by("game 3: processed (deadline)")  # within the minute: sent with the next
+    monkeypatch.setattr(app, "TICK_WAKE_SECONDS", 0.0)
+    game_done = h.bot._sender_waker(asyncio.get_running_loop())
+    assert [await woken_by(f"game {n}: reminded") for n in range(3)] == [True] * 3
