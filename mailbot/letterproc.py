@@ -1,24 +1,28 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Letters handled in a process of their own, beside ``mailbot run``'s mail loops.
+"""Letters handled and deadlines judged in a process of their own, beside ``mailbot run``'s
+mail loops.
 
 Handling a letter is Python work from end to end (read it, know the player, store and chain
-the orders, write and compose the confirmation: about a millisecond). In the process that
-also reads the mailbox and sends the outbox it shares one core with them (the interpreter
-runs one thread at a time); in a process of its own it runs on another core while the mail
+the orders, write and compose the confirmation: about a millisecond), and so is a game's
+tick (resolve, write and compose the reports: a few milliseconds). In the process that also
+reads the mailbox and sends the outbox they share one core with them (the interpreter runs
+one thread at a time); in a process of their own they run on another core while the mail
 loops go on.
 
-The process is a second :class:`~mailbot.app.Bot` on the same store that handles letters
-when asked and nothing else: it holds no lease, reads no mailbox, sends no mail. The store is
-all the two share (the letters the reader stored, the confirmations the outbox sends), so
-all that passes between them is "handle what is stored" and how many were handled. The
-database keeps the guarantees it keeps between the worker threads of one process: a
-handling transaction holds SQLite's write lock (or its rows' claims on PostgreSQL), so
-letters and deadline ticks never mix within a game.
+The process is a second :class:`~mailbot.app.Bot` on the same store that handles letters and
+ticks games when asked and nothing else: it holds no lease, reads no mailbox, sends no mail.
+The store is all the two share (the letters the reader stored, the letters the outbox sends),
+so all that passes between them is "handle what is stored" and how many were handled, or
+"tick, judging the mailbox as this ``Watch`` says" and each game's line as it is done (the
+moderator sends that game's reports meanwhile). One request at a time: letters and ticks
+take turns there as they did under one lock in the one process, and the database keeps the
+guarantees it keeps between workers (SQLite's write lock, PostgreSQL's claims and game locks).
 
 If the process dies (a bug in the interpreter, kill -9) the database rolls its open
-transaction back: its letters are still ``new``, and the next round starts a new process that
-handles them. If the moderator dies, the process finds its pipe closed and ends after the
-batch in hand, committed as any batch: nothing is handled twice.
+transaction back: its letters are still ``new``, the next round starts a new process that
+handles them, and a tick it was doing is done by the moderator itself. If the moderator
+dies, the process finds its pipe closed and ends after the batch in hand, committed as any
+batch: nothing is handled twice.
 """
 
 from __future__ import annotations
