@@ -4,10 +4,12 @@
 Two loops share one event loop: *intake* (IMAP to ``inbound`` rows, with IDLE
 or polling and reconnect with backoff) and *work* (handle stored letters, then
 send the outbox). Intake wakes work; work also wakes when the next retry is due.
-The scheduler's deadline ticks run beside them. The blocking parts (storing
-fetched mail, handling letters, each game's tick) run in worker threads, so the
-loop keeps reading and sending meanwhile; letters and game ticks take turns on
-one lock, since both change games.
+The scheduler's deadline ticks run beside them. The blocking parts run off the
+loop, so it keeps reading and sending meanwhile: storing fetched mail in a worker
+thread, handling letters and each game's tick in the letter process
+(``mailbot.letterproc``, ``bot.handling_process``) or, without one, in worker
+threads, where letters and game ticks take turns on one lock, since both change
+games.
 """
 
 from __future__ import annotations
