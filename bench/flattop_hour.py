@@ -31,7 +31,6 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -48,25 +47,12 @@ from mailbot.services import reports
 from mailbot.services.games import Games, GameSetup
 from mailbot.settings import BotSettings, Settings, StoreSettings
 from mailbot.store.game_tables import Game, row_id
-from mailbot.testing.fakes import FakeSink
+from mailbot.testing.fakes import Clock, FakeSink
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fanout import GM  # a sibling bench script
 
 BOT = "bot@bench.test"
-
-
-class Clock:
-    """Injected time: the bench moves it from hour to hour instead of waiting."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 def make_bot(db: Path, clock: Clock) -> Bot:

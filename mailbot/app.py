@@ -432,28 +432,22 @@ class Bot:
 
     async def tick_all(self) -> list[str]:
         """``tick_once`` with each game off the event loop (in the letter process while ``run``
-        has one, else in a worker thread), the work loop woken after each game that did
-        something, so its letters go out while later games are still being resolved."""
+        has one, else in a worker thread), the work loop woken as games are done, so their
+        letters go out while later games are still being resolved."""
         watch = self.watch()
+        game_done = self._sender_waker(asyncio.get_running_loop())
+        lines = None
         if self.letters is not None:
             try:
-                return await self._tick_apart(self.letters, watch)
+                lines = await asyncio.to_thread(self.letters.tick, watch, game_done)
             except LetterProcessError as exc:  # died or failed: the games must not wait for it
                 log.warning("%s; this tick is done in the moderator's process", exc)
-        if watch.mailbox_read:
-            await asyncio.to_thread(self.handle_letters)
-        done = []
-        game_done = self._sender_waker(asyncio.get_running_loop())
-        for game_id in await asyncio.to_thread(self._running_games):
-            line = await asyncio.to_thread(self._tick_game, game_id, watch)
-            done.append(line)
-            game_done(line)
-        self.wake.set()  # the last games' letters, and letters that came while the games were busy
-        return done
-
-    async def _tick_apart(self, letters: LetterProcess, watch: Watch) -> list[str]:
-        game_done = self._sender_waker(asyncio.get_running_loop())
-        lines = await asyncio.to_thread(letters.tick, watch, game_done)
+        if lines is None:
+            lines = []
+            games = self.ticks(watch)  # a step at a time, each in a worker thread
+            while (line := await asyncio.to_thread(next, games, None)) is not None:
+                lines.append(line)
+                game_done(line)
         self.wake.set()  # the last games' letters, and letters that came while the games were busy
         return lines
 

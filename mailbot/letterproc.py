@@ -117,11 +117,12 @@ class LetterProcess:
                     lines.append(reply[1])
                     game_done(reply[1])
                     reply = self._receive()
-            except BaseException as exc:
-                if not isinstance(exc, LetterProcessError):
-                    # The pipe may still hold the rest of this tick, which the next request
-                    # would read as its answer: the next round starts a new process instead.
-                    self._end()
+            except LetterProcessError:
+                raise
+            except BaseException:
+                # The pipe may still hold the rest of this tick, which the next request would
+                # read as its answer: the next round starts a new process instead.
+                self._end()
                 raise
             return lines
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""In-memory stand-ins for the mail adapters, for fast service tests.
+"""In-memory stand-ins for the mail adapters and the clock, for fast service tests and benchmarks.
 
 They follow the same protocols as :class:`mailbot.mail.imap.ImapSource` and
 :class:`mailbot.mail.smtp.SmtpSink`; the real ones are tested against Dovecot
@@ -10,10 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from mailbot.core.letter import RawMessage
 from mailbot.errors import SmtpPermanentError, SmtpTemporaryError
+
+
+class Clock:
+    """Injected time: tests and benchmarks move it instead of waiting."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
 
 
 @dataclass

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import itertools
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
 
@@ -15,7 +15,7 @@ from mailbot.services.inbound import Identity, InboundProcessor
 from mailbot.services.intake import Intake
 from mailbot.services.notices import GmNotifier
 from mailbot.services.outbox import Outbox, RetryPolicy
-from mailbot.testing.fakes import FakeSink
+from mailbot.testing.fakes import Clock, FakeSink
 
 BOT = "bot@example.test"
 GM = "gm@example.test"
@@ -46,19 +46,6 @@ def letter(
 
 
 _ids = itertools.count(1)
-
-
-class Clock:
-    """Injected time: tests move it instead of waiting."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 class Wired:
