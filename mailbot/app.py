@@ -26,8 +26,10 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any, cast
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines
@@ -59,6 +61,8 @@ from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 from mailbot.store.presence import Presence, reader_role
 
 log = logging.getLogger(__name__)
+#: a tick's game row without its saved state, read only if asked for (see ``Bot._tick_game``)
+_STATE_LATER = defer(cast("QueryableAttribute[Any]", Game.state))
 
 #: the work loop's back-off after a failure, doubling up to the maximum (seconds)
 WORK_BACKOFF_MIN = 0.5
@@ -479,7 +483,9 @@ class Bot:
                 with Session(self.engine, expire_on_commit=False) as session, session.begin():
                     begin_writing(session)  # the tick reads much, then writes: a writer from the start
                     lock_game(session, game_id)  # other workers' letters to it wait until we commit
-                    game = session.get_one(Game, game_id)
+                    # The tick resolves from the step's snapshot and writes the state anew: the
+                    # ~50 kB saved state is read only if something asks for it (a reminder's view).
+                    game = session.get_one(Game, game_id, options=[_STATE_LATER])
                     return f"game {game_id}: {self.turns.tick(session, game, self.interlock(watch))}"
             except Exception as exc:
                 log.exception("game %s failed in its tick; pausing it", game_id)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from mailbot.core import lifecycle
@@ -212,10 +213,11 @@ class Turns:
     def _finish(self, session: Session, game: Game, result: str, now: datetime) -> None:
         game.status, game.result, game.finished_at = GameStatus.FINISHED, result, now
         session.add(game)
-        steps = session.exec(select(StepRow).where(StepRow.game_id == game.id)).all()
-        for step in steps:
-            step.revealed = True  # the game is over: every seed may be checked now
-            session.add(step)
+        # The game is over: every seed may be checked now. One UPDATE: loading the rows would
+        # read back every step's saved state (a long Flat Top game has hundreds), and the rows
+        # this session holds are updated with it ("evaluate": they need no reading either).
+        reveal = update(StepRow).where(col(StepRow.game_id) == game.id).values(revealed=True)
+        session.execute(reveal, execution_options={"synchronize_session": "evaluate"})
         chainlog.append(session, row_id(game), "game-finished", {"result": result}, now)
 
     # -- deadlines -------------------------------------------------------------------
