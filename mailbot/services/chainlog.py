@@ -57,7 +57,10 @@ def _last(session: Session, game_id: int) -> tuple[int, str]:
         .order_by(col(ChainRow.position).desc())
         .limit(1)
     )
-    found = session.exec(query).first()
+    # No flush first: a link of this game added in this transaction would be known above
+    # (``append`` keeps the head), so what waits to be written cannot change the answer.
+    with session.no_autoflush:
+        found = session.exec(query).first()
     return (found[0], found[1]) if found is not None else (-1, GENESIS)
 
 

@@ -349,9 +349,9 @@ class Games:
             commitment=commitment(seed),
         )
         session.add(row)
-        session.flush()
         payload = {"step": row.key, "attempt": row.attempt, "commitment": row.commitment, "owing": row.owing}
         chainlog.append(session, self._id(game), "step-opened", payload, now)
+        session.flush()  # the step and its link written together: the reports read both
 
     @staticmethod
     def setup_step(session: Session, game_id: int) -> StepRow | None:
@@ -572,9 +572,9 @@ class Games:
             snapshot=dict(game.state),
         )
         session.add(row)
-        session.flush()
         payload = {"step": row.key, "attempt": row.attempt, "commitment": row.commitment, "owing": row.owing}
         chainlog.append(session, self._id(game), "step-opened", payload, now)
+        session.flush()  # the step and its link written together: the reports read both
         if row.kind == "sealed" and row.attempt > 1:
             self._carry_sealed(session, game, row)
         return row
@@ -616,7 +616,10 @@ class Games:
     def _next_attempt(self, session: Session, game: Game, key: str) -> int:
         # The number alone: loading the rows would read back each one's saved game state.
         query = select(func.max(StepRow.attempt)).where(StepRow.game_id == game.id, StepRow.key == key)
-        return 1 + (session.exec(query).one() or 0)
+        # No flush first: ``open_next`` writes each step it adds at once, so no unwritten step
+        # can change the answer; what else waits goes with that write (one flush, not two).
+        with session.no_autoflush:
+            return 1 + (session.exec(query).one() or 0)
 
     @staticmethod
     def describe_deadline(game: Game) -> str:

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from mailbot.services.transactions import begin_writing
-from mailbot.store.models import Outbound
+from mailbot.store.models import Inbound, Outbound
 from mailbot.store.rows import new_row
 
 NOW = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
@@ -96,3 +96,33 @@ def test_without_the_write_lock_the_database_numbers_the_rows(
         session.flush()
         assert [row.id for row in rows] == [1, 2, 3]
     assert not statements[("SELECT max", False)]
+
+
+def _stored(n: int) -> Inbound:
+    return new_row(
+        Inbound,
+        mailbox="INBOX",
+        dedupe_key=f"mid:<{n}@x.test>",
+        content_hash="0" * 64,
+        raw=b"r",
+        received_at=NOW,
+        stored_at=NOW,
+    )
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_the_largest_ids_of_several_tables_are_read_in_one_statement(
+    engine: Engine, statements: Counter[tuple[str, bool]]
+) -> None:
+    with Session(engine) as session, session.begin():
+        session.add_all([_letter(n) for n in range(3)] + [_stored(n) for n in range(5)])
+    statements.clear()
+    with Session(engine) as session, session.begin():
+        begin_writing(session)
+        letters, stored = [_letter(n) for n in range(3, 5)], [_stored(n) for n in range(5, 8)]
+        session.add_all([*letters, *stored])
+        session.flush()
+        assert [row.id for row in letters] == [4, 5] and [row.id for row in stored] == [6, 7, 8]
+    selects = [key for key in statements.elements() if key[0].startswith("SELECT")]
+    assert selects == [("SELECT", False)]  # "SELECT (SELECT max(...)), (SELECT max(...))": both at once
+    assert statements[("INSERT INTO outbound", True)] == statements[("INSERT INTO inbound", True)] == 1
