@@ -79,16 +79,12 @@ class CpuWindow:
         """The watched processes and every process they started (those alive now)."""
         return {each for pid in self.pids for each in (pid, *descendants(pid))}
 
-    #: how busy the whole machine was in the window (0 to 1), once :meth:`report` has been asked
-    busy: float = 0.0
-
     def report(self, label: str) -> str:
         busy, total = (end - start for end, start in zip(machine(), self._machine, strict=True))
         own = sum(process(pid) - self._own.get(pid, 0) for pid in self._family())
         share = busy and own / busy
-        self.busy = busy / max(total, 1)
         return (
-            f"CPU during {label}: the machine was {self.busy:.0%} busy ({CORES} cores); "
+            f"CPU during {label}: the machine was {busy / max(total, 1):.0%} busy ({CORES} cores); "
             f"the moderator's processes took {own / TICKS:.1f} core-seconds, {share:.0%} of that, "
             f"the mail servers, the database and the rest {(busy - own) / TICKS:.1f}"
         )
