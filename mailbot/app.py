@@ -71,6 +71,8 @@ WORK_BACKOFF_MAX = 60.0
 WAITING_RETRY = 0.05
 #: during a tick, the work loop is woken to send the letters of the games done at most this often
 TICK_WAKE_SECONDS = 0.03
+#: during a long round of letter handling, how often the outbox looks for replies it committed
+SEND_DURING_ROUND = 0.1
 
 Clock = Callable[[], datetime]
 
@@ -338,6 +340,13 @@ class Bot:
         handling = asyncio.ensure_future(self.handling_round(wait=False))
         try:
             await self.outbox.send_due()
+            # A round handles every stored letter, a burst of them for seconds, and commits the
+            # replies batch by batch: they go out meanwhile, not all when the round ends (one
+            # worker on PostgreSQL sent the last of 1,000 replies 4 s after it had queued it).
+            while not handling.done():
+                await asyncio.wait({handling}, timeout=SEND_DURING_ROUND)
+                if not handling.done() and await asyncio.to_thread(self._sending_due):
+                    await self.outbox.send_due()
         finally:
             handled = await handling
         if self.scheduler is not None and (handled or self._shared_round_due()):
@@ -345,6 +354,11 @@ class Bot:
             self.scheduler.rebuild()
         if handled:
             self.wake.set()  # their replies are due now: the next round sends them
+
+    def _sending_due(self) -> bool:
+        """Whether the outbox has a row due now (a read: no claim, no write lock)."""
+        due = self.outbox.next_due()
+        return due is not None and due <= self.clock()
 
     async def start_letter_process(self) -> None:
         """Start the process that handles letters, where settings and the store allow one."""

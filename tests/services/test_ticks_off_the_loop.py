@@ -12,8 +12,10 @@ import pytest
 
 from mailbot import app
 from mailbot.letterproc import Watch
+from mailbot.services import inbound
 from mailbot.store.game_tables import StepState
 from tests.services.game_helpers import Harness
+from tests.services.helpers import letter
 
 NORTH, SOUTH = "north@players.test", "south@players.test"
 
@@ -159,3 +161,34 @@ async def test_the_sender_is_woken_for_games_done_at_most_every_so_often(
     monkeypatch.setattr(app, "TICK_WAKE_SECONDS", 0.0)
     game_done = h.bot._sender_waker(asyncio.get_running_loop())
     assert [await woken_by(f"game {n}: reminded") for n in range(3)] == [True] * 3
+
+
+def test_replies_go_out_while_a_long_round_of_letters_is_still_being_handled(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A burst of letters is one long round: each batch's replies are sent as it commits, not
+    all when the round ends."""
+    game_id = h.create()
+    h.invite(game_id, "north", NORTH)
+    h.invite(game_id, "south", SOUTH)
+    h.flush()
+    secret = h.seat(game_id, "north").secret
+    for n in range(4):
+        h.bot.inject(letter(sender=NORTH, subject=f"[DU-{game_id} {secret}] PING {n}"))
+    monkeypatch.setattr(inbound, "BATCH_LETTERS", 1)  # a batch (one commit) a letter
+    real = h.bot.processor._process_batch
+    sent_after: list[int] = []  # replies out when each batch began
+
+    def slow(ids: list[int]) -> tuple[int, int]:
+        sent_after.append(len(h.sink.sent) - h.seen)
+        done = real(ids)
+        time.sleep(0.3)  # the batch is committed; the round goes on
+        return done
+
+    monkeypatch.setattr(h.bot.processor, "_process_batch", slow)
+
+    asyncio.run(h.bot.work_once())
+
+    assert len(sent_after) == 4  # one round handled the four letters
+    assert sent_after[-1] >= 2  # the first batches' replies were out before the last batch began
+    assert len(h.sink.sent) - h.seen == 4  # and the last one by the end of the round
