@@ -346,7 +346,7 @@ class Bot:
             # worker on PostgreSQL sent the last of 1,000 replies 4 s after it had queued it).
             while not handling.done():
                 await asyncio.wait({handling}, timeout=SEND_DURING_ROUND)
-                if not handling.done() and await asyncio.to_thread(self._sending_due):
+                if not handling.done() and await asyncio.to_thread(self.outbox.due_now):
                     await self.outbox.send_due()
         finally:
             handled = await handling
@@ -355,11 +355,6 @@ class Bot:
             self.scheduler.rebuild()
         if handled:
             self.wake.set()  # their replies are due now: the next round sends them
-
-    def _sending_due(self) -> bool:
-        """Whether the outbox has a row due now (a read: no claim, no write lock)."""
-        due = self.outbox.next_due()
-        return due is not None and due <= self.clock()
 
     async def start_letter_process(self) -> None:
         """Start the process that handles letters, where settings and the store allow one."""

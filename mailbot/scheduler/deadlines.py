@@ -64,10 +64,11 @@ class DeadlineScheduler:
         wanted = set(self._wake_times())
         pending = {job.id for job in self._scheduler.get_jobs()}
         for when, job_id in list(self._wakes.items()):
-            if when not in wanted or job_id not in pending:
-                if when not in wanted and job_id in pending:
-                    self._scheduler.remove_job(job_id)
-                del self._wakes[when]
+            if when in wanted and job_id in pending:
+                continue  # still asked for, still waiting
+            if job_id in pending:
+                self._scheduler.remove_job(job_id)
+            del self._wakes[when]
         now = self._clock()
         for when in sorted(wanted - self._wakes.keys()):
             job_id = f"wake-{next(self._ids)}"

@@ -348,10 +348,14 @@ class Games:
             seed=seed.hex(),
             commitment=commitment(seed),
         )
+        self._add_step(session, game, row, now)
+
+    def _add_step(self, session: Session, game: Game, row: StepRow, now: datetime) -> None:
+        """A step opened: its row and its "step-opened" link, written together (the reports read both)."""
         session.add(row)
         payload = {"step": row.key, "attempt": row.attempt, "commitment": row.commitment, "owing": row.owing}
         chainlog.append(session, self._id(game), "step-opened", payload, now)
-        session.flush()  # the step and its link written together: the reports read both
+        session.flush()
 
     @staticmethod
     def setup_step(session: Session, game_id: int) -> StepRow | None:
@@ -571,10 +575,7 @@ class Games:
             commitment=commitment(seed),
             snapshot=dict(game.state),
         )
-        session.add(row)
-        payload = {"step": row.key, "attempt": row.attempt, "commitment": row.commitment, "owing": row.owing}
-        chainlog.append(session, self._id(game), "step-opened", payload, now)
-        session.flush()  # the step and its link written together: the reports read both
+        self._add_step(session, game, row, now)
         if row.kind == "sealed" and row.attempt > 1:
             self._carry_sealed(session, game, row)
         return row

@@ -315,6 +315,11 @@ class Outbox:
             return due
         return max(due, self._transport_retry_at)
 
+    def due_now(self) -> bool:
+        """Whether ``send_due`` has something to do now (a read: no claim, no write lock)."""
+        due = self.next_due()
+        return due is not None and due <= self.clock()
+
     async def send_due(self) -> SendReport:
         """Send every due row; stop at once while the transport is down.
 
