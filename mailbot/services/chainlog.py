@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import bindparam, event
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
 from sqlmodel import Session, and_, col, func, select
@@ -46,21 +46,24 @@ def _known(session: Session) -> dict[int, tuple[int, str]]:
     return heads
 
 
+# Built once (building a statement cost more than running it); asked for by every letter and tick.
+_LAST_LINK = (
+    select(ChainRow.position, ChainRow.hash)
+    .where(ChainRow.game_id == bindparam("game_id"))
+    .order_by(col(ChainRow.position).desc())
+    .limit(1)
+)
+
+
 def _last(session: Session, game_id: int) -> tuple[int, str]:
     """The last link's (position, hash); (-1, GENESIS) for an empty chain."""
     known = _known(session).get(game_id)
     if known is not None:
         return known
-    query = (
-        select(ChainRow.position, ChainRow.hash)
-        .where(ChainRow.game_id == game_id)
-        .order_by(col(ChainRow.position).desc())
-        .limit(1)
-    )
     # No flush first: a link of this game added in this transaction would be known above
     # (``append`` keeps the head), so what waits to be written cannot change the answer.
     with session.no_autoflush:
-        found = session.exec(query).first()
+        found = session.exec(_LAST_LINK, params={"game_id": game_id}).first()
     return (found[0], found[1]) if found is not None else (-1, GENESIS)
 
 

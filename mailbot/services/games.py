@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import event
+from sqlalchemy import bindparam, event
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import object_session
 from sqlmodel import Session, col, func, select
@@ -121,6 +121,25 @@ def fresh_seed() -> bytes:
 
 _CURRENT = "current-orders"  # kept: {step id: {seat: OrderSet}}, the step's current orders
 
+# The queries of every letter and every tick, built once with their values as parameters:
+# building a statement (its clauses, then its cache key) cost twice as much as running it.
+_SEATS = select(Seat).where(Seat.game_id == bindparam("game_id")).order_by(col(Seat.id))
+_OPEN_STEP = select(StepRow).where(StepRow.game_id == bindparam("game_id"), StepRow.state == StepState.OPEN)
+_CURRENT_ORDERS = select(OrderSet).where(OrderSet.step_id == bindparam("step_id"), col(OrderSet.current))
+_ENTROPY = (
+    select(ChainRow.payload)
+    .where(
+        ChainRow.game_id == bindparam("game_id"),
+        ChainRow.kind == "entropy",
+        col(ChainRow.payload)["step"].as_string() == bindparam("key"),
+        col(ChainRow.payload)["attempt"].as_integer() == bindparam("attempt"),
+    )
+    .order_by(col(ChainRow.position))
+)
+_LAST_ATTEMPT = select(func.max(StepRow.attempt)).where(
+    StepRow.game_id == bindparam("game_id"), StepRow.key == bindparam("key")
+)
+
 
 def _forget_orders(session: OrmSession, step_id: int) -> None:
     known = kept(session, _CURRENT) if isinstance(session, Session) else None
@@ -184,7 +203,7 @@ class Games:
         known = kept(session, "seats")  # a batch of letters asks for the same game's seats often
         if known is not None and game_id in known:
             return list(known[game_id])
-        rows = list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.id))))
+        rows = list(session.exec(_SEATS, params={"game_id": game_id}))
         if known is not None:
             known[game_id] = rows
         return list(rows)
@@ -202,9 +221,8 @@ class Games:
         step: StepRow | None = known.get(game_id) if known is not None else None
         if step is not None and step.state is StepState.OPEN:  # one closed meanwhile is read again
             return step
-        query = select(StepRow).where(StepRow.game_id == game_id, StepRow.state == StepState.OPEN)
         with quiet(session, StepRow):
-            step = session.exec(query).first()
+            step = session.exec(_OPEN_STEP, params={"game_id": game_id}).first()
         if known is not None and step is not None:
             known[game_id] = step
         return step
@@ -215,9 +233,8 @@ class Games:
         known = kept(session, _CURRENT)  # a batch of letters reads one step's orders again and again
         if known is not None and step_id in known:
             return dict(known[step_id])
-        query = select(OrderSet).where(OrderSet.step_id == step_id, col(OrderSet.current))
         with quiet(session, OrderSet):
-            found = {row.seat: row for row in session.exec(query)}
+            found = {row.seat: row for row in session.exec(_CURRENT_ORDERS, params={"step_id": step_id})}
         if known is not None:
             known[step_id] = dict(found)
         return found
@@ -529,16 +546,10 @@ class Games:
     def step_entropy(session: Session, step: StepRow) -> tuple[str, int]:
         """The mixed player entropy of one step attempt and how many letters contributed."""
         # The step is picked out by the database: a game's entropy links grow with every letter.
-        payload = col(ChainRow.payload)
-        query = select(ChainRow.payload).where(
-            ChainRow.game_id == step.game_id,
-            ChainRow.kind == "entropy",
-            payload["step"].as_string() == step.key,
-            payload["attempt"].as_integer() == step.attempt,
-        )
+        params = {"game_id": step.game_id, "key": step.key, "attempt": step.attempt}
         found = [
             (str(p["seat"]), str(p["message_id"]), str(p["nonce"]))
-            for p in session.exec(query.order_by(col(ChainRow.position)))
+            for p in session.exec(_ENTROPY, params=params)
         ]
         return player_entropy(found), len(found)
 
@@ -616,11 +627,10 @@ class Games:
 
     def _next_attempt(self, session: Session, game: Game, key: str) -> int:
         # The number alone: loading the rows would read back each one's saved game state.
-        query = select(func.max(StepRow.attempt)).where(StepRow.game_id == game.id, StepRow.key == key)
         # No flush first: ``open_next`` writes each step it adds at once, so no unwritten step
         # can change the answer; what else waits goes with that write (one flush, not two).
         with session.no_autoflush:
-            return 1 + (session.exec(query).one() or 0)
+            return 1 + (session.exec(_LAST_ATTEMPT, params={"game_id": game.id, "key": key}).one() or 0)
 
     @staticmethod
     def describe_deadline(game: Game) -> str:

@@ -63,8 +63,10 @@ class Postman:
             "footer": letter.footer,
         }
 
-    def post(self, session: Session, letter: Letter, *, kind: str, now: datetime) -> str:
-        """Queue the letter; returns its Message-ID.
+    def post(
+        self, session: Session, letter: Letter, *, kind: str, now: datetime, rendered: Rendered | None = None
+    ) -> str:
+        """Queue the letter (``rendered``: as :meth:`render` already made it); returns its Message-ID.
 
         The outbound row keeps the letter's game and seat (given, or read from the
         ``[DU-3 k7Q2]`` tag of its subject), so that a reply is known by its thread.
@@ -74,7 +76,7 @@ class Postman:
             sender_name=self.identity.name,
             recipient=letter.recipient,
             subject=letter.subject,
-            body=self.render(letter),
+            body=rendered if rendered is not None else self.render(letter),
             message_id=self.new_message_id(),
             date=now,
             attachments=tuple(letter.attachments),

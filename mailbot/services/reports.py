@@ -23,6 +23,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, func, select
 
 from mailbot.core import deadlines
@@ -31,7 +32,7 @@ from mailbot.core.game import Event
 from mailbot.mail.compose import Attachment
 from mailbot.render.ics import deadline_ics
 from mailbot.render.maps import MapError, draw_map
-from mailbot.render.templates import Renderer
+from mailbot.render.templates import Rendered, Renderer
 from mailbot.services import chainlog
 from mailbot.services.games import Games, new_salt, tag, untagged
 from mailbot.services.letters import Letter, Postman
@@ -45,6 +46,12 @@ log = logging.getLogger(__name__)
 
 # Chain entries that set the deadline of a step key; see deadline_sequence.
 DEADLINE_SETTERS = ("step-opened", "gm-extend", "gm-resume")
+# Built once, as each tick asks it once a game (building a statement cost more than running it).
+_DEADLINE_SETTINGS = select(func.count()).where(
+    ChainRow.game_id == bindparam("game_id"),
+    col(ChainRow.kind).in_(DEADLINE_SETTERS),
+    col(ChainRow.payload)["step"].as_string() == bindparam("key"),
+)
 
 
 def deadline_sequence(session: Session, game_id: int, key: str) -> int:
@@ -60,12 +67,7 @@ def deadline_sequence(session: Session, game_id: int, key: str) -> int:
     """
     # Counted by the database: the game's links grow by one an hour, and reading each payload
     # back into Python made this the dearest part of a long game's tick.
-    query = select(func.count()).where(
-        ChainRow.game_id == game_id,
-        col(ChainRow.kind).in_(DEADLINE_SETTERS),
-        col(ChainRow.payload)["step"].as_string() == key,
-    )
-    return max(session.exec(query).one() - 1, 0)
+    return max(session.exec(_DEADLINE_SETTINGS, params={"game_id": game_id, "key": key}).one() - 1, 0)
 
 
 def map_of(game: Game, seat: str, turn: int, view: Mapping[str, Any]) -> tuple[Attachment, str] | None:
@@ -114,8 +116,10 @@ class Reports:
             self._next_step_section(session, letter, game, seat, first)
             head = chainlog.head(session, row_id(game))
             letter.footer.append(f"Game log chain head: {head}")
-            self._keep(session, game, seat.name, first, letter=letter, head=head, now=now, map_svg=svg)
-            self.postman.post(session, letter, kind="report", now=now)
+            kept_as = self._keep(
+                session, game, seat.name, first, letter=letter, head=head, now=now, map_svg=svg
+            )
+            self.postman.post(session, letter, kind="report", now=now, rendered=kept_as)
 
     def resolved(
         self,
@@ -153,8 +157,10 @@ class Reports:
             self._next_step_section(session, letter, game, seat, nxt)
             head = chainlog.head(session, row_id(game))
             letter.footer.append(f"Game log chain head: {head}")
-            self._keep(session, game, seat.name, step, letter=letter, head=head, now=now, map_svg=svg)
-            self.postman.post(session, letter, kind="report", now=now)
+            kept_as = self._keep(
+                session, game, seat.name, step, letter=letter, head=head, now=now, map_svg=svg
+            )
+            self.postman.post(session, letter, kind="report", now=now, rendered=kept_as)
 
     @staticmethod
     def _map_section(letter: Letter, game: Game, seat: str, view: Mapping[str, Any], turn: int) -> str:
@@ -284,7 +290,9 @@ class Reports:
         head: str,
         now: datetime,
         map_svg: str = "",
-    ) -> None:
+    ) -> Rendered:
+        """Store the seat's report and its salted hash in the chain; returns it rendered, so that
+        the letter sent is the text kept and is not rendered a second time."""
         rendered = self.postman.render(letter)
         salt = new_salt()
         session.add(
@@ -312,6 +320,7 @@ class Reports:
             "commitment": salted(digest, bytes.fromhex(salt)),
         }
         chainlog.append(session, row_id(game), "report", payload, now)
+        return rendered
 
     def gm(self, session: Session, game: Game, title: str, lines: Sequence[str]) -> None:
         letter = Letter(game.gm_address, f"[{tag(game)} GM] {title}").section(title, lines)

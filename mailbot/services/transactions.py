@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -118,7 +119,7 @@ def _number_new_rows(session: OrmSession, _context: Any, _instances: Any) -> Non
     # largest ids are read in one statement (a deadline tick numbers three tables' rows).
     unknown = [table for table, rows in waiting.items() if table.name not in next_ids and len(rows) > 1]
     if unknown:
-        tops = sa.select(*(sa.select(sa.func.max(table.c.id)).scalar_subquery() for table in unknown))
+        tops = _largest_ids(tuple(unknown))
         for table, largest in zip(unknown, session.connection().execute(tops).one(), strict=True):
             next_ids[table.name] = (largest or 0) + 1
     for table, rows in waiting.items():
@@ -129,6 +130,13 @@ def _number_new_rows(session: OrmSession, _context: Any, _instances: Any) -> Non
             # Where the insert reads it (as rows.new_row sets fields): no attribute events needed.
             row.__dict__["id"], next_id = next_id, next_id + 1
         next_ids[table.name] = next_id
+
+
+@cache
+def _largest_ids(tables: tuple[sa.Table, ...]) -> sa.Select[Any]:
+    """One statement reading each table's largest id; built once for each set of tables (a tick
+    asks for the same few every time, and building it cost more than running it)."""
+    return sa.select(*(sa.select(sa.func.max(table.c.id)).scalar_subquery() for table in tables))
 
 
 def _numbered_table(model: type[Any]) -> sa.Table | None:
