@@ -81,10 +81,17 @@ class CpuWindow:
 
     def report(self, label: str) -> str:
         busy, total = (end - start for end, start in zip(machine(), self._machine, strict=True))
-        own = sum(process(pid) - self._own.get(pid, 0) for pid in self._family())
+        each = {pid: process(pid) - self._own.get(pid, 0) for pid in self._family()}
+        own = sum(each.values())
         share = busy and own / busy
+        started = sum(ticks for pid, ticks in each.items() if pid not in self.pids)
+        split = (
+            f" (the processes they started, such as letter processes: {started / TICKS:.1f})"
+            if started
+            else ""
+        )
         return (
             f"CPU during {label}: the machine was {busy / max(total, 1):.0%} busy ({CORES} cores); "
-            f"the moderator's processes took {own / TICKS:.1f} core-seconds, {share:.0%} of that, "
+            f"the moderator's processes took {own / TICKS:.1f} core-seconds{split}, {share:.0%} of that, "
             f"the mail servers, the database and the rest {(busy - own) / TICKS:.1f}"
         )

@@ -60,10 +60,10 @@ def _last(session: Session, game_id: int) -> tuple[int, str]:
     known = _known(session).get(game_id)
     if known is not None:
         return known
-    # No flush first: a link of this game added in this transaction would be known above
-    # (``append`` keeps the head), so what waits to be written cannot change the answer.
-    with session.no_autoflush:
-        found = session.exec(_LAST_LINK, params={"game_id": game_id}).first()
+    # Read on the connection, so nothing is flushed first: a link of this game added in this
+    # transaction would be known above (``append`` keeps the head), so what waits to be
+    # written cannot change the answer.
+    found = session.connection().execute(_LAST_LINK, {"game_id": game_id}).first()
     return (found[0], found[1]) if found is not None else (-1, GENESIS)
 
 

@@ -627,10 +627,11 @@ class Games:
 
     def _next_attempt(self, session: Session, game: Game, key: str) -> int:
         # The number alone: loading the rows would read back each one's saved game state.
-        # No flush first: ``open_next`` writes each step it adds at once, so no unwritten step
-        # can change the answer; what else waits goes with that write (one flush, not two).
-        with session.no_autoflush:
-            return 1 + (session.exec(_LAST_ATTEMPT, params={"game_id": game.id, "key": key}).one() or 0)
+        # Read on the connection, so nothing is flushed first: ``open_next`` writes each step it
+        # adds at once, so no unwritten step can change the answer; what else waits goes with
+        # that write (one flush, not two).
+        largest = session.connection().execute(_LAST_ATTEMPT, {"game_id": game.id, "key": key}).scalar()
+        return 1 + (largest or 0)
 
     @staticmethod
     def describe_deadline(game: Game) -> str:

@@ -249,7 +249,8 @@ def _set_state(
     }
     if sent_at is not None:
         values |= {"sent_at": sent_at, "attempts": col(Outbound.attempts) + 1}
-    session.execute(query.values(values))
+    # No loaded row is brought up to date: none of the callers reads one after this.
+    session.execute(query.values(values).execution_options(synchronize_session=False))
 
 
 def _top(rows: Sequence[_Due]) -> int:
