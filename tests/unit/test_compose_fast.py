@@ -21,7 +21,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mailbot.mail.compose import Attachment, Outgoing, compose, encode_text, header_text
+from mailbot.mail.compose import (
+    Attachment,
+    Outgoing,
+    _header,
+    _library_header,
+    compose,
+    encode_text,
+    header_text,
+)
 from mailbot.render.templates import Rendered
 
 BOUNDARY = re.compile(rb"={15}\d{19}==(?:\.\d+)?")
@@ -68,6 +76,11 @@ SUBJECTS = [
     "Re: tab\there",
     "x" * 75,
     "x" * 73,
+    "[DU-12 Zn2a9J] Bench duel: Turn 1 of 3: orders (ATTACK and DEFEND) resolved",
+    "[FT-7 Zn2a9J] Flat Top: " + "word " * 30,
+    "Re: " + "y" * 72 + " tail",
+    "Re: " + "z" * 73 + " tail",
+    "Re: " + "w" * 80 + " and the rest",
     "Re: orders\u2028for T1",
 ]
 NAMES = ["mailbot", "mailbot moderator", "Mäilbot", 'bot, the "moderator"', "the (bot)", ""]
@@ -229,3 +242,15 @@ def test_header_text_blanks_every_line_break_and_control_character(value: str) -
     flat = " ".join(value.splitlines())
     expected = "".join(" " if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 else ch for ch in flat)
     assert header_text(value) == expected
+
+
+_WORD = st.text(alphabet=st.sampled_from([*"abcXYZ019", *"()<>@[]:;,.\"'!?-_=/"]), min_size=1, max_size=80)
+
+
+@given(st.sampled_from(["Subject", "In-Reply-To", "References"]), st.lists(_WORD, min_size=1, max_size=30))
+@settings(max_examples=500, deadline=None)
+def test_a_long_header_of_plain_words_is_folded_as_the_library_folds_it(name: str, words: list[str]) -> None:
+    """Written directly or by the library, whatever the lengths: a value that fits on a line of
+    its own, a first word too long for the first line, a word too long for any line."""
+    value = " ".join(words)
+    assert _header(name, value) == _library_header(name, value)
