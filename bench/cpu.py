@@ -62,6 +62,8 @@ class CpuWindow:
     """Counters at the start of a window; :meth:`report` gives the figures at its end."""
 
     pids: list[int] = field(default_factory=lambda: [os.getpid()])
+    #: core-seconds the whole machine was busy in the window, set by :meth:`report`
+    busy_seconds: float = 0.0
     _machine: tuple[int, int] = (0, 0)
     _own: dict[int, int] = field(default_factory=dict)
 
@@ -81,6 +83,7 @@ class CpuWindow:
 
     def report(self, label: str) -> str:
         busy, total = (end - start for end, start in zip(machine(), self._machine, strict=True))
+        self.busy_seconds = busy / TICKS
         each = {pid: process(pid) - self._own.get(pid, 0) for pid in self._family()}
         own = sum(each.values())
         share = busy and own / busy

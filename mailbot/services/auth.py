@@ -75,12 +75,16 @@ class Gatekeeper:
         game_id, secret = self._credentials(ctx)
         sender = ctx.letter.sender.lower()
         game = ctx.session.get(Game, game_id) if game_id is not None else None
-        if not self._holds_secret(ctx.session, game, secret):
+        # The game's seats, read once for every check below (each read is a query where a
+        # transaction keeps nothing: PostgreSQL); a letter with the GM's secret needs none.
+        seats = self._seats(ctx.session, game, secret)
+        if not self._holds_secret(game, seats, secret):
             threaded = self._from_thread(ctx, reply, game_id)
             if not isinstance(threaded, bool):
                 return threaded
         if game is None and game_id is None:
             game = self._only_game(ctx.session, sender)
+            seats = self._seats(ctx.session, game, secret)
         if game is None:
             return self._stranger(reply, self._games_of(ctx.session, sender))
         if same_secret(secret, game.gm_secret):
@@ -89,11 +93,9 @@ class Gatekeeper:
             return self._refuse(
                 ctx, reply, game, game.gm_address, "it came from another address than the GM's"
             )
-        seat = next(
-            (s for s in Games.seats(ctx.session, self._gid(game)) if same_secret(secret, s.secret)), None
-        )
+        seat = next((s for s in seats if same_secret(secret, s.secret)), None)
         if seat is None:
-            own = next((s for s in Games.seats(ctx.session, self._gid(game)) if s.address == sender), None)
+            own = next((s for s in seats if s.address == sender), None)
             if own is None:
                 return self._stranger(reply)
             why = "it carried no secret" if not secret else "the secret was wrong"
@@ -111,12 +113,17 @@ class Gatekeeper:
         self.games.note(ctx.session, game, "letter", {"seat": seat.name, "message": self._fingerprint(ctx)})
         return Who(game, seat)
 
-    def _holds_secret(self, session: Session, game: Game | None, secret: str) -> bool:
+    def _seats(self, session: Session, game: Game | None, secret: str) -> list[Seat]:
+        """The game's seats; none for no game or the GM's secret (nothing then looks at them)."""
+        if game is None or (secret and same_secret(secret, game.gm_secret)):
+            return []
+        return Games.seats(session, self._gid(game))
+
+    @staticmethod
+    def _holds_secret(game: Game | None, seats: Sequence[Seat], secret: str) -> bool:
         if game is None or not secret:
             return False
-        if same_secret(secret, game.gm_secret):
-            return True
-        return any(same_secret(secret, s.secret) for s in Games.seats(session, self._gid(game)))
+        return same_secret(secret, game.gm_secret) or any(same_secret(secret, s.secret) for s in seats)
 
     def _from_thread(self, ctx: Context, reply: Reply, game_id: int | None) -> Who | bool | None:
         """The writer known by the thread: a reply to a letter the bot sent to this very address.
