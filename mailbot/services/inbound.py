@@ -225,7 +225,7 @@ class InboundProcessor:
                 quick = not careful and holds_write_lock(session)
                 claimed = claim_letters(session, ids)
                 try_games_on_load(session)
-                _hold_loaded(session, ids)
+                _hold_loaded(session, ids, [inbound_id for inbound_id, _sender in claimed])
                 started = time.monotonic()
                 held_back: set[str] = set()  # senders whose earlier letter waits: theirs wait too
                 for position, (inbound_id, sender) in enumerate(claimed):
@@ -467,15 +467,23 @@ def _refused(queued: Sequence[Outbound], reply: Reply) -> bool:
     return any(row.kind == "refusal" for row in queued)  # what this letter queued
 
 
-def _hold_loaded(session: Session, ids: Sequence[int]) -> None:
+_CLAIMED_ROWS = "mailbot.claimed-rows"  # session.info: the batch's claimed letters, held (see below)
+
+
+def _hold_loaded(session: Session, ids: Sequence[int], claimed: Sequence[int]) -> None:
     """Keep every row the session loads for as long as the session lives, starting with the
     batch's stored letters (one query).
 
     A session forgets a loaded row as soon as nobody holds it, so each letter of a batch
     would query its game, seats and stored letter again; held, ``session.get`` finds them.
     Only while the batch holds SQLite's write lock: nobody else writes, so they stay current.
+    Elsewhere (PostgreSQL) others may change rows meanwhile, so they are read afresh, except
+    the letters this transaction ``claimed``: they are locked for it until it ends.
     """
-    if not holds_write_lock(session):  # others may change rows meanwhile: read them afresh
+    if not holds_write_lock(session):
+        if claimed:
+            query = select(Inbound).where(col(Inbound.id).in_(claimed))
+            session.info[_CLAIMED_ROWS] = session.exec(query).all()
         return
     held: list[object] = []
     event.listen(session, "loaded_as_persistent", lambda _session, obj: held.append(obj))
