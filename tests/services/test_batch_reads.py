@@ -322,6 +322,8 @@ def test_orders_letters_of_a_batch_read_each_table_once_and_flush_once_each(harn
         assert seen.numbering_reads == 1
     else:  # nothing kept (other writers): a game's first chain link is written at once, then one each
         assert seen.flushes == 12 + 3
+        # but the letters the batch claimed are locked for it: read together once, not once each
+        assert seen.selects["inbound"] < 12
 
 
 def _running_step(h: Harness) -> tuple[int, int]:
