@@ -63,10 +63,13 @@ from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 from mailbot.store.presence import Presence, reader_role
 
 log = logging.getLogger(__name__)
-#: a tick's game row without its saved state, read only if asked for (see ``Bot._tick_game``)
-_STATE_LATER = defer(cast("QueryableAttribute[Any]", Game.state))
-#: the game a tick reads, built once (building a statement with options cost more than running it)
-_TICKED_GAME = select(Game).where(Game.id == bindparam("game_id")).options(_STATE_LATER)
+#: the game a tick reads, without its saved state (read only if asked for, see ``Bot._tick_game``);
+#: built once (building a statement with options cost more than running it)
+_TICKED_GAME = (
+    select(Game)
+    .where(Game.id == bindparam("game_id"))
+    .options(defer(cast("QueryableAttribute[Any]", Game.state)))
+)
 
 #: the work loop's back-off after a failure, doubling up to the maximum (seconds)
 WORK_BACKOFF_MIN = 0.5

@@ -115,7 +115,7 @@ class Gatekeeper:
 
     def _seats(self, session: Session, game: Game | None, secret: str) -> list[Seat]:
         """The game's seats; none for no game or the GM's secret (nothing then looks at them)."""
-        if game is None or (secret and same_secret(secret, game.gm_secret)):
+        if game is None or same_secret(secret, game.gm_secret):
             return []
         return Games.seats(session, self._gid(game))
 

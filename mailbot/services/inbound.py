@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -224,8 +224,9 @@ class InboundProcessor:
                 begin_writing(session)  # before the first savepoint, as a writer
                 quick = not careful and holds_write_lock(session)
                 claimed = claim_letters(session, ids)
+                mine = {inbound_id for inbound_id, _sender in claimed}
                 try_games_on_load(session)
-                _hold_loaded(session, ids, [inbound_id for inbound_id, _sender in claimed])
+                _hold_loaded(session, ids, mine)
                 started = time.monotonic()
                 held_back: set[str] = set()  # senders whose earlier letter waits: theirs wait too
                 for position, (inbound_id, sender) in enumerate(claimed):
@@ -242,7 +243,6 @@ class InboundProcessor:
                         break
                 else:
                     taken = len(ids)
-                mine = {inbound_id for inbound_id, _sender in claimed}
                 # Not claimed here: with another worker, or waiting for one of the sender's letters.
                 self.waiting += sum(1 for inbound_id in ids[:taken] if inbound_id not in mine)
         except _Careful:
@@ -470,7 +470,7 @@ def _refused(queued: Sequence[Outbound], reply: Reply) -> bool:
 _CLAIMED_ROWS = "mailbot.claimed-rows"  # session.info: the batch's claimed letters, held (see below)
 
 
-def _hold_loaded(session: Session, ids: Sequence[int], claimed: Sequence[int]) -> None:
+def _hold_loaded(session: Session, ids: Sequence[int], claimed: Collection[int]) -> None:
     """Keep every row the session loads for as long as the session lives, starting with the
     batch's stored letters (one query).
 
@@ -482,7 +482,7 @@ def _hold_loaded(session: Session, ids: Sequence[int], claimed: Sequence[int]) -
     """
     if not holds_write_lock(session):
         if claimed:
-            query = select(Inbound).where(col(Inbound.id).in_(claimed))
+            query = select(Inbound).where(col(Inbound.id).in_(sorted(claimed)))
             session.info[_CLAIMED_ROWS] = session.exec(query).all()
         return
     held: list[object] = []
