@@ -24,7 +24,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
@@ -36,7 +36,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines
 from mailbot.core.letter import RawMessage
-from mailbot.errors import ImapError
+from mailbot.errors import ImapError, StallError
 from mailbot.letterproc import LetterProcess, LetterProcessError, Watch
 from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
@@ -47,20 +47,24 @@ from mailbot.services.claims import lock_game
 from mailbot.services.games import Games, fresh_seed
 from mailbot.services.gm import GM_COMMANDS, GmActions, GmMail
 from mailbot.services.inbound import Identity, InboundProcessor
-from mailbot.services.intake import Intake, describe
+from mailbot.services.intake import Intake
+from mailbot.services.intake import describe as describe_raw
 from mailbot.services.letters import Postman
 from mailbot.services.mailgame import PLAYER_COMMANDS, MailGame
 from mailbot.services.notices import GmNotifier
 from mailbot.services.outbox import Outbox, RetryPolicy, Sink
 from mailbot.services.reports import Reports
 from mailbot.services.sealing import Sealing
-from mailbot.services.status import gather_status, serve_health
+from mailbot.services.stalls import DEADLINES, LETTERS, OUTBOX, Stall, find_stalls
+from mailbot.services.status import Status, gather_status, serve_health
 from mailbot.services.transactions import begin_writing
 from mailbot.services.turns import Interlock, Turns
+from mailbot.services.watchdog import Watchdog
 from mailbot.settings import Settings, secret
 from mailbot.store import db, lease, repo
 from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 from mailbot.store.presence import Presence, reader_role
+from mailbot.store.transient import describe, is_transient, writable
 
 log = logging.getLogger(__name__)
 #: the game a tick reads, without its saved state (read only if asked for, see ``Bot._tick_game``);
@@ -71,9 +75,19 @@ _TICKED_GAME = (
     .options(defer(cast("QueryableAttribute[Any]", Game.state)))
 )
 
-#: the work loop's back-off after a failure, doubling up to the maximum (seconds)
+#: the work loop's back-off after a failure, doubling up to the maximum (seconds): short, so a
+#: store that is back is used again within seconds
 WORK_BACKOFF_MIN = 0.5
-WORK_BACKOFF_MAX = 60.0
+WORK_BACKOFF_MAX = 8.0
+#: a tick the store failed under is tried again after this back-off, doubling up to the maximum
+TICK_RETRY_MIN = 0.5
+TICK_RETRY_MAX = 8.0
+#: a game whose tick fails this many times running, with the store answering, is paused
+GAME_STRIKES = 2
+#: another worker must look dead this long before its claimed letters are sent by others
+DEAD_WORKER_SECONDS = 10.0
+#: the mark of a game's tick line that asks for the tick to be tried again soon
+TRY_AGAIN = "tried again"
 #: how soon letters that waited for another worker (or its game) are tried again (seconds)
 WAITING_RETRY = 0.05
 #: during a tick, the work loop is woken to send the letters of the games done at most this often
@@ -94,6 +108,14 @@ def freeze_long_lived() -> None:
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def _silent(what: str, beat: float | None, limit: float) -> str | None:
+    """``what``, with how long, when the last sign of life (monotonic) is older than ``limit``."""
+    quiet = None if beat is None else time.monotonic() - beat
+    if quiet is not None and quiet <= limit:
+        return None
+    return what if quiet is None else f"{what} for {quiet:.0f} s"
 
 
 def crash_checkpoint(points: Sequence[str]) -> Callable[[str], None]:
@@ -223,7 +245,16 @@ class Bot:
             connections=settings.smtp.connections,
             owner=self.presence.worker_key,
             alive=self.presence.alive,
+            probe=RetryPolicy(settings.smtp.reconnect_min, settings.smtp.reconnect_max),
+            dead_after=DEAD_WORKER_SECONDS if self.presence.shared else 0.0,
         )
+        self._game_strikes: Counter[int] = Counter()  # ticks failed running, per game
+        # Signs of life for the watchdog (monotonic): the last read of the mailbox (or try to
+        # read it), the last tick of the games.
+        self.read_beat = time.monotonic()
+        self.tick_beat = time.monotonic()
+        self.watchdog: Watchdog | None = None
+        self._tasks: dict[str, asyncio.Task[None]] = {}
 
     def new_message_id(self) -> str:
         domain = self.settings.bot.address.rpartition("@")[2] or "mailbot.localhost"
@@ -247,18 +278,19 @@ class Bot:
             log.warning("%d message(s) left in 'sending' by a crash will be sent again", requeued)
         await self.start_letter_process()
         freeze_long_lived()
-        tasks = [asyncio.create_task(self.intake_loop(stop)), asyncio.create_task(self.work_loop(stop))]
-        self.scheduler = DeadlineScheduler(tick=self.tick_games, wake_times=self.wake_times, clock=self.clock)
-        self.scheduler.start()
+        self._start_task("reading", self.intake_loop(stop))
+        self._start_task("work", self.work_loop(stop))
+        self._start_scheduler()
+        self.watchdog = self._watchdog(stop)
+        self._start_task("watchdog", self.watchdog.run(stop))
         if self.settings.bot.health_port:
-            port = self.settings.bot.health_port
-            await serve_health(
-                port, lambda: gather_status(self.engine, self.clock(), self.reader_role), until=stop
-            )
+            await serve_health(self.settings.bot.health_port, self.status, until=stop)
         try:
             await stop.wait()
         finally:
-            self.scheduler.shutdown()
+            if self.scheduler is not None:
+                self.scheduler.shutdown()
+            tasks = list(self._tasks.values())
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -266,6 +298,91 @@ class Bot:
             await self.stop_letter_process()
             self.presence.stop()
             held.release()
+        if self.watchdog.fatal is not None:
+            raise StallError(self.watchdog.fatal)
+
+    def _start_task(self, name: str, loop: Coroutine[Any, Any, None]) -> None:
+        self._tasks[name] = asyncio.create_task(loop, name=f"mailbot-{name}")
+
+    def _start_scheduler(self) -> None:
+        self.scheduler = DeadlineScheduler(tick=self.tick_games, wake_times=self.wake_times, clock=self.clock)
+        self.scheduler.start()
+
+    def status(self) -> Status:
+        """The store's status with this service's own view of its loops (``/health``)."""
+        loops = self.watchdog.report() if self.watchdog is not None else {"notes": []}
+        if self.outbox.transport_down_since is not None:
+            since = self.outbox.transport_down_since.isoformat(timespec="seconds")
+            loops["notes"].append(f"SMTP transport down since {since}: {self.outbox.transport_error}")
+        stall = timedelta(seconds=self.settings.bot.stall_seconds)
+        return gather_status(self.engine, self.clock(), self.reader_role, stall=stall, loops=loops)
+
+    # -- the watchdog ------------------------------------------------------------
+
+    def _watchdog(self, stop: asyncio.Event) -> Watchdog:
+        """Every loop watched, each with its own idea of being stalled and of a restart."""
+        bot = self.settings.bot
+        watchdog = Watchdog(
+            stalls=self._stalls, stall_seconds=bot.stall_seconds, max_restarts=bot.stall_restarts
+        )
+        imap = self.settings.imap
+        # The reader shows life after every read and every try to connect; IDLE keeps it
+        # quiet for up to ``idle_timeout`` (plus a timed-out command or two).
+        reading_quiet = imap.idle_timeout + 2 * imap.timeout + bot.stall_seconds
+
+        def reading(_stalls: Sequence[Stall]) -> str | None:
+            return self._ended("reading") or _silent("no read of the mailbox", self.read_beat, reading_quiet)
+
+        async def restart_reading() -> None:
+            await self._restart_task("reading", self.intake_loop(stop))
+
+        def work(stalls: Sequence[Stall]) -> str | None:
+            found = {stall.loop: stall.reason for stall in stalls}
+            outbox_idle = _silent("outbox idle", self.outbox.last_run_at, bot.stall_seconds)
+            if OUTBOX in found and outbox_idle:  # a paused transport still probes: not a stall here
+                return f"{found[OUTBOX]}, {outbox_idle}"
+            return self._ended("work") or found.get(LETTERS)
+
+        async def restart_work() -> None:
+            self._kill_letter_process()  # a round that never ends holds the work loop
+            await self._restart_task("work", self.work_loop(stop))
+
+        def deadlines(stalls: Sequence[Stall]) -> str | None:
+            late = next((stall.reason for stall in stalls if stall.loop == DEADLINES), None)
+            idle = _silent("no tick", self.tick_beat, bot.stall_seconds)
+            return f"{late}, {idle}" if late and idle else None
+
+        async def restart_deadlines() -> None:
+            self._kill_letter_process()  # a tick that never ends holds the games
+            if self.scheduler is not None:
+                self.scheduler.shutdown()
+            self._ticking = False
+            self._start_scheduler()
+
+        watchdog.watch("reading", reading, restart_reading)
+        watchdog.watch("letters and outbox", work, restart_work)
+        watchdog.watch("deadlines", deadlines, restart_deadlines)
+        return watchdog
+
+    def _stalls(self) -> list[Stall]:
+        with Session(self.engine) as session:
+            return find_stalls(session, self.clock(), timedelta(seconds=self.settings.bot.stall_seconds))
+
+    def _ended(self, name: str) -> str | None:
+        task = self._tasks.get(name)
+        return "the loop ended" if task is not None and task.done() else None
+
+    async def _restart_task(self, name: str, loop: Coroutine[Any, Any, None]) -> None:
+        old = self._tasks.get(name)
+        if old is not None and not old.done():
+            old.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(old, timeout=10)
+        self._start_task(name, loop)
+
+    def _kill_letter_process(self) -> None:
+        if self.letters is not None:
+            self.letters.kill()
 
     async def intake_loop(self, stop: asyncio.Event) -> None:
         """Read the mailbox for ever: any failure is logged, backed off and retried, never the end."""
@@ -276,16 +393,20 @@ class Bot:
                 # Another worker reads this mailbox; take over when it is gone.
                 await self._pause(stop, self.settings.workers.takeover_seconds)
                 continue
+            self.read_beat = time.monotonic()  # trying to read is life, whatever the server says
             source = ImapSource(imap_config(self.settings))
             try:
                 await self._serve_mailbox(source, stop)
             except ImapError as exc:
                 self.imap_failures.append(self.clock())
                 log.warning("IMAP trouble (%s); reconnecting in %.1f s", exc, delay)
-            except Exception:  # a store or parser failure must not end reading: log, back off, retry
+            except Exception as exc:  # a store or parser failure must not end reading: log, back off, retry
                 self.imap_failures.append(self.clock())
                 self.loop_failures["intake"] += 1
-                log.exception("the reading loop failed; retrying in %.1f s", delay)
+                if is_transient(exc):
+                    log.warning("store unavailable (%s); reading again in %.1f s", describe(exc), delay)
+                else:
+                    log.exception("the reading loop failed; retrying in %.1f s", delay)
             else:
                 delay = s.reconnect_min
             finally:
@@ -304,16 +425,20 @@ class Bot:
                 log.warning("this worker lost the mailbox (its store connection broke); reading stops")
                 return
             result = await self.intake.poll(source, uidvalidity)
+            self.read_beat = time.monotonic()
             self.mailbox_was_read(result.fetched)
             await source.wait_for_news(s.idle, s.idle_timeout, s.poll_interval)
 
     def mailbox_was_read(self, fetched: int) -> None:
-        """After each read through the mailbox. The first since start also asks for a tick: a
-        deadline judged before it waited for it ("waiting for the mailbox to be read"), and the
-        letters it brought may all have been handled before it ended (by the work loop, while the
-        read acknowledged them), so no handling round would ask for that tick again."""
-        first = self.mailbox_read_at is None
+        """After each read through the mailbox. The first since start, and the first after a
+        failure to read, also ask for a tick: a deadline judged before it waited for it
+        ("waiting for the mailbox to be read"), and the letters it brought may all have been
+        handled before it ended (by the work loop, while the read acknowledged them), so no
+        handling round would ask for that tick again."""
+        last = self.mailbox_read_at
+        first = last is None or bool(self.imap_failures and self.imap_failures[-1] >= last)
         self.mailbox_read_at = self.clock()
+        del self.imap_failures[:-100]  # only those since the last good read count; keep a few
         if first and self.scheduler is not None:
             self.scheduler.rebuild()
         if fetched:
@@ -325,9 +450,12 @@ class Bot:
         while not stop.is_set():
             try:
                 await self.work_once()
-            except Exception:  # one failure (a store outage, a bug) must not stop all handling and sending
+            except Exception as exc:  # a store outage, a bug: must not stop all handling and sending
                 self.loop_failures["work"] += 1
-                log.exception("the work loop failed; going on in %.1f s", delay)
+                if is_transient(exc):
+                    log.warning("store unavailable (%s); letters wait %.1f s", describe(exc), delay)
+                else:
+                    log.exception("the work loop failed; going on in %.1f s", delay)
                 await self._pause(stop, delay)
                 delay = min(delay * 2, WORK_BACKOFF_MAX)
                 continue
@@ -396,6 +524,7 @@ class Bot:
         ):
             return False
         self._last_sweep = time.monotonic()
+        self.presence.refresh()  # after a server restart: back before the others take us for dead
         if requeued := self.outbox.recover():
             log.warning("%d message(s) of a worker that died will be sent again", requeued)
         return self.presence.holds(self.reader_role)
@@ -416,22 +545,31 @@ class Bot:
     # -- games -----------------------------------------------------------------
 
     def interlock(self, watch: Watch) -> Interlock:
-        recent = timedelta(minutes=self.settings.bot.imap_trouble_minutes)
+        """A deadline waits for the mailbox to be read through after any failure to read it (its
+        letters may not be in yet); only when reading has failed for ``imap_trouble_minutes``
+        with no good read since is the game paused and the GM asked. An outage that heals by
+        itself (a server restarted, a store locked for a minute) delays a deadline by that
+        long, and pauses nothing."""
+        lasting = timedelta(minutes=self.settings.bot.imap_trouble_minutes)
+        failures = watch.imap_failures
+        trouble = bool(failures) and self.clock() - min(failures) >= lasting
         return Interlock(
-            mailbox_read=watch.mailbox_read,
+            mailbox_read=watch.mailbox_read and (trouble or not failures),
             max_missed_share=self.settings.bot.max_missed_share,
-            imap_trouble=lambda now: any(now - t < recent for t in watch.imap_failures),
+            imap_trouble=lambda _now: trouble,
         )
 
     def watch(self) -> Watch:
-        """What this moderator knows of its mailbox, for a tick's interlock.
+        """What this moderator knows of its mailbox, for a tick's interlock: whether it was read
+        since start, and the failures to read it since the last good read.
 
         A tick takes it once, before it handles the stored letters: a read that ends while the
         tick runs counts from the next tick (which that read asks for), never for games judged
         without its letters.
         """
-        recent = self.clock() - timedelta(minutes=self.settings.bot.imap_trouble_minutes)
-        return Watch(self.mailbox_read_at is not None, tuple(t for t in self.imap_failures if t > recent))
+        read_at = self.mailbox_read_at
+        failures = tuple(t for t in self.imap_failures if read_at is None or t >= read_at)
+        return Watch(read_at is not None, failures)
 
     def tick_once(self) -> list[str]:
         """Do whatever is due in every running game (one transaction per game), here and now.
@@ -502,10 +640,28 @@ class Bot:
                     # The tick resolves from the step's snapshot and writes the state anew: the
                     # ~50 kB saved state is read only if something asks for it (a reminder's view).
                     game = session.exec(_TICKED_GAME, params={"game_id": game_id}).one()
-                    return f"game {game_id}: {self.turns.tick(session, game, self.interlock(watch))}"
+                    line = f"game {game_id}: {self.turns.tick(session, game, self.interlock(watch))}"
+                self._game_strikes.pop(game_id, None)
+                return line
             except Exception as exc:
-                log.exception("game %s failed in its tick; pausing it", game_id)
-                return f"game {game_id}: {self._pause_broken(game_id, exc)}"
+                return f"game {game_id}: {self._tick_failed(game_id, exc)}"
+            finally:
+                self.tick_beat = time.monotonic()
+
+    def _tick_failed(self, game_id: int, exc: Exception) -> str:
+        """A game whose tick raised: tried again soon while the store is at fault (locked, lost,
+        full) or while the error has not repeated; paused, its GM told, only for an error that
+        repeats with the store answering (an error in its own rules or state)."""
+        if is_transient(exc) and not writable(self.engine):
+            log.warning("game %s: store unavailable (%s); its tick is %s", game_id, describe(exc), TRY_AGAIN)
+            return f"store unavailable, {TRY_AGAIN}"
+        self._game_strikes[game_id] += 1
+        if self._game_strikes[game_id] < GAME_STRIKES:
+            log.exception("game %s failed in its tick; %s before it is paused", game_id, TRY_AGAIN)
+            return f"error, {TRY_AGAIN}"
+        log.exception("game %s failed in its tick again; pausing it", game_id)
+        del self._game_strikes[game_id]
+        return self._pause_broken(game_id, exc)
 
     def _pause_broken(self, game_id: int, exc: Exception) -> str:
         # Players learn only that there was an error: its text could name hidden facts.
@@ -518,7 +674,7 @@ class Bot:
                 self.reports.gm(session, game, "error in the game's tick", detail)
         except Exception:  # the store itself may be down: the next tick tries again
             log.exception("game %s could not be paused", game_id)
-            return "failed"
+            return f"could not be paused, {TRY_AGAIN}"
         return "paused (error)"
 
     async def tick_games(self) -> None:
@@ -531,14 +687,36 @@ class Bot:
         if self._ticking:
             return
         self._ticking = True
+        retry = TICK_RETRY_MIN
         try:
             while self._tick_wanted:
                 self._tick_wanted = False
-                done = await self.tick_all()
-                if any("idle" not in line for line in done) and self.scheduler is not None:
-                    self.scheduler.rebuild()
+                if await self._tick_round():
+                    retry = TICK_RETRY_MIN
+                    continue
+                # The store failed under it, or a game asked to be tried again: soon, not at
+                # the next wake-up (a deadline passed during an outage is judged when it ends).
+                await asyncio.sleep(retry)
+                retry = min(retry * 2, TICK_RETRY_MAX)
+                self._tick_wanted = True
         finally:
             self._ticking = False
+
+    async def _tick_round(self) -> bool:
+        """One tick of every game; False when it must be tried again soon."""
+        try:
+            done = await self.tick_all()
+            if any("idle" not in line for line in done) and self.scheduler is not None:
+                self.scheduler.rebuild()
+        except Exception as exc:  # the store, most likely: the games wait for it, none is blamed
+            self.tick_beat = time.monotonic()
+            if is_transient(exc):
+                log.warning("a tick could not run: the store is unavailable (%s)", describe(exc))
+            else:
+                log.exception("a tick failed")
+            return False
+        self.tick_beat = time.monotonic()
+        return not any(TRY_AGAIN in line for line in done)
 
     def wake_times(self) -> list[datetime]:
         """Every future moment at which some game may have something to do."""
@@ -575,6 +753,6 @@ class Bot:
 
     def inject(self, raw: bytes) -> int:
         """Store one message as if fetched (mailbox ``inject``); returns rows stored (0 = duplicate)."""
-        item = describe(RawMessage(uid=0, raw=raw, received_at=self.clock()))
+        item = describe_raw(RawMessage(uid=0, raw=raw, received_at=self.clock()))
         with Session(self.engine) as session, session.begin():
             return repo.add_inbound(session, "inject", None, [item], self.clock())

@@ -23,7 +23,7 @@ from mailbot.cli_ops import (
 )
 from mailbot.cli_tools import envelope, simulate_app
 from mailbot.demo.replay import DEFAULT_SEED
-from mailbot.errors import ConfigError, MailbotError
+from mailbot.errors import ConfigError, MailbotError, StallError
 from mailbot.settings import incomplete
 
 app = typer.Typer(help="mailbot: an e-mail game moderator.", no_args_is_help=True, add_completion=False)
@@ -58,7 +58,11 @@ def run(
             loop.add_signal_handler(sig, stop.set)
         await bot.run(stop)
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except StallError as exc:  # the watchdog gave up: exit non-zero for systemd or the container
+        typer.echo(f"mailbot: stopped by the watchdog: {exc}", err=True)
+        raise typer.Exit(3) from exc
 
 
 @app.command("check-config")

@@ -14,7 +14,7 @@ import email.policy
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -225,11 +225,15 @@ def status(
         False, "--json", help="Print the status as JSON (what GET /health answers)."
     ),
 ) -> None:
-    """Intake, inbound and outbox by state (failed and shunted stand out), the next deadline, games."""
+    """Intake, inbound and outbox by state (failed and shunted stand out), stalled work, the next
+    deadline, games. Exits 1 when something needs a look ("ok": false), so a health check sees it."""
     from mailbot.services.status import gather_status, status_json, status_lines
     from mailbot.store.presence import reader_role
 
-    imap = settings_or_exit(config).imap
+    settings = settings_or_exit(config)
+    imap, stall = settings.imap, timedelta(seconds=settings.bot.stall_seconds)
     with store(config) as engine:
-        report = gather_status(engine, now(), reader_role(imap.user, imap.mailbox))
+        report = gather_status(engine, now(), reader_role(imap.user, imap.mailbox), stall=stall)
     typer.echo(status_json(report) if as_json else "\n".join(status_lines(report)))
+    if not report.ok:
+        raise typer.Exit(1)

@@ -7,7 +7,8 @@
     ├── ConfigError                 bad or missing settings
     ├── StoreError                  database problems the caller can act on
     │   ├── DuplicateError          a unique key already exists
-    │   └── GameBusy                another worker is changing this game right now
+    │   ├── GameBusy                another worker is changing this game right now
+    │   └── StoreUnavailable        locked, connection lost, disk full: retry later, blame nothing
     ├── MailError                   anything about mail transport or format
     │   ├── MailTransportError      (also ConnectionError) IMAP/SMTP link trouble
     │   │   ├── ImapError           a NO/BAD answer, timeout or drop on IMAP
@@ -22,6 +23,7 @@
     │   └── MapError                (render.maps) a view's map entry the drawer cannot read
     ├── GameError                   a game plugin or game state problem
     │   └── UnknownGameError        no plugin by that name or alias
+    ├── StallError                  a loop made no progress while work was due, restarts did not help
     └── CrashInjected               raised only by test fault injection
 
 Bad player input is never an exception: parse problems are data
@@ -49,6 +51,12 @@ class DuplicateError(StoreError):
 
 class GameBusy(StoreError):
     """Another worker holds the game: the letter waits and is handled again shortly."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be used right now (locked by another process, connection lost, pool
+    invalidated, serialization failure, disk full): nothing is wrong with the letter or the
+    game being handled. The caller leaves its work as it was and tries again after a back-off."""
 
 
 class MailError(MailbotError):
@@ -101,6 +109,11 @@ class GameError(MailbotError):
 
 class UnknownGameError(GameError):
     """No game plugin is registered under the requested name or alias."""
+
+
+class StallError(MailbotError):
+    """A long-running loop made no progress while work was due, and restarting it in the process
+    did not help: the service exits non-zero so that systemd or the container starts it anew."""
 
 
 class CrashInjected(MailbotError):

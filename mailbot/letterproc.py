@@ -38,8 +38,9 @@ from datetime import datetime
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING
 
-from mailbot.errors import MailbotError
+from mailbot.errors import MailbotError, StoreUnavailable
 from mailbot.logsetup import JsonFormatter, configure
+from mailbot.store.transient import describe, is_transient
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -54,6 +55,8 @@ STOP_SECONDS = 10.0
 #: how long a new process may take to import the moderator and build it
 READY_SECONDS = 60.0
 _HANDLE, _TICK, _GAME, _DONE, _STOP, _READY = "handle", "tick", "game", "done", "stop", "ready"
+#: how a failed round's answer starts when the store, not the round, was at fault
+_STORE = "store unavailable: "
 
 
 class LetterProcessError(MailbotError):
@@ -97,6 +100,8 @@ class LetterProcess:
             return Round(0, False)
         try:
             reply = self._ask(_HANDLE)
+            if isinstance(reply, str) and reply.startswith(_STORE):
+                raise StoreUnavailable(reply.removeprefix(_STORE))  # the letters wait for it
             if not isinstance(reply, tuple):
                 raise LetterProcessError(f"the letter process failed a round: {reply}")
             handled, waiting = reply
@@ -154,6 +159,15 @@ class LetterProcess:
                 if self._process.is_alive():
                     log.warning("the letter process did not stop; ending it")
             self._end()
+
+    def kill(self) -> None:
+        """End the process now, whatever it is doing (the watchdog's cure for a round that never
+        ends): the round waiting on it fails, and the next round starts a new process. Its open
+        transaction is rolled back by the database, as after any death."""
+        process = self._process
+        if process is not None and process.is_alive():
+            log.error("ending the letter process %s: it made no progress", process.pid)
+            process.kill()
 
     def _end(self) -> None:
         if self._process is not None and self._process.is_alive():
@@ -247,6 +261,8 @@ def _handle(bot: Bot) -> tuple[int, bool] | str:
     try:
         return bot.handle_letters(), bool(bot.processor.waiting)
     except Exception as exc:  # one bad round must not end the process: the parent backs off
+        if is_transient(exc):
+            return _STORE + describe(exc)  # the parent says so, once
         log.exception("a round of letter handling failed")
         return _failure(exc)
 

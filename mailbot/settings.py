@@ -44,7 +44,8 @@ class ImapSettings(_Section):
     batch_size: int = Field(default=100, ge=1, le=100)
     timeout: float = 30.0
     reconnect_min: float = 1.0
-    reconnect_max: float = 300.0
+    # Reconnecting never waits longer than this: a server that is back is read again within it.
+    reconnect_max: float = Field(default=8.0, gt=0)
 
 
 class SmtpSettings(_Section):
@@ -59,6 +60,11 @@ class SmtpSettings(_Section):
     max_attempts: int = 10
     retry_base: float = 30.0  # seconds before the first retry; doubles each time
     retry_max: float = 3600.0
+    # While the server cannot be reached (or refuses TLS or the login), one letter probes it
+    # after this back-off, doubling up to ``reconnect_max``: sending resumes within that of
+    # the server being right again. Letters spend no attempt on it.
+    reconnect_min: float = Field(default=0.5, gt=0)
+    reconnect_max: float = Field(default=8.0, gt=0)
     connections: int = Field(default=3, ge=1, le=32)  # letters with the server at once
 
 
@@ -90,6 +96,12 @@ class BotSettings(_Section):
     # ``mailbot run`` handles letters and judges deadlines in a process of its own
     # (mailbot/letterproc.py), on another core than the mail loops; false: in its own threads.
     handling_process: bool = True
+    # The watchdog: a loop (reading, letters, deadlines, outbox) that makes no progress for this
+    # long while work is due is restarted in the process; after ``stall_restarts`` restarts
+    # without progress the service exits non-zero (systemd or the container starts it anew).
+    # ``mailbot status`` reports work due this long and untouched as not ok.
+    stall_seconds: float = Field(default=90.0, gt=0)
+    stall_restarts: int = Field(default=2, ge=1)
 
 
 class WorkersSettings(_Section):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
+import time
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,6 +27,10 @@ from mailbot.errors import (
 )
 
 log = logging.getLogger(__name__)
+
+#: after this long on fewer connections than configured, the sink tries the full number again
+#: (the refusal may have come from an outage, not from the server's limit)
+REGROW_SECONDS = 300.0
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,7 @@ class SmtpSink:
         self._idle: list[aiosmtplib.SMTP] = []
         self._open = 0  # connections open or being opened
         self._waiters: list[asyncio.Future[None]] = []
+        self._shrunk_at = 0.0  # monotonic: when the limit was last lowered
 
     def _new_client(self) -> aiosmtplib.SMTP:
         cfg = self.config
@@ -119,6 +125,8 @@ class SmtpSink:
 
     async def _acquire(self) -> aiosmtplib.SMTP:
         """A connected client for this caller alone; opens one while under the limit, else waits."""
+        if self.limit < self.config.connections and time.monotonic() - self._shrunk_at > REGROW_SECONDS:
+            self.limit = max(1, self.config.connections)
         while True:
             while self._idle:
                 client = self._idle.pop()
@@ -139,6 +147,7 @@ class SmtpSink:
 
     def _shrink(self, exc: Exception) -> None:
         self.limit = max(1, self._open)
+        self._shrunk_at = time.monotonic()
         log.warning(
             "%s:%s refused connection %d (%s); sending over %d from now on",
             self.config.host,

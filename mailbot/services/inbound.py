@@ -28,7 +28,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.core.commands import BASIC_COMMANDS, Command, CommandSpec, Reading, index_specs, read_commands
 from mailbot.core.letter import Letter
-from mailbot.errors import GameBusy, MailbotError
+from mailbot.errors import GameBusy, MailbotError, StoreUnavailable
 from mailbot.mail.compose import Outgoing, reply_subject
 from mailbot.mail.mime import parse_letter
 from mailbot.mail.quoting import split_reply
@@ -39,6 +39,7 @@ from mailbot.services.outbox import Thread, collect_queued, enqueue
 from mailbot.services.transactions import begin_writing, holds_write_lock
 from mailbot.store import repo
 from mailbot.store.models import Inbound, InboundState, Outbound
+from mailbot.store.transient import describe, is_transient, writable
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,9 @@ BATCH_LETTERS = 50
 BATCH_SECONDS = 0.25
 #: a batch holding SQLite's write lock is first tried without a savepoint per letter
 QUICK_BATCHES = True
+#: a letter the store refuses this many times running while it takes other writes is parked:
+#: the error is the letter's, though it looks like the store's
+LETTER_STRIKES = 3
 
 
 def _cut(text: str, limit: int = MAX_LINE_CHARS) -> str:
@@ -165,13 +169,40 @@ class InboundProcessor:
         self.handlers: dict[str, Handler] = {"HELP": self._help, "PING": self._ping}
         self.waiting = 0  # letters the last process_pending left to another worker, or to wait
         self._held: list[_Line] | None = None  # a quick batch's outcome lines, until its commit
+        self._current: int | None = None  # the letter being handled
+        self._strikes: dict[int, int] = {}  # letters the store refused while it took other writes
 
     def process_pending(self) -> int:
         """Handle every stored letter in order of receipt; returns how many.
 
         Letters another worker has, or that wait for one (:mod:`mailbot.services.claims`),
-        are counted in ``self.waiting`` and left for the next call.
+        are counted in ``self.waiting`` and left for the next call. A store that fails under
+        a letter (locked, connection lost, full) ends the call with StoreUnavailable: that
+        letter and those after it stay ``new``, to be handled once the store is back; nothing
+        is parked for it.
         """
+        try:
+            return self._process_all()
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            self._strike()
+            raise StoreUnavailable(describe(exc)) from exc
+
+    def _strike(self) -> None:
+        """The store refused the letter in hand. If it takes writes all the same, that counts
+        against the letter; a letter refused ``LETTER_STRIKES`` times running is parked, so
+        one letter cannot hold every other letter back for ever."""
+        inbound_id, self._current = self._current, None
+        if inbound_id is None or not writable(self.engine):
+            return
+        strikes = self._strikes[inbound_id] = self._strikes.get(inbound_id, 0) + 1
+        if strikes >= LETTER_STRIKES:
+            del self._strikes[inbound_id]
+            log.error("letter %s shunted: refused %d times by a store taking writes", inbound_id, strikes)
+            self._shunt(inbound_id, traceback.format_exc())
+
+    def _process_all(self) -> int:
         done = 0
         tried: set[int] = set()
         self.waiting = 0
@@ -247,7 +278,9 @@ class InboundProcessor:
                 self.waiting += sum(1 for inbound_id in ids[:taken] if inbound_id not in mine)
         except _Careful:
             raise
-        except Exception:  # the batch as a whole (its commit, a shunt) failed: one letter at a time
+        except Exception as exc:  # the batch as a whole (its commit, a shunt) failed: one letter at a time
+            if is_transient(exc):
+                raise  # the store, not a letter: they all wait for it
             if self._held is not None:
                 self._held.clear()  # the rolled-back try's lines: the retry below says its own
             taken = taken or len(ids)
@@ -257,6 +290,7 @@ class InboundProcessor:
 
     def _process_quick(self, session: Session, inbound_id: int) -> None:
         """One letter of a quick batch, without a savepoint: any failure ends the quick try."""
+        self._current = inbound_id
         row = session.get_one(Inbound, inbound_id)
         if row.state is not InboundState.NEW:
             return
@@ -268,6 +302,7 @@ class InboundProcessor:
     def _process_in(self, session: Session, inbound_id: int) -> bool:
         """One letter of a batch, under its own savepoint; False when it must wait (its game is
         with another worker)."""
+        self._current = inbound_id
         row = session.get_one(Inbound, inbound_id)
         if row.state is not InboundState.NEW:
             return True
@@ -276,7 +311,9 @@ class InboundProcessor:
                 self._handle(session, row)
         except GameBusy:
             return False  # rolled back to the savepoint: the letter stays new, for the next round
-        except Exception:  # any bug in handling must not stop the loop: park the letter
+        except Exception as exc:  # any bug in handling must not stop the loop: park the letter
+            if is_transient(exc):
+                raise  # the store, not the letter: it stays new
             log.exception(
                 "letter %s shunted", inbound_id, extra={"inbound": inbound_id, "outcome": "shunted"}
             )
@@ -286,6 +323,7 @@ class InboundProcessor:
     def process(self, inbound_id: int) -> bool:
         """One letter in a transaction of its own; False when it was not handled here (another
         worker has it or its game)."""
+        self._current = inbound_id
         try:
             with Session(self.engine) as session, session.begin():
                 if not claim_letters(session, [inbound_id]):
@@ -296,7 +334,9 @@ class InboundProcessor:
                     self._handle(session, row)
         except GameBusy:
             return False
-        except Exception:  # any bug in handling must not stop the loop: park the letter
+        except Exception as exc:  # any bug in handling must not stop the loop: park the letter
+            if is_transient(exc):
+                raise  # the store, not the letter: it stays new
             log.exception(
                 "letter %s shunted", inbound_id, extra={"inbound": inbound_id, "outcome": "shunted"}
             )

@@ -14,10 +14,18 @@ sent) mark the row ``failed`` and tell the game master.
 
 A broken transport (the server unreachable, TLS or AUTH refused, 421/454/530/535,
 timeouts, drops) says nothing about any letter: the batch stops at once, its rows
-go back to ``pending`` with their attempts unchanged, and all sending pauses with
-its own exponential backoff (the RetryPolicy values) until the server accepts
-again. The outage is logged once when it starts and once when it ends; the game
-master's per-letter notice is not used for it. ``transport_down_since`` shows it.
+go back to ``pending`` with their attempts unchanged, and all sending pauses while
+one letter probes the server after a short back-off (``probe``: doubling up to a few
+seconds, so sending resumes within that of the server being right again). The
+outage is logged once when it starts and once when it ends; the game master's
+per-letter notice is not used for it. ``transport_down_since`` shows it.
+
+A run the store fails under (a lost connection, a locked file) leaves its rows as
+they were: ``sending``, owned by this worker, which no sweep hands back while the
+worker lives. The next run settles them first: the rows SMTP accepted (remembered
+in memory until their ``sent`` mark is committed) are marked ``sent``, the others go
+back to ``pending``. So nothing stays ``sending`` behind a living worker, and a
+letter is sent again only if the process died between SMTP's acceptance and its mark.
 
 Any other exception while sending one row fails that row alone, with the reason
 and a logged traceback, and the batch goes on: ``send_due`` never raises.
@@ -49,6 +57,7 @@ from mailbot.services.transactions import begin_writing
 from mailbot.store import repo
 from mailbot.store.models import Outbound, OutboundState
 from mailbot.store.rows import new_row
+from mailbot.store.transient import describe, is_transient
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +134,7 @@ class SendReport:
     retried: int = 0
     failed: int = 0
     paused: bool = False  # the transport is down: nothing more was tried
+    stopped: bool = False  # the run stopped early (the store failed): the next run settles it
 
 
 FailureNotice = Callable[[Session, Outbound, datetime], None]
@@ -168,11 +178,14 @@ class _Marks:
     """``sent`` marks, committed every ``MARK_ROWS`` rows or ``MARK_SECONDS`` and at the end.
 
     A crash before a group's commit leaves its rows ``sending``: they go out again with the
-    same Message-ID (the documented window, a little wider than one letter).
+    same Message-ID (the documented window, a little wider than one letter). Until its mark
+    is committed, a row's id is also in ``accepted`` (the outbox's memory of what SMTP took),
+    so a commit the store refuses is made by the next run instead.
     """
 
-    def __init__(self, commit: Callable[[list[int]], None]) -> None:
+    def __init__(self, commit: Callable[[list[int]], None], accepted: set[int]) -> None:
         self._commit = commit
+        self._accepted = accepted
         self._ids: list[int] = []
         self._since = 0.0
 
@@ -180,6 +193,7 @@ class _Marks:
         if not self._ids:
             self._since = time.monotonic()
         self._ids.append(row_id)
+        self._accepted.add(row_id)
         if len(self._ids) >= MARK_ROWS or time.monotonic() - self._since >= MARK_SECONDS:
             ids, self._ids = self._ids, []
             await asyncio.to_thread(self._commit, ids)  # the other links go on meanwhile
@@ -235,14 +249,18 @@ def _set_state(
     only: OutboundState | None = None,
     sent_at: datetime | None = None,
     owner: int | None = None,
+    unsent: bool = False,
 ) -> None:
     """One UPDATE for many rows; ``sent`` also stamps ``sent_at`` and counts the attempt.
-    ``sending`` rows carry their ``owner`` (a worker key), the other states none."""
+    ``sending`` rows carry their ``owner`` (a worker key), the other states none.
+    ``only``: rows in that state alone; ``unsent``: rows not yet sent or failed alone."""
     if not ids:
         return
     query = update(Outbound).where(col(Outbound.id).in_(ids))
     if only is not None:
         query = query.where(col(Outbound.state) == only)
+    if unsent:
+        query = query.where(col(Outbound.state).in_([OutboundState.PENDING, OutboundState.SENDING]))
     values: dict[str, Any] = {
         "state": state,
         "lease_owner": owner if state is OutboundState.SENDING else None,
@@ -282,10 +300,17 @@ class Outbox:
         connections: int = 1,
         owner: int = 0,
         alive: Callable[[int], bool] = lambda _owner: False,
+        probe: RetryPolicy | None = None,
+        dead_after: float = 0.0,
     ) -> None:
         """``connections``: how many letters may be with SMTP at once (the sink's links).
         ``owner`` is this worker's key, written on the rows it claims; ``alive(key)`` tells
-        whether another worker still runs (its claimed rows are its own until it dies)."""
+        whether another worker still runs (its claimed rows are its own until it dies).
+        ``probe``: the back-off between tries of a transport that is down (its ``maximum``
+        bounds how long sending waits after the server is right again). ``dead_after``: how
+        long another worker must look dead before its claimed rows are sent again (a server
+        restart drops every worker's presence until it reconnects: a living one must not be
+        taken for dead in that moment)."""
         self.owner = owner
         self.alive = alive
         self.engine = engine
@@ -293,6 +318,9 @@ class Outbox:
         self.connections = max(1, connections)
         self.clock = clock
         self.retry = retry or RetryPolicy()
+        self.probe = probe or RetryPolicy(0.5, 8.0)
+        self.dead_after = dead_after
+        self._dead_since: dict[int, float] = {}  # workers seen dead (monotonic), not yet long enough
         self.on_failure = on_failure
         self.checkpoint = checkpoint
         self.transport_down_since: datetime | None = None  # None while the SMTP link works
@@ -300,12 +328,27 @@ class Outbox:
         self._transport_failures = 0
         self._transport_retry_at: datetime | None = None
         self._link_proven_at: float | None = None  # monotonic: the server last answered a letter
+        self._accepted: set[int] = set()  # rows SMTP took whose ``sent`` mark is not committed
+        self._unsettled = False  # a run ended midway: its rows may still be ``sending``
+        self._running: asyncio.Lock | None = None  # one run at a time (made in the event loop)
+        #: monotonic: when a run last ended without the store failing under it (the watchdog's
+        #: sign of progress: a run that finds nothing due, or a paused transport, counts)
+        self.last_run_at: float | None = None
 
     def recover(self) -> int:
         """Rows a dead worker left in ``sending`` go out again (same Message-ID): at start-up,
         and now and then while several workers share the store."""
         with Session(self.engine) as session, session.begin():
-            return repo.requeue_sending(session, self.alive)
+            return repo.requeue_sending(session, self._not_dead_yet)
+
+    def _not_dead_yet(self, owner: int) -> bool:
+        """Whether ``owner``'s rows are still its own: it lives, or has looked dead for less
+        than ``dead_after``."""
+        if self.alive(owner):
+            self._dead_since.pop(owner, None)
+            return True
+        first = self._dead_since.setdefault(owner, time.monotonic())
+        return time.monotonic() - first < self.dead_after
 
     def next_due(self) -> datetime | None:
         """When ``send_due`` has something to do: the next due row, but not before a paused
@@ -324,16 +367,53 @@ class Outbox:
     async def send_due(self) -> SendReport:
         """Send every due row; stop at once while the transport is down.
 
-        Never raises (only the test-only CrashInjected passes through).
+        Never raises (only the test-only CrashInjected passes through). One run at a time.
         """
+        self._running = self._running or asyncio.Lock()
+        async with self._running:
+            return await self._run()
+
+    async def _run(self) -> SendReport:
         report = SendReport()
+        clean = False
         try:
+            if self._unsettled:
+                await asyncio.to_thread(self._settle)
             await self._send_batches(report)
+            clean = True
         except CrashInjected:
             raise
-        except Exception:  # the loop must live on: a database hiccup is retried next round
-            log.exception("the outbox run stopped early")
+        except Exception as exc:  # the loop must live on: the next run settles this one and goes on
+            report.stopped = True
+            if is_transient(exc):
+                log.warning("the outbox run stopped: the store is unavailable (%s)", describe(exc))
+            else:
+                log.exception("the outbox run stopped early")
+        finally:
+            # Cancelled or failed midway: rows may be left ``sending`` (or accepted, unmarked).
+            self._unsettled = self._unsettled or not clean
+        if clean:
+            self.last_run_at = time.monotonic()
         return report
+
+    def _settle(self) -> None:
+        """Put right what runs that ended midway left: the rows SMTP accepted are marked
+        ``sent``, every other row this worker still has in ``sending`` goes back to
+        ``pending`` (it was never handed to SMTP, or SMTP answered with an error the store
+        could not record: at most one more try, no attempt spent). No run is under way."""
+        accepted = sorted(self._accepted)
+        with Session(self.engine) as session, session.begin():
+            begin_writing(session)
+            _set_state(session, accepted, OutboundState.SENT, sent_at=self.clock(), unsent=True)
+            requeued = repo.requeue_own(session, self.owner)
+        self._accepted.difference_update(accepted)
+        self._unsettled = False
+        if accepted or requeued:
+            log.warning(
+                "outbox settled after a run that stopped midway: %d marked sent, %d back in the queue",
+                len(accepted),
+                requeued,
+            )
 
     async def _send_batches(self, report: SendReport) -> None:
         if self._transport_retry_at is not None and self.clock() < self._transport_retry_at:
@@ -368,7 +448,7 @@ class Outbox:
         committed in groups, off the event loop (a deadline tick may hold the store's write
         lock, and the other links must not wait for it).
         """
-        run = _Run(rows, self._sent_marks())
+        run = _Run(rows, _Marks(self._commit_sent, self._accepted))
         try:
             if not self._link_proven():
                 await self._lane(run, report, probe=True)
@@ -421,18 +501,17 @@ class Outbox:
             self._fail(row.id, f"unexpected {type(exc).__name__} while sending: {exc}")
             report.failed += 1
             return
+        self._accepted.add(row.id)  # from here on, whatever fails: this row is sent, never again
         self._transport_up()
         self.checkpoint("after-smtp")
         report.sent += 1
         await run.marks.add(row.id)
 
-    def _sent_marks(self) -> _Marks:
-        def commit(ids: list[int]) -> None:
-            with Session(self.engine) as session, session.begin():
-                begin_writing(session)
-                _set_state(session, ids, OutboundState.SENT, sent_at=self.clock())
-
-        return _Marks(commit)
+    def _commit_sent(self, ids: list[int]) -> None:
+        with Session(self.engine) as session, session.begin():
+            begin_writing(session)
+            _set_state(session, ids, OutboundState.SENT, sent_at=self.clock())
+        self._accepted.difference_update(ids)
 
     def _unclaim(self, ids: list[int]) -> None:
         """Rows claimed but never handed to SMTP: back to ``pending``, no attempt spent."""
@@ -441,24 +520,25 @@ class Outbox:
                 _set_state(session, ids, OutboundState.PENDING, only=OutboundState.SENDING)
 
     def _transport_down(self, row_id: int, error: str, *, first: bool = True) -> None:
-        """Back to ``pending`` untouched (no attempt spent); pause all sending with backoff (once a batch)."""
+        """Pause all sending with the probe's back-off (once a batch); the row goes back to
+        ``pending`` untouched (no attempt spent). The pause is decided before the store is
+        written: a store that fails too leaves the row for the next run to settle."""
         now = self.clock()
+        self._link_proven_at = None
+        if first:  # else another link of the same batch already paused sending
+            self._transport_failures += 1
+            delay = self.probe.delay(self._transport_failures)
+            self._transport_retry_at = now + delay
+            self.transport_error = error
+            if self.transport_down_since is None:
+                self.transport_down_since = now
+                log.error("SMTP transport down, all sending paused: %s", error)
+            else:
+                log.debug("SMTP transport still down (%s); next try in %s", error, delay)
         with Session(self.engine) as session, session.begin():
             row = session.get_one(Outbound, row_id)
             row.state = OutboundState.PENDING
             row.last_error = f"transport: {error}"[:2000]
-        self._link_proven_at = None
-        if not first:  # another link of the same batch already paused sending
-            return
-        self._transport_failures += 1
-        delay = self.retry.delay(self._transport_failures)
-        self._transport_retry_at = now + delay
-        self.transport_error = error
-        if self.transport_down_since is None:
-            self.transport_down_since = now
-            log.error("SMTP transport down, all sending paused: %s", error)
-        else:
-            log.debug("SMTP transport still down (%s); next try in %s", error, delay)
 
     def _transport_up(self) -> None:
         self._link_proven_at = time.monotonic()

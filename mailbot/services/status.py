@@ -4,7 +4,9 @@
 :func:`gather_status` reads it all from the store, so ``mailbot status`` works beside a
 running service, and so does the optional health endpoint (:func:`serve_health`):
 ``GET /health`` answers the same JSON document, always with HTTP 200. Its ``"ok"`` is
-false when outbox rows have ``failed`` or letters are ``shunted``; monitors read that
+false when outbox rows have ``failed``, letters are ``shunted``, or work is stalled (replies
+due, letters stored or a deadline passed for ``bot.stall_seconds`` with nothing of the kind
+done: :mod:`mailbot.services.stalls`), and ``mailbot status`` then exits 1; monitors read that
 field (a 503 would make load balancers and some monitors treat a living bot as dead,
 though only a few letters need a look). A failure to read the store answers 503.
 
@@ -29,6 +31,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
+from mailbot.services.stalls import Stall, find_stalls
 from mailbot.store import repo
 from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 from mailbot.store.models import Inbound, InboundState, MailboxCursor, Outbound, OutboundState
@@ -63,6 +66,8 @@ class Status:
     notes: list[str] = field(default_factory=list)
     workers: int | None = None  # ``mailbot run`` processes on this store now (None: SQLite cannot tell)
     mailbox_reader: bool | None = None  # whether one of them reads the mailbox now
+    stalls: list[Stall] = field(default_factory=list)  # work due and untouched
+    loops: dict[str, Any] = field(default_factory=dict)  # the running service's own view (/health)
 
     @property
     def failed(self) -> int:
@@ -74,8 +79,8 @@ class Status:
 
     @property
     def ok(self) -> bool:
-        """Nothing needs a person: no failed delivery, no shunted letter."""
-        return self.failed == 0 and self.shunted == 0
+        """Nothing needs a person: no failed delivery, no shunted letter, nothing stalled."""
+        return self.failed == 0 and self.shunted == 0 and not self.stalls
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -125,9 +130,19 @@ def _mail_times(session: Session) -> tuple[datetime | None, datetime | None]:
     return last_fetch, newest
 
 
-def gather_status(engine: Engine, now: datetime, reader: str | None = None) -> Status:
+def gather_status(
+    engine: Engine,
+    now: datetime,
+    reader: str | None = None,
+    *,
+    stall: timedelta = timedelta(seconds=90),
+    loops: dict[str, Any] | None = None,
+) -> Status:
     """The whole status from the store, in one read-only session; on PostgreSQL also how many
-    workers run and whether one holds ``reader`` (the mailbox's role)."""
+    workers run and whether one holds ``reader`` (the mailbox's role). Work due for ``stall``
+    and untouched is a stall; ``loops`` is what a running service adds of its own loops (its
+    watchdog's notes among them)."""
+    loops = loops or {}
     with Session(engine) as session:
         last_fetch, newest = _mail_times(session)
         status = Status(
@@ -140,13 +155,16 @@ def gather_status(engine: Engine, now: datetime, reader: str | None = None) -> S
             next_deadline=_next_deadline(session),
             workers=workers_running(engine),
             mailbox_reader=None if reader is None else role_held(engine, reader),
+            stalls=find_stalls(session, now, stall),
+            loops=loops,
         )
     status.notes.extend(_notes(status))
     return status
 
 
 def _notes(status: Status) -> list[str]:
-    notes = []
+    notes = [f"stalled {stall.loop}: {stall.reason}" for stall in status.stalls]
+    notes += [str(note) for note in status.loops.get("notes", [])]
     if status.failed:
         notes.append(f"{status.failed} outbox row(s) failed: mailbot outbox list --state failed")
     if status.shunted:

@@ -126,6 +126,23 @@ class Presence:
             log.info("this worker (%x) now holds %s", self.worker_key, name)
             return True
 
+    def refresh(self) -> None:
+        """Make sure the presence connection lives. A restarted server ends it, and with it this
+        worker's presence: others would take it for dead (and send its claimed letters again)
+        until it reconnects, so it reconnects at once. The roles lost with it are asked for
+        again by the loops that hold them (``hold`` sees they are gone)."""
+        if not (self.shared and self._started):
+            return
+        with self._lock:
+            try:
+                self._query("SELECT :k = 0", 0)
+            except Exception as exc:  # dropped by _query: connect afresh, taking the worker's lock again
+                log.warning("presence connection lost (%s); reconnecting", exc)
+                try:
+                    self._connect()
+                except Exception as again:  # the server is still away: the next refresh tries again
+                    log.warning("presence connection not back yet (%s)", again)
+
     def holds(self, name: str) -> bool:
         """Whether this worker held ``name`` when last asked (no query). A bot that is not
         running as a worker (a one-off command, a test) is alone and holds everything."""

@@ -309,6 +309,16 @@ def requeue_sending(session: Session, alive: Callable[[int], bool]) -> int:
     return int(session.execute(query).rowcount or 0)  # type: ignore[attr-defined]
 
 
+def requeue_own(session: Session, owner: int) -> int:
+    """This worker's own rows left in ``sending`` by a run that ended midway go back to ``pending``."""
+    query = (
+        update(Outbound)
+        .where(col(Outbound.state) == OutboundState.SENDING, col(Outbound.lease_owner) == owner)
+        .values(state=OutboundState.PENDING, lease_owner=None)
+    )
+    return int(session.execute(query).rowcount or 0)  # type: ignore[attr-defined]
+
+
 def count_by_state(session: Session, model: type[Inbound] | type[Outbound]) -> dict[str, int]:
     query = select(model.state, func.count()).group_by(model.state)
     return {str(getattr(state, "value", state)): n for state, n in session.exec(query)}

@@ -215,21 +215,34 @@ async def test_auth_outage_loses_nothing_and_sends_each_letter_once(sqlite: Engi
     assert delivered == Counter(recipients)  # every letter exactly once
 
 
-async def test_auth_outage_backs_off_before_trying_again(sqlite: Engine) -> None:
+async def test_auth_outage_probes_after_a_short_back_off_and_resumes_within_its_cap(sqlite: Engine) -> None:
+    """The server's refusal is probed by one letter after 0.5 s, doubling up to 8 s (the
+    default ``smtp.reconnect_max``): once the login works again, the next probe finds it
+    within 8 s and everything goes out; no letter spent an attempt on the outage."""
     backend = Backend(auth_up=False)
     async with smtp_server(backend, smtputf8=True) as port:
         bot = Bot(sqlite, port)
         bot.queue(players(3))
         try:
             await bot.outbox.send_due()
-            assert bot.outbox.next_due() == START + timedelta(seconds=30)
-            bot.clock.advance(29)
+            assert bot.outbox.next_due() == START + timedelta(seconds=0.5)
+            bot.clock.advance(0.4)
             await bot.outbox.send_due()  # still backing off: the server is not asked
             assert backend.connections == 1
-            bot.clock.advance(1)
+            bot.clock.advance(0.1)
             await bot.outbox.send_due()
             assert backend.connections == 2
-            assert bot.outbox.next_due() == bot.clock() + timedelta(seconds=60)
+            assert bot.outbox.next_due() == bot.clock() + timedelta(seconds=1)
+            for _ in range(8):  # a long outage: the probe's back-off stops growing at 8 s
+                bot.clock.advance(3600)
+                await bot.outbox.send_due()
+            assert bot.outbox.next_due() == bot.clock() + timedelta(seconds=8)
+            backend.auth_up = True
+            bot.clock.advance(8)
+            report = await bot.outbox.send_due()
+            assert (report.sent, report.paused) == (3, False)
+            assert bot.outbox.transport_down_since is None
+            assert {row.attempts for row in bot.rows()} == {1}  # the sending itself, no outage's
         finally:
             await bot.sink.close()
 

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
@@ -22,7 +23,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.store import db
 from mailbot.store.models import Inbound, Outbound
-from mailbot.testing.mailrig import MailRig
+from mailbot.testing.mailrig import AsyncLMTP, MailRig
 
 
 class BotProcess:
@@ -55,7 +56,7 @@ class BotProcess:
             *(f"{k} = {json.dumps(v)}" for k, v in imap.items()),
             "[smtp]",
             f'host = "{r.host}"',
-            f"port = {r.smtp_port}",
+            f"port = {smtp.pop('port', r.smtp_port)}",  # another server's (a fault test's) if given
             'security = "starttls"',
             f'cafile = "{r.cafile}"',
             f'user = "{self.address}"',
@@ -176,6 +177,17 @@ def text_of(raw: bytes) -> str:
     part = parse(raw).get_body(preferencelist=("plain",))
     assert part is not None
     return str(part.get_content())
+
+
+async def deliver(rig: MailRig, to: str, letters: Sequence[tuple[str, bytes]], per_second: float) -> None:
+    """Hand letters to the rig's Dovecot over LMTP, ``per_second`` of them a second."""
+    client = await AsyncLMTP.connect(rig.host, rig.lmtp_port)
+    try:
+        for sender, raw in letters:
+            await client.send_message(sender, [to], raw)
+            await asyncio.sleep(1 / per_second)
+    finally:
+        await client.close()
 
 
 async def wait_until(predicate: object, timeout: float = 15.0, what: str = "condition") -> None:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from mailbot.store.models import InboundState
 from mailbot.testing.mailrig import MailRig
-from tests.e2e.botproc import BotProcess, wait_until
-from tests.e2e.test_workers_kill import _deliver, _orders
+from tests.e2e.botproc import BotProcess, deliver, wait_until
+from tests.e2e.test_workers_kill import _orders
 
 _STARTED = re.compile(r"letters are handled in process (\d+)")
 
@@ -63,7 +63,7 @@ async def test_a_killed_letter_process_is_replaced_and_loses_nothing(
         await wait_until(lambda: _children(bot), 30, "the letter process started")
         (first,) = _children(bot)
         assert first != (bot.proc.pid if bot.proc else None)
-        burst = asyncio.create_task(_deliver(mail_rig, bot.address, letters, per_second=50))
+        burst = asyncio.create_task(deliver(mail_rig, bot.address, letters, per_second=50))
         await wait_until(lambda: len(bot.rows()[1]) >= 20, 30, "the first confirmations queued")
         os.kill(first, signal.SIGKILL)  # mid-burst
         await burst
@@ -102,7 +102,7 @@ async def test_letters_stay_in_the_one_process_when_configured(mail_rig: MailRig
     letters = _letters(bot, mail_rig, games=1, rounds=3)
     bot.start()
     try:
-        await _deliver(mail_rig, bot.address, letters, per_second=50)
+        await deliver(mail_rig, bot.address, letters, per_second=50)
 
         def done() -> bool:
             inbound, _ = bot.rows()

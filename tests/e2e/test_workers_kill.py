@@ -25,8 +25,8 @@ from mailbot.store import db
 from mailbot.store.game_tables import OrderSet
 from mailbot.store.models import Inbound, InboundState, Outbound, OutboundState
 from mailbot.store.presence import reader_role, role_held, workers_running
-from mailbot.testing.mailrig import AsyncLMTP, MailRig
-from tests.e2e.botproc import BotProcess, wait_until
+from mailbot.testing.mailrig import MailRig
+from tests.e2e.botproc import BotProcess, deliver, wait_until
 
 GAMES = 6
 ROUNDS = 12  # letters per player: 6 games x 2 seats x 12 = 144 letters
@@ -53,16 +53,6 @@ def _orders(sender: str, to: str, tag: str, n: int) -> bytes:
     attack = 1 + n % 3
     msg.set_content(f"ORDERS\nATTACK {attack}\nDEFEND {3 - attack}\nEND\n")
     return msg.as_bytes()
-
-
-async def _deliver(rig: MailRig, to: str, letters: list[tuple[str, bytes]], per_second: float) -> None:
-    client = await AsyncLMTP.connect(rig.host, rig.lmtp_port)
-    try:
-        for sender, raw in letters:
-            await client.send_message(sender, [to], raw)
-            await asyncio.sleep(1 / per_second)
-    finally:
-        await client.close()
 
 
 def _counts(url: str) -> tuple[list[Inbound], list[Outbound], list[OrderSet]]:
@@ -97,13 +87,13 @@ async def test_the_reader_killed_during_a_burst_loses_nothing_and_repeats_nothin
         await wait_until(lambda: workers_running(engine) == 2, 30, "two workers running")
 
         before, after = letters[: len(letters) * 2 // 3], letters[len(letters) * 2 // 3 :]
-        burst = asyncio.create_task(_deliver(mail_rig, first.address, before, per_second=60))
+        burst = asyncio.create_task(deliver(mail_rig, first.address, before, per_second=60))
         await wait_until(lambda: len(_counts(db_url)[0]) >= 30, 30, "the burst under way")
         assert first.proc is not None
         os.kill(first.proc.pid, signal.SIGKILL)  # the reader, mid-burst
         first.proc.wait(10)
         await burst
-        await _deliver(mail_rig, first.address, after, per_second=200)  # only the survivor reads these
+        await deliver(mail_rig, first.address, after, per_second=200)  # only the survivor reads these
 
         def finished() -> bool:
             inbound, outbound, _ = _counts(db_url)

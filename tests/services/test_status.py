@@ -148,3 +148,44 @@ async def test_health_answers_503_when_the_store_cannot_be_read() -> None:
         await server.wait_closed()
     assert line == "HTTP/1.1 503 Service Unavailable"
     assert json.loads(body) == {"ok": False, "error": "RuntimeError: database is locked"}
+
+
+# -- stalls: work due and untouched ------------------------------------------------------
+
+
+def test_replies_due_and_none_sent_for_the_stall_time_make_the_status_not_ok(harness: Harness) -> None:
+    _running_game(harness)  # its welcome letters and first reports wait in the outbox
+    waiting = len(harness.outbox())
+    with Session(harness.bot.engine) as session, session.begin():
+        error = "transport: SSLCertVerificationError: certificate verify failed"
+        session.get_one(Outbound, 1).last_error = error
+    stall = timedelta(seconds=90)
+    assert gather_status(harness.bot.engine, harness.clock(), stall=stall).ok  # just queued: not late
+    harness.clock.advance(100)
+    status = gather_status(harness.bot.engine, harness.clock(), stall=stall)
+    assert not status.ok and [stall.loop for stall in status.stalls] == ["outbox"]
+    reason = f"{waiting} replies due for 1 min 40 s, none sent"
+    assert status.stalls[0].reason.startswith(reason)
+    assert "SSLCertVerificationError" in status.stalls[0].reason
+    assert f"!! stalled outbox: {reason}" in "\n".join(status_lines(status))
+    assert json.loads(status_json(status))["stalls"][0]["loop"] == "outbox"
+
+    _set_outbound(harness, 1, OutboundState.SENT)  # sending goes on: a backlog, not a stall
+    with Session(harness.bot.engine) as session, session.begin():
+        session.get_one(Outbound, 1).sent_at = harness.clock() - timedelta(seconds=10)
+    assert gather_status(harness.bot.engine, harness.clock(), stall=stall).stalls == []
+
+
+def test_letters_stored_and_none_handled_and_a_deadline_not_processed_are_stalls(harness: Harness) -> None:
+    game_id = _running_game(harness)
+    _set_outbound(harness, 1, OutboundState.SENT)  # the outbox is not what this test looks at
+    with Session(harness.bot.engine) as session, session.begin():
+        for row in harness.outbox():
+            session.get_one(Outbound, row.id).state = OutboundState.SENT
+    harness.bot.inject(letter(subject="PING"))
+    harness.clock.advance(49 * 3600)  # the letter waited two days, the deadline passed
+    status = gather_status(harness.bot.engine, harness.clock(), stall=timedelta(seconds=90))
+    found = {stall.loop: stall.reason for stall in status.stalls}
+    assert found["letters"] == "1 letter stored 2940 min 0 s ago, none handled"
+    assert found["deadlines"] == f"game {game_id} step T1.orders due 60 min 0 s ago, not processed"
+    assert not status.ok

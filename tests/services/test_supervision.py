@@ -49,7 +49,9 @@ def test_a_game_that_raises_is_paused_and_its_gm_told_while_the_others_go_on(h: 
             h.mail(address, f"[DU-{game_id} {secret}] orders", "ORDERS\nATTACK 2\nEND\n")
     _break(h, broken)
     h.flush()
-    letters = h.tick(49 * 3600)
+    letters = h.tick(49 * 3600)  # a first failure may be a passing fault: tried again, not paused
+    assert h.game(broken).status is GameStatus.RUNNING
+    letters += h.tick()  # the same error again, the store answering: paused
     assert h.bot.tick_once() == [f"game {healthy}: idle"]  # the broken game is paused, not retried
     assert h.game(broken).status is GameStatus.PAUSED
     assert h.game(healthy).status is GameStatus.RUNNING

@@ -152,12 +152,14 @@ def test_status_text_highlights_failed_rows_and_json_says_not_ok(game: str) -> N
 
     assert "status at " in _run("status").stdout.splitlines()[0]
     _fail(game, 1)
-    text = _run("status").stdout
+    result = runner.invoke(app, ["status"])
+    assert result.exit_code == 1  # not ok: a container's health check sees it
+    text = result.stdout
     assert text.splitlines()[0].endswith("ATTENTION")
     assert "failed 1 <-- !!" in text and "games:   setup 0, running 1" in text
     assert "next deadline: " in text and "game 1 (Ops duel)" in text
     assert "last IMAP contact: unknown" in text
-    data = json.loads(_run("status", "--json").stdout)
+    data = json.loads(runner.invoke(app, ["status", "--json"]).stdout)
     assert data["ok"] is False and data["outbox"]["failed"] == 1 and data["games"]["running"] == 1
 
 

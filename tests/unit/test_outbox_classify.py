@@ -33,6 +33,8 @@ from mailbot.store.models import Outbound, OutboundState
 
 START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 POLICY = RetryPolicy(base=10, maximum=100, max_attempts=4)
+#: the transport's probe back-off, slow here so each step of it can be seen
+PROBE = RetryPolicy(base=10, maximum=100)
 
 
 class Clock:
@@ -82,7 +84,12 @@ class Rig:
         self.sink = ScriptedSink()
         self.notices: list[str] = []
         self.outbox = Outbox(
-            engine=engine, sink=self.sink, clock=self.clock, retry=POLICY, on_failure=self._notice
+            engine=engine,
+            sink=self.sink,
+            clock=self.clock,
+            retry=POLICY,
+            on_failure=self._notice,
+            probe=PROBE,
         )
 
     def _notice(self, _session: Session, row: Outbound, _now: datetime) -> None:
