@@ -118,13 +118,61 @@ def _headers(out: Outgoing) -> list[bytes]:
         _header("Auto-Submitted", "auto-replied" if out.is_reply or out.in_reply_to else "auto-generated"),
         b"X-Auto-Response-Suppress: All\r\n",
     ]
-    if out.in_reply_to:
-        lines.append(_header("In-Reply-To", f"<{out.in_reply_to}>"))
-        lines.append(
-            _header("References", " ".join(f"<{ref}>" for ref in (*out.references, out.in_reply_to)))
-        )
+    parent, references = thread_ids(out.in_reply_to, out.references)
+    if parent is not None:
+        lines.append(_id_header("In-Reply-To", [parent]))
+    if references:
+        lines.append(_id_header("References", references))
     lines.append(b"MIME-Version: 1.0\r\n")
     return lines
+
+
+# -- threading -------------------------------------------------------------------------------
+
+# A msg-id as RFC 5322 (3.6.4) writes it, without its brackets: dot-atom-text "@" dot-atom-text
+# or a domain literal. A letter's Message-ID is the writer's to choose, so one that is not this
+# (spaces, NUL, 8-bit bytes, obsolete forms) is dropped, not copied: the e-mail library would
+# write it as an RFC 2047 encoded word, which no client threads on.
+_MSG_ID = re.compile(rf"{_DOT_ATOM}@(?:{_DOT_ATOM}|\[[!-Z^-~]*\])")
+#: a msg-id longer than this is dropped (real ones are under 100 characters; 1,000 is a line's limit)
+MAX_MSG_ID = 250
+#: msg-ids kept in References: the thread's first and the latest (RFC 5322 3.6.4 allows trimming)
+MAX_REFERENCES = 20
+
+
+def well_formed_msg_id(value: str) -> bool:
+    """Whether ``value`` (without brackets) may stand in In-Reply-To or References as it is."""
+    return len(value) <= MAX_MSG_ID and _MSG_ID.fullmatch(value) is not None
+
+
+def thread_ids(in_reply_to: str | None, references: Sequence[str]) -> tuple[str | None, list[str]]:
+    """The In-Reply-To and References of a reply: only well-formed msg-ids, References bounded."""
+    parent = in_reply_to if in_reply_to is not None and well_formed_msg_id(in_reply_to) else None
+    kept = [ref for ref in (*references, *([parent] if parent else [])) if well_formed_msg_id(ref)]
+    if len(kept) > MAX_REFERENCES:
+        kept = [kept[0], *kept[-(MAX_REFERENCES - 1) :]]
+    return parent, kept
+
+
+def _id_header(name: str, ids: Sequence[str]) -> bytes:
+    """``Name: <a> <b>`` folded between msg-ids only, never encoded.
+
+    Written by the library's rule (:func:`_header`) wherever that rule writes the ids as they
+    are; a msg-id too long for a folded line of 78 then stands on a line of its own, which
+    RFC 5322 allows up to 998 characters (the library would encode it).
+    """
+    words = [f"<{value}>" for value in ids]
+    value = " ".join(words)
+    if "=?" not in value and all(len(word) + 1 <= _MAX_LINE for word in words):
+        return _header(name, value)  # the library's folding leaves such words alone
+    lines, line = [], f"{name}:"
+    for word in words:
+        if len(line) + 1 + len(word) > _MAX_LINE and line != f"{name}:":
+            lines.append(line)
+            line = ""
+        line += " " + word
+    lines.append(line)
+    return ("\r\n".join(lines) + "\r\n").encode("ascii")
 
 
 def _header(name: str, value: str) -> bytes:

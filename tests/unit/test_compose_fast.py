@@ -29,6 +29,7 @@ from mailbot.mail.compose import (
     compose,
     encode_text,
     header_text,
+    thread_ids,
 )
 from mailbot.render.templates import Rendered
 
@@ -44,9 +45,12 @@ def reference(out: Outgoing) -> bytes:
     msg["Message-ID"] = f"<{out.message_id}>"
     msg["Auto-Submitted"] = "auto-replied" if out.is_reply or out.in_reply_to else "auto-generated"
     msg["X-Auto-Response-Suppress"] = "All"
-    if out.in_reply_to:
-        msg["In-Reply-To"] = f"<{out.in_reply_to}>"
-        msg["References"] = " ".join(f"<{ref}>" for ref in (*out.references, out.in_reply_to))
+    # Which msg-ids are kept is tests/unit/test_thread_ids.py's; how they are written is the library's.
+    parent, references = thread_ids(out.in_reply_to, out.references)
+    if parent is not None:
+        msg["In-Reply-To"] = f"<{parent}>"
+    if references:
+        msg["References"] = " ".join(f"<{ref}>" for ref in references)
     msg.set_content(out.body.text)
     msg.add_alternative(out.body.html, subtype="html")
     for item in out.attachments:
@@ -94,7 +98,8 @@ RECIPIENTS = [
     "dot..dot@example.test",
     "p@exämple.test",
 ]
-REFERENCES = ["a@b", "=?utf-8?q?x?=@evil", "ünï@code", "very-long-" * 8 + "@x", "(x)@y", "a b@c"]
+# Well-formed msg-ids the library would encode (too long, or holding "=?") are test_thread_ids.py's.
+REFERENCES = ["a@b", "ünï@code", "very-long-" * 6 + "@x", "(x)@y", "a b@c", "x\x00y@z", "<>@x"]
 TEXTS = [
     "",
     "plain text\n",
