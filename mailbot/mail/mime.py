@@ -75,6 +75,19 @@ def parse_letter(raw: bytes, *, max_bytes: int = 256_000, max_text_chars: int = 
     body = "" if too_large else body_text(msg)
     if len(body) > max_text_chars:
         body, too_large = body[:max_text_chars], True
+    return _letter(msg, body, too_large=too_large)
+
+
+def parse_headers(raw: bytes) -> Letter:
+    """The letter's headers only, with no text: for a letter whose body :func:`parse_letter`
+    cannot read (nested thousands of parts deep), so that its sender can be told.
+
+    Raises :class:`MessageFormatError` when ``raw`` has no header at all.
+    """
+    return _letter(parse_message(raw, headers_only=True), "", too_large=False)
+
+
+def _letter(msg: Message, body: str, *, too_large: bool) -> Letter:
     heads = _first_headers(msg)
     sender_name, sender = _from_address(heads)
     return_path = _return_path(heads)

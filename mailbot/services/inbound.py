@@ -28,9 +28,9 @@ from sqlmodel import Session, col, select
 
 from mailbot.core.commands import BASIC_COMMANDS, Command, CommandSpec, Reading, index_specs, read_commands
 from mailbot.core.letter import Letter
-from mailbot.errors import GameBusy, MailbotError, StoreUnavailable
+from mailbot.errors import GameBusy, MailbotError, MessageFormatError, StoreUnavailable
 from mailbot.mail.compose import Outgoing, reply_subject
-from mailbot.mail.mime import parse_letter
+from mailbot.mail.mime import parse_headers, parse_letter
 from mailbot.mail.quoting import split_reply
 from mailbot.render.templates import Renderer
 from mailbot.services import thread
@@ -62,6 +62,9 @@ MAX_SECTION_LINES = 120
 MAX_LINE_CHARS = 200
 MAX_REASON_CHARS = 300
 MAX_LINE_NUMBERS = 8  # numbers shown for one problem repeated on many lines
+ROW_REASON_CHARS = 200  # a stored letter's reason (its column's width)
+#: all an unreadable letter gets back: one line, short enough not to be wrapped
+UNREADABLE_LINE = "It could not be read; please send your commands again as plain text."
 
 # One commit per batch of letters instead of one per letter; short enough that the database's
 # write lock is never held long (SQLite has one for the whole file).
@@ -200,7 +203,8 @@ class InboundProcessor:
         if strikes >= LETTER_STRIKES:
             del self._strikes[inbound_id]
             log.error("letter %s shunted: refused %d times by a store taking writes", inbound_id, strikes)
-            self._shunt(inbound_id, traceback.format_exc())
+            why = f"the store refused it {strikes} times while taking other writes"
+            self._shunt(inbound_id, traceback.format_exc(), why)
 
     def _process_all(self) -> int:
         done = 0
@@ -317,7 +321,7 @@ class InboundProcessor:
             log.exception(
                 "letter %s shunted", inbound_id, extra={"inbound": inbound_id, "outcome": "shunted"}
             )
-            self._park(row, traceback.format_exc())
+            self._park(row, traceback.format_exc(), _why(exc))
         return True
 
     def process(self, inbound_id: int) -> bool:
@@ -340,21 +344,36 @@ class InboundProcessor:
             log.exception(
                 "letter %s shunted", inbound_id, extra={"inbound": inbound_id, "outcome": "shunted"}
             )
-            self._shunt(inbound_id, traceback.format_exc())
+            self._shunt(inbound_id, traceback.format_exc(), _why(exc))
         return True
 
-    def _shunt(self, inbound_id: int, trace: str) -> None:
+    def _shunt(self, inbound_id: int, trace: str, reason: str) -> None:
         with Session(self.engine) as session, session.begin():
-            self._park(session.get_one(Inbound, inbound_id), trace)
+            self._park(session.get_one(Inbound, inbound_id), trace, reason)
 
-    def _park(self, row: Inbound, trace: str) -> None:
+    def _park(self, row: Inbound, trace: str, reason: str) -> None:
         row.state = InboundState.SHUNTED
         row.traceback = trace
+        row.reason = reason
         row.processed_at = self.clock()
 
-    def _handle(self, session: Session, row: Inbound) -> None:
+    def _read(self, row: Inbound) -> tuple[Letter, str]:
+        """The letter, and why its text could not be read ("" when it could).
+
+        A message whose headers can be read but not its body (parts nested thousands deep) is
+        answered from its headers alone; one without a header has nobody to answer: the
+        :class:`MessageFormatError` goes on and the letter is shunted with its reason.
+        """
         ident = self.identity
-        letter = parse_letter(row.raw, max_bytes=ident.max_message_bytes, max_text_chars=ident.max_text_chars)
+        try:
+            return parse_letter(
+                row.raw, max_bytes=ident.max_message_bytes, max_text_chars=ident.max_text_chars
+            ), ""
+        except MessageFormatError as exc:
+            return parse_headers(row.raw), _cut(f"unreadable: {exc}", ROW_REASON_CHARS)
+
+    def _handle(self, session: Session, row: Inbound) -> None:
+        letter, unreadable = self._read(row)
         started = self.clock()
         reason = self._ignore_reason(letter)
         if reason:
@@ -364,18 +383,33 @@ class InboundProcessor:
             )
             return
         queued = collect_queued(session)
-        reply, context = (self._too_large(), None) if letter.too_large else self._answer(session, letter, row)
-        self._send_reply(session, letter, row, reply, context)
+        reply, context = self._reply_to(session, letter, row, unreadable=bool(unreadable))
+        if reply is not None:
+            self._send_reply(session, letter, row, reply, context)
         row.state, row.processed_at = InboundState.PROCESSED, started  # one UPDATE, at the end
+        if unreadable:  # (set earlier, the row would be flushed by every query of the handling)
+            row.reason = unreadable
         self._log_handled(queued, row, reply, context)
 
+    def _reply_to(
+        self, session: Session, letter: Letter, row: Inbound, *, unreadable: bool
+    ) -> tuple[Reply | None, Context | None]:
+        """The reply and what was read; no context for a letter that was not read, and no reply
+        to an unreadable letter answered before (handled again after a restore or a retry)."""
+        if unreadable:
+            return (None if repo.answered_inbound(session, row.id) else _unreadable()), None
+        if letter.too_large:
+            return self._too_large(), None
+        return self._answer(session, letter, row)
+
     def _log_handled(
-        self, queued: Sequence[Outbound], row: Inbound, reply: Reply, context: Context | None
+        self, queued: Sequence[Outbound], row: Inbound, reply: Reply | None, context: Context | None
     ) -> None:
         """One line per answered letter: who (when known) and the outcome; never its text or secret."""
         fields: dict[str, Any] = {"inbound": row.id, "outcome": "answered"}
-        if context is None:
-            fields["reason"] = "too large"
+        if reply is None or context is None:
+            fields["reason"] = row.reason or "too large"
+            fields["outcome"] = "answered" if reply is not None else "answered before"
         else:
             fields["commands"] = [command.name for command in context.reading.commands]
             who = context.extra.get("who")  # the Gatekeeper's verdict, when a game command asked
@@ -498,6 +532,21 @@ class InboundProcessor:
             is_reply=True,
         )
         enqueue(session, out, kind="reply", now=now, inbound_id=row.id, thread=known_thread)
+
+
+def _why(exc: Exception) -> str:
+    """A shunted letter's reason, short: the traceback beside it says the rest."""
+    return _cut(f"{type(exc).__name__}: {exc}", ROW_REASON_CHARS)
+
+
+def _unreadable() -> Reply:
+    """One line, nothing of any game: the letter may be anybody's."""
+    reply = Reply()
+    reply.section(
+        "Your letter could not be read",
+        [UNREADABLE_LINE],
+    )
+    return reply
 
 
 def _refused(queued: Sequence[Outbound], reply: Reply) -> bool:

@@ -248,6 +248,12 @@ def pending_inbound_ids(session: Session, limit: int = 100) -> list[int]:
     return [row for row in session.exec(query) if row is not None]
 
 
+def answered_inbound(session: Session, inbound_id: int | None) -> bool:
+    """Whether a letter was written in answer to this stored letter (it is handled again)."""
+    query = select(Outbound.id).where(Outbound.inbound_id == inbound_id).limit(1)
+    return inbound_id is not None and session.exec(query).first() is not None
+
+
 def add_outbound(session: Session, row: Outbound) -> Outbound:
     session.add(row)
     return row

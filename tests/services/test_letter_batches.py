@@ -126,11 +126,11 @@ async def test_a_batch_that_fails_as_a_whole_is_handled_one_by_one(
     real_park = wired.processor._park
     parks = []
 
-    def park_fails_once(row: Inbound, trace: str) -> None:
+    def park_fails_once(row: Inbound, trace: str, reason: str) -> None:
         parks.append(row.id)
         if len(parks) == 1:
             raise RuntimeError("the store refused the shunt")
-        real_park(row, trace)
+        real_park(row, trace, reason)
 
     monkeypatch.setattr(wired.processor, "_park", park_fails_once)
 
@@ -142,5 +142,6 @@ async def test_a_batch_that_fails_as_a_whole_is_handled_one_by_one(
         InboundState.SHUNTED,
         InboundState.PROCESSED,
     )
+    assert broken.reason == "RuntimeError: handler bug"
     # Exactly one reply per good letter: what the failed batch wrote was rolled back.
     assert [row.inbound_id for row in _rows(engine, Outbound)] == [first.id, last.id]

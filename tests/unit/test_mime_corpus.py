@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from mailbot.core.letter import Automatic, Letter
 from mailbot.errors import MessageFormatError
-from mailbot.mail.mime import parse_letter
+from mailbot.mail.mime import parse_headers, parse_letter
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "mail"
 MESSAGES = sorted(CORPUS.glob("*.eml"))
@@ -247,3 +247,26 @@ def test_mutated_corpus_messages_never_crash(path: Path, edits: list[tuple[int, 
         return
     for text in (letter.subject, letter.sender, letter.sender_name, letter.body_text):
         text.encode("utf-8")  # no lone surrogates: everything must be storable
+
+
+def test_the_headers_of_a_letter_too_deep_to_read_are_read() -> None:
+    depth = 2000
+    parts = b"".join(
+        b'Content-Type: multipart/mixed; boundary="b%d"\r\n\r\n--b%d\r\n' % (n, n) for n in range(depth)
+    )
+    raw = (
+        b"From: Alice <alice@Players.TEST>\r\nSubject: deep\r\nMessage-ID: <d@x>\r\n"
+        + parts
+        + b"\r\nPING\r\n"
+    )
+    with pytest.raises(MessageFormatError):
+        parse_letter(raw)
+    letter = parse_headers(raw)
+    assert (letter.sender, letter.sender_name, letter.subject) == ("alice@players.test", "Alice", "deep")
+    assert (letter.message_id, letter.body_text, letter.too_large) == ("d@x", "", False)
+
+
+@pytest.mark.parametrize("raw", [b"", b"\r\n\r\n", b"just some text\n"])
+def test_no_headers_no_letter(raw: bytes) -> None:
+    with pytest.raises(MessageFormatError):
+        parse_headers(raw)
