@@ -370,7 +370,7 @@ class InboundProcessor:
                 row.raw, max_bytes=ident.max_message_bytes, max_text_chars=ident.max_text_chars
             ), ""
         except MessageFormatError as exc:
-            return parse_headers(row.raw), _cut(f"unreadable: {exc}", ROW_REASON_CHARS)
+            return parse_headers(row.raw), _cut(str(exc), ROW_REASON_CHARS)
 
     def _handle(self, session: Session, row: Inbound) -> None:
         letter, unreadable = self._read(row)

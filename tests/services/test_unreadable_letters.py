@@ -50,7 +50,7 @@ async def test_a_letter_nested_two_thousand_deep_gets_one_line_back(engine: Engi
     await _handle(wired, nested(2000), letter(sender="bob@players.test", subject="PING"))
 
     deep, ping = _rows(engine)
-    assert deep.state is InboundState.PROCESSED and deep.reason.startswith("unreadable: ")
+    assert deep.state is InboundState.PROCESSED and deep.reason.startswith("unreadable message: ")
     assert ping.state is InboundState.PROCESSED  # the batch went on
     answer, pong = wired.sink.sent
     assert answer.recipient == SENDER
