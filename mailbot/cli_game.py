@@ -71,11 +71,15 @@ def create(
     ),
     timezone: str = typer.Option("UTC", "--timezone"),
     gm: str = typer.Option("", "--gm", help="Game master address (default: bot.gm_address)."),
-    grace: str = typer.Option("0m", "--grace", help="Grace after each deadline, e.g. 30m."),
+    grace: str = typer.Option("0m", "--grace", help="Grace after each deadline, e.g. 30m (0 for none)."),
     reminder: list[str] = typer.Option(
         ["12h"], "--reminder", help="Reminder before the deadline (repeatable)."
     ),
-    early: str = typer.Option("5m", "--early", help="Delay before early processing once everyone is in."),
+    early: str = typer.Option(
+        "5m",
+        "--early",
+        help="Wait after the last orders are in before processing early, e.g. 10s (0: at once).",
+    ),
     reveal: str = typer.Option("", "--reveal", help="Dice seeds: 'each-step' or 'end' (default: by game)."),
     anonymous_press: bool = typer.Option(False, "--anonymous-press", help="Allow anonymous PRESS."),
     require_dkim: bool = typer.Option(False, "--require-dkim", help="Letters need a trusted DKIM pass."),
@@ -84,9 +88,12 @@ def create(
     config: ConfigOption = None,
 ) -> None:
     """Create a game; prints its number, the GM secret and each seat's invite code."""
-    from mailbot.core.deadlines import parse_duration
     from mailbot.services.games import GameSetup, tag
 
+    if reveal not in ("", "each-step", "end"):
+        raise typer.BadParameter("takes each-step or end", param_hint="--reveal")
+    grace_wait, early_wait = _delay("--grace", grace), _delay("--early", early)
+    reminders = tuple(_delay("--reminder", text, zero=False) for text in reminder)
     with _bot(config) as bot, Session(bot.engine) as session, session.begin():
         setup = GameSetup(
             plugin=game,
@@ -95,14 +102,12 @@ def create(
             deadline=deadline,
             timezone=timezone,
             gm_address=gm or bot.settings.bot.gm_address or bot.settings.bot.address,
-            grace=parse_duration(grace) or timedelta(0),
-            reminders=tuple(d for d in map(parse_duration, reminder) if d),
-            early=parse_duration(early) or timedelta(minutes=5),
+            reminders=reminders,
             late_limit=late_limit,
             anonymous_press=anonymous_press,
+            grace=grace_wait,
+            early=early_wait,
         )
-        if reveal not in ("", "each-step", "end"):
-            raise typer.BadParameter("--reveal takes each-step or end")
         row = bot.games.create(session, setup)
         row.require_dkim, row.vacation_days = require_dkim, vacation_days
         if reveal:
@@ -113,6 +118,18 @@ def create(
         for seat in bot.games.seats(session, int(row.id or 0)):
             join = f"JOIN {row.id} {seat.name} {seat.invite_code}"
             typer.echo(f"seat {seat.name}: invite code {seat.invite_code}  ({join})")
+
+
+def _delay(option: str, text: str, *, zero: bool = True) -> timedelta:
+    """A wait from the command line, or a usage error naming the option: never a silent default."""
+    from mailbot.core.deadlines import SpecProblem, parse_delay
+
+    value = parse_delay(text)
+    if isinstance(value, SpecProblem):
+        raise typer.BadParameter(f"{text!r}: {value.reason}", param_hint=option)
+    if not value and not zero:
+        raise typer.BadParameter(f"{text!r}: must be more than zero", param_hint=option)
+    return value
 
 
 @game_app.command("invite")

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -67,6 +67,9 @@ _UNITS: dict[str, timedelta] = {
     **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), timedelta(hours=1)),
     **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), timedelta(minutes=1)),
 }
+# A wait the game master sets (early processing, grace) may be short: seconds are allowed there.
+_DELAY_UNITS = {**_UNITS, **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), timedelta(seconds=1))}
+_NO_DELAY = frozenset({"0", "none", "no", "off"})
 _MAX_TEXT = 100  # the longest real rule is well under this; mail may bring anything
 _FILLERS = frozenset({"at", "and", "&", "every"})
 
@@ -191,39 +194,50 @@ def parse_duration(text: str) -> timedelta | None:
     return None if isinstance(duration, SpecProblem) else duration
 
 
-def _parse_duration(text: str) -> timedelta | SpecProblem:
+def parse_delay(text: str) -> timedelta | SpecProblem:
+    """A wait the game master sets, such as early processing's or a grace: ``10s``, ``5m``,
+    ``1h30m``; ``0`` (or ``none``) for no wait at all."""
+    words = text.strip().lower()
+    if words in _NO_DELAY:
+        return timedelta(0)
+    return _parse_duration(words, units=_DELAY_UNITS, zero=True)
+
+
+def _parse_duration(
+    text: str, *, units: Mapping[str, timedelta] = _UNITS, zero: bool = False
+) -> timedelta | SpecProblem:
     words = re.sub(r"\band\b|,", " ", text.lower()).strip()
     if words.isdigit():
         return SpecProblem(text, f"give a unit: {words}h, {words}d or {words}m")
     if not _DURATION.fullmatch(words):
         return SpecProblem(text, "not a duration: expected e.g. 48h, 2d, 1d12h or 36 hours")
-    total = _sum_parts(text, words)
+    total = _sum_parts(text, words, units)
     if isinstance(total, SpecProblem):
         return total
-    if total <= timedelta(0):
+    if total < timedelta(0) or (total == timedelta(0) and not zero):
         return SpecProblem(text, "a deadline duration must be more than zero")
     if total > MAX_DURATION:
         return SpecProblem(text, f"longer than {MAX_DURATION.days} days")
     return total
 
 
-def _sum_parts(text: str, words: str) -> timedelta | SpecProblem:
+def _sum_parts(text: str, words: str, units: Mapping[str, timedelta]) -> timedelta | SpecProblem:
     total = timedelta(0)
     seen: set[timedelta] = set()
     for amount, unit in _DURATION_PART.findall(words):
-        if unit not in _UNITS:
-            return SpecProblem(text, _unit_problem(unit))
-        if _UNITS[unit] in seen:
+        if unit not in units:
+            return SpecProblem(text, _unit_problem(unit, seconds="s" in units))
+        if units[unit] in seen:
             return SpecProblem(text, f"the unit {unit!r} is given twice")
-        seen.add(_UNITS[unit])
-        total += int(amount) * _UNITS[unit]
+        seen.add(units[unit])
+        total += int(amount) * units[unit]
     return total
 
 
-def _unit_problem(unit: str) -> str:
+def _unit_problem(unit: str, *, seconds: bool = False) -> str:
     if unit.startswith(("mo", "y")):
         return "months and years differ in length: give days (e.g. 30d)"
-    return f"unknown unit {unit!r}: use w, d, h or m"
+    return f"unknown unit {unit!r}: use " + ("w, d, h, m or s" if seconds else "w, d, h or m")
 
 
 def _parse_absolute(text: str) -> AbsoluteDeadline | SpecProblem:
@@ -428,6 +442,15 @@ def duration_text(duration: timedelta) -> str:
     """``1 day 12 hours``; ``90m`` reads as ``1 hour 30 minutes`` (seconds are not shown)."""
     words = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in _split_duration(duration)]
     return " ".join(words) or "less than a minute"
+
+
+def delay_text(delay: timedelta) -> str:
+    """A short wait in words, seconds included: ``10 seconds``, ``5 minutes 30 seconds``."""
+    seconds = int(delay.total_seconds()) % 60
+    words = [duration_text(delay)] if delay >= timedelta(minutes=1) else []
+    if seconds or not words:
+        words.append(f"{seconds} second{'' if seconds == 1 else 's'}")
+    return " ".join(words)
 
 
 def _compact_duration(duration: timedelta) -> str:

@@ -203,6 +203,7 @@ class MailGame:
             f"Open step: {step.key} ({step.title})",
             f"Deadline: {deadlines.local_time(step.deadline_at, zone)}",
             f"Still to send: {', '.join(missing) or 'nobody'}",
+            early_line(game, step, Games.seats(session, row_id(game)), zone, gm=seat is None),
         ]
 
     def wait(self, command: Command, ctx: Context, reply: Reply) -> None:
@@ -307,6 +308,22 @@ class MailGame:
         ctx.session.add(who.seat)
         self.games.note(ctx.session, who.game, "resign", {"seat": who.seat.name})
         reply.section("Resigned", [f"You have left {who.game.title}; your seat plays its default orders."])
+
+
+def early_line(game: Game, step: StepRow, seats: Sequence[Seat], zone: str, *, gm: bool) -> str:
+    """When the open step is processed early: the time once every order is in, else the rule.
+
+    Only the game master hears whose WAIT holds it back; a player learns nothing of who waits.
+    """
+    waiting = sorted(seat.name for seat in seats if seat.wait and seat.name in step.owing)
+    if waiting and gm:
+        return f"Early processing: held back, {', '.join(waiting)} asked to WAIT"
+    if step.early_at is not None and not waiting:
+        return f"Early processing: due {deadlines.local_time(step.early_at, zone)} (every order is in)"
+    delay = timedelta(seconds=game.early_seconds)
+    if not delay:
+        return "Early processing: as soon as every order is in"
+    return f"Early processing: {deadlines.delay_text(delay)} after every order is in"
 
 
 def letter_entropy(ctx: Context) -> tuple[str, str]:

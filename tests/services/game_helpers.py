@@ -35,7 +35,9 @@ class Harness:
         self.bot.started_at = self.clock.now
         self.seen = 0
 
-    def create(self, deadline: str = "48h", **options: object) -> int:
+    def create(
+        self, deadline: str = "48h", early: timedelta = timedelta(minutes=5), **options: object
+    ) -> int:
         setup = GameSetup(
             plugin="duel",
             scenario="standard",
@@ -44,7 +46,7 @@ class Harness:
             timezone="Europe/Berlin",
             gm_address=GM,
             options=dict(options),
-            early=timedelta(minutes=5),
+            early=early,
             reminders=(timedelta(hours=12),),
         )
         with Session(self.bot.engine) as session, session.begin():

@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from sqlmodel import Session, select
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
 from typer.testing import CliRunner
 
 from mailbot.cli import app
@@ -71,6 +72,50 @@ def test_the_gm_runs_a_game_from_the_command_line(env: str) -> None:
         kinds = [row.kind for row in session.exec(select(Outbound))]
     engine.dispose()
     assert kinds.count("welcome") == 2 and kinds.count("report") == 2 and "announcement" in kinds
+
+
+def _create(*options: str) -> list[str]:
+    return ["game", "create", "--game", "duel", "--title", "Quick duel", "--deadline", "4m", *options]
+
+
+def test_early_grace_and_reminders_are_taken_as_given(env: str) -> None:
+    _run(*_create("--early", "10s", "--grace", "30s", "--reminder", "1m30s", "--reminder", "2h"))
+    _run(*_create("--early", "0", "--grace", "0"))
+    engine = db.make_engine(env)
+    with Session(engine) as session:
+        quick, at_once = session.exec(select(Game).order_by(col(Game.id))).all()
+    engine.dispose()
+    assert (quick.early_seconds, quick.grace_seconds, quick.reminders) == (10, 30, [90, 7200])
+    assert (at_once.early_seconds, at_once.grace_seconds) == (0, 0)
+    for number in ("1", "2"):
+        _run("game", "invite", number, "a@players.test", "--seat", "north")
+        _run("game", "invite", number, "b@players.test", "--seat", "south")
+    assert "Early processing: 10 seconds after every order is in" in _run("game", "show", "1")
+    assert "Early processing: as soon as every order is in" in _run("game", "show", "2")
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "reason"),
+    [
+        ("--early", "10x", "unknown unit 'x'"),
+        ("--early", "5", "give a unit"),
+        ("--grace", "soon", "not a duration"),
+        ("--reminder", "0", "must be more than zero"),
+    ],
+)
+def test_a_wait_that_cannot_be_read_is_refused_and_creates_nothing(
+    env: str, option: str, value: str, reason: str
+) -> None:
+    result = runner.invoke(app, _create(option, value))
+    assert result.exit_code == 2
+    assert option in result.output and reason in result.output
+    engine = db.make_engine(env)
+    with engine.connect() as connection:
+        assert (
+            not sa.inspect(connection).has_table("game")
+            or connection.execute(sa.text("SELECT count(*) FROM game")).scalar_one() == 0
+        )
+    engine.dispose()
 
 
 def test_inject_feeds_one_letter_through_the_pipeline(env: str, tmp_path: Path) -> None:

@@ -13,10 +13,11 @@ import pytest
 from sqlmodel import Session, select
 
 from mailbot.core.chain import verify_chain
+from mailbot.core.deadlines import local_time
 from mailbot.core.sealed import check_receipt
 from mailbot.scheduler.deadlines import DeadlineScheduler
 from mailbot.services import chainlog
-from mailbot.store.game_tables import GameStatus, OrderSet, SeatStatus, StepState
+from mailbot.store.game_tables import Game, GameStatus, OrderSet, SeatStatus, StepState
 from tests.services.game_helpers import Harness, tag_of, text, to
 from tests.services.helpers import GM, letter
 
@@ -179,6 +180,44 @@ def test_early_processing_gives_time_for_a_last_correction(h: Harness) -> None:
     assert h.tick(120) == []  # the 5-minute correction delay is not over
     assert h.tick(200) != []
     assert [s.key for s in h.steps(game_id) if s.state is StepState.OPEN] == ["T1.bid"]
+
+
+def test_early_processing_after_ten_seconds_when_so_set(h: Harness) -> None:
+    game_id = h.create(deadline="4m", early=timedelta(seconds=10))
+    h.invite(game_id, "north", NORTH)
+    h.invite(game_id, "south", SOUTH)
+    h.flush()
+    north, south = (f"[DU-{game_id} {h.seat(game_id, name).secret}]" for name in ("north", "south"))
+    h.mail(NORTH, f"{north} orders", "ORDERS\nATTACK 2\nEND\n")
+    h.mail(SOUTH, f"{south} orders", "ORDERS\nATTACK 1\nDEFEND 2\nEND\n")
+    assert h.tick(5) == []
+    assert {m["To"] for m in h.tick(5)} == {NORTH, SOUTH}
+    assert [s.key for s in h.steps(game_id) if s.state is StepState.OPEN] == ["T1.bid"]
+
+
+def test_status_says_when_early_processing_is_due(h: Harness) -> None:
+    game_id, north_tag, south_tag = _started(h)
+
+    def status(sender: str, subject_tag: str) -> list[str]:
+        (reply,) = h.mail(sender, f"{subject_tag} status", "STATUS\n")
+        return [line for line in text(reply).splitlines() if line.startswith("Early processing")]
+
+    def gm_status() -> list[str]:
+        with Session(h.bot.engine) as session:
+            lines = h.bot.mailgame.status_lines(session, session.get_one(Game, game_id), None)
+        return [line for line in lines if line.startswith("Early processing")]
+
+    assert status(NORTH, north_tag) == ["Early processing: 5 minutes after every order is in"]
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nEND\nWAIT\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 1\nDEFEND 2\nEND\n")
+    # South learns nothing of north's WAIT; the game master is told who holds the step back.
+    assert status(SOUTH, south_tag) == ["Early processing: 5 minutes after every order is in"]
+    assert gm_status() == ["Early processing: held back, north asked to WAIT"]
+    h.mail(NORTH, f"{north_tag} go", "NOWAIT\n")
+    due = h.steps(game_id)[-1].early_at
+    assert due is not None
+    expected = f"Early processing: due {local_time(due, 'Europe/Berlin')} (every order is in)"
+    assert status(SOUTH, south_tag) == gm_status() == [expected]
 
 
 def test_status_shows_deadline_in_the_players_zone(h: Harness) -> None:

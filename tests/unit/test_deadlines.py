@@ -23,9 +23,11 @@ from mailbot.core.deadlines import (
     SpecProblem,
     WeeklyDeadline,
     canonical_zone,
+    delay_text,
     describe,
     local_time,
     parse_deadline_spec,
+    parse_delay,
     parse_duration,
     reminder_times,
     resolve_wall_time,
@@ -489,3 +491,46 @@ def test_specs_check_their_own_fields() -> None:
 )
 def test_describe(text: str, words: str) -> None:
     assert describe(spec(text)) == words
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("10s", 10),
+        ("5 seconds", 5),
+        ("5m", 300),
+        ("1m30s", 90),
+        ("0", 0),
+        ("0s", 0),
+        ("none", 0),
+        ("2h", 7200),
+    ],
+)
+def test_parse_delay_takes_seconds_and_zero(text: str, seconds: int) -> None:
+    assert parse_delay(text) == timedelta(seconds=seconds)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"), [("10x", "use w, d, h, m or s"), ("5", "give a unit"), ("-5s", "not a")]
+)
+def test_parse_delay_refuses_with_a_reason(text: str, reason: str) -> None:
+    problem = parse_delay(text)
+    assert isinstance(problem, SpecProblem) and reason in problem.reason
+
+
+def test_deadlines_still_take_no_seconds() -> None:
+    assert parse_duration("10s") is None and parse_duration("0m") is None
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [
+        (10, "10 seconds"),
+        (1, "1 second"),
+        (0, "0 seconds"),
+        (300, "5 minutes"),
+        (330, "5 minutes 30 seconds"),
+    ],
+)
+def test_delay_text(seconds: int, words: str) -> None:
+    assert delay_text(timedelta(seconds=seconds)) == words
