@@ -85,6 +85,9 @@ def create(
     require_dkim: bool = typer.Option(False, "--require-dkim", help="Letters need a trusted DKIM pass."),
     vacation_days: int = typer.Option(14, "--vacation-days", min=0, help="Longest VACATION allowed."),
     late_limit: int = typer.Option(2, "--late-limit", min=1, help="Misses in a row before the GM is told."),
+    option: list[str] = typer.Option(
+        [], "--option", "-o", help="A game option NAME=VALUE (repeatable); 'game options GAME' lists them."
+    ),
     config: ConfigOption = None,
 ) -> None:
     """Create a game; prints its number, the GM secret and each seat's invite code."""
@@ -94,6 +97,7 @@ def create(
         raise typer.BadParameter("takes each-step or end", param_hint="--reveal")
     grace_wait, early_wait = _delay("--grace", grace), _delay("--early", early)
     reminders = tuple(_delay("--reminder", text, zero=False) for text in reminder)
+    options = _options(option)
     with _bot(config) as bot, Session(bot.engine) as session, session.begin():
         setup = GameSetup(
             plugin=game,
@@ -107,6 +111,7 @@ def create(
             anonymous_press=anonymous_press,
             grace=grace_wait,
             early=early_wait,
+            options=options,
         )
         row = bot.games.create(session, setup)
         row.require_dkim, row.vacation_days = require_dkim, vacation_days
@@ -130,6 +135,35 @@ def _delay(option: str, text: str, *, zero: bool = True) -> timedelta:
     if not value and not zero:
         raise typer.BadParameter(f"{text!r}: must be more than zero", param_hint=option)
     return value
+
+
+def _options(given: list[str]) -> dict[str, str]:
+    """``NAME=VALUE`` pairs as given; the game reads the values (``Games.create``)."""
+    options: dict[str, str] = {}
+    for pair in given:
+        name, equals, value = pair.partition("=")
+        if not equals or not name.strip():
+            raise typer.BadParameter(f"{pair!r}: write NAME=VALUE", param_hint="--option")
+        if name.strip() in options:
+            raise typer.BadParameter(f"{name.strip()!r} is given twice", param_hint="--option")
+        options[name.strip()] = value.strip()
+    return options
+
+
+@game_app.command("options")
+def game_options(game: str) -> None:
+    """The options a game takes: name, values, default and what each does."""
+    from mailbot.games.registry import find_game
+    from mailbot.services.gameoptions import option_specs
+
+    try:
+        plugin = find_game(game)
+    except MailbotError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"{plugin.title} ({plugin.name}): game create --option NAME=VALUE")
+    for option in option_specs(plugin).values():
+        typer.echo(f"  {option.describe()}")
 
 
 @game_app.command("invite")
@@ -166,10 +200,14 @@ def list_games(config: ConfigOption = None) -> None:
 
 @game_app.command("show")
 def show(game_id: int, config: ConfigOption = None) -> None:
-    """A game's seats, open step and deadline (the GM's view)."""
+    """A game's options, seats, open step, deadline and early processing (the GM's view)."""
+    from mailbot.core.options import set_options
+    from mailbot.services.gameoptions import option_specs
 
     def act(bot: Any, session: Session, game: Any) -> str:
         lines = [f"{game.title} ({game.plugin}/{game.scenario}), status {game.status.value}"]
+        chosen = set_options(option_specs(bot.games.plugin(game)), game.options)
+        lines.append(f"  options: {', '.join(chosen) or 'as the scenario sets them'}")
         for seat in bot.games.seats(session, game_id):
             lines.append(f"  seat {seat.name:10s} {seat.status.value:9s} {seat.address or '(open)'}")
         lines += bot.mailgame.status_lines(session, game, None)

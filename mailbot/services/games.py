@@ -28,6 +28,7 @@ from mailbot.errors import ConfigError
 from mailbot.games.registry import AnyGame, find_game
 from mailbot.services import chainlog
 from mailbot.services.gamedata import load_game_data
+from mailbot.services.gameoptions import game_options, try_setup
 from mailbot.services.letters import Letter, Postman
 from mailbot.services.transactions import kept
 from mailbot.store.game_tables import (
@@ -304,7 +305,10 @@ class Games:
             raise ConfigError(f"deadline {setup.deadline!r}: {spec.reason}")
         if not deadlines.valid_zone(setup.timezone):
             raise ConfigError(f"unknown time zone {setup.timezone!r}")
-        seats = plugin.seats(setup.scenario, load_game_data(plugin.name))
+        data = load_game_data(plugin.name)
+        seats = plugin.seats(setup.scenario, data)
+        chosen = game_options(plugin, setup.options)
+        try_setup(plugin, Setup(setup.scenario, seats, chosen, data))
         now = self.clock()
         game = Game(
             plugin=plugin.name,
@@ -320,7 +324,7 @@ class Games:
             gm_secret=new_token(8),
             anonymous_press=setup.anonymous_press,
             reveal_at_end=plugin.hidden_information,
-            options=dict(setup.options),
+            options=chosen,
             state={},  # set up when every seat has joined (start)
             created_at=now,
         )

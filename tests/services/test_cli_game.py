@@ -118,6 +118,61 @@ def test_a_wait_that_cannot_be_read_is_refused_and_creates_nothing(
     engine.dispose()
 
 
+FLATTOP = [
+    "game",
+    "create",
+    "--game",
+    "ft",
+    "--scenario",
+    "test-small",
+    "--title",
+    "Coral",
+    "--deadline",
+    "4h",
+]
+
+
+def test_game_options_are_set_checked_and_shown(env: str) -> None:
+    listing = _run("game", "options", "flattop")
+    assert "submarines" in listing and "curve-fitted|standard" in listing and "quiet_hours" in listing
+    _run(*FLATTOP, "--option", "submarines=on", "-o", "crt=standard", "-o", "quiet_max=2")
+    shown = _run("game", "show", "1")
+    assert "options: crt=standard, quiet_max=2, submarines=on" in shown
+    engine = db.make_engine(env)
+    with Session(engine) as session:
+        assert session.get_one(Game, 1).options == {"submarines": True, "crt": "standard", "quiet_max": 2}
+    engine.dispose()
+    _run(*_create())
+    assert "options: as the scenario sets them" in _run("game", "show", "2")
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (
+            ["-o", "subs=on"],
+            "no option 'subs'; this game takes crt, quiet_hours, quiet_max, strike_hours, submarines",
+        ),
+        (["-o", "submarines=maybe"], "submarines is on or off, not 'maybe'"),
+        (["-o", "strike_hours=0"], "strike_hours is a whole number 1..168"),
+    ],
+)
+def test_a_bad_game_option_is_refused_and_creates_nothing(env: str, options: list[str], said: str) -> None:
+    result = runner.invoke(app, [*FLATTOP, *options])
+    assert result.exit_code == 1 and said in result.output
+    assert "no game" in runner.invoke(app, ["game", "show", "1"]).output
+
+
+def test_an_option_the_scenario_refuses_is_refused_when_the_game_is_created(env: str) -> None:
+    result = runner.invoke(
+        app, ["game", "create", "--game", "wif", "--title", "W", "--deadline", "4h", "-o", "first=Mars"]
+    )
+    assert (
+        result.exit_code == 1 and "option first must name a side (Axis, Allies), not 'Mars'" in result.output
+    )
+    assert "no game" in runner.invoke(app, ["game", "show", "1"]).output
+
+
 def test_inject_feeds_one_letter_through_the_pipeline(env: str, tmp_path: Path) -> None:
     from tests.services.helpers import letter
 

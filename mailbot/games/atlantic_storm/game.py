@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
+from mailbot.core.options import GameOption
 from mailbot.errors import GameError
 from mailbot.games.atlantic_storm import view as report
 from mailbot.games.atlantic_storm.deck import (
@@ -61,6 +62,9 @@ class AtlanticStormGame:
     aliases: ClassVar[tuple[str, ...]] = ("atlantic", "linear-time")
     title: ClassVar[str] = "Atlantic Storm: linear time"
     hidden_information: ClassVar[bool] = True  # hands are private; the deck order comes from the dice
+    options: ClassVar[tuple[GameOption, ...]] = (
+        GameOption("enhanced", "the enhanced rules (default: on for the enhanced scenario)", bool),
+    )
 
     def seats(self, scenario: str, data: Mapping[str, Any]) -> tuple[str, ...]:
         """Four players unless the data lists seats or the scenario is "2p" to "6p"."""

@@ -15,10 +15,14 @@ from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
+from mailbot.core.options import GameOption
 from mailbot.games.duel import view as report
 from mailbot.games.duel.orders import Context, DuelOrder, bid_of, parse_lines, split_of
 from mailbot.games.duel.rules import DEFAULT_BID, DEFAULT_SPLIT, play_turn, result_of
 from mailbot.games.duel.state import (
+    DEFAULT_HP,
+    DEFAULT_TURNS,
+    MAX_OPTION,
     SEATS,
     DuelState,
     Phase,
@@ -40,6 +44,10 @@ class DuelGame:
     aliases: ClassVar[tuple[str, ...]] = ("dice-duel",)
     title: ClassVar[str] = "Dice duel"
     hidden_information: ClassVar[bool] = True
+    options: ClassVar[tuple[GameOption, ...]] = (
+        GameOption("hp", "hit points each side starts with", int, DEFAULT_HP, low=1, high=MAX_OPTION),
+        GameOption("turns", "turns before the game ends", int, DEFAULT_TURNS, low=1, high=MAX_OPTION),
+    )
 
     def seats(self, scenario: str, data: Mapping[str, Any]) -> tuple[str, ...]:
         # One board for every scenario name: the duel has nothing to set up but its options.

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
+from mailbot.core.options import GameOption
 from mailbot.errors import GameError
 from mailbot.games.flattop import view as report
 from mailbot.games.flattop.combat.battle import BHT, DEFAULT_PRIORITY, ENGAGE, STRIKE
@@ -168,6 +169,11 @@ class FlatTopGame:
     aliases: ClassVar[tuple[str, ...]] = ("flat-top", "ft")
     title: ClassVar[str] = "Flat Top"
     hidden_information: ClassVar[bool] = True
+    options: ClassVar[tuple[GameOption, ...]] = (
+        GameOption("submarines", "submarine rules (seed 003, 27: optional)", bool),
+        GameOption("crt", "the combat results table", str, DEFAULT_TABLE, choices=TABLES),
+        GameOption("strike_hours", "hours for each sub-step of a surface battle", int, 12, low=1, high=168),
+    )
 
     def __init__(self) -> None:
         self._saved = SavedStates()

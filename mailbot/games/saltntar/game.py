@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind
+from mailbot.core.options import GameOption
 from mailbot.games.saltntar import combat
 from mailbot.games.saltntar.orders import Order, parse_orders
 from mailbot.games.saltntar.resolve import resolve_turn
@@ -30,6 +31,16 @@ class SaltNTarGame:
     aliases: ClassVar[tuple[str, ...]] = ("saltntar", "salt'n'tar", "salt-and-tar", "sailing", "regatta")
     title: ClassVar[str] = "Salt'n'Tar"
     hidden_information: ClassVar[bool] = False
+    options: ClassVar[tuple[GameOption, ...]] = (
+        GameOption("combat", "ships may fight", bool),
+        GameOption("inches_per_cell", "inches of the rules to one cell", int),
+        GameOption("turn_limit", "turns before the race ends (0: none)", int),
+        GameOption("catch_within", "cells within which a chaser catches", int),
+        GameOption("escape_after", "turns out of reach after which a chased ship escapes (0: never)", int),
+        GameOption("wind_direction", "the first wind direction, a point of the grid (default: rolled)"),
+        GameOption("wind_speed", "the first wind speed (default: rolled)", int),
+        GameOption("strain_recovery", "when Strain eases", str, choices=("none", "reefed", "any")),
+    )
 
     def seats(self, scenario: str, data: Mapping[str, Any]) -> tuple[str, ...]:
         return scenario_seats(scenario_data(scenario, data))

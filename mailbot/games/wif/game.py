@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
+from mailbot.core.options import GameOption
 from mailbot.games.wif import view as report
 from mailbot.games.wif.orders import (
     Context,
@@ -25,7 +26,15 @@ from mailbot.games.wif.orders import (
     WifOrder,
     parse_lines,
 )
-from mailbot.games.wif.rules import DIE_SIDES, PASS_BONUS, ImpulseRoll, apply_impulse, pass_bonus
+from mailbot.games.wif.rules import (
+    DIE_SIDES,
+    MAX_WEATHER,
+    MIN_WEATHER,
+    PASS_BONUS,
+    ImpulseRoll,
+    apply_impulse,
+    pass_bonus,
+)
 from mailbot.games.wif.state import (
     FIRST_RULES,
     ImpulseRecord,
@@ -47,6 +56,15 @@ class WifTurnEndGame:
     aliases: ClassVar[tuple[str, ...]] = ("wif", "world-in-flames", "last-impulse")
     title: ClassVar[str] = "World in Flames: last impulse test"
     hidden_information: ClassVar[bool] = False
+    options: ClassVar[tuple[GameOption, ...]] = (
+        GameOption("first", "the side that moves first (a side of the scenario)"),
+        GameOption("first_rule", "who opens the later turns", str, choices=tuple(FIRST_RULES)),
+        GameOption("turns", "turns played", int, 1, low=1, high=1000),
+        GameOption("weather", "the weather number (dice)", int, 2, low=MIN_WEATHER, high=MAX_WEATHER),
+        GameOption("threshold", "impulse total that ends the turn", int, low=1),
+        GameOption("first_by_turn", "who opens each turn, turn 1 first (empty: by first_rule)", list),
+        GameOption("neutral", "powers that are neutral besides the scenario's", list),
+    )
 
     def seats(self, scenario: str, data: Mapping[str, Any]) -> tuple[str, ...]:
         return tuple(side.name for side in read_sides(scenario_table(scenario, data)))

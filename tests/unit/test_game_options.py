@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Game options as data: declared by each game, read from text or values, refused naming the valid ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from mailbot.core.options import COMMON_OPTIONS, GameOption, OptionProblem, read_options, set_options
+from mailbot.games.registry import GamePackage, default_registry
+from mailbot.services.gameoptions import option_specs
+
+SUBS = GameOption("submarines", "submarine rules", bool)
+CRT = GameOption("crt", "the table", str, "curve-fitted", choices=("curve-fitted", "standard"))
+HOURS = GameOption("strike_hours", "hours", int, 12, low=1, high=168)
+DECLARED = {option.name: option for option in (SUBS, CRT, HOURS)}
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        (SUBS, "on", True),
+        (SUBS, "OFF", False),
+        (SUBS, "yes", True),
+        (SUBS, True, True),
+        (CRT, "standard", "standard"),
+        (HOURS, "24", 24),
+        (HOURS, 1, 1),
+    ],
+)
+def test_values_are_read_by_their_declaration(option: GameOption, value: object, expected: object) -> None:
+    assert option.read(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "reason"),
+    [
+        (SUBS, "maybe", "submarines is on or off, not 'maybe'"),
+        (CRT, "fancy", "crt takes one of curve-fitted, standard, not 'fancy'"),
+        (HOURS, "0", "strike_hours is a whole number 1..168, not '0'"),
+        (HOURS, "169", "strike_hours is a whole number 1..168"),
+        (HOURS, "twelve", "strike_hours is a whole number 1..168"),
+        (HOURS, True, "strike_hours is a whole number 1..168"),
+    ],
+)
+def test_bad_values_are_refused_with_a_reason(option: GameOption, value: object, reason: str) -> None:
+    problem = option.read(value)
+    assert isinstance(problem, OptionProblem) and problem.reason.startswith(reason)
+
+
+def test_an_unknown_name_is_refused_naming_the_valid_ones() -> None:
+    problem = read_options(DECLARED, {"crt": "standard", "subs": "on"})
+    assert problem == OptionProblem("no option 'subs'; this game takes crt, strike_hours, submarines")
+
+
+def test_only_options_off_their_default_are_shown() -> None:
+    chosen = read_options(DECLARED, {"crt": "curve-fitted", "submarines": "on", "strike_hours": "6"})
+    assert not isinstance(chosen, OptionProblem)
+    assert set_options(DECLARED, chosen) == ["strike_hours=6", "submarines=on"]
+
+
+@pytest.mark.parametrize("package", list(default_registry()), ids=lambda package: package.name)
+def test_every_game_declares_options_whose_defaults_it_takes(package: GamePackage) -> None:
+    specs = option_specs(package.game)
+    assert set(COMMON_OPTIONS) <= set(specs.values())
+    assert len(specs) > len(COMMON_OPTIONS), "a game package declares its own options"
+    for option in specs.values():
+        assert option.help
+        if option.default is not None:
+            assert option.read(option.default) == option.default
+            assert option.read(str(option.default)) == option.default or option.kind is bool
+
+
+def test_a_list_option_takes_comma_separated_words_or_a_list() -> None:
+    sides = GameOption("first_by_turn", "who opens", list, choices=("Axis", "Allies", ""))
+    assert sides.read("Axis, Allies") == ["Axis", "Allies"]
+    assert sides.read(["Axis", "Axis"]) == ["Axis", "Axis"]
+    assert sides.read("Axis,Mars") == OptionProblem("first_by_turn takes one of Axis, Allies, , not 'Mars'")
