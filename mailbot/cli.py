@@ -16,10 +16,12 @@ from mailbot.cli_ops import (
     ConfigOption,
     bot_or_exit,
     config_failed,
+    existing_store_or_exit,
     outbox_app,
     settings_or_exit,
     setup_logging,
     status,
+    store_name,
 )
 from mailbot.cli_tools import envelope, simulate_app
 from mailbot.demo.replay import DEFAULT_SEED
@@ -98,7 +100,9 @@ def inject(
     from mailbot.store.inspect import recent_outbound
 
     setup_logging(False)
-    bot = bot_or_exit(settings_or_exit(config))
+    settings = settings_or_exit(config)
+    bot = bot_or_exit(settings)  # settings problems first (exit 2)
+    existing_store_or_exit(settings)
     bot.upgrade()
     stored = bot.inject(message.read_bytes())
     if not stored:
@@ -184,7 +188,7 @@ def db_upgrade(config: ConfigOption = None) -> None:
 
     settings = settings_or_exit(config)
     db.upgrade(db.make_engine(settings.store.url))
-    typer.echo("database at the newest schema")
+    typer.echo(f"database at the newest schema: {store_name(settings.store.url)}")
 
 
 @app.command()

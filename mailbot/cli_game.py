@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from sqlmodel import Session, col, select
 
-from mailbot.cli_ops import ConfigOption, bot_or_exit, settings_or_exit
+from mailbot.cli_ops import ConfigOption, bot_or_exit, existing_store_or_exit, settings_or_exit, store_name
 from mailbot.errors import MailbotError
 
 game_app = typer.Typer(help="Create games, invite players, and act as game master.", no_args_is_help=True)
@@ -28,7 +28,9 @@ ReasonOption = Annotated[str, typer.Option("--reason", "-r", help="Why (logged a
 
 @contextmanager
 def _bot(config: Path | None, send: bool = False) -> Iterator[Any]:
-    bot = bot_or_exit(settings_or_exit(config))
+    settings = settings_or_exit(config)
+    bot = bot_or_exit(settings)  # settings problems first (exit 2)
+    existing_store_or_exit(settings)
     bot.upgrade()
     try:
         yield bot
@@ -119,6 +121,7 @@ def create(
             row.reveal_at_end = reveal == "end"
         session.add(row)
         typer.echo(f"game {row.id} created: {tag(row)} {row.title} ({row.plugin}/{row.scenario})")
+        typer.echo(f"database: {store_name(bot.settings.store.url)}")
         typer.echo(f"GM secret: {row.gm_secret} (GM letters carry [{tag(row)} {row.gm_secret}])")
         for seat in bot.games.seats(session, int(row.id or 0)):
             join = f"JOIN {row.id} {seat.name} {seat.invite_code}"

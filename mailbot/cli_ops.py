@@ -12,6 +12,7 @@ from __future__ import annotations
 import email
 import email.policy
 import logging
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -60,9 +61,51 @@ def config_failed(exc: ConfigError) -> typer.Exit:
 
 def settings_or_exit(path: Path | None) -> Settings:
     try:
-        return load_settings(path)
+        return load_settings(settings_file(path))
     except ConfigError as exc:
         raise config_failed(exc) from exc
+
+
+#: read when no --config is given
+LOCAL_SETTINGS = Path("mailbot.toml")
+
+
+def settings_file(path: Path | None) -> Path | None:
+    """``--config``, else ``./mailbot.toml`` (said on stderr), else None when ``MAILBOT_*``
+    variables give the settings.
+
+    With none of them a command would work on the built-in database path, which is rarely the
+    service's (a game master's first game once landed there): that is refused, saying where
+    settings were looked for.
+    """
+    if path is not None:
+        return path
+    if LOCAL_SETTINGS.is_file():
+        typer.echo(f"mailbot: settings from {LOCAL_SETTINGS.resolve()}", err=True)
+        return LOCAL_SETTINGS
+    if any(name.startswith("MAILBOT_") for name in os.environ):
+        return None
+    raise ConfigError(
+        f"no settings: give --config FILE, set MAILBOT_* variables, or put {LOCAL_SETTINGS} in {Path.cwd()}"
+    )
+
+
+def existing_store_or_exit(settings: Settings) -> None:
+    """Refuse to work on a SQLite database that does not exist yet: connecting would create an
+    empty one silently, likely not the service's. ``mailbot db upgrade`` creates it on purpose."""
+    missing = _missing_sqlite_file(settings.store.url)
+    if missing is not None:
+        typer.echo(
+            f"mailbot: no database at {missing} (store.url); check --config, or create it with "
+            "`mailbot db upgrade` and the same settings",
+            err=True,
+        )
+        raise typer.Exit(1)
+
+
+def store_name(url: str) -> str:
+    """The store's URL as a game master may see it: without its password."""
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def bot_or_exit(settings: Settings) -> Bot:

@@ -25,6 +25,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("MAILBOT_STORE__URL", url)
     monkeypatch.setenv("MAILBOT_BOT__ADDRESS", "bot@example.test")
     monkeypatch.setenv("MAILBOT_BOT__GM_ADDRESS", "gm@example.test")
+    assert runner.invoke(app, ["db", "upgrade"]).exit_code == 0
     return url
 
 

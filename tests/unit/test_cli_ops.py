@@ -47,6 +47,7 @@ def _run(*args: str) -> Result:
 @pytest.fixture
 def game(env: str) -> str:
     """A running duel: its welcome letters and first reports wait in the outbox."""
+    _run("db", "upgrade")
     _run("game", "create", "--game", "duel", "--title", "Ops duel", "--deadline", "48h")
     _run("game", "invite", "1", "a@players.test", "--seat", "north")
     _run("game", "invite", "1", "b@players.test", "--seat", "south")
@@ -167,6 +168,32 @@ def test_status_on_a_missing_database_says_so_without_creating_it(env: str, tmp_
     result = runner.invoke(app, ["status"])
     assert result.exit_code == 1 and "no database at" in result.stderr
     assert not (tmp_path / "ops.db").exists()
+
+
+def test_a_game_command_does_not_create_a_database(env: str, tmp_path: Path) -> None:
+    create = ["game", "create", "--game", "duel", "--title", "Lost duel", "--deadline", "48h"]
+    result = runner.invoke(app, create)
+    assert result.exit_code == 1 and f"no database at {tmp_path}/ops.db" in result.stderr
+    assert "mailbot db upgrade" in result.stderr and not (tmp_path / "ops.db").exists()
+    assert f"database at the newest schema: {env}" in _run("db", "upgrade").stdout
+    assert f"database: {env}" in _run(*create).stdout
+
+
+def test_without_any_settings_a_command_refuses_saying_where_it_looked(
+    env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("MAILBOT_STORE__URL", "MAILBOT_BOT__ADDRESS", "MAILBOT_BOT__GM_ADDRESS"):
+        monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    for command in (["game", "list"], ["db", "upgrade"], ["status"]):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith("mailbot: no settings: give --config FILE, set MAILBOT_* variables")
+        assert result.stderr.endswith(f"or put mailbot.toml in {tmp_path}\n")
+    (tmp_path / "mailbot.toml").write_text(f'[store]\nurl = "sqlite:///{tmp_path}/here.db"\n')
+    result = runner.invoke(app, ["db", "upgrade"])
+    assert result.exit_code == 0 and f"settings from {tmp_path}/mailbot.toml" in result.stderr
+    assert (tmp_path / "here.db").exists()
 
 
 # -- settings errors: one line, exit 2, for every command with --config -----------------
