@@ -266,7 +266,8 @@ def preview(game_id: int, config: ConfigOption = None) -> None:
 def rollback(
     game_id: int, step: str, reason: ReasonOption = "", config: ConfigOption = None, send: SendOption = False
 ) -> None:
-    """Restore the state before a resolved step and reopen it (same dice, same orders)."""
+    """Restore the state before a resolved step and reopen it: its report and every later one are
+    void, orders sent for it stand (replaceable), and its dice get a fresh seed."""
     _in_game(config, game_id, send, lambda bot, s, g: bot.gm.rollback(s, g, step, reason))
 
 

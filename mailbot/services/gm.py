@@ -61,8 +61,10 @@ class GmActions:
         announce: Sequence[str],
         *,
         moved: StepRow | None = None,
+        heading: str = "",
     ) -> None:
-        """Chain the action and tell the players; ``moved``: the open step whose deadline it set."""
+        """Chain the action and tell the players; ``moved``: the open step whose deadline it set,
+        ``heading``: the news for the subject of that letter when it is more than the deadline."""
         payload: dict[str, Any] = {"reason": reason or "(no reason given)"}
         if moved is not None:
             # Naming the step lets Reports count the moves of its deadline (the calendar SEQUENCE).
@@ -73,7 +75,7 @@ class GmActions:
         if moved is None:
             self.turns.reports.announce(session, game, title, lines)
         else:
-            self.turns.reports.deadline_moved(session, game, moved, title, lines)
+            self.turns.reports.deadline_moved(session, game, moved, title, lines, heading=heading)
 
     def _open(self, session: Session, game: Game) -> StepRow:
         step = Games.open_step(session, row_id(game))
@@ -176,12 +178,14 @@ class GmActions:
             first = "orders sent for it stand; you may replace them."
         when = deadlines.local_time(reopened.deadline_at, game.timezone)
         lines = [
+            f"The report of {target.title} is void, and so is every report since: that step is played again.",
             f"{target.title} is open again; {first}",
             f"Its deadline is {when}.",
             f"New dice commitment (a fresh seed): {reopened.commitment}",
             "A letter with a NONCE line adds your own randomness to the new dice.",
         ]
-        self._log(session, game, "rollback", reason, lines, moved=reopened)
+        heading = f"{target.title} rolled back: its report is void"
+        self._log(session, game, "rollback", reason, lines, moved=reopened, heading=heading)
         return f"{target.key} reopened"
 
     def _last_resolved(self, session: Session, game: Game, key: str) -> StepRow:

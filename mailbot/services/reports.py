@@ -348,9 +348,18 @@ class Reports:
                 self.postman.post(session, letter, kind="announcement", now=self.clock())
 
     def deadline_moved(
-        self, session: Session, game: Game, step: StepRow, title: str, lines: Sequence[str]
+        self,
+        session: Session,
+        game: Game,
+        step: StepRow,
+        title: str,
+        lines: Sequence[str],
+        *,
+        heading: str = "",
     ) -> None:
         """A GM action moved the open step's deadline: tell every active seat, once.
+
+        ``heading`` is the subject's news when it is more than the new deadline (a rollback).
 
         Seats that owe input for ``step`` get one letter with the announcement, the new
         deadline in their own zone and the updated deadline.ics (same UID, higher
@@ -363,13 +372,13 @@ class Reports:
         for seat in Games.seats(session, row_id(game)):
             if seat.status is not SeatStatus.ACTIVE or seat.name not in owing:
                 continue
-            heading = f"New deadline for {step.title}"
-            letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] {heading}").section(title, lines)
+            subject = heading or f"New deadline for {step.title}"
+            letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] {subject}").section(title, lines)
             letter.thread = step_thread(game, seat, step)
             zone = seat.timezone or game.timezone
             sent = "Your orders for this step are in; you may replace them until then."
             letter.section(
-                heading,
+                f"New deadline for {step.title}",
                 [
                     f"Deadline: {deadlines.local_time(step.deadline_at, zone)}",
                     sent if seat.name in held else "You owe orders for this step.",

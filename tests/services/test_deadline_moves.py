@@ -93,7 +93,8 @@ def _open(h: Harness, game: Game) -> StepRow:
 def _moved(letters: list[EmailMessage], address: str) -> EmailMessage:
     """The one letter a seat got about the move: not also a bare announcement."""
     (only,) = to(letters, address)
-    assert only["Subject"].strip().startswith("[DU-") and "New deadline for " in only["Subject"]
+    subject = only["Subject"].strip()
+    assert subject.startswith("[DU-") and ("New deadline for " in subject or "rolled back" in subject)
     return only
 
 
@@ -183,6 +184,11 @@ def test_rollback_moves_the_reopened_steps_event(h: Harness) -> None:
     _assert_moved(h, game, letters, _opening_dues(game))
     assert all(_due_of(to(letters, a)[0]).uid != bid[a].uid for a in (NORTH, SOUTH))
     assert "orders sent for it stand" in text(to(letters, NORTH)[0])
+    # The subject says what happened: the report they hold is void, not merely a new deadline.
+    for address in (NORTH, SOUTH):
+        (letter,) = to(letters, address)
+        assert letter["Subject"].endswith("rolled back: its report is void"), letter["Subject"]
+        assert "The report of " in text(letter) and "is void" in text(letter)
     # Processed again, the next step opens again too: its event moves as well.
     letters = h.mail(GM, game.gm(h), "FORCE same again\n")
     for address in (NORTH, SOUTH):
