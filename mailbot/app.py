@@ -57,6 +57,7 @@ from mailbot.services.reports import Reports
 from mailbot.services.sealing import Sealing
 from mailbot.services.stalls import DEADLINES, LETTERS, OUTBOX, Stall, find_stalls
 from mailbot.services.status import Status, gather_status, serve_health
+from mailbot.services.throttle import Limits
 from mailbot.services.transactions import begin_writing
 from mailbot.services.turns import Interlock, Turns
 from mailbot.services.watchdog import Watchdog
@@ -181,7 +182,12 @@ class Bot:
         self.renderer = Renderer(settings.bot.template_overrides)
         bot = settings.bot
         self.identity = Identity(
-            bot.address, bot.name, bot.gm_address, bot.max_message_bytes, bot.max_text_chars
+            bot.address,
+            bot.name,
+            bot.gm_address,
+            bot.max_message_bytes,
+            bot.max_text_chars,
+            Limits(bot.answers_per_hour, bot.idle_answers_per_hour),
         )
         self.wake = asyncio.Event()
         # While ``run`` runs: the process that handles letters (None: this process does).

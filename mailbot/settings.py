@@ -79,6 +79,12 @@ class BotSettings(_Section):
     gm_address: str | None = None  # told about failed deliveries and shunted letters
     max_message_bytes: int = 256_000
     max_text_chars: int = 64_000
+    # The loop breaker: at most this many answers an hour to one address (a player writes a
+    # few letters a turn), then one notice and none until the hour is over; letters are still
+    # read. Answers to letters that held no command the bot could use count against the
+    # tighter second limit (an auto-responder's or another robot's letters).
+    answers_per_hour: int = Field(default=30, ge=1)
+    idle_answers_per_hour: int = Field(default=10, ge=1)
     # A folder of templates that replace the shipped ones of the same name
     # (``common/reply.txt.j2``, ``flattop/report.html.j2``...); unset: the shipped ones only.
     template_overrides: Path | None = None

@@ -10,6 +10,7 @@ that is not a command is reported back to the sender, quoted, never guessed at.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -87,7 +88,9 @@ def read_commands(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> 
     subject is free text: otherwise "Re: orders" above an ORDERS block would
     give the orders twice.
     """
-    body = body.translate(_INVISIBLE)
+    # NFKC: a Japanese or Chinese keyboard's full-width "ＡＴＴＡＣＫ　１" is "ATTACK 1".
+    body = unicodedata.normalize("NFKC", body.translate(_INVISIBLE))
+    subject = unicodedata.normalize("NFKC", subject)
     body_lines = [Line(n, text.rstrip()) for n, text in enumerate(body.splitlines(), start=1)]
     body_reading = _read_body(body_lines, specs)
     sealed = _sealed_by_subject(clean_subject(subject), body_lines, specs)

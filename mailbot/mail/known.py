@@ -116,3 +116,44 @@ def edited_template(lines: list[str], keep: list[bool], known: Known) -> tuple[t
             return tuple(body)
         index = end + 1
     return None
+
+
+# --- an order template copied unchanged, unmarked, with the letter around it ------------------
+
+
+def drop_copied_templates(lines: list[str], keep: list[bool], known: Known) -> None:
+    """Unmark as the writer's a copy of the bot's letter kept as text: a known ORDERS ... END
+    block left unchanged, with more of the bot's lines around it (a vacation responder or a
+    client that appends the original with no quote mark and no attribution).
+
+    The template alone, typed or pasted by itself, stays the writer's: only the letter
+    around it shows that nobody meant it.
+    """
+    bodies = {" ".join(template[1:-1]) for template in known.templates}
+    heads = {template[0] for template in known.templates}
+    for index, line in enumerate(lines):
+        if not keep[index] or normalise(line) not in heads:
+            continue
+        end = next((j for j in range(index + 1, len(lines)) if normalise(lines[j]) == "end"), None)
+        if end is None or not all(keep[index : end + 1]):
+            continue
+        body = " ".join(_exact(item) for item in lines[index + 1 : end] if item.strip())
+        if body in bodies:
+            _drop_known_run(lines, keep, known, index, end)
+
+
+def _drop_known_run(lines: list[str], keep: list[bool], known: Known, start: int, end: int) -> None:
+    """Drop the block ``start..end`` and the known lines around it, when there are any."""
+    first, last = start, end
+    while first > 0 and keep[first - 1] and (not lines[first - 1].strip() or known.has(lines[first - 1])):
+        first -= 1
+    while (
+        last + 1 < len(lines)
+        and keep[last + 1]
+        and (not lines[last + 1].strip() or known.has(lines[last + 1]))
+    ):
+        last += 1
+    around = [n for n in (*range(first, start), *range(end + 1, last + 1)) if lines[n].strip()]
+    if around:
+        for drop in range(first, last + 1):
+            keep[drop] = False

@@ -15,8 +15,8 @@ The message tree and its text are :mod:`mailbot.mail.mimebody`'s.
 
 from __future__ import annotations
 
+import logging
 import re
-import unicodedata
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.headerregistry import Address, AddressHeader, UnstructuredHeader
@@ -25,8 +25,12 @@ from email.utils import parseaddr, parsedate_to_datetime
 from typing import Any
 
 from mailbot.core.letter import Automatic, Letter
+from mailbot.mail.autoreply import automatic_kind, first_token
 from mailbot.mail.mimebody import body_text, clean, find_body, html_to_text, parse_message, part_text
+from mailbot.mail.phrases import EMAIL
 from mailbot.mail.quoting import strip_quotes
+
+log = logging.getLogger(__name__)
 
 # Kept verbatim (unfolded) for later checks such as DKIM/SPF results; the first
 # occurrence is the one added by our own receiving server, the only trustworthy one.
@@ -40,12 +44,6 @@ _KEPT_HEADERS = (
 )
 
 _BOUNCE_LOCAL_PARTS = frozenset({"mailer-daemon", "postmaster"})
-_BULK_PRECEDENCE = frozenset({"bulk", "junk", "list"})
-_VACATION_SUBJECT = re.compile(
-    r"^\s*(?:out of (?:the )?office|automatic reply|automatische antwort|auto:|auto[- ]?reply|"
-    r"abwesenheitsnotiz|réponse automatique|vacation)",
-    re.IGNORECASE,
-)
 _MESSAGE_ID = re.compile(r"<([^<>]+)>")
 _FOLD = re.compile(r"[\r\n]+")
 
@@ -60,6 +58,12 @@ PLAIN_ADDRESS = re.compile(
     rf"|(?:(?:(?P<words>{_NAME_WORD}(?: {_NAME_WORD})*)|\"(?P<quoted>{_NAME_QTEXT})\") ?)?"
     rf"<(?P<angle>{_ADDR_SPEC})>"
 )
+
+
+# "alice@players.test <mallory@elsewhere.test>": one address in brackets after a name with an "@"
+# (no comma or second bracket: a list of addresses goes to the parser).
+_NAME_THEN_ANGLE = re.compile(rf"(?P<name>[^<>,]*@[^<>,]*?)\s*<(?P<angle>{_ADDR_SPEC})>\s*")
+_EMAIL_IN_NAME = re.compile(EMAIL)
 
 
 def parse_letter(raw: bytes, *, max_bytes: int = 256_000, max_text_chars: int = 64_000) -> Letter:
@@ -176,16 +180,50 @@ def _from_address(heads: Mapping[str, str]) -> tuple[str, str]:
     """(display name, bare address) of the first address in From (or Sender)."""
     for name in ("From", "Sender"):
         raw = _raw_header(heads, name)
-        if raw is None:
-            continue
-        plain = PLAIN_ADDRESS.fullmatch(raw) if "=?" not in raw else None
-        if plain is not None:
-            display_name = plain["words"] or plain["quoted"] or ""
-            return display_name, _normalise_address(plain["bare"] or plain["angle"])
-        found = _parsed_address(raw)
+        found = None if raw is None else read_sender(raw)
         if found is not None:
             return found
     return "", ""
+
+
+def read_sender(raw: str) -> tuple[str, str] | None:
+    """(display name, bare address) of a From value as a mail client shows it; None when it has none.
+
+    The address in angle brackets is the sender, whatever the name before it says; a display
+    name that looks like an address is no name (``alice@players.test <mallory@elsewhere.test>``
+    is mallory, and a reply must not greet him as alice). When it names another address than
+    the sender's it is logged as suspicious.
+    """
+    plain = PLAIN_ADDRESS.fullmatch(raw) if "=?" not in raw else None
+    if plain is not None:
+        found: tuple[str, str] | None = (
+            plain["words"] or plain["quoted"] or "",
+            _normalise_address(plain["bare"] or plain["angle"]),
+        )
+    else:
+        found = _angle_address(raw) or _parsed_address(raw)
+    return None if found is None else _no_address_as_name(*found)
+
+
+def _angle_address(raw: str) -> tuple[str, str] | None:
+    """``name <addr>`` where the name holds an ``@`` the address parser reads as an address of its own."""
+    match = _NAME_THEN_ANGLE.fullmatch(raw)
+    if match is None or "=?" in match["name"]:
+        return None
+    return match["name"].strip().strip('"').strip(), _normalise_address(match["angle"])
+
+
+def _no_address_as_name(display_name: str, address: str) -> tuple[str, str]:
+    named = _EMAIL_IN_NAME.search(display_name)
+    if named is None:
+        return display_name, address
+    if _normalise_address(named.group(0)).lower() != address.lower():
+        log.warning(
+            "suspicious From: the display name names %s, the address is %s; the address counts",
+            named.group(0),
+            address,
+        )
+    return "", address
 
 
 def _parsed_address(raw: str) -> tuple[str, str] | None:
@@ -259,24 +297,7 @@ def _automatic(heads: Mapping[str, str], sender: str, return_path: str | None, s
     """Why the letter is machine mail, most specific reason first; NO for a person."""
     if _is_bounce(heads, sender, return_path):
         return Automatic.BOUNCE
-    if _raw_header(heads, "List-Id") is not None or _raw_header(heads, "List-Unsubscribe") is not None:
-        return Automatic.LIST
-    if _is_vacation(heads, subject):
-        return Automatic.VACATION
-    auto_submitted = _token(heads, "Auto-Submitted")
-    if auto_submitted is not None and auto_submitted != "no":
-        return Automatic.AUTO_SUBMITTED
-    if _token(heads, "Precedence") in _BULK_PRECEDENCE:
-        return Automatic.PRECEDENCE
-    return Automatic.NO
-
-
-def _token(heads: Mapping[str, str], name: str) -> str | None:
-    """A header's leading keyword, lower-cased, without parameters or comments."""
-    raw = _raw_header(heads, name)
-    if raw is None:
-        return None
-    return re.sub(r"\([^)]*\)", " ", raw).split(";")[0].strip().lower()
+    return automatic_kind(lambda name: _raw_header(heads, name), subject)
 
 
 def _is_bounce(heads: Mapping[str, str], sender: str, return_path: str | None) -> bool:
@@ -286,13 +307,5 @@ def _is_bounce(heads: Mapping[str, str], sender: str, return_path: str | None) -
         return True
     if return_path and _local_part(return_path) in _BOUNCE_LOCAL_PARTS:
         return True
-    return _token(heads, "Content-Type") == "multipart/report"
-
-
-def _is_vacation(heads: Mapping[str, str], subject: str) -> bool:
-    if _raw_header(heads, "X-Autoreply") is not None or _raw_header(heads, "X-Autorespond") is not None:
-        return True
-    suppress = _raw_header(heads, "X-Auto-Response-Suppress") or ""
-    if {"oof", "all"} & set(re.split(r"[\s,;]+", suppress.lower())):
-        return True
-    return bool(_VACATION_SUBJECT.match(unicodedata.normalize("NFC", subject)))
+    content_type = _raw_header(heads, "Content-Type")
+    return content_type is not None and first_token(content_type) == "multipart/report"

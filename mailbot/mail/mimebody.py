@@ -24,6 +24,7 @@ from email.parser import BytesParser
 from email.utils import collapse_rfc2231_value
 
 import html2text
+import webencodings
 
 from mailbot.errors import MessageFormatError
 
@@ -173,13 +174,20 @@ def _decode(data: bytes, declared: str | None) -> str:
 
 
 def _charset_candidates(declared: str | None) -> tuple[str, ...]:
-    try:
-        name = codecs.lookup(declared).name if declared else None
-    except (LookupError, ValueError, TypeError):
-        name = None
+    name = _codec_name(declared) if declared else None
     if name is None or name in _WEAK_CHARSETS:
         return _FALLBACK_CHARSETS
     return (_SUPERSETS.get(name, name), *_FALLBACK_CHARSETS)
+
+
+def _codec_name(declared: str) -> str | None:
+    """Python's codec for a declared charset, or for one of the names browsers know and
+    Python does not (WHATWG labels: "iso-8859-8-i" from Hebrew clients, "x-sjis", "windows-874")."""
+    try:
+        return codecs.lookup(declared).name
+    except (LookupError, ValueError, TypeError):
+        found = webencodings.lookup(declared) if isinstance(declared, str) else None
+        return None if found is None else found.codec_info.name
 
 
 def clean(text: str) -> str:

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from mailbot.mail.known import Known, clean_text, edited_template
+from mailbot.mail.known import Known, clean_text, drop_copied_templates, edited_template
 from mailbot.mail.phrases import phrases
 
 # Leading white space is allowed: some clients indent their ">" quote blocks.
@@ -40,6 +40,9 @@ _MAX_ATTRIBUTION_LINES = 3  # clients wrap long attributions; two lines are comm
 _HEADER_WINDOW = 8  # lines a header block may span (folded values included)
 # Outlook draws a rule (underscores, or "* * *" once HTML is converted) above its header block.
 _RULE = re.compile(r"^\s*(?:[_*=-]\s*){3,}$")
+# GroupWise puts '>>> "Name" <addr> 11/23/2026 2:05 PM >>>' above the original, which follows
+# unquoted; it starts like a quote, so it is told apart before quotes are.
+_GROUPWISE = re.compile(r"^\s*>>>\s+\S.*\s>>>\s*$")
 _NAME_LINES = 3  # lines of a name under a sign-off
 _NAME_CHARS = 40
 
@@ -84,6 +87,8 @@ def split_reply(text: str, known: Known | None = None) -> Split:
     lines = _unarmour(clean_text(text).split("\n"))
     marks, spans = _mark(lines)
     keep = _walk(lines, marks, spans, known)
+    if known is not None and known.templates:
+        drop_copied_templates(lines, keep, known)
     edited = edited_template(lines, keep, known) if known is not None and known.templates else None
     kept = [line for line, flag in zip(lines, keep, strict=True) if flag]
     while kept and (not kept[-1].strip() or _RULE.match(kept[-1])):
@@ -127,6 +132,9 @@ def _mark(lines: list[str]) -> tuple[list[Mark], dict[int, int]]:
     for index, line in enumerate(lines):
         if not line.strip():
             marks.append(Mark.EMPTY)
+        elif _GROUPWISE.match(line):
+            spans[index] = 1
+            marks.append(Mark.SPLIT)
         elif _QUOTE.match(line):
             marks.append(Mark.QUOTE)
         elif line.rstrip(" \t") in ("--", "-- ", "__"):

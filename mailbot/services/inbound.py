@@ -36,9 +36,10 @@ from mailbot.render.templates import Renderer
 from mailbot.services import thread
 from mailbot.services.claims import claim_letters, try_games_on_load
 from mailbot.services.outbox import Thread, collect_queued, enqueue
+from mailbot.services.throttle import Limits, Verdict, admit, silent_until
 from mailbot.services.transactions import begin_writing, holds_write_lock
 from mailbot.store import repo
-from mailbot.store.models import Inbound, InboundState, Outbound
+from mailbot.store.models import AnswerCount, Inbound, InboundState, Outbound
 from mailbot.store.transient import describe, is_transient, writable
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ class Identity:
     gm_address: str | None = None
     max_message_bytes: int = 256_000
     max_text_chars: int = 64_000
+    limits: Limits = field(default_factory=Limits)  # answers an hour to one address (the loop breaker)
 
 
 # A reply stays small whatever the letter was: its size grows at most linearly with the
@@ -384,12 +386,18 @@ class InboundProcessor:
             return
         queued = collect_queued(session)
         reply, context = self._reply_to(session, letter, row, unreadable=bool(unreadable))
+        verdict = Verdict.ANSWER
         if reply is not None:
+            idle = _idle(queued, reply, context)
+            verdict = admit(session, letter.sender, started, self.identity.limits, idle=idle)
+            if verdict is Verdict.NOTICE:
+                reply = self._too_many(session, letter.sender)
+        if reply is not None and verdict is not Verdict.SILENT:
             self._send_reply(session, letter, row, reply, context)
         row.state, row.processed_at = InboundState.PROCESSED, started  # one UPDATE, at the end
         if unreadable:  # (set earlier, the row would be flushed by every query of the handling)
             row.reason = unreadable
-        self._log_handled(queued, row, reply, context)
+        self._log_handled(queued, row, reply, context, verdict)
 
     def _reply_to(
         self, session: Session, letter: Letter, row: Inbound, *, unreadable: bool
@@ -403,20 +411,26 @@ class InboundProcessor:
         return self._answer(session, letter, row)
 
     def _log_handled(
-        self, queued: Sequence[Outbound], row: Inbound, reply: Reply | None, context: Context | None
+        self,
+        queued: Sequence[Outbound],
+        row: Inbound,
+        reply: Reply | None,
+        context: Context | None,
+        verdict: Verdict = Verdict.ANSWER,
     ) -> None:
-        """One line per answered letter: who (when known) and the outcome; never its text or secret."""
-        fields: dict[str, Any] = {"inbound": row.id, "outcome": "answered"}
+        """One line per handled letter: who (when known) and the outcome; never its text or secret."""
+        fields: dict[str, Any] = {"inbound": row.id, "outcome": _OUTCOMES[verdict]}
         if reply is None or context is None:
             fields["reason"] = row.reason or "too large"
-            fields["outcome"] = "answered" if reply is not None else "answered before"
+            if reply is None:
+                fields["outcome"] = "answered before"
         else:
             fields["commands"] = [command.name for command in context.reading.commands]
             who = context.extra.get("who")  # the Gatekeeper's verdict, when a game command asked
             if who is not None:
                 fields["game"] = who.game.id
                 fields["seat"] = who.seat.name if who.seat is not None else "GM"
-            elif "who" in context.extra and _refused(queued, reply):
+            elif "who" in context.extra and _refused(queued, reply) and verdict is Verdict.ANSWER:
                 fields["outcome"] = "refused"
         where = f" (game {fields['game']}, seat {fields['seat']})" if "game" in fields else ""
         self._log("letter %s %s%s", row.id, fields["outcome"], where, extra=fields)
@@ -445,6 +459,23 @@ class InboundProcessor:
             [
                 f"Letters to this moderator may be at most {limit} kB; yours was not read.",
                 "Please send your commands as plain text without attachments.",
+            ],
+        )
+        return reply
+
+    def _too_many(self, session: Session, sender: str) -> Reply:
+        """The one notice before the silence: the limit, and when answers resume; nothing else."""
+        row = session.get_one(AnswerCount, sender.lower())
+        limits = self.identity.limits
+        reply = Reply()
+        reply.section(
+            "Too many letters: answers paused",
+            [
+                f"This moderator answers at most {limits.per_hour} letters an hour from one address,",
+                f"and at most {limits.idle_per_hour} that hold no command it could use.",
+                "Your letters are still read, and orders in them still count, but they are not",
+                f"answered before {silent_until(row).strftime('%Y-%m-%d %H:%M UTC')}.",
+                "If a program at your address answers mail by itself, please stop it answering this one.",
             ],
         )
         return reply
@@ -547,6 +578,23 @@ def _unreadable() -> Reply:
         [UNREADABLE_LINE],
     )
     return reply
+
+
+_OUTCOMES = {
+    Verdict.ANSWER: "answered",
+    Verdict.NOTICE: "throttled (notice sent)",
+    Verdict.SILENT: "throttled (not answered)",
+}
+
+
+def _idle(queued: Sequence[Outbound], reply: Reply, context: Context | None) -> bool:
+    """Whether the letter carried no command the bot could use: none read, or refused.
+
+    A robot's or an auto-responder's letters are of this kind; they are limited more tightly.
+    """
+    if context is None or not context.reading.commands:
+        return True
+    return "who" in context.extra and context.extra["who"] is None and _refused(queued, reply)
 
 
 def _refused(queued: Sequence[Outbound], reply: Reply) -> bool:

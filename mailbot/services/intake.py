@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import Compat32
-from email.utils import parseaddr
 from typing import Protocol
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from mailbot.core.letter import RawMessage
+from mailbot.mail.mime import read_sender
 from mailbot.services.transactions import begin_writing
 from mailbot.store import repo
 
@@ -107,7 +107,9 @@ def _utf8(value: str) -> str:
 def _headers(raw: bytes) -> tuple[str | None, str, str]:
     headers = BytesHeaderParser(policy=_RawValues()).parsebytes(raw)
     message_id = str(headers.get("Message-ID", "") or "").strip().strip("<>").strip() or None
-    sender = parseaddr(str(headers.get("From", "")))[1]
+    # The sender as a mail client (and the letter's handling, mime.read_sender) reads it.
+    found = read_sender(" ".join(str(headers.get("From", "")).split()))
+    sender = "" if found is None else found[1]
     return message_id, sender, str(headers.get("Subject", "") or "")
 
 

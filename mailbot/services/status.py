@@ -32,6 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
 from mailbot.services.stalls import Stall, find_stalls
+from mailbot.services.throttle import throttled
 from mailbot.store import repo
 from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 from mailbot.store.models import Inbound, InboundState, MailboxCursor, Outbound, OutboundState
@@ -64,6 +65,11 @@ class Status:
     games: dict[str, int]
     next_deadline: NextDeadline | None
     notes: list[str] = field(default_factory=list)
+    # Letters not answered, by reason ("automatic (vacation)", "from the bot itself", ...):
+    # the auto-replies and bounces the bot kept silent to.
+    ignored: dict[str, int] = field(default_factory=dict)
+    # Addresses the loop breaker answers no more this hour, with when answers resume.
+    throttled: dict[str, datetime] = field(default_factory=dict)
     workers: int | None = None  # ``mailbot run`` processes on this store now (None: SQLite cannot tell)
     mailbox_reader: bool | None = None  # whether one of them reads the mailbox now
     stalls: list[Stall] = field(default_factory=list)  # work due and untouched
@@ -112,6 +118,19 @@ def _game_counts(session: Session) -> dict[str, int]:
     return {str(getattr(state, "value", state)): n for state, n in session.exec(query)}
 
 
+def _ignored(session: Session) -> dict[str, int]:
+    query = (
+        select(Inbound.reason, func.count())
+        .where(Inbound.state == InboundState.IGNORED)
+        .group_by(col(Inbound.reason))
+    )
+    return dict(sorted(((reason or "unknown", n) for reason, n in session.exec(query)), key=_by_count))
+
+
+def _by_count(item: tuple[str, int]) -> tuple[int, str]:
+    return -item[1], item[0]
+
+
 def _next_deadline(session: Session) -> NextDeadline | None:
     query = select(Game, StepRow).where(
         StepRow.game_id == Game.id, Game.status == GameStatus.RUNNING, StepRow.state == StepState.OPEN
@@ -153,6 +172,8 @@ def gather_status(
             outbox=_all_states(repo.count_by_state(session, Outbound), OutboundState),
             games=_all_states(_game_counts(session), GameStatus),
             next_deadline=_next_deadline(session),
+            ignored=_ignored(session),
+            throttled=dict(throttled(session, now)),
             workers=workers_running(engine),
             mailbox_reader=None if reader is None else role_held(engine, reader),
             stalls=find_stalls(session, now, stall),
@@ -169,6 +190,9 @@ def _notes(status: Status) -> list[str]:
         notes.append(f"{status.failed} outbox row(s) failed: mailbot outbox list --state failed")
     if status.shunted:
         notes.append(f"{status.shunted} letter(s) shunted: their handling raised; see the inbound traceback")
+    if status.throttled:
+        shown = ", ".join(f"{address} (until {_when(until)})" for address, until in status.throttled.items())
+        notes.append(f"{len(status.throttled)} address(es) sent too many letters, answers paused: {shown}")
     if status.workers and status.mailbox_reader is False:
         notes.append(
             "workers run but none reads the mailbox (one takes over within seconds; if not, see the logs)"
@@ -187,6 +211,8 @@ def status_lines(status: Status) -> list[str]:
             f"newest letter received {_when(status.newest_received)}"
         )
     lines.append("inbound: " + _counts(status.inbound, InboundState.SHUNTED.value))
+    if status.ignored:
+        lines.append("ignored: " + _counts(status.ignored, ""))
     lines.append("outbox:  " + _counts(status.outbox, OutboundState.FAILED.value))
     lines.append("games:   " + _counts(status.games, ""))
     if status.workers is not None:

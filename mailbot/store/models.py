@@ -80,6 +80,19 @@ class Inbound(SQLModel, table=True):
     processed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
+class AnswerCount(SQLModel, table=True):
+    """How often the bot answered one address in the current hour: the loop breaker's counter
+    (:mod:`mailbot.services.throttle`), a row so that it survives a restart."""
+
+    __tablename__ = "answer_count"
+
+    address: str = Field(primary_key=True, max_length=320)  # lower-cased
+    window_start: datetime = _ts()  # the hour counts from the first answer in it
+    answers: int = 0
+    idle_answers: int = 0  # answers to letters that carried no accepted command
+    silenced: bool = False  # the one notice went out: nothing more until the hour is over
+
+
 class MailboxCursor(SQLModel, table=True):
     """Where intake stands in one IMAP mailbox; written in the same transaction as the mail."""
 

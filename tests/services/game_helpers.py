@@ -8,6 +8,7 @@ import email.policy
 import re
 from datetime import timedelta
 from email.message import EmailMessage
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -21,15 +22,17 @@ from tests.services.helpers import BOT, GM, Clock, letter
 
 
 class Harness:
-    def __init__(self, db_url: str) -> None:
+    def __init__(self, db_url: str, **bot: Any) -> None:
+        """``bot``: settings of the [bot] section beside the test's own."""
         self.clock = Clock()
         self.sink = FakeSink()
-        settings = Settings(
-            store=StoreSettings(url=db_url),
-            bot=BotSettings(
-                address=BOT, name="mailbot test", gm_address=GM, trusted_authserv_id="mx.example.test"
-            ),
-        )
+        ours: dict[str, Any] = {
+            "address": BOT,
+            "name": "mailbot test",
+            "gm_address": GM,
+            "trusted_authserv_id": "mx.example.test",
+        }
+        settings = Settings(store=StoreSettings(url=db_url), bot=BotSettings(**(ours | bot)))
         self.bot = Bot(settings, clock=self.clock, sink=self.sink)
         self.bot.upgrade()
         self.bot.started_at = self.clock.now

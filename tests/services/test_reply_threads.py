@@ -50,7 +50,13 @@ def _started(h: Harness) -> tuple[int, EmailMessage]:
 
 
 def _reply(
-    h: Harness, sender: str, to_letter: EmailMessage, body: str, subject: str | None = None
+    h: Harness,
+    sender: str,
+    to_letter: EmailMessage,
+    body: str,
+    subject: str | None = None,
+    *,
+    headers: dict[str, str] | None = None,
 ) -> list[EmailMessage]:
     """A reply to one of the bot's letters, without its tag unless ``subject`` says otherwise."""
     msg = EmailMessage()
@@ -62,6 +68,8 @@ def _reply(
     msg["Message-ID"] = f"<reply-{next(_ids)}@players.test>"
     msg["In-Reply-To"] = to_letter["Message-ID"]
     msg["References"] = to_letter["Message-ID"]
+    for name, value in (headers or {}).items():
+        msg[name] = value
     msg.set_content(body)
     h.clock.advance(1)
     h.bot.inject(msg.as_bytes())

@@ -95,6 +95,18 @@ def test_shunted_letters_make_the_status_not_ok_and_stand_out(harness: Harness) 
     assert (data["ok"], data["shunted"], data["inbound"]["shunted"]) == (False, 1, 1)
 
 
+def test_auto_replies_are_counted_by_reason(harness: Harness) -> None:
+    harness.bot.inject(letter(subject="Risposta automatica: turno 5"))
+    harness.bot.inject(letter(subject="Automatisch antwoord: beurt 5"))
+    harness.bot.inject(letter(subject="PING", headers={"Precedence": "bulk"}))
+    harness.bot.inject(letter(subject="PING"))
+    harness.bot.handle_letters()
+    status = gather_status(harness.bot.engine, harness.clock())
+    assert status.ignored == {"automatic (vacation)": 2, "automatic (precedence)": 1}
+    assert status.inbound["processed"] == 1 and status.ok
+    assert "ignored: automatic (vacation) 2, automatic (precedence) 1" in status_lines(status)
+
+
 async def _get(port: int, request: bytes) -> tuple[str, bytes]:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(request)

@@ -14,7 +14,6 @@ import codecs
 import email.policy
 import html
 import re
-import unicodedata
 from datetime import UTC, datetime
 from email.message import EmailMessage, Message, MIMEPart
 from email.parser import BytesParser
@@ -22,9 +21,13 @@ from email.utils import collapse_rfc2231_value, parseaddr, parsedate_to_datetime
 from typing import Any
 
 import html2text
+import webencodings
 
 from mailbot.core.letter import Automatic, Letter
 from mailbot.errors import MessageFormatError
+from mailbot.mail.autoreply import automatic_kind
+from mailbot.mail.mime import _ADDR_SPEC
+from mailbot.mail.phrases import EMAIL
 from mailbot.mail.quoting import strip_quotes
 
 _POLICY = email.policy.default
@@ -146,18 +149,36 @@ def _header_text(msg: Message, name: str) -> str:
     return "" if value is None else _clean(str(value)).strip()
 
 
+_NAME_THEN_ANGLE = re.compile(rf"(?P<name>[^<>,]*@[^<>,]*?)\s*<(?P<angle>{_ADDR_SPEC})>\s*")
+
+
 def _from_address(msg: Message) -> tuple[str, str]:
     """(display name, bare address) of the first address in From (or Sender)."""
     for name in ("From", "Sender"):
-        header = _header(msg, name)
-        for address in getattr(header, "addresses", ()):
-            if address.username or address.domain:  # an empty address's addr_spec is "<>"
-                return _clean(address.display_name), _normalise_address(address.addr_spec)
-        # Too broken for the structured parser: try the old, forgiving address splitter.
-        display_name, addr_spec = parseaddr(str(header or ""))
-        if "@" in addr_spec:
-            return display_name, _normalise_address(addr_spec)
+        found = _from_value(msg, name)
+        if found is not None:
+            return _no_address_as_name(*found)
     return "", ""
+
+
+def _from_value(msg: Message, name: str) -> tuple[str, str] | None:
+    raw = _raw_header(msg, name)
+    # Issue 30: "alice@players.test <mallory@elsewhere.test>" is mallory, as mail clients show it.
+    angle = _NAME_THEN_ANGLE.fullmatch(raw) if raw is not None and "=?" not in raw else None
+    if angle is not None:
+        return angle["name"].strip().strip('"').strip(), _normalise_address(angle["angle"])
+    header = _header(msg, name)
+    for address in getattr(header, "addresses", ()):
+        if address.username or address.domain:  # an empty address's addr_spec is "<>"
+            return _clean(address.display_name), _normalise_address(address.addr_spec)
+    # Too broken for the structured parser: try the old, forgiving address splitter.
+    display_name, addr_spec = parseaddr(str(header or ""))
+    return (display_name, _normalise_address(addr_spec)) if "@" in addr_spec else None
+
+
+def _no_address_as_name(display_name: str, address: str) -> tuple[str, str]:
+    """Issue 30: a display name that looks like an address is no name."""
+    return ("", address) if re.search(EMAIL, display_name) else (display_name, address)
 
 
 def _normalise_address(addr_spec: str) -> str:
@@ -215,19 +236,11 @@ def _selected_headers(msg: Message) -> dict[str, str]:
 
 
 def _automatic(msg: Message, sender: str, return_path: str | None, subject: str) -> Automatic:
-    """Why the letter is machine mail, most specific reason first; NO for a person."""
+    """Why the letter is machine mail, most specific reason first; NO for a person (issue 30: the
+    header and subject rules are data, ``mailbot/mail/data/auto-replies.toml``, read alike)."""
     if _is_bounce(msg, sender, return_path):
         return Automatic.BOUNCE
-    if _raw_header(msg, "List-Id") is not None or _raw_header(msg, "List-Unsubscribe") is not None:
-        return Automatic.LIST
-    if _is_vacation(msg, subject):
-        return Automatic.VACATION
-    auto_submitted = _token(msg, "Auto-Submitted")
-    if auto_submitted is not None and auto_submitted != "no":
-        return Automatic.AUTO_SUBMITTED
-    if _token(msg, "Precedence") in _BULK_PRECEDENCE:
-        return Automatic.PRECEDENCE
-    return Automatic.NO
+    return automatic_kind(lambda name: _raw_header(msg, name), subject)
 
 
 def _token(msg: Message, name: str) -> str | None:
@@ -246,15 +259,6 @@ def _is_bounce(msg: Message, sender: str, return_path: str | None) -> bool:
     if return_path and _local_part(return_path) in _BOUNCE_LOCAL_PARTS:
         return True
     return _token(msg, "Content-Type") == "multipart/report"
-
-
-def _is_vacation(msg: Message, subject: str) -> bool:
-    if _raw_header(msg, "X-Autoreply") is not None or _raw_header(msg, "X-Autorespond") is not None:
-        return True
-    suppress = _raw_header(msg, "X-Auto-Response-Suppress") or ""
-    if {"oof", "all"} & set(re.split(r"[\s,;]+", suppress.lower())):
-        return True
-    return bool(_VACATION_SUBJECT.match(unicodedata.normalize("NFC", subject)))
 
 
 # --- body text ---------------------------------------------------------------------------
@@ -308,7 +312,8 @@ def _charset_candidates(declared: str | None) -> tuple[str, ...]:
     try:
         name = codecs.lookup(declared).name if declared else None
     except (LookupError, ValueError, TypeError):
-        name = None
+        found = webencodings.lookup(declared) if isinstance(declared, str) else None  # issue 30
+        name = None if found is None else found.codec_info.name
     if name is None or name in _WEAK_CHARSETS:
         return _FALLBACK_CHARSETS
     return (_SUPERSETS.get(name, name), *_FALLBACK_CHARSETS)

@@ -78,3 +78,11 @@ def test_a_letter_headed_surface_bht_number_seals_the_number_in_its_body() -> No
     assert (command.name, command.args) == ("SEAL", ("BHT", "4"))
     assert read_commands("Surface BHT number", "SEAL BHT 5\n", specs).commands[0].args == ("BHT", "5")
     assert read_commands("a phone number", "call me\n", specs).commands == ()
+
+
+def test_full_width_letters_digits_and_spaces_are_read_as_ascii() -> None:
+    # A Japanese keyboard in full-width mode (issue 30): "ＡＴＴＡＣＫ　１" was refused.
+    reading = read_commands("ＨＥＬＰ", "ＯＲＤＥＲＳ\nＡＴＴＡＣＫ　１\nDEFEND ２\nＥＮＤ\n", SPECS)
+    (orders,) = reading.commands
+    assert [line.text for line in orders.block] == ["ATTACK 1", "DEFEND 2"]
+    assert [c.name for c in read_commands("ＨＥＬＰ", "", SPECS).commands] == ["HELP"]

@@ -36,6 +36,17 @@ def test_an_unmarked_copy_of_a_known_letter_is_dropped_and_text_below_it_kept() 
     assert strip_quotes(text) == "ORDERS\nATTACK 3\nEND"  # without knowing the letter: nothing below
 
 
+def test_a_known_letter_appended_unmarked_with_its_template_unchanged_is_no_text() -> None:
+    # A vacation responder's layout: its text, then the original, no quote mark, no attribution.
+    split = split_reply(f"Away until Monday.\n\n{REPORT}", KNOWN)
+    assert "ATTACK 2" not in split.text and split.text.startswith("Away until Monday.")
+    assert split.edited_template is None
+    # The template by itself stays the writer's, and so does an edited copy.
+    assert split_reply("ORDERS\nATTACK 2\nDEFEND 1\nEND", KNOWN).text == "ORDERS\nATTACK 2\nDEFEND 1\nEND"
+    edited = REPORT.replace("ATTACK 2", "ATTACK 3")
+    assert "ATTACK 3" in split_reply(f"Here.\n\n{edited}", KNOWN).text
+
+
 def test_a_template_edited_inside_the_quote_is_returned_with_its_line_numbers() -> None:
     quoted = "\n".join(f"> {line}" for line in REPORT.splitlines()).replace("> ATTACK 2", "> ATTACK 3")
     split = split_reply(f"On Mon, 23 Nov 2026, mailbot <b@x.example> wrote:\n{quoted}", KNOWN)
