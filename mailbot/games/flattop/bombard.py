@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.games.flattop.combat import intel
+from mailbot.games.flattop.combat.aftermath import BOMBARDMENT, put_ships, score_planes
 from mailbot.games.flattop.combat.damage import HitKind, hit_base
 from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.surface import bombard, bombard_problems, surface_rules
@@ -55,18 +56,15 @@ def _bombard(turn: Turn, side: Side, number: int) -> str:
     )
     for line in done.lines:
         turn.referee("bombard.roll", line)
-    after = {s.name: s for s in done.ships}
-    tfs = tuple(
-        replace(t, ships=tuple(after.get(s.name, s) for s in t.ships)) if t is tf else t
-        for t in st.task_forces
-    )
     checks = int(done.result.critical_check)
     result = hit_base(
         base, done.result.hits, HitKind.GUNNERY, armament=None, critical_check=checks,
         rules=tools.damage, dice=turn.dice, label=label, turn=st.turn,
     )  # fmt: skip
     bases = tuple(result.after if b is base else b for b in st.bases)
-    turn.state = replace(st, task_forces=tfs, bases=bases, firings=done.firings)
+    turn.state = replace(st, bases=bases, firings=done.firings)
+    put_ships(turn, side, done.ships, BOMBARDMENT)
+    score_planes(turn, base.side, result.planes, BOMBARDMENT, where=base.name)
     for fact in result.facts:
         turn.referee("damage", fact)
     seen = intel.base_words(

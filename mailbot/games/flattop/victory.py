@@ -94,6 +94,7 @@ class VpEntry:
     owner_reason: str  # what the owner of the unit may read (its own unit's name)
     public_reason: str  # what anyone may read at the end: no ship names
     default: bool = False  # the points come from a design default
+    cause: str = ""  # how it came about ("surface combat", "fuel", ...): the referee's ledger and archive
 
 
 @dataclass(frozen=True)
@@ -300,7 +301,9 @@ def _source(section: Mapping[str, Any]) -> str:
 # --- scoring ----------------------------------------------------------------------
 
 
-def ship_sunk(ship: Ship, owner: Side, turn: int, rules: VictoryRules, *, unloaded_turns: int = 0) -> VpEntry:
+def ship_sunk(
+    ship: Ship, owner: Side, turn: int, rules: VictoryRules, *, unloaded_turns: int = 0, cause: str = ""
+) -> VpEntry:
     """The enemy of ``owner`` scores the ship's value; a transport's falls as it unloads (A.13)."""
     points = rules.ships[ship.type]
     cargo = f" after {unloaded_turns} unloading turn(s)" if unloaded_turns else ""
@@ -314,6 +317,7 @@ def ship_sunk(ship: Ship, owner: Side, turn: int, rules: VictoryRules, *, unload
         owner_reason=f"{ship.type} {ship.name} sunk",
         public_reason=f"{SIDE_NAMES[owner]} {ship.type} sunk",
         default=points.default,
+        cause=cause,
     )
 
 
@@ -326,6 +330,7 @@ def air_lost(
     *,
     unnecessary: bool = False,
     where: str = "",
+    cause: str = "",
 ) -> VpEntry:
     """A.13: 2 VP a factor to the enemy, 10 if it could not land in time by its owner's error or choice.
 
@@ -347,6 +352,7 @@ def air_lost(
         # Night losses are never reported (seed 003, Limited Intelligence 3): no plane names here.
         public_reason=f"{count} {SIDE_NAMES[owner]} air factor{'s' if count > 1 else ''} lost{why}",
         default=each.default,
+        cause=cause or ("fuel" if unnecessary else ""),
     )
 
 
@@ -372,6 +378,7 @@ def _base_entry(base: Base, turn: int, rules: VictoryRules) -> VpEntry:
         owner_reason=started,
         public_reason=f"{base.name} started a turn at LF 0 or below",
         default=points.default,
+        cause="base out of action",
     )
 
 
@@ -411,6 +418,7 @@ def _damage_entry(ship: Ship, owner: Side, turn: int, rules: VictoryRules, unloa
         owner_reason=f"{ship.type} {ship.name} damaged ({hits})",
         public_reason=f"{SIDE_NAMES[owner]} {ship.type} damaged",
         default=rules.damage_per_hit.default,
+        cause="damage at the end",
     )
 
 
@@ -438,6 +446,7 @@ def unload_turn(ship: Ship, owner: Side, turn: int, done_before: int, rules: Vic
         owner_reason=told,
         public_reason=f"{SIDE_NAMES[owner]} {ship.type} unloading",
         default=rules.unload_per_turn[ship.type].default,
+        cause="unloading",
     )
 
 
@@ -459,6 +468,7 @@ def troops_unloaded(
         owner=side,
         owner_reason=told,
         public_reason=f"{SIDE_NAMES[side]} {told}",
+        cause="troops unloaded",
     )
 
 
@@ -483,6 +493,7 @@ def survivors_rescued(
         owner_reason=f"{told} ({where})",
         public_reason=f"{told} by the {SIDE_NAMES[rescuer]} side",
         default=each.default,
+        cause="survivors rescued",
     )
 
 
@@ -503,6 +514,10 @@ def record(ledger: Sequence[VpEntry], entries: Iterable[VpEntry | None]) -> tupl
 # --- what each side is told -----------------------------------------------------
 
 
+# A loss's line says what was lost, not how: the cause (the owner was told it) is added to it.
+_LOSSES = ("sunk:", "air:")
+
+
 def visible(ledger: Sequence[VpEntry], side: Side, *, game_over: bool = False) -> tuple[VpLine, ...]:
     """The entries ``side`` may read: during the game those about its own units, at the end all.
 
@@ -510,10 +525,15 @@ def visible(ledger: Sequence[VpEntry], side: Side, *, game_over: bool = False) -
     """
     lines: list[VpLine] = []
     for entry in ledger:
+        cause = f" [{entry.cause}]" if entry.key.startswith(_LOSSES) and entry.cause else ""
         if entry.owner is side:
-            lines.append(VpLine(entry.turn, entry.side, entry.points, entry.owner_reason, entry.default))
+            lines.append(
+                VpLine(entry.turn, entry.side, entry.points, entry.owner_reason + cause, entry.default)
+            )
         elif game_over:
-            lines.append(VpLine(entry.turn, entry.side, entry.points, entry.public_reason, entry.default))
+            lines.append(
+                VpLine(entry.turn, entry.side, entry.points, entry.public_reason + cause, entry.default)
+            )
     return tuple(lines)
 
 

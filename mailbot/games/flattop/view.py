@@ -237,22 +237,29 @@ def _side_prefix(force: Mapping[str, Any], shown: int, line: str) -> str:
 
 
 def _victory(state: FlatTopState, seat: str | None) -> dict[str, Any]:
-    """The ledger as this seat may read it (``victory.visible``); totals only at the end."""
-    lines: list[dict[str, Any]] = []
-    for side in (s.side for s in state.sides if seat is None or s.side.value == seat):
-        for line in visible(state.ledger, side, game_over=state.finished or seat is None):
-            lines.append(
-                {
-                    "turn": line.turn,
-                    "side": line.side.value,
-                    "points": line.points,
-                    "text": line.text,
-                    "default": line.default,
-                }
-            )
+    """The ledger as this seat may read it (``victory.visible``); totals only at the end. The
+    referee reads every entry whole, with its cause: the ledger the archive keeps."""
+    if seat is None:
+        lines = [
+            _vp_line(e.turn, e.side, e.points, f"{e.reason}{_cause(e.cause)}", e.default)
+            for e in state.ledger
+        ]
+    else:
+        lines = [
+            _vp_line(line.turn, line.side, line.points, line.text, line.default)
+            for line in visible(state.ledger, Side(seat), game_over=state.finished)
+        ]
     unique = list({(x["turn"], x["side"], x["points"], x["text"]): x for x in lines}.values())
     scores = totals(state.ledger) if state.finished or seat is None else {}
     return {"lines": unique, "totals": {k.value: v for k, v in scores.items()}, "hidden": HIDDEN_NOTE}
+
+
+def _cause(cause: str) -> str:
+    return f" [{cause}]" if cause else ""
+
+
+def _vp_line(turn: int, side: Side, points: int, text: str, default: bool) -> dict[str, Any]:
+    return {"turn": turn, "side": side.value, "points": points, "text": text, "default": default}
 
 
 def _enemy_numbers(state: FlatTopState, side: Side) -> list[str]:

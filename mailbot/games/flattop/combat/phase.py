@@ -16,18 +16,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from mailbot.games.flattop.combat.aftermath import AIR_COMBAT, AIR_STRIKE, FIRE, put_hits, score_air
 from mailbot.games.flattop.combat.air_phase import Sky, air_battle, apply_air_losses, cap_flights
 from mailbot.games.flattop.combat.air_to_air import Flight
 from mailbot.games.flattop.combat.battle import LOSSES, Battle, LossChoice
-from mailbot.games.flattop.combat.damage import end_of_combat_phase
+from mailbot.games.flattop.combat.damage import ShipHit, end_of_combat_phase
 from mailbot.games.flattop.combat.kit import Kit, describe_counts, kit
-from mailbot.games.flattop.combat.strike import Report, strike_hex
+from mailbot.games.flattop.combat.strike import strike_hex
 from mailbot.games.flattop.combat.sub_phase import sub_combat
 from mailbot.games.flattop.orders.combat import CombatOrder
 from mailbot.games.flattop.orders.types import Rank
 from mailbot.games.flattop.turn import Turn, own_af
 from mailbot.games.flattop.units import AirBoxes, AirFactors, Side
-from mailbot.games.flattop.victory import VpEntry, air_lost, record, ship_sunk
 
 
 def run_combat(
@@ -44,7 +44,7 @@ def run_combat(
         report = strike_hex(turn, tools, target, strikes, orders.get(target.side, ()))
         turn.state = replace(turn.state, air_battles=turn.state.air_battles + 1)
         choices += report.choices
-        _score(turn, tools, report)
+        _score_air(turn, report.air_lost, AIR_STRIKE)
     sub_combat(turn, battle)  # seed 003, 27 (option submarines): after the air strikes
     _fires(turn, tools)
     _wiped_out(turn)
@@ -104,7 +104,6 @@ def _interceptions(turn: Turn, tools: Kit) -> None:
         )
         _score_air(
             turn,
-            tools,
             {(side, p): n for p, n in ours.items()} | {(side.opponent, p): n for p, n in theirs_lost.items()},
         )
 
@@ -112,9 +111,8 @@ def _interceptions(turn: Turn, tools: Kit) -> None:
 def _fires(turn: Turn, tools: Kit) -> None:
     """21.8.2: fire damage "is not assessed until the end of the Combat Phase"."""
     st = turn.state
-    tfs = []
+    burnt: dict[Side, list[ShipHit]] = {side: [] for side in Side}
     for tf in st.task_forces:
-        ships = []
         for ship in tf.ships:
             hit = end_of_combat_phase(
                 ship,
@@ -124,9 +122,8 @@ def _fires(turn: Turn, tools: Kit) -> None:
                 turn=st.turn,
             )
             if hit is None:
-                ships.append(ship)
                 continue
-            ships.append(hit.after)
+            burnt[tf.side].append(hit)
             for fact in hit.facts:
                 turn.referee("fire", fact)
             turn.tell(
@@ -135,30 +132,14 @@ def _fires(turn: Turn, tools: Kit) -> None:
                 f"{ship.type.value} {ship.name}: fire damage, {hit.taken} hit(s) "
                 f"({hit.after.hits}/{hit.after.damage})",
             )
-            if hit.after.destroyed and not ship.destroyed:
-                _ledger(turn, [ship_sunk(hit.after, tf.side, st.turn, tools.victory)])
-        tfs.append(replace(tf, ships=tuple(ships)))
-    turn.state = replace(turn.state, task_forces=tuple(tfs))
+    for side, hits in burnt.items():
+        put_hits(turn, side, hits, FIRE)
 
 
-def _score(turn: Turn, tools: Kit, report: Report) -> None:
-    st = turn.state
-    _ledger(turn, [ship_sunk(ship, owner, st.turn, tools.victory) for ship, owner in report.sunk])
-    _score_air(turn, tools, report.air_lost)
-
-
-def _score_air(turn: Turn, tools: Kit, lost: Mapping[tuple[Side, str], int]) -> None:
-    st = turn.state
-    entries = [
-        air_lost(plane, n, owner, st.turn, tools.victory, where=f"combat.{len(st.ledger)}.{i}")
-        for i, ((owner, plane), n) in enumerate(sorted(lost.items()))
-        if n
-    ]
-    _ledger(turn, entries)
-
-
-def _ledger(turn: Turn, entries: Sequence[VpEntry | None]) -> None:
-    turn.state = replace(turn.state, ledger=record(turn.state.ledger, entries))
+def _score_air(turn: Turn, lost: Mapping[tuple[Side, str], int], cause: str = AIR_COMBAT) -> None:
+    for owner in Side:
+        counts = {plane: n for (s, plane), n in lost.items() if s is owner}
+        score_air(turn, owner, counts, cause, where="combat")
 
 
 def rankings(
@@ -176,23 +157,43 @@ def rankings(
 
 def apply_rankings(turn: Turn, battle: Battle, orders: Mapping[Side, Sequence[CombatOrder]]) -> None:
     """15 LI 3: the attacker "ranks them in desired order of elimination": the losses taken by the
-    default ranking are given back and taken again in his order, box by box."""
+    default ranking are given back and taken again in his order, box by box. Only now are they
+    scored and their types told to the defender (he was told the count only)."""
     ranked = rankings(battle, orders)
     for choice in battle.losses:
         ranking = ranked.get((choice.side, choice.label))
+        lost = _rerank(turn, choice, ranking) if ranking else _counts(choice.taken)
         if ranking:
-            _rerank(turn, choice, ranking)
             turn.tell(choice.side, "rank", f"{choice.label}: losses taken in your order {' '.join(ranking)}")
+        turn.tell(
+            choice.owner,
+            "rank",
+            f"{choice.place}: the aircraft lost as the enemy ranked their types: {describe_counts(lost)}",
+        )
+        score_air(turn, choice.owner, lost, AIR_STRIKE, where=f"ranked.{choice.place}")
 
 
-def _rerank(turn: Turn, choice: LossChoice, ranking: Sequence[str]) -> None:
+def _counts(taken: Sequence[tuple[str, str, int]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for _, plane, n in taken:
+        counts[plane] = counts.get(plane, 0) + n
+    return counts
+
+
+def _rerank(turn: Turn, choice: LossChoice, ranking: Sequence[str]) -> dict[str, int]:
+    """The choice's losses taken again in ``ranking`` order; the factors lost by plane name."""
     st = turn.state
+    lost: dict[str, int] = {}
 
     def fix(boxes: AirBoxes) -> AirBoxes:
         for box in sorted({b for b, _, _ in choice.taken}):
             given = tuple(AirFactors(plane, n) for b, plane, n in choice.taken if b == box)
             held: tuple[AirFactors, ...] = getattr(boxes, box) + given
-            boxes = replace(boxes, **{box: _take_ranked(held, sum(g.count for g in given), ranking)})
+            left = _take_ranked(held, sum(g.count for g in given), ranking)
+            for plane, n in _counts([(box, s.plane, s.count) for s in held]).items():
+                gone = n - sum(s.count for s in left if s.plane == plane)
+                lost[plane] = lost.get(plane, 0) + gone
+            boxes = replace(boxes, **{box: left})
         return boxes
 
     bases = tuple(
@@ -208,6 +209,7 @@ def _rerank(turn: Turn, choice: LossChoice, ranking: Sequence[str]) -> None:
         for t in st.task_forces
     )
     turn.state = replace(st, bases=bases, task_forces=tfs)
+    return {plane: n for plane, n in lost.items() if n}
 
 
 def _take_ranked(

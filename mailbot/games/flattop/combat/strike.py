@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from mailbot.games.flattop.combat import intel
+from mailbot.games.flattop.combat.aftermath import AIR_STRIKE, put_hits, score_planes
 from mailbot.games.flattop.combat.air_phase import (
     Sky,
     air_battle,
@@ -78,7 +79,6 @@ class Report:
     attacker: list[str] = field(default_factory=list)
     defender: list[str] = field(default_factory=list)
     choices: list[LossChoice] = field(default_factory=list)
-    sunk: list[tuple[Ship, Side]] = field(default_factory=list)
     air_lost: dict[tuple[Side, str], int] = field(default_factory=dict)
 
 
@@ -429,14 +429,11 @@ def _hit_ship(raid: Raid, found: tuple[ShipLabel, Ship], a: Allocation, blow: Bl
         ranking=_ranking(turn, target.side, blow.attacker_picks),
         launching=launching,
     )
-    ships = tuple(result.after if s is ship else s for s in tf.ships)
-    turn.state = replace(
-        st, task_forces=tuple(replace(t, ships=ships) if t is tf else t for t in st.task_forces)
-    )
     _launch_losses(turn, owner, f"TF{tf.number}", result.planes)
     for fact in result.facts:
         turn.referee("damage", fact)
-    _report_ship(raid, shiplabel, a, result, blow.attacker_picks)
+    ranked = _report_ship(raid, shiplabel, a, result, blow.attacker_picks)
+    put_hits(turn, owner, [result], AIR_STRIKE, unscored=ranked)
 
 
 def _launch_losses(turn: Turn, owner: Side, place: str, losses: Sequence[PlaneLoss]) -> None:
@@ -456,7 +453,8 @@ def _launch_losses(turn: Turn, owner: Side, place: str, losses: Sequence[PlaneLo
 
 def _report_ship(
     raid: Raid, shiplabel: ShipLabel, a: Allocation, result: ShipHit, attacker_picks: bool
-) -> None:
+) -> tuple[PlaneLoss, ...]:
+    """Tell both sides; the losses whose types the attacker will rank (scored once he has)."""
     turn, target, report = raid.turn, raid.target, raid.report
     st = turn.state
     night = turn.sky().night
@@ -477,21 +475,44 @@ def _report_ship(
         f"  {after.type.value} {after.name} took {result.taken} hit(s){crit}{state} "
         f"({after.hits}/{after.damage})"
     )
-    visible = [p for p in result.planes if not p.hidden and p.box != "launching"]
-    if visible:
-        lost = describe_counts({p.plane: p.count for p in visible})
-        report.defender.append(f"    aircraft lost aboard: {lost}")
-        for p in visible:
-            key = (owner, p.plane)
-            report.air_lost[key] = report.air_lost.get(key, 0) + p.count
-        if not night:
-            report.attacker.append(f"    {intel.GROUND_LOSSES}")
-            if attacker_picks and not st.side(target.side).ranking:
-                report.choices.append(
-                    _choice(target, (shiplabel.label, after.name, owner), visible, after.boxes)
-                )
-    if after.destroyed and not result.before.destroyed:  # scored once, when her hits reach her DF
-        report.sunk.append((after, owner))
+    where = (shiplabel.label, after.name, owner)
+    return _losses_aboard(
+        raid, where, result.planes, after.boxes, attacker_picks=attacker_picks, how="aboard"
+    )
+
+
+def _losses_aboard(
+    raid: Raid,
+    where: tuple[str, str, Side],
+    planes: Sequence[PlaneLoss],
+    boxes: AirBoxes,
+    *,
+    attacker_picks: bool,
+    how: str,
+) -> tuple[PlaneLoss, ...]:
+    """Tell the defender his factors lost at a place; when the attacker must rank their types
+    (15 LI 3, reference A.12) the defender learns only the count until he has: the losses left
+    for the ranking are returned, and scored by :func:`phase.apply_rankings`."""
+    turn, target, report = raid.turn, raid.target, raid.report
+    own = [p for p in planes if p.box != "launching"]  # the launching AF's losses are told with it
+    visible = [p for p in own if not p.hidden]  # 21.7.1: the Readying box is the defender's secret
+    if not own:
+        return ()
+    ranked = [p for p in visible if not p.sank]
+    choosing = bool(ranked) and not turn.sky().night and attacker_picks
+    choosing = choosing and not turn.state.side(target.side).ranking
+    kept = [p for p in own if p not in ranked] if choosing else own
+    told = [describe_counts({p.plane: p.count for p in kept})] if kept else []
+    if choosing:
+        n = sum(p.count for p in ranked)
+        told.append(f"{n} factor{'s' if n > 1 else ''}, types as the attacker ranks them (15 LI 3)")
+    report.defender.append(f"    aircraft lost {how}: {'; '.join(told)}")
+    if visible and not turn.sky().night:
+        report.attacker.append(f"    {intel.GROUND_LOSSES}")
+    if not choosing:
+        return ()
+    report.choices.append(_choice(target, where, ranked, boxes))
+    return tuple(ranked)
 
 
 def _choice(
@@ -536,14 +557,12 @@ def _hit_base(raid: Raid, a: Allocation, blow: Blow) -> None:
     report.defender.append(
         f"  {base.name} took {result.taken} hit(s) (launch factor now {result.after.launch})"
     )
-    visible = [p for p in result.planes if not p.hidden and p.box != "launching"]
-    if visible:
-        report.defender.append(
-            f"    aircraft lost on the ground: {describe_counts({p.plane: p.count for p in visible})}"
-        )
-        for p in visible:
-            report.air_lost[(owner, p.plane)] = report.air_lost.get((owner, p.plane), 0) + p.count
-        if not night:
-            report.attacker.append(f"    {intel.GROUND_LOSSES}")
-            if attacker_picks and not st.side(target.side).ranking:
-                report.choices.append(_choice(target, (BASE, base.name, owner), visible, result.after.boxes))
+    ranked = _losses_aboard(
+        raid,
+        (BASE, base.name, owner),
+        result.planes,
+        result.after.boxes,
+        attacker_picks=attacker_picks,
+        how="on the ground",
+    )
+    score_planes(turn, owner, [p for p in result.planes if p not in ranked], AIR_STRIKE, where=base.name)

@@ -66,6 +66,7 @@ from functools import cache
 from typing import Any
 
 from mailbot.errors import GameError
+from mailbot.games.flattop.combat.aftermath import ANTI_SUBMARINE, SUBMARINE, put_ships, score_planes
 from mailbot.games.flattop.combat.battle import DEFAULT_PRIORITY, Battle
 from mailbot.games.flattop.combat.damage import ShipHit
 from mailbot.games.flattop.combat.kit import kit
@@ -137,7 +138,6 @@ from mailbot.games.flattop.orders.types import Asw, Dive, SetDepth, SubAttack
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import Altitude, Base, Handling, Ship, Side, TaskForce
-from mailbot.games.flattop.victory import VpEntry, record, ship_sunk
 
 Moved = frozenset[tuple[Side, int]]
 _WEAPON_WORDS = {Weapon.GUNNERY: "gunnery", Weapon.ASW: "ASW", Weapon.AIR: "air attack"}
@@ -780,23 +780,6 @@ def _ships(state: FlatTopState, side: Side, tf: TaskForce) -> tuple[Ship, ...]:
     return tuple(s for t in (tf, *others) for s in t.afloat)
 
 
-def _put_ships(turn: Turn, side: Side, ships: Iterable[Ship]) -> None:
-    """The side's ships replaced by name; newly destroyed ones scored (the ledger)."""
-    st = turn.state
-    after = {s.name: s for s in ships}
-    entries: list[VpEntry | None] = []
-    tfs = []
-    for tf in st.task_forces:
-        if tf.side is side:
-            for ship in tf.ships:
-                new = after.get(ship.name)
-                if new is not None and new.destroyed and not ship.destroyed:
-                    entries.append(ship_sunk(new, side, st.turn, kit(st).victory))
-            tf = replace(tf, ships=tuple(after.get(s.name, s) for s in tf.ships))  # noqa: PLW2901
-        tfs.append(tf)
-    turn.state = replace(st, task_forces=tuple(tfs), ledger=record(st.ledger, entries))
-
-
 def _sub_fires(turn: Turn, fight: Fight, result: AttackSequence | None, told: _Told, label: str) -> None:
     """27.8, 27.9.1: the submarine's torpedo attack on the TF."""
     st, rules = turn.state, sub_rules(turn.state)
@@ -823,7 +806,9 @@ def _sub_fires(turn: Turn, fight: Fight, result: AttackSequence | None, told: _T
             dice=turn.dice, label=label, result=result,
         )  # fmt: skip
     turn.state = replace(st, subs=put(st.subs, fired.sub), asw=record_sub_attack(st.asw, tf.afloat, st.turn))
-    _put_ships(turn, enemy, fired.ships)
+    put_ships(turn, enemy, fired.ships, SUBMARINE)
+    for hit in fired.hits:
+        score_planes(turn, enemy, hit.planes, SUBMARINE, where=hit.after.name)
     for strike in fired.strikes:
         turn.referee("sub-torpedo", f"{fight.sub} at {strike.target}: {strike.bht.text}; {strike.crt.text}")
     for hit in fired.hits:
@@ -895,7 +880,7 @@ def _tf_fires(turn: Turn, fight: Fight, hour: SubHour, told: _Told, label: str) 
             turn.referee("sub-damage", fact)
         lines.append(f"{word} at {depth} depth, {hit.taken if hit else 0} hit(s)")
     turn.state = replace(turn.state, subs=put(turn.state.subs, sub), asw=states)
-    _put_ships(turn, fight.side, [ship])
+    put_ships(turn, fight.side, [ship], ANTI_SUBMARINE)
     told.sub.append(f"{fight.sub} was attacked ({'; '.join(lines)}): {_sub_damage(ship)}")
     _tf_report(turn, fight, ship, told, label)
 

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from mailbot.games.flattop.combat import intel
+from mailbot.games.flattop.combat.aftermath import SURFACE, put_ships, score_planes
 from mailbot.games.flattop.combat.battle import BHT, BREAKTHROUGH, ENGAGE, GUNNERY, TORPEDO, SurfaceFight
 from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.surface import (
@@ -270,10 +271,11 @@ def _breakthrough(
 
 def _land(turn: Turn, fight: SurfaceFight, battle: Engagement, result: RoundResult, stage: str) -> None:
     """The round's ships into the TFs, the log, and each side's report of it."""
-    after = {s.name: s for s in result.ships}
-    st = turn.state
-    tfs = tuple(replace(t, ships=tuple(after.get(s.name, s) for s in t.ships)) for t in st.task_forces)
-    turn.state = replace(st, task_forces=tfs)
+    for side in Side:
+        ours = [s for s in result.ships if battle.side(side).ship(s.name) is not None]
+        put_ships(turn, side, ours, SURFACE)
+        for one in (h for h in result.ship_hits if battle.side(side).ship(h.after.name) is not None):
+            score_planes(turn, side, one.planes, SURFACE, where=one.after.name)
     for line in result.rolls:
         turn.referee("surface.roll", line)
     for side in Side:
