@@ -54,6 +54,7 @@ from mailbot.games.flattop.observation.observe import (
     DEAD_IN_WATER,
     INTACT,
     SMOKING,
+    SUNK,
     ship_state,
     tf_target,
 )
@@ -98,7 +99,7 @@ DESIGN_DEFAULTS: Mapping[str, str] = MappingProxyType(
     }
 )
 
-_SEVERITY = (SMOKING, BURNING, DEAD_IN_WATER)  # the order damage is listed in: "(one smoking, one ...)"
+_SEVERITY = (SMOKING, BURNING, DEAD_IN_WATER, SUNK)  # the order damage is listed in: "(one smoking, one ...)"
 _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 

@@ -48,6 +48,8 @@ SMOKING = "smoking"  # "Damage less than half of ship's damage factor: Ship is s
 BURNING = "burning and listing heavily"  # "at least half of DF, but ship not crippled"
 DEAD_IN_WATER = "dead in the water"  # "Crippled: ... Ship is dead in water and is reported as such."
 IN_TOW = "in tow"  # 7.12.3 names it; the towing rules say how a ship comes to be towed
+# LI 4 shows a ship "crippled" only while "delayed in sinking": one that sinks at once is seen to sink.
+SUNK = "seen to sink"
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class ShipView:
     """A ship as observation can know it: its report class and visible condition (7.12.3)."""
 
     category: ShipCategory
-    state: str = INTACT  # INTACT | SMOKING | BURNING | DEAD_IN_WATER | IN_TOW
+    state: str = INTACT  # INTACT | SMOKING | BURNING | DEAD_IN_WATER | IN_TOW | SUNK
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,8 @@ def ship_state(ship: Ship, in_tow: bool = False, *, stopped: bool = False) -> st
     # A towed ship is usually crippled too; "in tow" says more, so it wins.
     if in_tow:
         return IN_TOW
+    if ship.sunk:
+        return SUNK
     if stopped or ship.crippled or ship.destroyed:
         return DEAD_IN_WATER
     if ship.hits <= 0:

@@ -194,6 +194,15 @@ def test_li_4_destroyed_ship_delayed_in_sinking_is_reported_crippled() -> None:
     assert makeup([tf], turn=4) == ("1 CV (one dead in the water) and 1 DD",)
 
 
+def test_li_4_a_ship_that_sinks_at_once_is_seen_to_sink_not_dead_in_the_water() -> None:
+    """LI 4: only "A ship that is officially destroyed but is delayed in sinking is reported to be
+    crippled" (issue 36, error 3: one that sank at once was shown "dead in the water")."""
+    gone = replace(ship(ShipType.CA, 6, 6), name="Northampton")  # no delay recorded: sank at once
+    assert gone.sunk and ship_words(gone, turn=4) == "seen to sink"
+    assert ship_words(replace(gone, sinking=0), turn=4) == "seen to sink"
+    assert ship_words(replace(gone, sinking=2), turn=4) == "dead in the water"
+
+
 def test_21_8_1_stopped_ship_is_reported_dead_in_the_water() -> None:
     """21.8.1: a ship that "cannot move next turn" for two half-speed restrictions: "(Such a ship is
     reported as "dead in the water;" - imagine the enemy's surprise when it subsequently moves!)" """
