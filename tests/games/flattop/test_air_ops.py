@@ -382,3 +382,17 @@ def test_combat_can_usually_occur_at_units_and_high_near_own_radar() -> None:
     assert not combat_possible(near, Altitude.LOW, units=[], radars=[here], table=table)
     assert not combat_possible(far, Altitude.HIGH, units=[], radars=[here], table=table)
     assert InterceptionTable.from_mapping(load_tables()["interception"]) == table
+
+
+def test_6_10_a_path_refused_after_the_turn_into_the_wind_names_the_rule(data: dict[str, Any]) -> None:
+    """Standard 6.10 (reference A.4): a CV or CVL "must move one hex into the wind in any turn in
+    which it launches or recovers more than its Minimum Launch Factor" (issue 36, error 7: the
+    refusal said only "V-F26 is not next to V-D26")."""
+    state = new(data)  # Yorktown LF 11/3: four factors turn TF1 NE into the wind, to V-D26
+    kind, reason = refusal(state, "search af1 from tf1 4 wildcat normal path v-f26")
+    assert kind is ProblemKind.ILLEGAL and "is not next to V-D26" in reason
+    assert reason.endswith(
+        "TF1 turns into the wind to V-D26 first and the AF takes off there: standard 6.10)"
+    )
+    _, small = refusal(state, "search af1 from tf1 3 wildcat path v-a1")  # no turn: no note
+    assert "6.10" not in small

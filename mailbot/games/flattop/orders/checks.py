@@ -159,17 +159,28 @@ class Own:
         else the standing one), since new AFs take off after TF movement (reference A.7), or
         one hex into the wind when the letter's launches exceed its carriers' Minimum LF and
         the plot does not head into it (standard 6.10, ``air.resolve_wind``); a base's hex."""
-        name, h, _, unit = self.place(launch.place)
+        _, h, _, unit = self.place(launch.place)
         if not isinstance(unit, TaskForce):
             return h
-        plot = self.plots.get(unit.number)
-        legs = plot.legs if plot is not None else unit.plot
-        leg = legs[0] if legs else ()
+        leg = self._leg(unit)
+        return self.wind_turn(launch) or (leg[-1] if leg else h)
+
+    def wind_turn(self, launch: Launch) -> Hex | None:
+        """Standard 6.10: the hex the launching TF turns into the wind to, or None (no turn due)."""
+        name, _, _, unit = self.place(launch.place)
+        if not isinstance(unit, TaskForce):
+            return None
         launching = self.used.get((name, "launch"), 0) + launch.count
-        turned = into_the_wind(unit, leg, launching, self.scenario, self.winds)
+        turned = into_the_wind(unit, self._leg(unit), launching, self.scenario, self.winds)
         if turned is not None and launching <= launch_factor(unit, launch.kind):  # else refused anyway
             return turned
-        return leg[-1] if leg else h
+        return None
+
+    def _leg(self, tf: TaskForce) -> tuple[Hex, ...]:
+        """This turn's plotted hexes: the letter's PLOT, else the standing one."""
+        plot = self.plots.get(tf.number)
+        legs = plot.legs if plot is not None else tf.plot
+        return legs[0] if legs else ()
 
     def plane(self, word: str) -> PlaneType:
         found = next((p for name, p in self.planes.items() if name.upper() == word.upper()), None)
@@ -376,6 +387,19 @@ def flight_start(own: Own, order: Search | Fly) -> tuple[Hex, Altitude, int, boo
     return h, Altitude.LOW, launch_movement(plane.movement, launch.kind, own.rules), armed, {plane.category}
 
 
+def _wind_note(own: Own, order: Search | Fly) -> str:
+    """Why the AF starts where it does when its carriers turn into the wind (issue 36, error 7)."""
+    launch = order.launch
+    turned = own.wind_turn(launch) if launch is not None else None
+    if launch is None or turned is None:
+        return ""
+    where = own.scenario.map.hex_id(turned)
+    return (
+        f" (launching more than its carriers' Minimum Launch Factor, {launch.place} turns into "
+        f"the wind to {where} first and the AF takes off there: standard 6.10)"
+    )
+
+
 def path_steps(start_altitude: Altitude, legs: tuple[Leg, ...]) -> list[PlaneStep]:
     """The legs as movement.py steps: a hex, then one step in place per extra MP (seed 003, 7.3)."""
     steps, altitude = [], start_altitude
@@ -396,7 +420,7 @@ def _fly_path(own: Own, order: Search | Fly) -> tuple[bool, set[PlaneCategory]]:
         armed_takeoff=armed and order.launch is not None,
     )  # fmt: skip
     if flown.problem:
-        raise illegal(f"AF{order.af}: {flown.problem}")
+        raise illegal(f"AF{order.af}: {flown.problem}{_wind_note(own, order)}")
     if any(not own.scenario.map.on_board(leg.hex) for leg in order.legs):
         raise illegal(f"AF{order.af}: the path leaves the board")
     return armed, categories
