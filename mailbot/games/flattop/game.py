@@ -34,6 +34,7 @@ from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKin
 from mailbot.core.options import GameOption
 from mailbot.errors import GameError
 from mailbot.games.flattop import view as report
+from mailbot.games.flattop.combat import surface_flow
 from mailbot.games.flattop.combat.battle import BHT, DEFAULT_PRIORITY, ENGAGE, STRIKE
 from mailbot.games.flattop.combat.crt import DEFAULT_TABLE, TABLES
 from mailbot.games.flattop.combat.sub_phase import sub_rules
@@ -100,7 +101,7 @@ def surface_context(state: FlatTopState, side: Side) -> SurfaceContext:
     own = combatant(state, fight, side)
     enemy = () if fight.phase == ENGAGE else tuple(engagement(state, fight).enemy(side).numbers.values())
     names = {s.name.upper().replace(" ", "-"): s.name for s in own.afloat}
-    return SurfaceContext(fight.phase, names, enemy)
+    return SurfaceContext(fight.phase, names, enemy, surface_flow.silent_ships(state, fight, side))
 
 
 def surface_defaults(state: FlatTopState, seat: str) -> tuple[str, ...]:

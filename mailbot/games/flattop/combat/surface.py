@@ -673,6 +673,25 @@ def _firer_problems(ship: Ship, ctx: _Context) -> list[str]:
     return []
 
 
+def why_silent(
+    ship: Ship,
+    c: Combatant,
+    enemy: Combatant,
+    *,
+    turn: int,
+    stage: Stage,
+    breaker: Side | None = None,
+    firings: Firings | None = None,
+    occasion: str = "",
+    rules: SurfaceRules = DEFAULT_RULES,
+) -> str | None:
+    """Why ``ship`` may not fire in ``stage`` (her position, 19.8, sinking ...), or None: a FIRE or
+    TORPEDO line for her is refused when it is read, not accepted and then ignored."""
+    ctx = _Context(c, enemy, turn, stage, breaker, firings, occasion, True, rules)
+    problems = _firer_problems(ship, ctx)
+    return problems[0] if problems else None
+
+
 def _big_guns_only(ctx: _Context, target: Ship) -> bool:
     """A.11.7: "Only BB, CA and CAV gunnery may be aimed at enemy BBs" (torpedoes go anywhere)."""
     return ctx.stage is not Stage.TORPEDO and target.type in ctx.rules.protected

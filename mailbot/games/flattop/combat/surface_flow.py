@@ -47,6 +47,7 @@ from mailbot.games.flattop.combat.surface import (
     surviving_gunnery,
     torpedo_round,
     torpedoes_allowed,
+    why_silent,
 )
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.map.towing import tow_gunnery
@@ -176,6 +177,28 @@ def _bht(turn: Turn, fight: SurfaceFight, orders: Mapping[Side, Sequence[FtOrder
     return opened
 
 
+_STAGES = {GUNNERY: Stage.GUNNERY, TORPEDO: Stage.TORPEDO, BREAKTHROUGH: Stage.BREAKTHROUGH}
+
+
+def silent_ships(state: FlatTopState, fight: SurfaceFight, side: Side) -> dict[str, str]:
+    """In a fire step: the side's ships that may not fire in it, and why (empty in other steps)."""
+    stage = _STAGES.get(fight.phase)
+    if stage is None:
+        return {}
+    battle = engagement(state, fight)
+    c, enemy = battle.side(side), battle.enemy(side)
+    breaker = Side(fight.breaker) if fight.breaker else None
+    out = {}
+    for ship in c.ships:
+        why = why_silent(
+            ship, c, enemy, turn=battle.turn, stage=stage, breaker=breaker,
+            firings=state.firings, occasion=battle.label,
+        )  # fmt: skip
+        if why is not None:
+            out[ship.name] = why
+    return out
+
+
 def _fires(
     turn: Turn, battle: Engagement, orders: Mapping[Side, Sequence[FtOrder]], side: Side, stage: Stage
 ) -> tuple[Fire, ...]:
@@ -184,6 +207,7 @@ def _fires(
     breaker = Side(turn.state.surface.breaker) if turn.state.surface and turn.state.surface.breaker else None
     torpedo = stage is Stage.TORPEDO
     chosen: list[Fire] = []
+    refused: list[tuple[str, str]] = []
     for order in orders.get(side, ()):
         if not isinstance(order, FireAt) or order.torpedo != torpedo:
             continue
@@ -195,7 +219,7 @@ def _fires(
             firings=turn.state.firings, occasion=battle.label,
         )  # fmt: skip
         if problems:
-            turn.tell(side, "surface", f"{order.ship}: {problems[0]}; she fires by the default")
+            refused.append((order.ship, problems[0]))
         else:
             chosen.append(fire)
     named = {f.ship for f in chosen}
@@ -203,6 +227,10 @@ def _fires(
     rest = [f for f in default_allocation(c, enemy, turn=battle.turn, stage=stage, breaker=breaker,
                                           firings=turn.state.firings, occasion=battle.label)
             if f.ship not in named]  # fmt: skip
+    by_default = {f.ship for f in rest}
+    for name, why in refused:  # say only what is true: she fires by the default, or not at all
+        then = "she fires by the default" if name in by_default else "she does not fire"
+        turn.tell(side, "surface", f"{name}: {why}; {then}")
     return tuple(chosen + rest)
 
 

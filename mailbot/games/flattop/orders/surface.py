@@ -16,8 +16,8 @@ orders answers the engage step in advance.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from mailbot.core.game import ProblemKind
 from mailbot.games.flattop.orders.checks import OrderError, illegal, tokens
@@ -34,6 +34,7 @@ class SurfaceContext:
     phase: str  # engage | bht | gunnery | torpedo | breakthrough
     own: dict[str, str]  # name key (upper, hyphens) -> ship name
     enemy: tuple[str, ...]  # the enemy's numbers as told, e.g. "BB #2"
+    silent: Mapping[str, str] = field(default_factory=dict)  # ship name -> why she may not fire now
 
 
 def label_key(word: str) -> str:
@@ -86,4 +87,7 @@ def read_surface_line(ctx: SurfaceContext, text: str) -> Engage | Placement | Bh
         return BhtNumber(int(rest[0]))
     if len(rest) < 3 or rest[1] != "AT":
         raise OrderError(ProblemKind.INVALID, f"{head} reads {head} <your ship> AT <enemy number, e.g. BB#2>")
-    return FireAt(_own(ctx, rest[0]), _enemy(ctx, rest[2:]), torpedo=head != "FIRE")
+    ship = _own(ctx, rest[0])
+    if ship in ctx.silent:  # e.g. a FIRE line for a ship in the torpedo position (A.11.7)
+        raise illegal(f"{ctx.silent[ship]}: her {head} line cannot be used")
+    return FireAt(ship, _enemy(ctx, rest[2:]), torpedo=head != "FIRE")

@@ -831,3 +831,26 @@ def test_bombardment_short_of_ammunition_and_dash_rule() -> None:
     assert miss.result.hits == 0
     empty = bombard([ship("Empty", "CL", 0)], night=False, table=CRT, dice=NO_DICE, label="b")
     assert empty.result.hits == 0 and empty.result.base == 0
+
+
+def test_a11_7_fire_for_a_ship_in_the_torpedo_position_is_refused_when_read() -> None:
+    """Reference A.11.7: in the gunnery round "Gunnery-position ships fire"; torpedo-position ships
+    fire their torpedoes. A FIRE line for a torpedo-position ship is refused with the reason, not
+    accepted and then ignored (issue 36, error 6: "she fires no guns ...; she fires by the default")."""
+    from mailbot.games.flattop.combat.surface import why_silent
+    from mailbot.games.flattop.orders.checks import OrderError
+    from mailbot.games.flattop.orders.surface import SurfaceContext, read_surface_line
+
+    mine = side(ALLIED, (ship("Astoria", "CA", 8), GUN), (ship("Fletcher", "DD", 3, torpedo=1), TORP))
+    enemy = side(JAPANESE, (ship("Chokai", "CA", 8), GUN))
+    why = why_silent(ship("Fletcher", "DD", 3, torpedo=1), mine, enemy, turn=TURN, stage=Stage.GUNNERY)
+    assert why is not None and "torpedo position: she fires no guns" in why
+    assert why_silent(ship("Astoria", "CA", 8), mine, enemy, turn=TURN, stage=Stage.GUNNERY) is None
+    context = SurfaceContext(
+        "gunnery", {"FLETCHER": "Fletcher", "ASTORIA": "Astoria"}, ("CA #1",), {"Fletcher": why}
+    )
+    with pytest.raises(
+        OrderError, match=r"torpedo position: she fires no guns .*: her FIRE line cannot be used"
+    ):
+        read_surface_line(context, "FIRE Fletcher AT CA#1")
+    assert read_surface_line(context, "FIRE Astoria AT CA#1") is not None
