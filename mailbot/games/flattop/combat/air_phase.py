@@ -60,57 +60,81 @@ def cap_flights(turn: Turn, side: Side, h: Hex) -> list[Flight]:
     return flights
 
 
-def scramble(turn: Turn, kit: Kit, where: tuple[Side, Hex, int], sky: Sky) -> list[Flight]:
-    """16.11: ready fighters of each defending place in the hex (``where``: side, hex, warning),
-    to the altitude with the larger allowance."""
+def scramble(
+    turn: Turn, kit: Kit, where: tuple[Side, Hex, int], sky: Sky, entering: frozenset[Altitude]
+) -> list[Flight]:
+    """16.11: ready fighters of each defending place in the hex (``where``: side, hex, warning).
+
+    The table gives "how many air factors may scramble to each altitude", so a place may send
+    some to each, all of them within the launch it has left this turn. The altitudes the
+    strike entered at (``entering``) are served first, then the one allowing more (design
+    default: the defender gives no order for it and wants fighters where the bombers are)."""
     side, h, warning = where
     st, roles = turn.state, _roles(turn)
-    night = st.scenario.is_night(st.time)
-    flights: list[Flight] = []
     places: list[tuple[str, AirBoxes, int, int]] = [
         (b.name, b.boxes, b.launch_min, b.launch) for b in st.own_bases(side) if b.hex == h
     ]
     for tf in st.own_tfs(side):
         for ship in tf.plane_ships if tf.hex == h else ():
             places.append((ship.name, ship.boxes, ship.launch_min, ship.launch))
+    flights: list[Flight] = []
     for name, boxes, lf_min, lf in places:
         ready = [s for s in boxes.ready if is_interceptor(s, roles)]
-        if not ready:
-            continue
-        used = _launched(turn, side, name)
-        best = max(
-            (Altitude.LOW, Altitude.HIGH),
-            key=lambda a: scramble_limit(
-                warning,
-                a,
-                launch_min=lf_min,
-                launch_normal=lf,
-                launch_left=max(2 * lf - used, 0),
-                night=night,
-                table=kit.cap,
-            ),
-        )
-        limit = scramble_limit(
-            warning,
-            best,
-            launch_min=lf_min,
-            launch_normal=lf,
-            launch_left=max(2 * lf - used, 0),
-            night=night,
-            table=kit.cap,
-        )
-        stacks = _take(ready, limit)
+        if ready:
+            place = _Place(name, lf_min, lf, max(2 * lf - _launched(turn, side, name), 0))
+            flights += _scramble_place(
+                turn, kit, how=(side, warning, entering), place=place, ready=ready, sky=sky
+            )
+    return flights
+
+
+@dataclass(frozen=True)
+class _Place:
+    """A base or plane-carrier scrambling: its name, minimum and normal launch, launch left."""
+
+    name: str
+    launch_min: int
+    launch: int
+    left: int
+
+
+def _scramble_place(
+    turn: Turn,
+    kit: Kit,
+    *,
+    how: tuple[Side, int, frozenset[Altitude]],
+    place: _Place,
+    ready: list[AirFactors],
+    sky: Sky,
+) -> list[Flight]:
+    """One place's ready CAP, altitude by altitude, each within what the table and the launch
+    still left allow (16.11: "subject to plane handling restrictions in that turn")."""
+    side, warning, entering = how
+    night = turn.state.scenario.is_night(turn.state.time)
+
+    def limit(altitude: Altitude, left: int) -> int:
+        return scramble_limit(
+            warning, altitude, launch_min=place.launch_min, launch_normal=place.launch,
+            launch_left=left, night=night, table=kit.cap,
+        )  # fmt: skip
+
+    order = sorted((Altitude.LOW, Altitude.HIGH), key=lambda a: (a not in entering, -limit(a, place.left)))
+    flights, left = [], place.left
+    for altitude in order:
+        stacks = tuple(replace(s, altitude=altitude) for s in _take(ready, limit(altitude, left)))
         if not stacks:
             continue
+        n = sum(s.count for s in stacks)
+        left -= n
+        ready = list(remove_stacks(tuple(ready), stacks))
         number = SCRAMBLE + len(sky.scrambled)
-        stacks = tuple(replace(s, altitude=best) for s in stacks)
-        sky.scrambled[number] = (name, stacks)
+        sky.scrambled[number] = (place.name, stacks)
         sky.took[number] = stacks
-        flights.append(Flight(side, number, stacks, best, "interceptor", 1))
+        flights.append(Flight(side, number, stacks, altitude, "interceptor", 1))
         turn.referee(
             "ready-cap",
-            f"{side} scrambles {sum(s.count for s in stacks)} factor(s) from {name} "
-            f"to {best.value} (warning {warning} hex(es), seed 003, 16.11)",
+            f"{side} scrambles {n} factor(s) from {place.name} "
+            f"to {altitude.value} (warning {warning} hex(es), seed 003, 16.11)",
         )
     return flights
 

@@ -180,7 +180,9 @@ def _air_combat(raid: Raid, strikes: Sequence[Strike], label: str) -> None:
     sky = Sky({}, {}, {}, [])
     attackers = _attacker_flights(turn, strikes)
     warning = max((s.warning for s in strikes), default=0)
-    cap = cap_flights(turn, enemy, target.hex) + scramble(turn, kit, (enemy, target.hex, warning), sky)
+    entering = frozenset(f.altitude for f in attackers)
+    scrambled = scramble(turn, kit, (enemy, target.hex, warning), sky, entering)
+    cap = cap_flights(turn, enemy, target.hex) + scrambled
     cap = dive(turn, kit, cap, attackers, f"{label}.dive")
     if not cap:
         return

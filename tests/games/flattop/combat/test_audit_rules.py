@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Rules a referee audit found misplayed, each played through the engine with both sides' orders.
+
+The world is ``test_flattop_combat_no_leak._base``: the Japanese TF1 (Shokaku, Myoko, Ushio) at
+V-E24 on turn 2 by day, the Allied AF7 of Dauntless near it. Dice are the real stream, so the
+assertions hold for any roll.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mailbot.core.game import Event
+from mailbot.games.flattop.state import FlatTopState
+from mailbot.games.flattop.units import AirBoxes, AirFactors, Altitude, Armament, Ship
+from tests.differential import flattop_worlds as fw
+from tests.differential.test_flattop_combat_no_leak import TARGET_HEX, _base
+from tests.games.flattop.combat.test_strike_flow import play
+
+HIGH, LOW = Altitude.HIGH, Altitude.LOW
+
+
+def referee(events: list[Event], kind: str) -> list[str]:
+    return [e.text for e in events if e.kind == f"ft.{kind}"]
+
+
+def radar_picket(ready: int) -> FlatTopState:
+    """Shokaku with ``ready`` Zero factors in her Ready box, Myoko with radar (3 hexes, reference
+    A.8.5); AF7 (6 armed Dauntless, High) four hexes out, so its approach is seen for 3 hexes."""
+    state = _base()
+
+    def fitted(ship: Ship) -> Ship:
+        if ship.name == "Myoko":
+            return replace(ship, radar=True)
+        if ship.name == "Shokaku":
+            return replace(ship, boxes=AirBoxes(ready=(AirFactors("Zero", ready, True),)))
+        return ship
+
+    tfs = tuple(replace(tf, ships=tuple(fitted(s) for s in tf.ships)) for tf in state.task_forces)
+    far = fw._hex(state, "V-E28")
+    high = (AirFactors("Dauntless", 6, True, Armament.AP, HIGH),)
+    air = tuple(replace(a, hex=far, stacks=high) if a.number == 7 else a for a in state.air)
+    return replace(state, task_forces=tfs, air=air)
+
+
+def test_16_11_ready_cap_scrambles_to_both_altitudes() -> None:
+    """Seed 003, 16.11: "The following table determines how many air factors may scramble to each
+    altitude under a given warning time" (3 hexes: Low Nor, High Min), all within the launch left
+    ("If there is less available launch left than there is ready CAP, then only a portion of the
+    CAP can launch")."""
+    state = radar_picket(ready=40)
+    shokaku = next(s for tf in state.task_forces for s in tf.ships if s.name == "Shokaku")
+    path = "V-E27 V-E26 V-E25 " + TARGET_HEX
+    declared = play(state, {"allied": [f"FLY AF7 PATH {path} ATTACK"]}, "T2.orders")
+    struck = play(declared.state, {"allied": ["TARGET AF7 A-CV1"]}, "T2.strike")
+    scrambles = referee(list(struck.events), "ready-cap")
+    assert scrambles == [
+        f"japanese scrambles {shokaku.launch_min} factor(s) from Shokaku to high (warning 3 hex(es), "
+        "seed 003, 16.11)",
+        f"japanese scrambles {shokaku.launch} factor(s) from Shokaku to low (warning 3 hex(es), "
+        "seed 003, 16.11)",
+    ], scrambles
