@@ -10,7 +10,9 @@ Three claims, each with worlds that differ only in what the seat has not observe
 - the defender learns nothing of the attacker's choices before they happen: the Allies'
   two different TARGET letters change no Japanese letter until the strike lands;
 - hidden Readying losses stay hidden (21.7.1): a carrier whose Readying box holds different
-  planes in the two worlds gives the attacker the same strike report.
+  planes in the two worlds gives the attacker the same strike report;
+- a destroyer's 19.8 firings are the owner's record: the enemy learns of them only when the
+  battle's positions open (a DD out of firings screens by default).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from mailbot.core.game import Event
+from mailbot.games.flattop.combat.surface import Firings
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Armament, Ship, ShipType, Side
 from mailbot.games.registry import default_registry
@@ -133,3 +136,26 @@ def test_a_sealed_bht_changes_no_letter_before_both_are_opened() -> None:
         fw.PACKAGE, ENV, seat="japanese", first=first, second=second, letters=letters, observed=fw.observed
     )
     assert blind.leaked, "the opening shows the other number: the harness must see that difference"
+
+
+def observed_positions(state: FlatTopState, events: Sequence[Event], seat: str) -> object:
+    """``flattop_worlds.observed`` plus the positions the enemy shows when a surface battle opens."""
+    shown = [e.text for e in events if e.visible_to(seat) and "The enemy shows" in e.text]
+    return fw.observed(state, events, seat), shown
+
+
+def test_a_dds_spent_firings_stay_hidden_until_the_positions_open() -> None:
+    """Seed 003, 19.8: "DD's and APD's can fire twice before requiring replenishing." Ushio's two
+    firings (world one) or none (world two) change no Allied letter until the battle opens and
+    she is seen to screen."""
+    spent = Firings().record(["Ushio"], "ft.T1.surface1").record(["Ushio"], "ft.T1.surface2")
+    first, second = World(replace(meeting(), firings=spent)), World(meeting())
+    letters = [["HOLD"], ["ENGAGE"], ["BHT 3"], []]
+    verdict = compare_worlds(
+        fw.PACKAGE, ENV, seat="allied", first=first, second=second, letters=letters,
+        observed=observed_positions,
+    )  # fmt: skip
+    assert_no_leak(verdict)
+    assert verdict.stopped == "T2.surface1.engage: allied observed what tells the worlds apart", (
+        verdict.stopped
+    )

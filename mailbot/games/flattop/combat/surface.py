@@ -86,8 +86,8 @@ LINE_TYPES = frozenset({ShipType.BB, ShipType.CA, ShipType.CAV, ShipType.CL, Shi
 DESIGN_DEFAULTS: Mapping[str, str] = MappingProxyType(
     {
         "position": "a ship given no position screens (she neither fires nor is fired on)",
-        "default_positions": "a silent side: BB, CA, CAV, CL, DD, APD in the gunnery line, the rest "
-        "and every crippled, anchored or towing ship screen",
+        "default_positions": "a silent side: BB, CA, CAV, CL, DD, APD in the gunnery line, the rest, "
+        "every crippled, anchored or towing ship and every DD or APD out of 19.8 firings screen",
         "default_allocation": "a silent side: each ship fires all her factors at the biggest enemy ship "
         "she may aim at (BB, CV, CA, CAV, CVL, CL, AV, DD, APD, AO, AP, PG, SS; lowest number first), "
         "ships reported dead in the water last",
@@ -380,11 +380,22 @@ def check_positions(c: Combatant, *, turn: int) -> tuple[str, ...]:
     return tuple(problems)
 
 
-def default_positions(c: Combatant, *, turn: int) -> dict[str, Position]:
-    """A silent side (DESIGN_DEFAULTS): BB, CA, CAV, CL, DD, APD with guns in the gunnery line."""
+def default_positions(
+    c: Combatant,
+    *,
+    turn: int,
+    firings: Firings = NO_FIRINGS,
+    occasion: str = "",
+    rules: SurfaceRules = DEFAULT_RULES,
+) -> dict[str, Position]:
+    """A silent side (DESIGN_DEFAULTS): BB, CA, CAV, CL, DD, APD with guns in the gunnery line; a DD
+    or APD that has used her 19.8 firings screens (in the line she could only be shot at)."""
     return {
         ship.name: Position.GUNNERY
-        if ship.type in LINE_TYPES and c.gunnery(ship) > 0 and not disabled(c, ship, turn=turn)
+        if ship.type in LINE_TYPES
+        and c.gunnery(ship) > 0
+        and not disabled(c, ship, turn=turn)
+        and firings.may_fire(ship, occasion, rules=rules)
         else Position.SCREEN
         for ship in c.afloat
     }

@@ -95,11 +95,16 @@ def combatant(state: FlatTopState, fight: SurfaceFight, side: Side) -> Combatant
     return Combatant(side, ships, positions, towing=towing, gunnery_limits=limits, labels=labels)
 
 
+def occasion(fight: SurfaceFight) -> str:
+    """The battle's label: the root of its roll labels and the occasion its DD firings count as (19.8)."""
+    return f"ft.{fight.key.rsplit('.', 1)[0]}"
+
+
 def engagement(state: FlatTopState, fight: SurfaceFight) -> Engagement:
     declared = {Side(side): n for side, n in fight.declared} or dict.fromkeys(Side, DEFAULT_BHT)
     return Engagement(
         combatant(state, fight, Side.ALLIED), combatant(state, fight, Side.JAPANESE), declared,
-        night=state.scenario.is_night(state.time), turn=state.turn, label=f"ft.{fight.key.rsplit('.', 1)[0]}",
+        night=state.scenario.is_night(state.time), turn=state.turn, label=occasion(fight),
     )  # fmt: skip
 
 
@@ -137,7 +142,7 @@ def _engage(turn: Turn, fight: SurfaceFight, orders: Mapping[Side, Sequence[FtOr
     labels: dict[str, str] = {}
     for side in Side:
         c = combatant(st, fight, side)
-        chosen = default_positions(c, turn=st.turn)
+        chosen = default_positions(c, turn=st.turn, firings=st.firings, occasion=occasion(fight))
         for order in orders.get(side, ()):
             if isinstance(order, Placement) and order.ship in chosen:
                 chosen[order.ship] = Position(order.position)

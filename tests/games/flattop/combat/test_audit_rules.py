@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.core.game import Event
+from mailbot.games.flattop.combat.surface import Firings
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.units import AirBoxes, AirFactors, Altitude, Armament, Ship
+from mailbot.games.flattop.units import AirBoxes, AirFactors, Altitude, Armament, Ship, Side
 from tests.differential import flattop_worlds as fw
 from tests.differential.test_flattop_combat_no_leak import TARGET_HEX, _base
+from tests.games.flattop.combat import test_surface_flow as surface
 from tests.games.flattop.combat.test_strike_flow import play
 
 HIGH, LOW = Altitude.HIGH, Altitude.LOW
@@ -60,3 +62,20 @@ def test_16_11_ready_cap_scrambles_to_both_altitudes() -> None:
         f"japanese scrambles {shokaku.launch} factor(s) from Shokaku to low (warning 3 hex(es), "
         "seed 003, 16.11)",
     ], scrambles
+
+
+def test_19_8_a_dd_that_has_fired_twice_is_kept_out_of_the_default_line() -> None:
+    """Seed 003, 19.8: "DD's and APD's can fire twice before requiring replenishing. This can be one
+    surface combat and one bombardment, or two of either." Ushio fired in two battles, then meets
+    the enemy a third time with no orders: she screens (in the gunnery line she could only be shot
+    at) and fires nothing; Myoko, with ammunition, takes the line and fires."""
+    fired = Firings().record(["Ushio"], "ft.T1.surface1").record(["Ushio"], "ft.bombard.t1.japanese.TF1")
+    state = replace(surface.meeting(), firings=fired)
+    hour = surface.play(state, {})
+    engaged = surface.play(hour.state, {"allied": ["ENGAGE"], "japanese": []})
+    assert "Myoko CA #1 (gunnery); Ushio DD #1 (screen)" in surface.told(engaged, Side.JAPANESE)
+    opened = surface.play(engaged.state, {"allied": ["BHT 3"], "japanese": []})
+    shot = surface.play(opened.state, {})
+    rolls = " ".join(referee(list(shot.events), "surface.roll"))
+    assert "japanese at" in rolls and "Ushio" not in rolls, rolls
+    assert shot.state.firings.count("Ushio") == 2
