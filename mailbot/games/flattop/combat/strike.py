@@ -327,17 +327,34 @@ def _shoot_down(
     return out
 
 
-def _kind(kit: Kit, a: Allocation, armament: Armament, altitude: Altitude) -> AttackKind:
-    kinds = kit.hits.kinds(a.plane, armament)
-    wanted = {
-        "dive": (AttackKind.DIVE,),
-        "torpedo": (AttackKind.TORPEDO,),
-        "level": (AttackKind.LEVEL_HIGH if altitude is Altitude.HIGH else AttackKind.LEVEL_LOW,),
-    }.get(a.kind or "", ())
-    for kind in (*wanted, *kinds):
-        if kind in kinds:
-            return AttackKind(kind)
-    raise ValueError(f"{a.plane} has no attack with {armament}")
+#: Seed 003, 14.11: "Aircraft intending to execute an attack must enter the target hex at the proper
+#: attack altitude": a dive and a High level attack from High, a torpedo and a Low level attack
+#: from Low (reference A.6: "the bomber starts the Combat Phase High" to dive; torpedo "Low only").
+ATTACKS_FROM: dict[Altitude, tuple[AttackKind, ...]] = {
+    Altitude.HIGH: (AttackKind.DIVE, AttackKind.LEVEL_HIGH),
+    Altitude.LOW: (AttackKind.TORPEDO, AttackKind.LEVEL_LOW),
+}
+RULE_14_11 = "seed 003, 14.11"
+
+
+def _kind(kit: Kit, a: Allocation, armament: Armament, altitude: Altitude) -> AttackKind | None:
+    """The attack ``a``'s planes make from ``altitude``: the one ordered if they may make it from
+    there, else their first (a dive before a level attack); None if they have none from there."""
+    kinds = [k for k in kit.hits.kinds(a.plane, armament) if k in ATTACKS_FROM[altitude]]
+    level = AttackKind.LEVEL_HIGH if altitude is Altitude.HIGH else AttackKind.LEVEL_LOW
+    wanted = {"dive": AttackKind.DIVE, "torpedo": AttackKind.TORPEDO, "level": level}.get(a.kind or "")
+    if wanted in kinds:
+        return wanted
+    return kinds[0] if kinds else None
+
+
+def _altitude_note(a: Allocation, armament: Armament, altitude: Altitude, kind: AttackKind | None) -> str:
+    """What the attacker is told when his planes' altitude changes or forbids their attack (14.11)."""
+    head = f"  AF{a.af}: {a.count} {a.plane} ({armament.value}) entered {altitude.value}"
+    if kind is None:
+        return f"{head}: they have no attack from {altitude.value}; no attack ({RULE_14_11})"
+    made = f"they attack {kind.value}"
+    return f"{head}: a {a.kind} attack is not made from {altitude.value}; {made} ({RULE_14_11})"
 
 
 def _joined(first: tuple[Allocation, Blow], a: Allocation, blow: Blow) -> tuple[Allocation, Blow]:
@@ -360,6 +377,10 @@ def _bomb(raid: Raid, strike: Strike, a: Allocation, label: str) -> Blow | None:
     st, sky = turn.state, turn.sky()
     cloud, night = target.hex in sky.clouds, sky.night
     kind = _kind(kit, a, stack.armament, stack.altitude)
+    if kind is None or (a.kind and not kind.value.startswith(a.kind)):
+        raid.report.attacker.append(_altitude_note(a, stack.armament, stack.altitude, kind))
+    if kind is None:
+        return None
     found = _ship_of(turn, target, a.target) if a.target != BASE else None
     if found is None and a.target != BASE:
         # The ship went down under an earlier AF of this strike (21.8.2): nothing left to aim at.

@@ -8,6 +8,7 @@ assertions hold for any roll.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from mailbot.core.game import Event
@@ -79,3 +80,46 @@ def test_19_8_a_dd_that_has_fired_twice_is_kept_out_of_the_default_line() -> Non
     rolls = " ".join(referee(list(shot.events), "surface.roll"))
     assert "japanese at" in rolls and "Ushio" not in rolls, rolls
     assert shot.state.firings.count("Ushio") == 2
+
+
+def mixed_strike(altitude: Altitude) -> FlatTopState:
+    """AF7 next to TF1 at ``altitude``: 8 Dauntless and 6 B-17 armed AP, 4 Avenger with torpedoes."""
+    state = _base()
+    stacks = (
+        AirFactors("Dauntless", 8, True, Armament.AP, altitude),
+        AirFactors("B-17", 6, False, Armament.AP, altitude),
+        AirFactors("Avenger", 4, True, Armament.TORPEDO, altitude),
+    )
+    return replace(state, air=tuple(replace(a, stacks=stacks) if a.number == 7 else a for a in state.air))
+
+
+def bombing(altitude: Altitude) -> tuple[str, str]:
+    """The referee's bombing rolls and the Allied report of AF7's strike from ``altitude``; the
+    Dauntless are told to dive."""
+    declared = play(mixed_strike(altitude), {"allied": [f"FLY AF7 PATH {TARGET_HEX} ATTACK"]}, "T2.orders")
+    lines = ["TARGET AF7 A-CV1 8 Dauntless DIVE", "TARGET AF7 A-CA1 6 B-17", "TARGET AF7 A-DD1 4 Avenger"]
+    struck = play(declared.state, {"allied": lines}, "T2.strike")
+    rolls = " ".join(referee(list(struck.events), "bombing.roll"))
+    told = " ".join(e.text for e in struck.events if e.visible_to("allied"))
+    return rolls, told
+
+
+def test_14_11_the_attack_is_made_from_the_altitude_the_planes_entered() -> None:
+    """Seed 003, 14.11: "Aircraft intending to execute an attack must enter the target hex at the
+    proper attack altitude." A dive starts High, a torpedo attack is Low only (reference A.6): from
+    Low the Dauntless bomb level Low and the B-17s too, never level High, the Avengers torpedo; from
+    High the Dauntless dive, the B-17s bomb High and the Avengers, torpedoes aboard, make none."""
+    low, told = bombing(LOW)
+    assert re.search(r"AF7 \d+ Dauntless level-low on A-CV1", low), low
+    assert re.search(r"AF7 \d+ B-17 level-low on A-CA1", low), low
+    assert re.search(r"AF7 \d+ Avenger torpedo on A-DD1", low), low
+    assert "dive" not in low and "level-high" not in low
+    assert "a dive attack is not made from low; they attack level-low (seed 003, 14.11)" in told
+    high, told = bombing(HIGH)
+    assert re.search(r"AF7 \d+ Dauntless dive on A-CV1", high), high
+    assert re.search(r"AF7 \d+ B-17 level-high on A-CA1", high), high
+    assert "Avenger" not in high
+    none = (
+        r"\d+ Avenger \(torpedo\) entered high: they have no attack from high; no attack \(seed 003, 14.11\)"
+    )
+    assert re.search(none, told), told

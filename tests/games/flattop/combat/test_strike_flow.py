@@ -15,7 +15,7 @@ from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line, Outcome, StepKind, Tallied
 from mailbot.games.flattop import GAME
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.units import AirFactors, Armament, Side
+from mailbot.games.flattop.units import AirFactors, Altitude, Armament, Side
 from tests.differential.test_flattop_combat_no_leak import TARGET_HEX, _base
 
 NAMES = ("Shokaku", "Myoko", "Ushio")
@@ -35,7 +35,10 @@ def told(outcome: Outcome[FlatTopState], side: Side) -> str:
 def big_strike() -> FlatTopState:
     state = _base()
     air = tuple(
-        replace(a, stacks=(AirFactors("Dauntless", 14, True, Armament.AP),)) if a.number == 7 else a
+        # High: a dive starts High (seed 003, 14.11)
+        replace(a, stacks=(AirFactors("Dauntless", 14, True, Armament.AP, Altitude.HIGH),))
+        if a.number == 7
+        else a
         for a in state.air
     )
     return replace(state, air=air)
