@@ -217,6 +217,8 @@ def _sum(pairs: set[tuple[str, int]]) -> dict[str, int]:
 
 
 def _attacker_flights(turn: Turn, strikes: Sequence[Strike]) -> list[Flight]:
+    """The striking AFs' bombers and their escorts (reference A.6: "a fighter-capable factor in an
+    AF *with* bombers is an **escort**"), and the fighters that join the strike."""
     roles = {name: p.roles for name, p in turn.state.rules.planes.items()}
     flights: list[Flight] = []
     for strike in strikes:
@@ -230,7 +232,25 @@ def _attacker_flights(turn: Turn, strikes: Sequence[Strike]) -> list[Flight]:
             flights.append(Flight(strike.side, strike.af, armed, altitude, "bomber", 1))
         if escorts:
             flights.append(Flight(strike.side, strike.af, escorts, altitude, "escort", 1))
-    return flights
+    return flights + _joined_escorts(turn, strikes, flights)
+
+
+def _joined_escorts(turn: Turn, strikes: Sequence[Strike], flights: Sequence[Flight]) -> list[Flight]:
+    """Fighter AFs of the striking side in the target hex, at the altitude of its bombers, fly with
+    the strike as its escorts (design default: the seed lets "more than one type of interceptor"
+    meet escorts (15 LI 5) but gives no order to merge AFs, and reference A.6's 14.16 on escort
+    altitude is cut off). They fight the defender's interceptors first, by their ESCORTS order."""
+    if not strikes:
+        return []
+    side, h = strikes[0].side, strikes[0].hex
+    striking = {s.af for s in strikes}
+    altitudes = {f.altitude for f in flights if f.role == "bomber"}
+    joined = []
+    for flight in cap_flights(turn, side, h):
+        if flight.af not in striking and flight.altitude in altitudes:
+            joined.append(replace(flight, role="escort"))
+            turn.referee("escort", f"{side} AF{flight.af} flies with the strike as its escort (15 LI 5)")
+    return joined
 
 
 def _attack(raid: Raid, strike: Strike, allocations: list[Allocation], label: str) -> None:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from mailbot.core.game import Event
 from mailbot.games.flattop.combat.surface import Firings
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.units import AirBoxes, AirFactors, Altitude, Armament, Ship, Side
+from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Altitude, Armament, Ship, Side
 from tests.differential import flattop_worlds as fw
 from tests.differential.test_flattop_combat_no_leak import TARGET_HEX, _base
 from tests.games.flattop.combat import test_surface_flow as surface
@@ -123,3 +123,35 @@ def test_14_11_the_attack_is_made_from_the_altitude_the_planes_entered() -> None
         r"\d+ Avenger \(torpedo\) entered high: they have no attack from high; no attack \(seed 003, 14.11\)"
     )
     assert re.search(none, told), told
+
+
+def escorted(altitude: Altitude) -> FlatTopState:
+    """``mixed_strike`` at Low, AF8 (6 Wildcat, unarmed, ``altitude``) beside it and 6 Zero on
+    CAP over TF1 (the Japanese AF20, Low)."""
+    state = mixed_strike(LOW)
+    start, target = fw._hex(state, "V-E25"), fw._hex(state, TARGET_HEX)
+    wildcats = AirFormation(
+        8, Side.ALLIED, start, (AirFactors("Wildcat", 6, True, None, altitude),), "TF1", 1
+    )
+    zeros = AirFormation(20, Side.JAPANESE, target, (AirFactors("Zero", 6, True),), "TF1", 1)
+    return replace(state, air=(*state.air, wildcats, zeros))
+
+
+def air_rolls(altitude: Altitude) -> str:
+    orders = [f"FLY AF7 PATH {TARGET_HEX} ATTACK", f"FLY AF8 PATH {TARGET_HEX}", "ESCORTS Zero"]
+    declared = play(escorted(altitude), {"allied": orders}, "T2.orders")
+    struck = play(declared.state, {"allied": ["TARGET AF7 A-CV1"]}, "T2.strike")
+    return " ".join(referee(list(struck.events), "air-combat.roll"))
+
+
+def test_li5_fighters_that_fly_with_a_strike_escort_it_and_fight_the_cap_first() -> None:
+    """Seed 003, 15 LI 5: "Interceptor-Escort combat: If more than one type of interceptor is
+    attacking the escorts, the player with the escorts must prioritize the types of interceptor he
+    wishes to shoot at"; reference A.6: a fighter with bombers is an escort, escorts "fly at the
+    same altitude as the bombers". The Wildcats that flew in with the Low strike fire at the Zeros;
+    Wildcats left High, away from the bombers, do not."""
+    low = air_rolls(LOW)
+    assert re.search(r"escort stage: \d+ Wildcat \(allied\) fire at Zero", low), low
+    assert re.search(r"\d+ Zero \(japanese\) fire at Wildcat", low), low
+    high = air_rolls(HIGH)
+    assert "Wildcat" not in high, high
