@@ -159,3 +159,19 @@ def test_a_dds_spent_firings_stay_hidden_until_the_positions_open() -> None:
     assert verdict.stopped == "T2.surface1.engage: allied observed what tells the worlds apart", (
         verdict.stopped
     )
+
+
+def test_ready_cap_is_learnt_only_when_it_meets_the_strike() -> None:
+    """Seed 003, 16.11: ready CAP scrambles "at the instant enemy AF's enter the hex": a Shokaku
+    whose Ready box holds 40 Zero or none changes no Allied letter until the strike is fought,
+    where the fighters it meets (to both altitudes) tell the worlds apart."""
+    from tests.games.flattop.combat.test_audit_rules import radar_picket
+
+    first, second = World(radar_picket(ready=40)), World(radar_picket(ready=0))
+    path = f"V-E27 V-E26 V-E25 {TARGET_HEX}"
+    letters = [[f"FLY AF7 PATH {path} ATTACK"], ["TARGET AF7 A-CV1"], []]
+    verdict = compare_worlds(
+        fw.PACKAGE, ENV, seat="allied", first=first, second=second, letters=letters, observed=observed_combat
+    )
+    assert_no_leak(verdict)
+    assert verdict.stopped == "T2.strike: allied observed what tells the worlds apart", verdict.stopped

@@ -36,7 +36,7 @@ def radar_picket(ready: int) -> FlatTopState:
         if ship.name == "Myoko":
             return replace(ship, radar=True)
         if ship.name == "Shokaku":
-            return replace(ship, boxes=AirBoxes(ready=(AirFactors("Zero", ready, True),)))
+            return replace(ship, boxes=AirBoxes(ready=(AirFactors("Zero", ready, True),) if ready else ()))
         return ship
 
     tfs = tuple(replace(tf, ships=tuple(fitted(s) for s in tf.ships)) for tf in state.task_forces)
