@@ -621,8 +621,17 @@ def flight_orders(seat: str, report: Report, target: Hex | None) -> list[str]:
 
 
 def _search(af: OwnAF, goal: Hex, storms: frozenset[Hex], reaction: str) -> str:
-    path = sweep(af.hex, goal, storms, af.mf) or [af.hex]  # boxed in by storms: stay and look again
-    return f"SEARCH AF{af.number} PATH {_path_text(path)} {reaction}"
+    climb = _dives(af)
+    path = sweep(af.hex, goal, storms, af.mf - int(climb)) or [af.hex]  # boxed in by storms: stay, look again
+    words = [hex_id(h) for h in path]
+    if climb:  # a dive starts High (14.11), and armed planes climb only after their take-off turn (14.15)
+        words[0] += "@HIGH"
+    return f"SEARCH AF{af.number} PATH {' '.join(words)} {reaction}"
+
+
+def _dives(af: OwnAF) -> bool:
+    """A strike of bombs alone (no torpedoes): it attacks from High, diving."""
+    return af.number >= FIRST_STRIKE_AF and af.armed and all(s.load in ("GP", "AP") for s in af.stacks)
 
 
 def _homeward(af: OwnAF, place: str, home: Hex, storms: frozenset[Hex]) -> str:
