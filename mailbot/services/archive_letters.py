@@ -24,8 +24,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage, Message, MIMEPart
 from pathlib import Path
+from typing import cast
 
 from sqlmodel import Session, col, or_, select
 
@@ -82,8 +84,21 @@ class ReadLetter:
     attachments: tuple[Attached, ...]
 
 
+def _lenient_ids() -> email.policy.EmailPolicy[EmailMessage]:
+    """The default policy, with Message-ID read as plain text: its structured parser raises
+    IndexError on ids a sender may write (``<@evil.test>``, ``<>``), and the archive only copies
+    and redacts an id, it never takes one apart."""
+    registry = HeaderRegistry()
+    # the registry mixes BaseHeader in itself; the stubs want the mixed class
+    registry.map_to_type("message-id", cast("type[BaseHeader]", UnstructuredHeader))
+    return email.policy.default.clone(header_factory=registry)
+
+
+_POLICY = _lenient_ids()
+
+
 def parse(raw: bytes) -> EmailMessage:
-    msg = email.message_from_bytes(raw.replace(b"\r\n", b"\n"), policy=email.policy.default)
+    msg = email.message_from_bytes(raw.replace(b"\r\n", b"\n"), policy=_POLICY)
     if not isinstance(msg, EmailMessage):
         raise MessageFormatError("a stored letter could not be read as a message")
     return msg

@@ -17,6 +17,7 @@ from mailbot.services.archive import export
 from mailbot.store.game_tables import GameStatus, StepState
 from mailbot.verify_archive import faces, verify
 from tests.services.game_helpers import Harness, text, to
+from tests.services.helpers import letter
 from tests.services.test_games_by_mail import NORTH, SOUTH, _started
 
 
@@ -136,3 +137,24 @@ def test_sealed_values_stay_hidden_from_the_other_seat_until_opening(h: Harness)
     h.tick(13 * 3600)  # the short bid step's deadline: opening
     (late,) = to(h.mail(NORTH, f"{north_tag} bid", "SEAL bid 1\n"), NORTH)
     assert "the open step is" in text(late) or "owes nothing" in text(late)
+
+
+@pytest.mark.parametrize("message_id", ["<@evil.test>", "<>", "<[@]>"])
+def test_a_malformed_message_id_is_stored_exported_and_redacted(
+    h: Harness, tmp_path: Path, message_id: str
+) -> None:
+    """A seat's letter with a Message-ID the mail parser chokes on breaks neither the export
+    nor the seat's own ARCHIVE request, and its secret is still cut from the header."""
+    game_id, north_tag, _ = _started(h)
+    secret = north_tag.strip("[]").split()[1]
+    raw = letter(sender=NORTH, subject=f"{north_tag} orders", body="ORDERS\nATTACK 2\nEND\n", message_id=None)
+    h.bot.inject(f"Message-ID: {message_id}\r\nX-Note: {secret}\r\n".encode() + raw)
+    h.bot.processor.process_pending()
+    h.flush()
+    _export(h, game_id, tmp_path / "arch")
+    mbox = (tmp_path / "arch" / "mail.mbox").read_bytes()
+    assert f"Message-ID: {message_id}".encode() in mbox and b"ATTACK 2" in mbox
+    assert secret.encode() not in mbox
+    letters = to(h.mail(NORTH, f"{north_tag} archive", "ARCHIVE\n"), NORTH)
+    zips = [p for m in letters for p in m.iter_attachments() if str(p.get_filename()).endswith(".zip")]
+    assert len(zips) == 1
