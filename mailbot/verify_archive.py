@@ -41,6 +41,7 @@ read too.
 
 from __future__ import annotations
 
+import argparse
 import email
 import email.policy
 import hashlib
@@ -410,21 +411,30 @@ def verify(folder: Path, letters: Path | None = None) -> Checker:
     return checker
 
 
+def arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog=Path(argv[0]).name if argv else "verify.py",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("archive", type=Path, help="the archive folder (it holds game.json)")
+    parser.add_argument(
+        "--letters", type=Path, metavar="MAILBOX", help="your letters: an mbox file, a Maildir or .eml folder"
+    )
+    return parser.parse_args(argv[1:])
+
+
 def main(argv: list[str]) -> int:
-    args = argv[1:]
-    letters: Path | None = None
-    if len(args) == 3 and args[1] == "--letters":
-        letters = Path(args[2])
-        args = args[:1]
-    if len(args) != 1:
-        print("usage: verify.py ARCHIVE_DIR [--letters MBOX_OR_MAILDIR]", file=sys.stderr)
+    args = arguments(argv)  # --help and a wrong call end here (exit 0 and 2), as argparse does
+    if not (args.archive / "game.json").is_file():
+        print(f"verify.py: no game.json in {args.archive}", file=sys.stderr)
         return 2
-    checker = verify(Path(args[0]), letters)
+    checker = verify(args.archive, args.letters)
     for problem in checker.problems:
         print(f"FAILED: {problem}")
     if checker.unrevealed:
         print(f"not yet verifiable: {checker.unrevealed} rolls whose seeds are still secret")
-    if letters is not None:
+    if args.letters is not None:
         print(f"letters: {checker.letters} of this game checked")
     print(f"verify: {checker.rolls} rolls, {checker.ok} ok, {len(checker.problems)} failed")
     return 1 if checker.problems else 0

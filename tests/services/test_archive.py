@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
+from mailbot import verify_archive
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.services.archive import export
 from mailbot.store.game_tables import GameStatus, StepState
@@ -158,3 +159,25 @@ def test_a_malformed_message_id_is_stored_exported_and_redacted(
     letters = to(h.mail(NORTH, f"{north_tag} archive", "ARCHIVE\n"), NORTH)
     zips = [p for m in letters for p in m.iter_attachments() if str(p.get_filename()).endswith(".zip")]
     assert len(zips) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (["--help"], 0, "--letters MAILBOX"),
+        (["-h"], 0, "Saving your letters"),
+        ([], 2, "usage:"),
+        (["nowhere"], 2, "no game.json in nowhere"),
+        ([".", "--letters"], 2, "expected one argument"),
+    ],
+)
+def test_verify_py_explains_itself_without_a_traceback(
+    tmp_path: Path, args: list[str], code: int, said: str
+) -> None:
+    script = Path(verify_archive.__file__)
+    done = subprocess.run(
+        [sys.executable, str(script), *args], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == code
+    assert said in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
