@@ -210,6 +210,8 @@ class Checker:
             return
         if step["state"] == "open":
             self.fail(f"{name}: the event chain resolved it, but the archive shows it open")
+        self.order_sets(name, step)
+        self.sealed(name, step)
         if step.get("seed") is None:
             if finished:
                 self.fail(f"{name}: the game is over but its seed is withheld")
@@ -243,8 +245,6 @@ class Checker:
                 self.fail(f"{name}: its roll log is not the one committed to when it resolved")
         elif resolved.get("rolls", len(step["rolls"])) != len(step["rolls"]):
             self.fail(f"{name}: {len(step['rolls'])} rolls archived, {resolved['rolls']} logged")
-        self.order_sets(name, step)
-        self.sealed(name, step)
 
     def rolls_of(self, name: str, key: bytes, step: dict[str, Any]) -> None:
         next_counter: dict[str, int] = {}
@@ -264,24 +264,59 @@ class Checker:
                 )
             next_counter[roll["label"]] = after
 
+    def before_resolution(self, step: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        """(kind, payload) of the entries logged before the step's attempt resolved, in order."""
+        found: list[tuple[str, dict[str, Any]]] = []
+        for e in self.entries:
+            p = e["payload"]
+            if e["kind"] == "step-resolved" and (p.get("step"), p.get("attempt")) == (
+                step["key"],
+                step["attempt"],
+            ):
+                break
+            found.append((e["kind"], p))
+        return found
+
+    def last_orders(self, step: dict[str, Any]) -> dict[str, str]:
+        """Each seat's last order-set commitment logged for this attempt before it resolved."""
+        last: dict[str, str] = {}
+        for kind, p in self.before_resolution(step):
+            if kind in ORDER_KINDS and (p.get("step"), p.get("attempt")) == (step["key"], step["attempt"]):
+                last[str(p.get("seat"))] = str(p.get("commitment"))
+        return last
+
+    def last_seals(self, step: dict[str, Any]) -> dict[str, dict[str, str]]:
+        """Each seat's last receipts ({label: receipt}) logged before this attempt resolved: its
+        own SEAL letters in the first attempt, the values carried over in a later one."""
+        last: dict[str, dict[str, str]] = {}
+        for kind, p in self.before_resolution(step):
+            if p.get("step") != step["key"]:
+                continue
+            if kind == "sealed" and step["attempt"] == 1:
+                last[str(p["seat"])] = dict(p["receipts"])
+            elif kind == "sealed-carried" and p.get("attempt") == step["attempt"]:
+                last = {seat: dict(found) for seat, found in p["receipts"].items()}
+        return last
+
     def order_sets(self, name: str, step: dict[str, Any]) -> None:
-        """Each salted order set must be the one the chain logged for that seat and attempt."""
-        for seat, salt in step.get("salts", {}).items():
+        """The dice used each seat's LAST order set logged before the deadline, and no other."""
+        last = self.last_orders(step)
+        for seat, salt in sorted(step.get("salts", {}).items()):
             lines = step["orders"].get(seat, [])
             commitment = salted(orders_digest({seat: lines}), bytes.fromhex(salt))
-            logged = self.logged(ORDER_KINDS, step["key"], step["attempt"])
-            if not any(p.get("seat") == seat and p.get("commitment") == commitment for p in logged):
+            if seat not in last:
                 self.fail(f"{name}: the orders of {seat} are not the ones logged when they were accepted")
+            elif last[seat] != commitment:
+                self.fail(f"{name}: the orders of {seat} are not the last ones he sent before it resolved")
+        for seat in sorted(set(last) - set(step.get("salts", {}))):
+            self.fail(f"{name}: the last orders logged for {seat} are not among the orders the dice used")
 
     def sealed(self, name: str, step: dict[str, Any]) -> None:
-        """Every sealed value and salt must give its receipt, and that receipt must be in the chain."""
-        seen: set[tuple[str, str]] = set()
-        for p in self.logged(("sealed", "sealed-carried"), step["key"]):
-            if "seat" in p:  # one seat's letter: {label: receipt}
-                seen |= {(p["seat"], r) for r in p["receipts"].values()}
-            else:  # values carried into a new attempt: {seat: {label: receipt}}
-                seen |= {(seat, r) for seat, found in p["receipts"].items() for r in found.values()}
-        for seat, values in step.get("sealed", {}).items():
+        """Every sealed value and salt must give its receipt, that receipt must be the last one the
+        chain logged for the seat before the step resolved, and every logged seal is opened."""
+        last = self.last_seals(step)
+        archived = step.get("sealed", {})
+        for seat, values in sorted(archived.items()):
             for label, item in sorted(values.items()):
                 try:
                     salt = bytes.fromhex(item["salt"])
@@ -289,10 +324,16 @@ class Checker:
                     salt = b""
                 if sha(item["value"].encode("utf-8") + salt) != item["receipt"]:
                     self.fail(f"{name}: the sealed {label} of {seat} does not give its receipt")
-                if (seat, item["receipt"]) not in seen:
-                    self.fail(f"{name}: the receipt for {seat}'s {label} is not the one logged when sealed")
+                if last.get(seat, {}).get(label) != item["receipt"]:
+                    self.fail(
+                        f"{name}: the receipt for {seat}'s {label} is not the one logged when sealed "
+                        "(the last before it resolved)"
+                    )
                 if item.get("line") is not None and item["line"] not in step["orders"].get(seat, []):
                     self.fail(f"{name}: the sealed {label} of {seat} is not among the orders the dice used")
+        for seat, receipts in sorted(last.items()):
+            for label in sorted(set(receipts) - set(archived.get(seat, {}))):
+                self.fail(f"{name}: {seat} sealed a {label} (logged) that the archive never opens")
 
     # -- reports and letters ------------------------------------------------------------
 

@@ -21,7 +21,7 @@ import pytest
 from sqlmodel import Session
 
 from mailbot.services.archive import export
-from mailbot.store.game_tables import GameStatus, StepState
+from mailbot.store.game_tables import GameStatus, StepRow, StepState
 from mailbot.verify_archive import (
     GENESIS,
     canonical,
@@ -45,25 +45,40 @@ def h(tmp_path: Path) -> Iterator[Harness]:
     harness.bot.engine.dispose()
 
 
-def _play(h: Harness, *, rollback: bool = False) -> int:
+Send = Callable[[StepRow, str, str], None]
+
+
+def play_duel(h: Harness, send: Send, after: Callable[[StepRow], None] | None = None) -> int:
+    """A duel played to its end: ``send(step, north_tag, south_tag)`` mails each open step's
+    letters, its deadline passes, then ``after(step)`` may act on it."""
     game_id, north_tag, south_tag = _started(h)
     for _ in range(20):
         if h.game(game_id).status is GameStatus.FINISHED:
             return game_id
         step = next(s for s in h.steps(game_id) if s.state is StepState.OPEN)
+        send(step, north_tag, south_tag)
+        h.tick(2 * 24 * 3600)
+        if after is not None:
+            after(step)
+    raise AssertionError("the duel did not end")
+
+
+def _play(h: Harness, *, rollback: bool = False) -> int:
+    def send(step: StepRow, north_tag: str, south_tag: str) -> None:
         if step.kind == "sealed":
             h.mail(NORTH, f"{north_tag} bid", "SEAL bid 2\nNONCE n-bid\n")
             h.mail(SOUTH, f"{south_tag} bid", "SEAL bid 1\n")
         else:
             h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
             h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 1\nDEFEND 2\nEND\n")
-        h.tick(2 * 24 * 3600)
-        if rollback and step.kind == "sealed" and step.attempt == 1 and step.turn == 1:
-            gm = f"[DU-{game_id} {h.game(game_id).gm_secret}] gm"
+
+    def roll_back(step: StepRow) -> None:
+        if step.kind == "sealed" and step.attempt == 1 and step.turn == 1:
+            gm = f"[DU-{step.game_id} {h.game(step.game_id).gm_secret}] gm"
             h.mail(GM, gm, f"ROLLBACK {step.key} a wrong table\n")
             h.mail(GM, gm, "FORCE go on\n")
-            rollback = False
-    raise AssertionError("the duel did not end")
+
+    return play_duel(h, send, roll_back if rollback else None)
 
 
 def _export(h: Harness, game_id: int, out: Path) -> Data:
