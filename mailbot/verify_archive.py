@@ -26,6 +26,9 @@ importing mailbot, everything a player needs to trust the moderator:
 * with ``--letters``: every report you received states a chain head that is
   in this chain and is in the archive word for word, and the closing letter's
   final head and length are this chain's (a rewritten chain cannot pass).
+  Your letters of this game are those under a tag (as your letters spell it)
+  of which one states a chain head or commitment of this archive; the
+  archive's own tag is not used, and finding no letter at all is a failure.
 
 Prints one ``FAILED: ...`` line per problem and ends with
 ``verify: <n> rolls, <n> ok, <k> failed`` where ``<k>`` counts every FAILED
@@ -66,6 +69,8 @@ CHUNKS = struct.Struct(">8I")
 HEAD_LINE = re.compile(r"Game log chain head: ([0-9a-f]{64})")
 FINAL_LINE = re.compile(r"Final chain head: ([0-9a-f]{64})")
 ENTRIES_LINE = re.compile(r"Entries: (\d+)")
+HEX64 = re.compile(r"\b[0-9a-f]{64}\b")
+GAME_TAG = re.compile(r"\[([A-Za-z]{2}-\d+)[\] ]")
 ORDER_KINDS = ("orders", "orders-replaced", "orders-carried")
 
 
@@ -373,14 +378,16 @@ class Checker:
                 )
 
     def own_letters(self, data: dict[str, Any], messages: list[Message]) -> None:
-        """The player's letters: each report's head in this chain, its text in the archive."""
-        hashes = {GENESIS} | {e["hash"] for e in self.entries}
+        """The player's letters: each report's head in this chain, its text in the archive.
+
+        Which letters are of this game is read from the letters, never from the archive: the
+        letters under one tag (as their own subjects spell it) are this game's when any of them
+        states a chain head or a commitment this chain holds. None at all is a failure: either
+        the mailbox holds no letter of the game, or the chain it states was rewritten.
+        """
         texts = {(r["chain_head"], normal_text(r["text"])) for r in data.get("reports", [])}
-        tag = f"[{data['game'].get('tag', '')} "
-        for msg in messages:
+        for msg in self.of_this_game(messages):
             subject = str(msg.get("Subject", ""))
-            if tag not in subject:
-                continue
             body = letter_text(msg)
             final = FINAL_LINE.search(body)
             if final:
@@ -391,13 +398,36 @@ class Checker:
             if head is None:
                 continue
             self.letters += 1
-            if head.group(1) not in hashes:
+            if head.group(1) not in self.hashes():
                 self.fail(
                     f"letter {subject!r}: its chain head {head.group(1)[:16]}... "
                     "is not in the archive's chain"
                 )
             if (head.group(1), normal_text(body)) not in texts:
                 self.fail(f"letter {subject!r}: the archive does not account for this report")
+        if self.letters == 0:
+            self.fail(
+                "none of your letters states a chain head or commitment of this archive: "
+                "the mailbox holds no report of this game, or the chain was rewritten"
+            )
+
+    def hashes(self) -> set[str]:
+        return {GENESIS} | {e["hash"] for e in self.entries}
+
+    def of_this_game(self, messages: list[Message]) -> list[Message]:
+        known = self.hashes() - {GENESIS}
+        for entry in self.entries:
+            known |= set(HEX64.findall(canonical(entry["payload"])))
+        groups: dict[str, list[Message]] = {}
+        for n, msg in enumerate(messages):
+            found = GAME_TAG.search(str(msg.get("Subject", "")))
+            groups.setdefault(found.group(1).upper() if found else f"untagged {n}", []).append(msg)
+        return [
+            msg
+            for letters in groups.values()
+            if any(known & set(HEX64.findall(letter_text(m))) for m in letters)
+            for msg in letters
+        ]
 
     def closing(self, subject: str, head: str, entries: re.Match[str] | None) -> None:
         count = int(entries.group(1)) if entries else -1
