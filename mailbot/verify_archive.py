@@ -23,9 +23,12 @@ importing mailbot, everything a player needs to trust the moderator:
   the chain logged when the value was sealed;
 * every report is the text whose salted hash the chain logged, at the chain
   head it states, and every report the chain logged is in the archive;
+* every report's HTML part and map kept in the archive are the ones whose
+  salted hashes the chain logged with the report;
 * with ``--letters``: every report you received states a chain head that is
   in this chain and is in the archive word for word, and the closing letter's
-  final head and length are this chain's (a rewritten chain cannot pass).
+  final head and length are this chain's (a rewritten chain cannot pass);
+  each part of the letter (HTML, map, calendar entry) is one the chain logged.
   Your letters of this game are those under a tag (as your letters spell it)
   of which one states a chain head or commitment of this archive; the
   archive's own tag is not used, and finding no letter at all is a failure.
@@ -132,6 +135,26 @@ def faces(
     return found, counter
 
 
+def part_hash(data: bytes, maintype: str) -> str:
+    """One part of a letter; a text part's line ends do not count (mail rewrites them)."""
+    return sha(b"\n".join(data.splitlines()) if maintype == "text" else data)
+
+
+def letter_parts(msg: Message) -> dict[str, str]:
+    """Every part of a letter but its plain text, by name (``text/html``, an attachment's file
+    name), as ``part_hash`` gives it."""
+    found: dict[str, str] = {}
+    for part in msg.walk():
+        data = part.get_payload(decode=True)
+        if part.is_multipart() or not isinstance(data, bytes):
+            continue
+        attached = part.get_filename() is not None
+        if part.get_content_type() == "text/plain" and not attached:
+            continue
+        found[part.get_filename() or part.get_content_type()] = part_hash(data, part.get_content_maintype())
+    return found
+
+
 def entry_hash(index: int, kind: str, payload: Any, prev: str) -> str:
     return sha(canonical([index, kind, prev, payload]).encode("utf-8"))
 
@@ -147,6 +170,7 @@ class Checker:
         self.problems: list[str] = []
         self.chain_ok = True
         self.entries: list[dict[str, Any]] = []
+        self.report_parts: dict[int, dict[str, str] | None] = {}  # report number: its logged parts
 
     def fail(self, text: str) -> None:
         self.problems.append(text)
@@ -363,6 +387,8 @@ class Checker:
                 self.fail(f"report {n} (to {report['seat'] or 'the GM'}, {report['step']}) was altered")
                 continue
             used.add(match[0])
+            self.report_parts[n] = match[1]["payload"].get("parts")
+            self.archived_parts(n, report)
             stated = HEAD_LINE.search(report["text"])
             if match[1]["prev_hash"] != report["chain_head"] or (
                 stated and stated.group(1) != report["chain_head"]
@@ -377,6 +403,30 @@ class Checker:
                     f"the chain logs a report to {p.get('seat')} at {p.get('step')} that the archive lacks"
                 )
 
+    def archived_parts(self, n: int, report: dict[str, Any]) -> None:
+        """The report's HTML part and map kept in the archive are the ones the chain logged."""
+        parts = self.report_parts.get(n)
+        if parts is None:  # logged before every part was
+            return
+        salt = bytes.fromhex(report.get("salt") or "")
+        kept = {"text/html": report.get("html"), "map.svg": report.get("map_svg") or None}
+        for name, content in kept.items():
+            if content is None and name not in parts:
+                continue
+            made = salted(part_hash(str(content or "").encode("utf-8"), "text"), salt)
+            if parts.get(name) != made:
+                self.fail(f"report {n} (to {report['seat']}): its {name} is not the one logged when sent")
+
+    def sent_parts(self, subject: str, msg: Message, n: int, salt: str) -> None:
+        """Every part of a report letter as received is one the chain logged, and none is missing."""
+        parts = self.report_parts.get(n)
+        if parts is None:
+            return
+        got = {name: salted(h, bytes.fromhex(salt)) for name, h in letter_parts(msg).items()}
+        for name in sorted(set(got) | (set(parts) - {"map.svg"})):
+            if got.get(name) != parts.get(name):
+                self.fail(f"letter {subject!r}: its part {name} is not the one the chain logged")
+
     def own_letters(self, data: dict[str, Any], messages: list[Message]) -> None:
         """The player's letters: each report's head in this chain, its text in the archive.
 
@@ -385,7 +435,8 @@ class Checker:
         states a chain head or a commitment this chain holds. None at all is a failure: either
         the mailbox holds no letter of the game, or the chain it states was rewritten.
         """
-        texts = {(r["chain_head"], normal_text(r["text"])) for r in data.get("reports", [])}
+        reports = data.get("reports", [])
+        texts = {(r["chain_head"], normal_text(r["text"])): n for n, r in enumerate(reports)}
         for msg in self.of_this_game(messages):
             subject = str(msg.get("Subject", ""))
             body = letter_text(msg)
@@ -403,8 +454,11 @@ class Checker:
                     f"letter {subject!r}: its chain head {head.group(1)[:16]}... "
                     "is not in the archive's chain"
                 )
-            if (head.group(1), normal_text(body)) not in texts:
+            n = texts.get((head.group(1), normal_text(body)))
+            if n is None:
                 self.fail(f"letter {subject!r}: the archive does not account for this report")
+            else:
+                self.sent_parts(subject, msg, n, reports[n].get("salt") or "")
         if self.letters == 0:
             self.fail(
                 "none of your letters states a chain head or commitment of this archive: "

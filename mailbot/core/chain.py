@@ -30,6 +30,13 @@ step's seed, which opens when they may be known::
     step_salt(seed, step) = HMAC-SHA256(key = seed, msg = s("mailbot-step-salt-v1") || s(step))
     roll_log = hex(SHA-256(utf8(canonical_json([roll.as_dict() for each roll, in order]))))
 
+A report's every part as sent is in its chain entry too (``parts``: the HTML
+part under ``text/html``, each attachment under its file name, the map kept
+for the archive under ``map.svg``), each as ``salted(part_hash, salt)`` with the
+report's salt, where::
+
+    part_hash = hex(SHA-256(data))    (a text/* part: its lines joined by "\n", no last line end)
+
 Payloads are JSON objects; keep them to strings, integers,
 booleans, null, lists and objects, because float formatting differs between
 JSON libraries and a verifier in another language should get the same bytes.
@@ -57,6 +64,11 @@ def _s(text: str) -> bytes:
 def salted(content: str, salt: bytes) -> str:
     """A commitment to hidden content that cannot be tested by guessing without the salt."""
     return hashlib.sha256(_s(SALT_TAG) + salt + content.encode("utf-8")).hexdigest()
+
+
+def part_hash(data: bytes, maintype: str) -> str:
+    """The hash of one part of a letter; a text part's line ends do not count (mail rewrites them)."""
+    return hashlib.sha256(b"\n".join(data.splitlines()) if maintype == "text" else data).hexdigest()
 
 
 def step_salt(seed: bytes, step: str) -> bytes:

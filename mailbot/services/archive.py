@@ -92,6 +92,8 @@ def game_data(session: Session, game_id: int) -> dict[str, Any]:
                 "chain_head": r.chain_head,
                 "subject": untagged(r.subject),
                 "text": r.text,
+                "html": r.html,
+                "map_svg": r.map_svg,
                 "salt": r.salt,
             }
             for r in reports

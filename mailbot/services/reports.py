@@ -27,7 +27,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, col, func, select
 
 from mailbot.core import deadlines
-from mailbot.core.chain import salted
+from mailbot.core.chain import part_hash, salted
 from mailbot.core.game import Event
 from mailbot.mail.compose import Attachment
 from mailbot.render.ics import deadline_ics
@@ -86,6 +86,17 @@ def map_of(game: Game, seat: str, turn: int, view: Mapping[str, Any]) -> tuple[A
         return None
     safe = re.sub(r"[^A-Za-z0-9_-]+", "-", seat).strip("-") or "seat"  # a file name in any client
     return Attachment(f"map-{safe}-turn{turn}.png", png, "image", "png"), picture.svg
+
+
+def _part_commitments(letter: Letter, rendered: Rendered, map_svg: str, salt: bytes) -> dict[str, str]:
+    """Every part of the letter as sent beside its text, and the map kept for the archive, salted
+    like the text: an edited HTML part or map is found (``mailbot.core.chain``)."""
+    parts = {"text/html": part_hash(rendered.html.encode("utf-8"), "text")}
+    for item in letter.attachments:
+        parts[item.filename] = part_hash(item.content, item.maintype)
+    if map_svg:
+        parts["map.svg"] = part_hash(map_svg.encode("utf-8"), "text")
+    return {name: salted(digest, salt) for name, digest in parts.items()}
 
 
 def step_thread(game: Game, seat: Seat, step: StepRow | None) -> Thread:
@@ -318,6 +329,7 @@ class Reports:
             "seat": seat,
             "step": step.key if step else "start",
             "commitment": salted(digest, bytes.fromhex(salt)),
+            "parts": _part_commitments(letter, rendered, map_svg, bytes.fromhex(salt)),
         }
         chainlog.append(session, row_id(game), "report", payload, now)
         return rendered

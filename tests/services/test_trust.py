@@ -272,7 +272,7 @@ def test_preview_of_a_sealed_step_shows_no_value(h: Harness) -> None:
 
 # Salted commitments, plus what differs between any two letters whatever their orders: the
 # Message-ID (and the "letter" entry's hash of the whole raw letter, Message-ID included).
-SALTED_FIELDS = ("commitment", "orders", "roll_log", "entropy", "message_id", "message")
+SALTED_FIELDS = ("commitment", "orders", "roll_log", "entropy", "message_id", "message", "parts")
 
 
 def _world(tmp_path: Path, name: str, north_attack: str) -> tuple[list[ChainRow], Harness]:
@@ -289,7 +289,10 @@ def _world(tmp_path: Path, name: str, north_attack: str) -> tuple[list[ChainRow]
 
 def _masked(payload: Any) -> Any:
     if isinstance(payload, dict):
-        return {k: "*" if k in SALTED_FIELDS else _masked(v) for k, v in payload.items()}
+        return {
+            k: ("*" if k != "parts" else sorted(v)) if k in SALTED_FIELDS else _masked(v)
+            for k, v in payload.items()
+        }
     return payload
 
 

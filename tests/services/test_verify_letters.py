@@ -103,3 +103,52 @@ def test_a_mailbox_without_a_letter_of_the_game_is_a_failure(
 
 def _another(found: re.Match[str]) -> str:
     return hashlib.sha256(found.group().encode()).hexdigest()
+
+
+def _edited_part(raw: bytes, content_type: str) -> bytes:
+    """The letter with one part changed, as a mail server (or the moderator's outbox) could."""
+    msg = parse(raw)
+    for part in msg.walk():
+        if part.get_content_type() == content_type and "hit points" in part.get_content():
+            part.set_content(part.get_content().replace("hit points", "hitpoints"), subtype="html")
+            return msg.as_bytes()
+        if part.get_content_type() == content_type and content_type == "text/calendar":
+            data = part.get_payload(decode=True) + b"X-EDITED:1\r\n"
+            part.set_content(data, "text", "calendar", filename="deadline.ics")
+            return msg.as_bytes()
+    raise AssertionError(f"no {content_type} part to edit")
+
+
+@pytest.mark.parametrize(
+    ("content_type", "name"), [("text/html", "text/html"), ("text/calendar", "deadline.ics")]
+)
+def test_an_edited_part_of_a_report_letter_is_caught(
+    played: tuple[Harness, int], tmp_path: Path, content_type: str, name: str
+) -> None:
+    h, game_id = played
+    folder = tmp_path / "parts"
+    _export(h, game_id, folder)
+    box = mailbox.mbox(tmp_path / "north.mbox")
+    reports = [s for s in h.sink.sent if s.recipient == NORTH and b"Game log chain head" in s.raw]
+    for sent in h.sink.sent:
+        if sent.recipient == NORTH:
+            box.add(_edited_part(sent.raw, content_type) if sent is reports[1] else sent.raw)
+    box.flush()
+    box.close()
+    done = _run(folder, "--letters", str(tmp_path / "north.mbox"))
+    assert done.returncode == 1, done.stdout
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1 and f"its part {name} is not the one the chain logged" in failed[0], failed
+
+
+def test_an_edited_html_part_in_the_archive_is_caught(played: tuple[Harness, int], tmp_path: Path) -> None:
+    h, game_id = played
+    folder = tmp_path / "html"
+
+    def edit(data: Data) -> None:
+        data["reports"][2]["html"] = data["reports"][2]["html"].replace("hit points", "hitpoints")
+
+    _edited(h, game_id, folder, edit)
+    done = _run(folder)
+    assert done.returncode == 1, done.stdout
+    assert "report 2 (to " in done.stdout and "its text/html is not the one logged when sent" in done.stdout
