@@ -36,7 +36,7 @@ from mailbot import verify_archive
 from mailbot.render.archive_pages import Link, render_site
 from mailbot.render.templates import Renderer
 from mailbot.services import chainlog
-from mailbot.services.archive_letters import Redactor, secrets_of, write_mbox
+from mailbot.services.archive_letters import redactor_of, write_mbox
 from mailbot.services.archive_site import collect
 from mailbot.services.games import tag, untagged
 from mailbot.store.game_tables import Game, OrderSet, Report, RollRow, StepRow, StepState
@@ -175,7 +175,7 @@ def _site(
     site, letters = collect(
         session, int(game.id or 0), viewer=viewer, renderer=renderer, downloads=downloads, compact=compact
     )
-    write_mbox(out / "mail.mbox", letters, Redactor(secrets_of(session, game)), attachments=not compact)
+    write_mbox(out / "mail.mbox", letters, redactor_of(session, game, letters), attachments=not compact)
     _write_files(out, render_site(site))
     return out / "index.html"
 

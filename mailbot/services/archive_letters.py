@@ -19,6 +19,7 @@ from __future__ import annotations
 import email
 import email.policy
 import email.utils
+import hashlib
 import mailbox
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage, Message, MIMEPart
+from email.parser import BytesHeaderParser
 from pathlib import Path
 from typing import cast
 
@@ -36,23 +38,61 @@ from mailbot.store.game_tables import ChainRow, Game, OrderSet, Seat, StepRow, S
 from mailbot.store.models import Inbound, Outbound
 
 REMOVED = "(secret removed)"
+_ANGLED = re.compile(r"<([^<>\s]+)>")
 # A SEAL line names a value that stays sealed until its opening.
 _SEAL_LINE = re.compile(r"^\s*SEAL\s+\S+\s+\S+", re.IGNORECASE | re.MULTILINE)
 
 
 class Redactor:
-    """Cuts known secrets out of a text: from ``[XX-n secret]`` tags, then wherever they stand."""
+    """Cuts known secrets out of a text: from ``[XX-n secret]`` tags, then wherever they stand;
+    and puts a stand-in for each of the bot's own Message-IDs (``thread_ids``) wherever it stands.
 
-    def __init__(self, secrets: Iterable[str]) -> None:
+    A reply naming a letter the bot sent to a seat's address counts like the seat's secret
+    (``services.auth``), so those ids are credentials too. Each keeps one stand-in, so the
+    archive's letters still thread, but no stand-in is a letter the bot sent.
+    """
+
+    def __init__(self, secrets: Iterable[str], thread_ids: Iterable[str] = ()) -> None:
         words = sorted({word for word in secrets if word}, key=len, reverse=True)
         alternatives = "|".join(re.escape(word) for word in words)
         self._tag = re.compile(rf"\[([A-Za-z]{{2}}-\d+)\s+(?:{alternatives})\]") if words else None
         self._word = re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])") if words else None
+        ids = sorted({i for i in thread_ids if i}, key=len, reverse=True)
+        self._ids = (
+            re.compile(rf"(?<![\w.@-])(?:{'|'.join(re.escape(i) for i in ids)})(?![\w.@-])") if ids else None
+        )
 
     def __call__(self, text: str) -> str:
+        if self._ids is not None:
+            text = self._ids.sub(lambda found: stand_in(found.group()), text)
         if self._tag is None or self._word is None:
             return text
         return self._word.sub(REMOVED, self._tag.sub(r"[\1]", text))
+
+
+def stand_in(message_id: str) -> str:
+    """What an archive shows for one of the bot's Message-IDs: the same each time, never the id."""
+    digest = hashlib.sha256(f"mailbot-archived-id:{message_id}".encode()).hexdigest()
+    return f"{digest[:32]}@archived.invalid"
+
+
+def redactor_of(session: Session, game: Game, letters: Sequence[GameLetter]) -> Redactor:
+    """The Redactor for an archive of ``letters``: the game's secrets, and every Message-ID of a
+    letter the bot sent that these letters carry (their own, and those their replies name)."""
+    named: set[str] = set()
+    for letter in letters:
+        heads = BytesHeaderParser(policy=_POLICY).parsebytes(letter.raw)
+        for name in ("Message-ID", "In-Reply-To", "References"):
+            for value in heads.get_all(name, []):
+                named |= set(_ANGLED.findall(str(value)))
+    sent: set[str] = set()
+    for chunk in _chunks(sorted(named), 500):
+        sent |= set(session.exec(select(Outbound.message_id).where(col(Outbound.message_id).in_(chunk))))
+    return Redactor(secrets_of(session, game), sent)
+
+
+def _chunks(items: Sequence[str], size: int) -> Iterable[Sequence[str]]:
+    return (items[n : n + size] for n in range(0, len(items), size))
 
 
 def secrets_of(session: Session, game: Game) -> list[str]:

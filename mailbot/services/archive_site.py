@@ -38,7 +38,7 @@ from mailbot.services.archive_letters import (
     Redactor,
     game_letters,
     read_letter,
-    secrets_of,
+    redactor_of,
 )
 from mailbot.services.archive_referee import referee_views
 from mailbot.services.games import Games, tag
@@ -80,8 +80,8 @@ def collect(
     once (a site that travels by mail)."""
     game = session.get_one(Game, game_id)
     steps = list(session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id))))
-    redact = Redactor(secrets_of(session, game))
     letters = game_letters(session, game, viewer)
+    redact = redactor_of(session, game, letters)
     placed = _place(session, game_id, steps, letters)
     files: dict[str, bytes] = {}
     outgoing = [

@@ -4,7 +4,8 @@
 The secret travels in the subject tag ``[DU-3 k7Q2]`` (replies keep it) or a
 ``SECRET`` line; a reply to a letter the bot sent to the same address counts
 too, since that letter's Message-ID (122 random bits, ``app.new_message_id``)
-went only to that address, like the secret. Where a game requires it, the
+went only to that address, like the secret (an archive shows a stand-in for
+each, never the id: ``archive_letters.Redactor``). Where a game requires it, the
 sender's domain must also pass DKIM according to our own receiving server. A letter that fails is refused to
 the *registered* address, without any game content; a stranger gets the plain
 help and learns nothing about any game.
