@@ -173,11 +173,17 @@ def verify(
     letters: Path | None = typer.Option(
         None, "--letters", help="Your own letters (an mbox file, a Maildir or a folder of .eml files)."
     ),
+    sent: Path | None = typer.Option(
+        None,
+        "--sent",
+        help="The letters you sent (your Sent folder), with --letters: forged or dropped ones.",
+    ),
 ) -> None:
     """Re-derive every roll, check seals, reports and the event chain (and your letters against it)."""
     from mailbot.verify_archive import main as verify_main
 
     extra = ["--letters", str(letters)] if letters is not None else []
+    extra += ["--sent", str(sent)] if sent is not None else []
     raise typer.Exit(verify_main(["verify", str(folder), *extra]))
 
 

@@ -4,6 +4,7 @@
 
     python3 verify.py DIR                         (DIR holds game.json; this file is copied there)
     python3 verify.py DIR --letters MAILBOX       (also your own letters: an mbox file or a Maildir)
+    python3 verify.py DIR --letters IN --sent OUT (and the letters you sent: your Sent folder)
 
 It re-implements, from the published byte-exact specification and NOT by
 importing mailbot, everything a player needs to trust the moderator:
@@ -28,7 +29,11 @@ importing mailbot, everything a player needs to trust the moderator:
 * with ``--letters``: every report you received states a chain head that is
   in this chain and is in the archive word for word, and the closing letter's
   final head and length are this chain's (a rewritten chain cannot pass);
-  each part of the letter (HTML, map, calendar entry) is one the chain logged.
+  each part of the letter (HTML, map, calendar entry) is one the chain logged;
+* with ``--sent`` too: every letter the chain counts for your seat's dice
+  (orders, a seal, NONCE, JOIN) is one you sent, else it was forged in your
+  name; every letter of the game you sent with such a line is in the chain
+  or was answered by the bot, else it was dropped before it was read.
   Your letters of this game are those under a tag (as your letters spell it)
   of which one states a chain head or commitment of this archive; the
   archive's own tag is not used, and finding no letter at all is a failure.
@@ -74,6 +79,7 @@ FINAL_LINE = re.compile(r"Final chain head: ([0-9a-f]{64})")
 ENTRIES_LINE = re.compile(r"Entries: (\d+)")
 HEX64 = re.compile(r"\b[0-9a-f]{64}\b")
 GAME_TAG = re.compile(r"\[([A-Za-z]{2}-\d+)[\] ]")
+CONTRIBUTES = re.compile(r"^\s*(ORDERS|SEAL|NONCE|JOIN)\b", re.IGNORECASE | re.MULTILINE)
 ORDER_KINDS = ("orders", "orders-replaced", "orders-carried")
 
 
@@ -171,6 +177,8 @@ class Checker:
         self.chain_ok = True
         self.entries: list[dict[str, Any]] = []
         self.report_parts: dict[int, dict[str, str] | None] = {}  # report number: its logged parts
+        self.received: list[Message] = []  # the player's letters of this game
+        self.seats: set[str] = set()  # the seat(s) those letters reported to
 
     def fail(self, text: str) -> None:
         self.problems.append(text)
@@ -437,7 +445,8 @@ class Checker:
         """
         reports = data.get("reports", [])
         texts = {(r["chain_head"], normal_text(r["text"])): n for n, r in enumerate(reports)}
-        for msg in self.of_this_game(messages):
+        self.received = self.of_this_game(messages)
+        for msg in self.received:
             subject = str(msg.get("Subject", ""))
             body = letter_text(msg)
             final = FINAL_LINE.search(body)
@@ -459,6 +468,7 @@ class Checker:
                 self.fail(f"letter {subject!r}: the archive does not account for this report")
             else:
                 self.sent_parts(subject, msg, n, reports[n].get("salt") or "")
+                self.seats.add(str(reports[n]["seat"]))
         if self.letters == 0:
             self.fail(
                 "none of your letters states a chain head or commitment of this archive: "
@@ -483,6 +493,47 @@ class Checker:
             for msg in letters
         ]
 
+    def sent_letters(self, messages: list[Message]) -> None:
+        """The player's SENT letters against the chain: every letter that brought entropy for his
+        seat (orders, a seal, NONCE, JOIN) must be one he sent (else it was forged in his name),
+        and every letter of the game he sent with such a line must be in the chain, unless the
+        bot answered it (a refusal, a late letter): else it was dropped before it was read."""
+        if not self.seats:
+            self.fail("--sent: no report in your letters names your seat; give --letters too")
+            return
+        sent = {message_id(m): m for m in messages}
+        logged = self.forged(set(sent))
+        answered = {r for m in self.received for r in angled(str(m.get("In-Reply-To", "")))}
+        for mid, msg in sent.items():
+            if self.of_game(msg) and CONTRIBUTES.search(letter_text(msg)) and mid not in logged | answered:
+                self.fail(
+                    f"the letter you sent {msg.get('Date', '(no date)')} ({msg.get('Subject', '')!r}) "
+                    "is not in the chain and was never answered: dropped"
+                )
+
+    def forged(self, sent: set[str]) -> set[str]:
+        """Flags each letter the chain counts for the player's seat that he did not send; returns
+        the Message-IDs the chain counts for it."""
+        logged: set[str] = set()
+        for entry in self.entries:
+            p = entry["payload"]
+            if entry["kind"] == "entropy" and p.get("seat") in self.seats and p.get("message_id"):
+                logged.add(str(p["message_id"]))
+                if p["message_id"] not in sent:
+                    self.fail(
+                        f"the chain counts a letter for {p['seat']} at {p.get('step')} that you did not "
+                        f"send (Message-ID {p['message_id']}): forged in your name"
+                    )
+        return logged
+
+    def of_game(self, msg: Message) -> bool:
+        """A sent letter is of this game by its tag or by answering one of the game's letters."""
+        tags = {t.upper() for m in self.received for t in GAME_TAG.findall(str(m.get("Subject", "")))}
+        if {t.upper() for t in GAME_TAG.findall(str(msg.get("Subject", "")))} & tags:
+            return True
+        named = set(angled(str(msg.get("In-Reply-To", "")) + str(msg.get("References", ""))))
+        return bool(named & {message_id(m) for m in self.received})
+
     def closing(self, subject: str, head: str, entries: re.Match[str] | None) -> None:
         count = int(entries.group(1)) if entries else -1
         last = self.entries[-1]["hash"] if self.entries else GENESIS
@@ -492,6 +543,15 @@ class Checker:
                 f"({head[:16]}..., {count} entries) are not the archive's "
                 f"({last[:16]}..., {len(self.entries)})"
             )
+
+
+def angled(value: str) -> list[str]:
+    return re.findall(r"<([^<>\s]+)>", value)
+
+
+def message_id(msg: Message) -> str:
+    found = angled(str(msg.get("Message-ID", "")))
+    return found[0] if found else ""
 
 
 def letter_text(msg: Message) -> str:
@@ -522,7 +582,7 @@ def read_letters(path: Path) -> Iterator[Message]:
             yield parse(mbox.get_bytes(key))
 
 
-def verify(folder: Path, letters: Path | None = None) -> Checker:
+def verify(folder: Path, letters: Path | None = None, sent: Path | None = None) -> Checker:
     data = json.loads((folder / "game.json").read_text(encoding="utf-8"))
     checker = Checker()
     checker.chain(data["chain"])
@@ -533,6 +593,8 @@ def verify(folder: Path, letters: Path | None = None) -> Checker:
     checker.reports(data.get("reports", []))
     if letters is not None:
         checker.own_letters(data, list(read_letters(letters)))
+    if sent is not None:
+        checker.sent_letters(list(read_letters(sent)))
     return checker
 
 
@@ -546,6 +608,9 @@ def arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--letters", type=Path, metavar="MAILBOX", help="your letters: an mbox file, a Maildir or .eml folder"
     )
+    parser.add_argument(
+        "--sent", type=Path, metavar="MAILBOX", help="the letters you sent (with --letters): your Sent folder"
+    )
     return parser.parse_args(argv[1:])
 
 
@@ -554,7 +619,7 @@ def main(argv: list[str]) -> int:
     if not (args.archive / "game.json").is_file():
         print(f"verify.py: no game.json in {args.archive}", file=sys.stderr)
         return 2
-    checker = verify(args.archive, args.letters)
+    checker = verify(args.archive, args.letters, args.sent)
     for problem in checker.problems:
         print(f"FAILED: {problem}")
     if checker.unrevealed:
