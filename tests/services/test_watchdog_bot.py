@@ -63,8 +63,8 @@ async def test_a_hung_work_loop_is_restarted_and_the_letter_answered(
     stop = asyncio.Event()
     run = asyncio.create_task(bot.run(stop))
     try:
-        for _ in range(100):
-            if _states(bot) == [InboundState.PROCESSED]:
+        for _ in range(200):  # handled, then its answer sent
+            if _states(bot) == [InboundState.PROCESSED] and bot.outbox.sink.sent:  # type: ignore[attr-defined]
                 break
             await asyncio.sleep(0.1)
     finally:
