@@ -456,6 +456,8 @@ class Bot:
         while not stop.is_set():
             try:
                 await self.work_once()
+                delay = WORK_BACKOFF_MIN
+                await self._sleep_until_woken()  # it reads the store too: inside the guard
             except Exception as exc:  # a store outage, a bug: must not stop all handling and sending
                 self.loop_failures["work"] += 1
                 if is_transient(exc):
@@ -464,9 +466,6 @@ class Bot:
                     log.exception("the work loop failed; going on in %.1f s", delay)
                 await self._pause(stop, delay)
                 delay = min(delay * 2, WORK_BACKOFF_MAX)
-                continue
-            delay = WORK_BACKOFF_MIN
-            await self._sleep_until_woken()
 
     @staticmethod
     async def _pause(stop: asyncio.Event, seconds: float) -> None:

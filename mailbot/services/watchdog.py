@@ -10,8 +10,9 @@ every few seconds; a stalled loop is restarted in the process, then left alone f
 makes the watchdog give up: ``fatal`` says why and the service stops, to exit non-zero so
 that systemd or the container starts it anew.
 
-A store that cannot be read says nothing about the loops (they wait for it, as the watchdog
-does): no loop is judged until it answers again.
+A store that cannot be read says nothing about the work due (the loops wait for it, as the
+watchdog does): while it is away, only what needs no store is judged (a loop that ended, a
+reader gone quiet).
 """
 
 from __future__ import annotations
@@ -86,13 +87,13 @@ class Watchdog:
         """One look at every loop: restart what is stalled, give up on what stays stalled."""
         try:
             stalls = await asyncio.to_thread(self._stalls)
+            self.store_trouble = None
         except Exception as exc:
             if not is_transient(exc):
                 raise
             self.store_trouble = describe(exc)
-            log.warning("watchdog: the store cannot be read (%s); no loop judged", self.store_trouble)
-            return
-        self.store_trouble = None
+            log.warning("watchdog: the store cannot be read (%s); judging without it", self.store_trouble)
+            stalls = []  # what needs no store is still judged: a loop that ended, a reader gone quiet
         for watched in self._watched:
             await self._judge(watched, stalls)
             if self.fatal is not None:

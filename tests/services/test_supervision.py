@@ -108,3 +108,34 @@ async def test_the_reading_loop_survives_a_non_imap_failure(
     await asyncio.wait_for(h.bot.intake_loop(stop), 5)
     assert len(calls) == 2
     assert h.bot.loop_failures["intake"] == 1
+
+
+async def test_the_work_loop_survives_the_store_failing_while_it_waits(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between rounds the loop asks the store when the outbox is next due: a store that fails
+    then (PostgreSQL shutting down) is backed off like any other failure; the loop lives on."""
+    import sqlalchemy as sa
+
+    real, calls = h.bot.outbox.next_due, []
+
+    def failing_once() -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            shutting = Exception("FATAL: the database system is shutting down")
+            raise sa.exc.OperationalError("SELECT", {}, shutting, connection_invalidated=True)
+        return real()
+
+    monkeypatch.setattr(h.bot.outbox, "next_due", failing_once)
+    monkeypatch.setattr("mailbot.app.WORK_BACKOFF_MIN", 0.01)
+    stop = asyncio.Event()
+    loop = asyncio.create_task(h.bot.work_loop(stop))
+    for _ in range(100):
+        if len(calls) >= 2:
+            break
+        await asyncio.sleep(0.05)
+    assert not loop.done(), "the work loop ended"
+    stop.set()
+    h.bot.wake.set()
+    await asyncio.wait_for(loop, 5)
+    assert len(calls) >= 2 and h.bot.loop_failures["work"] == 1

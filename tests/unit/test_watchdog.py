@@ -79,7 +79,7 @@ async def test_progress_after_a_restart_clears_the_count() -> None:
     assert letters.restarts == 3 and dog.fatal is None
 
 
-async def test_a_store_that_cannot_be_read_blames_no_loop() -> None:
+async def test_a_store_that_cannot_be_read_blames_no_loop_for_work_due() -> None:
     def down() -> list[Stall]:
         raise sa.exc.OperationalError(
             "SELECT 1", {}, Exception("connection refused"), connection_invalidated=True
@@ -126,3 +126,21 @@ async def test_max_restarts_is_the_number_tried(restarts: int) -> None:
         await dog.check()
         clock.now += 11
     assert loop.restarts == restarts
+
+
+async def test_a_loop_that_ended_is_restarted_while_the_store_cannot_be_read() -> None:
+    def down() -> list[Stall]:
+        raise sa.exc.OperationalError("SELECT 1", {}, Exception("refused"), connection_invalidated=True)
+
+    ended, restarts = True, []
+
+    def stalled(_stalls: Sequence[Stall]) -> str | None:
+        return "the loop ended" if ended else None
+
+    async def restart() -> None:
+        restarts.append(1)
+
+    dog = Watchdog(stalls=down, stall_seconds=90, max_restarts=2, monotonic=Clock())
+    dog.watch("work", stalled, restart)
+    await dog.check()
+    assert restarts == [1] and dog.store_trouble is not None
