@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from mailbot.cli_game import game_app
+from mailbot.cli_inbound import inbound_app
 from mailbot.cli_ops import (
     ConfigOption,
     bot_or_exit,
@@ -34,6 +35,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(simulate_app, name="simulate")
 app.add_typer(game_app, name="game")
 app.add_typer(outbox_app, name="outbox")
+app.add_typer(inbound_app, name="inbound")
 app.command("envelope")(envelope)
 app.command("status")(status)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
@@ -74,11 +74,20 @@ def load_package(module: str) -> GamePackage:
 
 
 class Registry:
-    """The game packages of one installation (or of a test: pass ``modules``)."""
+    """The game packages of one installation (or of a test: pass ``modules``).
 
-    def __init__(self, modules: Iterable[str]) -> None:
+    With ``discover`` (the installation's own registry), a name nobody answers to makes the
+    registry look again: a game package installed while the service runs is then found by
+    the running service when a letter first names its game, without a restart.
+    """
+
+    def __init__(
+        self, modules: Iterable[str], *, discover: Callable[[], Iterable[str]] | None = None
+    ) -> None:
         self.modules = tuple(dict.fromkeys(modules))
+        self.discover = discover
         self._loaded: dict[str, GamePackage] = {}
+        self.broken: dict[str, str] = {}  # installed since the start but not loadable: why
 
     def packages(self) -> list[GamePackage]:
         return [self._load(module) for module in self.modules]
@@ -93,19 +102,56 @@ class Registry:
 
     def find(self, name: str) -> GamePackage:
         """The package registered under ``name`` or one of its aliases (case-insensitive)."""
-        for package in self.packages():
-            if package.answers_to(name):
-                return package
-        raise UnknownGameError(f"no game called {name!r}; known: {', '.join(self.names())}")
+        found = self._find(name)
+        if found is None and self.refresh():
+            found = self._find(name)
+        if found is None:
+            broken = "".join(
+                f"; {module} is installed but cannot be loaded: {why}" for module, why in self.broken.items()
+            )
+            raise UnknownGameError(f"no game called {name!r}; known: {', '.join(self.names())}{broken}")
+        return found
+
+    def _find(self, name: str) -> GamePackage | None:
+        return next((package for package in self.packages() if package.answers_to(name)), None)
+
+    def refresh(self) -> list[str]:
+        """Look for game packages installed since the registry was made; returns the new modules.
+
+        A new package that cannot be imported is left out and kept in ``broken`` with the
+        reason (it is looked for again next time): one broken install must not stop the games
+        that work. Two threads refreshing at once at worst import a package twice.
+        """
+        if self.discover is None:
+            return []
+        importlib.invalidate_caches()  # the import system's directory listings are cached
+        added = [module for module in dict.fromkeys(self.discover()) if module not in self.modules]
+        usable = []
+        for module in added:
+            try:
+                self._load(module)
+            except Exception as exc:  # a third party's package: anything can go wrong importing it
+                self.broken[module] = f"{type(exc).__name__}: {exc}"
+                continue
+            self.broken.pop(module, None)
+            usable.append(module)
+        self.modules = (*self.modules, *usable)
+        return usable
 
     def __iter__(self) -> Iterator[GamePackage]:
         return iter(self.packages())
 
 
+def installed_modules() -> list[str]:
+    """The built-ins and the installed plugins, as they are now."""
+    return [*builtin_modules(), *plugin_modules()]
+
+
 @cache
 def default_registry() -> Registry:
-    """The built-ins and the installed plugins, discovered once per process."""
-    return Registry([*builtin_modules(), *plugin_modules()])
+    """The built-ins and the installed plugins, discovered once per process and again when a
+    game is asked for that none of them is."""
+    return Registry(installed_modules(), discover=installed_modules)
 
 
 def available() -> list[str]:

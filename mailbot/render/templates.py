@@ -63,8 +63,22 @@ def game_loaders(registry: Registry) -> dict[str, BaseLoader]:
     return loaders
 
 
+class GameTemplates(PrefixLoader):
+    """The templates of ``common`` and of each game; a game the registry found since the loader
+    was made (installed while the service runs) is looked up when its templates are first asked for."""
+
+    def __init__(self, registry: Registry) -> None:
+        super().__init__(game_loaders(registry))
+        self.registry = registry
+
+    def get_loader(self, template: str) -> tuple[BaseLoader, str]:
+        if template.partition(self.delimiter)[0] not in self.mapping:
+            self.mapping = game_loaders(self.registry)
+        return super().get_loader(template)
+
+
 def template_loader(registry: Registry, overrides: Path | None = None) -> BaseLoader:
-    prefixed = PrefixLoader(game_loaders(registry))
+    prefixed = GameTemplates(registry)
     return ChoiceLoader([FileSystemLoader(str(overrides)), prefixed]) if overrides else prefixed
 
 

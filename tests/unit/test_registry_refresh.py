@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A game package installed while the service runs is found when a letter first names it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mailbot.errors import UnknownGameError
+from mailbot.games.registry import Registry, builtin_modules, installed_modules
+from mailbot.render.templates import Renderer
+
+FIXTURE = "tests.contract.fixtures.auction"  # a game package outside mailbot, with templates
+NAME = "sealed-bid-auction"
+
+
+def _install(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``pip install`` leaves for the package: its distribution's entry point."""
+    info = site / "auction_game-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: auction-game\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[mailbot.games]\nauction = {FIXTURE}:GAME\n")
+    monkeypatch.syspath_prepend(str(site))
+
+
+def test_a_game_installed_after_the_start_is_found_and_rendered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry = Registry(installed_modules(), discover=installed_modules)
+    renderer = Renderer(registry=registry)
+    assert NAME not in registry.names()
+    with pytest.raises(UnknownGameError):
+        registry.find(NAME)
+    _install(tmp_path, monkeypatch)
+    assert registry.find(NAME).module == FIXTURE
+    assert registry.find("duel").name == "duel"  # the games known before stay
+    assert renderer.env.get_template(f"{NAME}/report.txt.j2") is not None
+
+
+def test_a_registry_without_discovery_does_not_look_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry = Registry(builtin_modules())
+    _install(tmp_path, monkeypatch)
+    with pytest.raises(UnknownGameError):
+        registry.find(NAME)
+
+
+def test_a_new_package_that_cannot_be_imported_is_left_out_and_named() -> None:
+    registry = Registry(builtin_modules(), discover=lambda: [*builtin_modules(), "no_such_game_package"])
+    with pytest.raises(UnknownGameError, match="no_such_game_package is installed but cannot be loaded"):
+        registry.find(NAME)
+    assert "no_such_game_package" not in registry.modules
+    assert registry.find("duel").name == "duel"
