@@ -22,6 +22,7 @@ from mailbot.services.archive_mail import ArchiveMail
 from mailbot.services.auth import Gatekeeper, Seated, same_secret
 from mailbot.services.games import Games, new_salt, tag
 from mailbot.services.inbound import Context, Handler, Reply
+from mailbot.services.lateness import late_letter
 from mailbot.services.letters import Letter, Postman
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
@@ -367,6 +368,11 @@ def open_step_for(who: Seated, command: Command, ctx: Context, reply: Reply) -> 
             command.text,
             f"your letter reached the mail server after the deadline ({deadlines.local_time(closing, zone)})",
         )
+        return None
+    late, what_happens = ("", []) if wanted else late_letter(ctx, who, step)
+    if late:
+        reply.section(f"Late for {late}", what_happens)
+        reply.problem(command.line, command.text, f"late for {late}: not used (see above)")
         return None
     return step
 

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Late letters: orders written for a step that closed before they reached the mail server.
+
+A letter that names no step was once taken for whatever step was open when it was read, so
+orders that came ten seconds after a deadline quietly became the next step's orders, written
+without its report. Such a letter is now late for the closed step, and said to be: nothing of
+it is used. A letter is taken as written for the closed step when it came after that step
+closed and either answers the bot's letter asking for that step's orders, or was written
+(its Date, when within an hour before its receipt, else its receipt) before the bot's first
+letter for the open step was sent to the seat. Naming the open step (``ORDERS T2``) always
+uses the letter for it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, col, select
+
+from mailbot.core import deadlines
+from mailbot.services.auth import Seated
+from mailbot.services.inbound import Context
+from mailbot.store.game_tables import StepRow
+from mailbot.store.models import Outbound
+
+
+def late_letter(ctx: Context, who: Seated, step: StepRow) -> tuple[str, list[str]]:
+    """The closed step the letter is late for and what happens to it; ("", []) when it is not late.
+
+    The cheap tests first (this runs for every orders letter of a batch): a letter that came
+    before ``step`` opened (when the step before it closed) is not late, and the closed step is
+    read only for a letter found late.
+    """
+    if ctx.row.received_at < step.opened_at:
+        return "", []
+    if not (_answers_closed(ctx, who, step) or _written_before_asked(ctx, who, step)):
+        return "", []
+    closed = _closed_before(ctx.session, step)
+    if closed is None or closed.closed_at is None:
+        return "", []
+    zone = who.seat.timezone or who.game.timezone
+    return closed.title, [
+        f"Your letter reached the mail server at {deadlines.local_time(ctx.row.received_at, zone)},",
+        f"after {closed.title} was resolved ({deadlines.local_time(closed.closed_at, zone)}) without it.",
+        f"Nothing in it was used, not for {step.title} either: that step is open",
+        f"until {deadlines.local_time(step.deadline_at, zone)}. Read its report, then send orders for it;",
+        f"a letter with ORDERS {step.key} is read for it as it stands.",
+    ]
+
+
+def _closed_before(session: Session, step: StepRow) -> StepRow | None:
+    """The game's step resolved last before ``step`` opened (seats taken is no step of play)."""
+    query = (
+        select(StepRow)
+        .where(
+            StepRow.game_id == step.game_id,
+            col(StepRow.closed_at).is_not(None),
+            StepRow.id != step.id,
+            StepRow.kind != "setup",
+        )
+        .order_by(col(StepRow.closed_at).desc(), col(StepRow.id).desc())
+    )
+    return session.exec(query.limit(1)).first()
+
+
+def _answers_closed(ctx: Context, who: Seated, step: StepRow) -> bool:
+    """Whether the bot's letter the writer answers (the nearest one to his seat) asked for another step."""
+    for item in ctx.extra.get("answered", ()):
+        if item.game_id == who.game.id and item.seat == who.seat.name and item.step_key:
+            return bool(item.step_key != step.key)
+    return False
+
+
+def _written_before_asked(ctx: Context, who: Seated, step: StepRow) -> bool:
+    """Whether the letter was written before the bot's first letter asking the seat for ``step``
+    went out: its writer cannot have read that step's report. None queued: nothing to say."""
+    query = (
+        select(Outbound.id, Outbound.sent_at)
+        .where(
+            Outbound.game_id == who.game.id,
+            Outbound.seat == who.seat.name,
+            Outbound.step_key == step.key,
+            col(Outbound.created_at) >= step.opened_at,  # a rolled-back step's key comes again
+        )
+        .order_by(col(Outbound.id))
+    )
+    # No flush for it: the letter the seat was asked by went out in an earlier transaction, and
+    # flushing the batch's rows at every orders letter would cost a flush a letter.
+    with ctx.session.no_autoflush:
+        asked = ctx.session.exec(query.limit(1)).first()
+    if asked is None:
+        # Not in the store yet: one this batch queued (unsent) is the first, as it would be found
+        # after a flush.
+        return any(_asks(row, who, step) for row in ctx.session.new)
+    sent_at: datetime | None = asked[1]
+    # A Date has whole seconds: written at 12:00:00 may be 12:00:00.9, after a letter sent at .7
+    return sent_at is None or _written(ctx) + DATE_RESOLUTION <= sent_at
+
+
+def _asks(row: object, who: Seated, step: StepRow) -> bool:
+    return (
+        isinstance(row, Outbound)
+        and row.game_id == who.game.id
+        and row.seat == who.seat.name
+        and row.step_key == step.key
+        and row.created_at >= step.opened_at
+    )
+
+
+#: a Date further before the receipt than this is a wrong clock, not mail in transit
+TRANSIT = timedelta(hours=1)
+#: a Date header's resolution
+DATE_RESOLUTION = timedelta(seconds=1)
+
+
+def _written(ctx: Context) -> datetime:
+    """When the letter was written: its Date when that is plausible, else when it was received."""
+    date, received = ctx.letter.date, ctx.row.received_at
+    if date is None or date.tzinfo is None or not received - TRANSIT <= date <= received:
+        return received
+    return date
