@@ -111,7 +111,7 @@ class MailGame:
         if step is None:
             return
         plugin = self.games.plugin(who.game)
-        lines = [Line(line.number, line.text) for line in command.block]
+        lines = [Line(line.number, line.text) for line in _without_nonces(command, ctx)]
         parsed = plugin.parse(plugin.load(step.snapshot), who.seat.name, lines)
         if parsed.accepted or not parsed.problems:
             self._store_orders(ctx, who, step, list(parsed.normalised), reply)
@@ -328,9 +328,26 @@ def early_line(game: Game, step: StepRow, seats: Sequence[Seat], zone: str, *, g
 
 
 def letter_entropy(ctx: Context) -> tuple[str, str]:
-    """The letter's contribution to the dice: its Message-ID and its first NONCE line's text."""
+    """The letter's contribution to the dice: its Message-ID and its first NONCE line's text
+    (one inside its ORDERS block too)."""
     nonce = next((" ".join(c.args) for c in ctx.reading.commands if c.name == "NONCE"), "")
-    return ctx.letter.message_id or "", nonce
+    return ctx.letter.message_id or "", nonce or str(ctx.extra.get(_BLOCK_NONCE, ""))
+
+
+_BLOCK_NONCE = "nonce-in-orders"  # ctx.extra: the text of the first NONCE line inside ORDERS ... END
+
+
+def _without_nonces(command: Command, ctx: Context) -> list[Line]:
+    """The ORDERS block without its NONCE lines: the rollback letter invites a NONCE, and players
+    write it beside their orders. The first one adds to the dice as a NONCE line outside would."""
+    kept = []
+    for line in command.block:
+        word, _, rest = line.text.strip().partition(" ")
+        if word.upper() != "NONCE":
+            kept.append(line)
+        elif rest.strip():
+            ctx.extra.setdefault(_BLOCK_NONCE, " ".join(rest.split()))
+    return kept
 
 
 def contribute(games: Games, ctx: Context, who: Seated, step: StepRow) -> None:
