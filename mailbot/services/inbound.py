@@ -406,6 +406,8 @@ class InboundProcessor:
         to an unreadable letter answered before (handled again after a restore or a retry)."""
         if unreadable:
             return (None if repo.answered_inbound(session, row.id) else _unreadable()), None
+        if repo.reuses_message_id(row):
+            return _reused_id(letter.message_id or ""), None
         if letter.too_large:
             return self._too_large(), None
         return self._answer(session, letter, row)
@@ -576,6 +578,21 @@ def _unreadable() -> Reply:
     reply.section(
         "Your letter could not be read",
         [UNREADABLE_LINE],
+    )
+    return reply
+
+
+def _reused_id(message_id: str) -> Reply:
+    """A letter under a Message-ID already used by another letter: not read (a resent draft, a
+    broken client); nothing of it is used, so an old letter's id cannot carry new commands."""
+    reply = Reply()
+    reply.section(
+        "Your letter was not read",
+        [
+            "It came with the Message-ID of another letter received before, but with other text,",
+            f"so nothing in it was used ({_cut(message_id, 80)}).",
+            "Please write your commands in a new letter (not a resent or edited old one).",
+        ],
     )
     return reply
 

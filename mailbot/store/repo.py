@@ -15,7 +15,7 @@ import re
 import sqlite3
 import traceback
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -142,10 +142,15 @@ def add_inbound(
     keys = [fit_key(item.dedupe_key, _DEDUPE_KEY) for item in items]
     seen = existing_keys(session, keys)
     fresh: list[NewInbound] = []
-    for item, key in zip(items, keys, strict=True):
+    for given, given_key in zip(items, keys, strict=True):
+        item, key = given, given_key
         if key in seen:
-            log.info("inbound %s uid %s is a duplicate of %s; skipped", mailbox, item.uid, key[:80])
-            continue
+            other = _reused_id_key(session, key, item, fresh)
+            if other is None or other in seen or existing_keys(session, [other]):
+                log.info("inbound %s uid %s is a duplicate of %s; skipped", mailbox, item.uid, key[:80])
+                continue
+            log.warning("inbound %s uid %s re-uses the Message-ID of another letter", mailbox, item.uid)
+            item, key = replace(item, dedupe_key=other), other
         seen.add(key)
         fresh.append(item)
     try:
@@ -156,6 +161,37 @@ def add_inbound(
         log.info("inbound %s: a batch of %d was refused together; storing each alone", mailbox, len(fresh))
     # Rows of the rolled-back try may hold ids the database gave them: each is made again.
     return sum(_insert_one(session, _inbound_row(mailbox, uidvalidity, item, now)) for item in fresh)
+
+
+#: in a dedupe key: the letter came under a Message-ID already stored for a letter of other text
+REUSED_ID = "#body:"
+
+
+def reuses_message_id(row: Inbound) -> bool:
+    """Whether the stored letter came under the Message-ID of an earlier letter with other text."""
+    return row.dedupe_key.startswith("mid:") and REUSED_ID in row.dedupe_key
+
+
+def _body_hash(raw: bytes) -> str:
+    """The hash of a message's body, its line ends and trailing blanks aside: the same letter
+    delivered twice differs in its headers (and what relays do to white space) only."""
+    _head, found, body = raw.replace(b"\r\n", b"\n").partition(b"\n\n")
+    lines = (line.rstrip() for line in (body if found else raw).splitlines())
+    return hashlib.sha256(b"\n".join(lines).strip()).hexdigest()
+
+
+def _reused_id_key(session: Session, key: str, item: NewInbound, fresh: Sequence[NewInbound]) -> str | None:
+    """The key of a letter whose Message-ID is stored already for a letter of other text (None
+    for a true duplicate): it is stored too, to be answered that it was not read."""
+    if not key.startswith("mid:"):
+        return None
+    earlier = next((other.raw for other in fresh if fit_key(other.dedupe_key, _DEDUPE_KEY) == key), None)
+    if earlier is None:
+        earlier = session.exec(select(Inbound.raw).where(Inbound.dedupe_key == key)).first()
+    body = _body_hash(item.raw)
+    if earlier is None or _body_hash(earlier) == body:
+        return None
+    return fit_key(f"{key[: _DEDUPE_KEY - 80]}{REUSED_ID}{body}", _DEDUPE_KEY)
 
 
 def _open_transaction(session: Session) -> None:

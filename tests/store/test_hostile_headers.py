@@ -37,7 +37,8 @@ def _letter(headers: bytes, body: bytes = b"body\r\n") -> bytes:
 
 
 def _corpus() -> list[tuple[str, bytes]]:
-    """(name, raw) in delivery order; ``dup:`` names repeat the Message-ID of the letter before."""
+    """(name, raw) in delivery order; ``dup:`` names the same letter again by another path (one
+    more header), ``reuse:`` a letter of other text under the Message-ID of the one named."""
     two_k = [(PREFIX_998 + tail * 1002 + "@x").encode() for tail in "ab"]
     return [
         ("nul-from", _letter(b"From: a\x00b@x.test\r\nSubject: s\r\nMessage-ID: <nul-from@x>\r\n")),
@@ -64,9 +65,11 @@ def _corpus() -> list[tuple[str, bytes]]:
         ("random-2", random.Random(2).randbytes(70)),
         ("no-headers", b"\r\n\r\n\x00\x00\x00"),
         ("dup-first", _letter(b"Message-ID: <dup@x>\r\n", b"first copy")),
-        ("dup:dup-first", _letter(b"Message-ID: <dup@x>\r\n", b"second copy, other bytes")),
+        ("reuse:dup-first", _letter(b"Message-ID: <dup@x>\r\n", b"second copy, other bytes")),
+        ("dup:dup-first", _letter(b"Received: by relay2\r\nMessage-ID: <dup@x>\r\n", b"first copy \r\n")),
         ("dup-long-first", _letter(b"Message-ID: <" + b"d" * 3000 + b">\r\n", b"first")),
-        ("dup:dup-long-first", _letter(b"Message-ID: <" + b"d" * 3000 + b">\r\n", b"second")),
+        ("reuse:dup-long-first", _letter(b"Message-ID: <" + b"d" * 3000 + b">\r\n", b"second")),
+        ("dup:dup-long-first", _letter(b"Message-ID: <" + b"d" * 3000 + b">\r\n", b"first")),
         *((f"fuzz-{i}", _fuzz_letter(random.Random(i), i)) for i in range(200)),
     ]
 
@@ -145,6 +148,8 @@ def test_hostile_corpus_is_stored_one_row_per_letter(engine: Engine) -> None:
     for row in rows:
         _assert_storable(row)
     assert len({row.dedupe_key for row in rows}) == len(rows)
+    reused = {uid for uid, (name, _) in enumerate(corpus, start=1) if name.startswith("reuse:")}
+    assert {row.uid for row in rows if repo.reuses_message_id(row)} == reused  # to be answered "not read"
     assert mailbox.seen == set(mailbox.messages)
 
 
@@ -189,10 +194,15 @@ def test_duplicate_in_one_batch_is_counted_once_and_logged(
 ) -> None:
     caplog.set_level(logging.INFO, logger="mailbot.store.repo")
     corpus = dict(_corpus())
-    result, _ = _poll(engine, [corpus["dup-first"], corpus["dup:dup-first"], corpus["empty"]])
-    assert (result.fetched, result.stored) == (3, 2)
-    assert [row.raw for row in _rows(engine)] == [corpus["dup-first"], b""]
+    result, _ = _poll(
+        engine, [corpus["dup-first"], corpus["dup:dup-first"], corpus["reuse:dup-first"], corpus["empty"]]
+    )
+    assert (result.fetched, result.stored) == (4, 3)
+    rows = _rows(engine)
+    assert [row.raw for row in rows] == [corpus["dup-first"], corpus["reuse:dup-first"], b""]
+    assert [repo.reuses_message_id(row) for row in rows] == [False, True, False]
     assert any("duplicate" in r.message and r.levelno == logging.INFO for r in caplog.records)
+    assert any("re-uses the Message-ID" in r.message and r.levelno == logging.WARNING for r in caplog.records)
 
 
 @pytest.fixture
