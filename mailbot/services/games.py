@@ -481,13 +481,31 @@ class Games:
         if turn is not None:
             query = query.where(Report.turn == turn)
         reports = session.exec(query.order_by(col(Report.id))).all()
+        step = self.open_step(session, self._id(game))
+        open_title = step.title if step is not None else None
         for report in reports:
             title = untagged(report.subject)
             # The tag stays (issue 13): a reply to a HISTORY letter is known like any other.
             subject = f"[{tag(game)} {seat.secret}] History: {title}"
-            letter = Letter(seat.address, subject).section(title, report.text.splitlines())
+            lines = closed_steps_marked(report.text, open_title)
+            letter = Letter(seat.address, subject).section(title, lines)
             self.postman.post(session, letter, kind="history", now=self.clock())
         return len(reports)
+
+    def seat_released(self, session: Session, game: Game, seat: Seat, address: str, reason: str) -> None:
+        """Tell the player a seat was taken from (REPLACE) that it was; the new player is not named.
+        The old secret is not in the subject: it is void."""
+        letter = Letter(address, f"[{tag(game)}] You no longer play {seat.name} in {game.title}")
+        letter.section(
+            f"You no longer play {seat.name}",
+            [
+                f"The game master has handed {seat.name} ({tag(game)}) to another player.",
+                "Your secret for the seat is void; letters for it are no longer read.",
+                f"Reason: {reason or '(none given)'}",
+                "Thank you for playing. If this is wrong, write to the game master.",
+            ],
+        )
+        self.postman.post(session, letter, kind="announcement", now=self.clock())
 
     # -- the log ---------------------------------------------------------------------
 
@@ -657,3 +675,23 @@ class Games:
         if isinstance(spec, deadlines.AbsoluteDeadline | deadlines.SpecProblem):
             return now + max(span, timedelta(hours=24))
         return deadlines.step_deadline(spec, now, game.timezone, None)
+
+
+_NOW_OPEN = re.compile(r"^== (?:Now open: |New deadline for )(?P<title>.*) ==$")
+_CLOSED = "This step is closed now: nothing is owed for it."
+
+
+def closed_steps_marked(text: str, open_title: str | None) -> list[str]:
+    """A past report's lines for a HISTORY letter: where it said a step is owed that is closed
+    now (not the open step), it says so instead and its "Send:" line is left out."""
+    lines, closed = [], False
+    for line in text.splitlines():
+        heading = _NOW_OPEN.match(line)
+        if heading is not None:
+            closed = heading.group("title") != open_title
+        elif line.startswith("== "):
+            closed = False
+        if closed and line.startswith("Send: "):
+            continue
+        lines.append(_CLOSED if closed and line == "You owe orders for this step." else line)
+    return lines

@@ -221,6 +221,8 @@ class GmActions:
 
     def replace(self, session: Session, game: Game, seat_name: str, address: str, reason: str) -> str:
         seat = self._seat(session, game, seat_name)
+        if seat.address and seat.address != address.lower() and seat.status is SeatStatus.ACTIVE:
+            self.games.seat_released(session, game, seat, seat.address, reason)
         seat.secret, seat.status = _new_secret(), SeatStatus.INVITED
         self._log(session, game, "replace", reason, [f"Seat {seat.name} has a new player."])
         self.games.take_seat(session, game, seat, address)

@@ -405,6 +405,23 @@ def test_a_substitute_gets_only_the_seats_own_past_reports(h: Harness) -> None:
     assert len(history) == 2, [m["Subject"] for m in history]  # south's opening report and its T1 report
     assert all("report for south" in text(m) and "report for north" not in text(m) for m in history)
     assert h.seat(game_id, "south").address == "carol@players.test"
+    opening, t1 = (text(m) for m in history)  # T1's orders are closed now, its bids are open
+    assert "== Now open: " in opening and "You owe orders for this step." not in opening
+    assert "This step is closed now: nothing is owed for it." in opening and "Send: ORDERS" not in opening
+    assert "You owe orders for this step." in t1 and "Send: SEAL" in t1
+    (told,) = to(letters, SOUTH)  # the replaced player is told, and learns nothing of carol
+    assert told["Subject"] == f"[DU-{game_id}] You no longer play south in {h.game(game_id).title}"
+    assert "moved away" in text(told) and "carol" not in text(told).lower()
+
+
+def test_a_seat_given_again_to_its_own_player_sends_no_farewell(h: Harness) -> None:
+    game_id, _, _ = _started(h)
+    gm_secret = h.game(game_id).gm_secret
+    letters = h.mail(
+        GM, f"[DU-{game_id} {gm_secret}] replace", "REPLACE south SOUTH@players.test new secret\n"
+    )
+    assert not [m for m in to(letters, SOUTH) if "no longer play" in m["Subject"]]
+    assert [m for m in to(letters, SOUTH) if "Welcome" in m["Subject"]]
 
 
 def test_a_letter_for_a_finished_game_is_answered_and_changes_nothing(h: Harness) -> None:
