@@ -83,6 +83,16 @@ def _blocks(norm: Sequence[str], exact: Sequence[str]) -> list[tuple[str, ...]]:
     return found
 
 
+# A heading as a client's HTML-to-text conversion writes it ("### Orders" for <h3>Orders</h3>).
+_HEADING = re.compile(r"^#{1,6}\s")
+
+
+def _opens_block(line: str, heads: set[str]) -> bool:
+    """Whether ``line`` is the ORDERS line of one of the templates: a report's "Orders" heading
+    (which normalises the same) is not, or the report's text below it would be read as the block."""
+    return normalise(line) in heads and not _HEADING.match(_QUOTE_PREFIX.sub("", line).lstrip())
+
+
 def _is_orders_line(norm: str) -> bool:
     return norm == "orders" or (norm.startswith("orders ") and len(norm.split()) == 2)
 
@@ -100,8 +110,7 @@ def edited_template(lines: list[str], keep: list[bool], known: Known) -> tuple[t
     bodies = {" ".join(template[1:-1]) for template in known.templates}
     index = 0
     while index < len(lines):
-        norm = normalise(lines[index])
-        if keep[index] or norm not in heads:
+        if keep[index] or not _opens_block(lines[index], heads):
             index += 1
             continue
         end = next((j for j in range(index + 1, len(lines)) if normalise(lines[j]) == "end"), None)
@@ -132,7 +141,7 @@ def drop_copied_templates(lines: list[str], keep: list[bool], known: Known) -> N
     bodies = {" ".join(template[1:-1]) for template in known.templates}
     heads = {template[0] for template in known.templates}
     for index, line in enumerate(lines):
-        if not keep[index] or normalise(line) not in heads:
+        if not keep[index] or not _opens_block(line, heads):
             continue
         end = next((j for j in range(index + 1, len(lines)) if normalise(lines[j]) == "end"), None)
         if end is None or not all(keep[index : end + 1]):

@@ -10,6 +10,7 @@ replies stay small whatever the letter.
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -258,6 +259,44 @@ def test_an_outlook_html_reply_with_the_report_copied_unquoted_gives_only_the_ne
     answer = _answer(h.flush(), NORTH)
     assert "Orders accepted for" in answer and "Lines I could not use" not in answer, answer
     assert _orders(h, game_id, "north") == ["ATTACK 3", "DEFEND 0"]
+
+
+def _gmail_html_reply(h: Harness, report: EmailMessage, edit: bool) -> list[EmailMessage]:
+    """Gmail's HTML reply: the report's HTML inside its blockquote, the template edited or not."""
+    html_part = report.get_body(preferencelist=("html",))
+    assert html_part is not None
+    inner = str(html_part.get_content()).split("<body", 1)[1].split(">", 1)[1].rsplit("</body>", 1)[0]
+    assert "<h3>Orders</h3>" in inner  # the heading that must not open the block
+    edited = re.sub(r"ATTACK 2(\r?\n)DEFEND 1", r"ATTACK 3\1DEFEND 0", inner)
+    assert edited != inner
+    body = (
+        '<div dir="ltr"><br></div><div class="gmail_quote"><div dir="ltr" class="gmail_attr">'
+        f"On Mon, Nov 23, 2026 at 2:05 PM mailbot &lt;{BOT}&gt; wrote:<br></div>"
+        '<blockquote class="gmail_quote" style="margin:0px 0px 0px 0.8ex;border-left:1px solid '
+        f'rgb(204,204,204);padding-left:1ex">{edited if edit else inner}</blockquote></div>'
+    )
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = NORTH, BOT, "Re: Test duel: the game begins"
+    msg["Message-ID"], msg["In-Reply-To"] = f"<gmail-html-{next(_ids)}@players.test>", report["Message-ID"]
+    msg.set_content(body, subtype="html")
+    h.clock.advance(1)
+    h.bot.inject(msg.as_bytes())
+    h.bot.processor.process_pending()
+    return h.flush()
+
+
+def test_a_gmail_html_reply_with_the_template_edited_inside_the_quote_is_the_orders(h: Harness) -> None:
+    game_id, report = _started(h)
+    answer = _answer(_gmail_html_reply(h, report, edit=True), NORTH)
+    assert "Orders accepted for" in answer and "Lines I could not use" not in answer, answer
+    assert _orders(h, game_id, "north") == ["ATTACK 3", "DEFEND 0"]
+
+
+def test_a_gmail_html_reply_quoting_the_template_unchanged_is_no_orders(h: Harness) -> None:
+    game_id, report = _started(h)
+    answer = _answer(_gmail_html_reply(h, report, edit=False), NORTH)
+    assert "No commands found" in answer and "Lines I could not use" not in answer, answer
+    assert _orders(h, game_id, "north") is None
 
 
 def test_a_flat_top_report_sent_back_with_its_template_edited_is_the_orders(h: Harness) -> None:
