@@ -32,6 +32,8 @@ class Phrases:
     client_signature: re.Pattern[str]
     greeting: re.Pattern[str]
     signoff: re.Pattern[str]
+    list_footer: re.Pattern[str]  # the first line of a mailing list's footer
+    list_name: re.Pattern[str]  # "Pbem mailing list": a footer's first line when under a rule
 
 
 def _alternatives(words: list[str]) -> str:
@@ -73,4 +75,10 @@ def phrases() -> Phrases:
         ),
         greeting=re.compile(rf"^\s*(?:{_alternatives(data['greeting']['phrases'])}){short}$", re.IGNORECASE),
         signoff=re.compile(rf"^\s*(?:{_alternatives(data['signoff']['phrases'])}){short}$", re.IGNORECASE),
+        list_footer=re.compile(rf"^\s*(?:{_alternatives(data['list_footer']['starts'])})", re.IGNORECASE),
+        # A list's name (one to three words) and "mailing list", Mailman 3 adding " -- address".
+        list_name=re.compile(
+            rf"^\s*\S+(?:\s+\S+){{0,2}}\s+(?:{_alternatives(data['list_footer']['names'])})(?:\s+--\s.*)?\s*$",
+            re.IGNORECASE,
+        ),
     )

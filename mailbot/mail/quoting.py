@@ -38,11 +38,14 @@ _QUOTE = re.compile(r"^[ \t]*>")
 _MAX_ATTRIBUTION_CHARS = 250
 _MAX_ATTRIBUTION_LINES = 3  # clients wrap long attributions; two lines are common, three seen
 _HEADER_WINDOW = 8  # lines a header block may span (folded values included)
-# Outlook draws a rule (underscores, or "* * *" once HTML is converted) above its header block.
-_RULE = re.compile(r"^\s*(?:[_*=-]\s*){3,}$")
+# Outlook draws a rule (underscores, or "* * *" once HTML is converted) above its header block;
+# mailing lists draw one ("____", "-=-=-", "####") above their footer.
+_RULE = re.compile(r"^\s*(?:[_*=#-]\s*){3,}$")
 # GroupWise puts '>>> "Name" <addr> 11/23/2026 2:05 PM >>>' above the original, which follows
 # unquoted; it starts like a quote, so it is told apart before quotes are.
 _GROUPWISE = re.compile(r"^\s*>>>\s+\S.*\s>>>\s*$")
+# The end of an attribution wrapped inside its address ("... <bot@example.test" / ">:"): not a quote.
+_CLOSER = re.compile(r"^\s*>\s*:\s*$")
 _NAME_LINES = 3  # lines of a name under a sign-off
 _NAME_CHARS = 40
 
@@ -65,6 +68,7 @@ class Mark(Enum):
     QUOTE = "q"
     SPLIT = "s"  # an attribution, separator or header block: the original follows
     SIGNATURE = "g"  # "-- ": the writer's signature follows
+    FOOTER = "f"  # a mailing list's footer starts: read like a signature
     SKIP = "k"  # a line nobody meant as a command: greeting, client signature, PGP armour
     TEXT = "t"
 
@@ -143,11 +147,21 @@ def _mark(lines: list[str]) -> tuple[list[Mark], dict[int, int]]:
         elif span := _splitter_span(lines, index):
             spans[index] = span
             marks.append(Mark.SPLIT)
+        elif _list_footer(lines, index):
+            marks.append(Mark.FOOTER)
         elif phrases().client_signature.match(line) or phrases().greeting.match(line):
             marks.append(Mark.SKIP)
         else:
             marks.append(Mark.TEXT)
     return marks, spans
+
+
+def _list_footer(lines: list[str], index: int) -> bool:
+    """Whether a mailing list's footer starts at ``index``: its own first words, or the list's
+    name right under a rule (Mailman); a "mailing list" line elsewhere is the writer's."""
+    if phrases().list_footer.match(lines[index]):
+        return True
+    return index > 0 and bool(_RULE.match(lines[index - 1])) and bool(phrases().list_name.match(lines[index]))
 
 
 def _splitter_span(lines: list[str], index: int) -> int:
@@ -200,7 +214,7 @@ def _attribution(lines: list[str], index: int) -> int:
         # A wrapped attribution never contains a blank or quoted line, nor a second start.
         if (
             not line.strip()
-            or _QUOTE.match(line)
+            or (_QUOTE.match(line) and not (end > index and _CLOSER.match(line)))
             or (end > index and phrases().attribution_start.match(line))
         ):
             return 0
@@ -222,11 +236,17 @@ def _attribution(lines: list[str], index: int) -> int:
 
 
 _TIME = re.compile(r"\b\d{1,2}[:.]\d\d\b")
+# A date with its year: "23. nov. 2026", "23 Nov 2026", "23.11.2026", "2026-11-23". Gmail may wrap
+# a Norwegian attribution after "man. 23. nov. 2026 kl.", leaving the time to the next line.
+_DATE = re.compile(
+    r"\b\d{1,2}\.?\s+[^\W\d_]{3,10}\.?,?\s+(?:19|20)\d\d\b"
+    r"|\b\d{1,2}[./-]\d{1,2}[./-](?:19|20)\d\d\b|\b(?:19|20)\d\d-\d\d-\d\d\b"
+)
 
 
 def _looks_like_start(line: str) -> bool:
-    """Whether a line can open a wrapped attribution: a start word, or a date and time in it."""
-    return bool(phrases().attribution_start.match(line) or _TIME.search(line))
+    """Whether a line can open a wrapped attribution: a start word, a time or a dated year in it."""
+    return bool(phrases().attribution_start.match(line) or _TIME.search(line) or _DATE.search(line))
 
 
 def _is_attribution(candidate: str, lines: list[str], end: int, *, loose: bool = True) -> bool:
@@ -277,7 +297,9 @@ def _walk(lines: list[str], marks: list[Mark], spans: dict[int, int], known: Kno
         if mark is Mark.QUOTE and mode != "copy":
             index, mode = _skip_quote(lines, marks, index), "text"
             continue
-        if mark is Mark.SIGNATURE:
+        if mark is Mark.FOOTER:
+            _drop_rule_above(lines, keep, index)
+        if mark in (Mark.SIGNATURE, Mark.FOOTER):
             mode = "copy" if mode == "copy" else "signature"
         elif mode == "copy":
             keep[index] = mark is Mark.TEXT and known is not None and not known.has(lines[index])

@@ -113,6 +113,12 @@ def test_an_order_line_above_an_attribution_stays_the_writers() -> None:
     assert strip_quotes(text) == "ORDERS\nPLOT TF1 VI-M35 VI-L34@HIGH\nEND"
 
 
+def test_a_mailing_list_named_by_the_writer_is_no_footer() -> None:
+    """Only under a rule is "<name> mailing list" a footer: the writer's own line stays."""
+    text = "PING\nI read the pbem mailing list\nSTATUS\n____\nPbem mailing list\nhttps://x.example/listinfo"
+    assert strip_quotes(text) == "PING\nI read the pbem mailing list\nSTATUS"
+
+
 def test_bottom_posting_and_interleaving_keep_the_writers_lines() -> None:
     text = "On Mon, mailbot <b@x.example> wrote:\n> Turn 1\n\nSTATUS\n\n> more\nHELP\n> end of quote"
     assert strip_quotes(text) == "STATUS\n\nHELP"
