@@ -226,7 +226,11 @@ class Bot:
         self.turns = Turns(games=self.games, reports=self.reports, clock=clock)
         self.gm = GmActions(games=self.games, turns=self.turns, postman=self.postman, clock=clock)
         self.gate = Gatekeeper(
-            games=self.games, postman=self.postman, clock=clock, authserv_id=settings.bot.trusted_authserv_id
+            games=self.games,
+            postman=self.postman,
+            clock=clock,
+            authserv_id=settings.bot.trusted_authserv_id,
+            limits=self.identity.limits,
         )
         self.mailgame = MailGame(games=self.games, gate=self.gate, postman=self.postman, clock=clock)
         sealing = Sealing(games=self.games, gate=self.gate, postman=self.postman, clock=clock)

@@ -14,6 +14,7 @@ help and learns nothing about any game.
 from __future__ import annotations
 
 import hmac
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,9 +27,15 @@ from mailbot.services.inbound import Context, Reply
 from mailbot.services.letters import Letter, Postman
 from mailbot.services.outbox import Thread
 from mailbot.services.thread import Answered
+from mailbot.services.throttle import Limits, Verdict, admit, silent_until
 from mailbot.services.transactions import kept
 from mailbot.store.game_tables import Game, Seat, row_id
-from mailbot.store.models import Inbound, InboundState
+from mailbot.store.models import AnswerCount, Inbound, InboundState
+
+log = logging.getLogger(__name__)
+#: the loop breaker's key for the refusals sent to one seat's address (beside its own answers)
+REFUSALS = "refusals:"
+ADDRESS_CHARS = 320  # the counter's key column
 
 TAG = re.compile(r"\[([A-Za-z]{2})-(\d+)\s+([A-Za-z0-9]+)(?:\s+[^\]]*)?\]")
 
@@ -52,12 +59,19 @@ class Gatekeeper:
     """Authenticates letters for games; the verdict is worked out once per letter."""
 
     def __init__(
-        self, *, games: Games, postman: Postman, clock: Callable[[], datetime], authserv_id: str = ""
+        self,
+        *,
+        games: Games,
+        postman: Postman,
+        clock: Callable[[], datetime],
+        authserv_id: str = "",
+        limits: Limits | None = None,
     ) -> None:
         self.games = games
         self.postman = postman
         self.clock = clock
         self.authserv_id = authserv_id  # the receiving server whose DKIM verdicts we trust
+        self.limits = limits or Limits()  # refusals an hour to one seat's address (the loop breaker)
 
     def identify(self, ctx: Context, reply: Reply) -> Who | None:
         """The authenticated writer, or None (refusals are written as a side effect, once)."""
@@ -208,10 +222,29 @@ class Gatekeeper:
         if registered.lower() == ctx.letter.sender.lower():
             reply.section("Your letter was refused", lines)
         else:
-            letter = Letter(registered, "A letter in your name was refused").section("Letter refused", lines)
-            self.postman.post(ctx.session, letter, kind="refusal", now=self.clock())
+            self._tell_refused(ctx, registered, lines)
             self._stranger(reply)
         return None
+
+    def _tell_refused(self, ctx: Context, registered: str, lines: list[str]) -> None:
+        """The refusal to the seat's own address, through the loop breaker: letters forged in its
+        name (a robot resending one) get it at most the idle limit of refusals an hour, then one
+        that says the rest are withheld. Counted apart from the answers to the player's own letters,
+        so that forgeries never silence those."""
+        now = self.clock()
+        key = f"{REFUSALS}{registered.lower()}"[:ADDRESS_CHARS]
+        verdict = admit(ctx.session, key, now, self.limits, idle=True)
+        if verdict is Verdict.SILENT:
+            log.info("refusal to the seat's address withheld (too many this hour)")
+            return
+        letter = Letter(registered, "A letter in your name was refused").section("Letter refused", lines)
+        if verdict is Verdict.NOTICE:
+            until = silent_until(ctx.session.get_one(AnswerCount, key)).strftime("%Y-%m-%d %H:%M UTC")
+            letter.section(
+                "Too many refusals: the rest withheld",
+                [f"More letters refused in your name this hour are not reported before {until}."],
+            )
+        self.postman.post(ctx.session, letter, kind="refusal", now=now)
 
     @staticmethod
     def _gid(game: Game) -> int:

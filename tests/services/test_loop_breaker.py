@@ -104,3 +104,24 @@ def test_the_bots_own_address_is_never_counted(h: Harness) -> None:
     h.bot.inject(letter(sender=BOT, subject="PING"))
     h.bot.processor.process_pending()
     assert gather_status(h.bot.engine, h.clock()).throttled == {}
+
+
+def test_refusals_to_a_seats_address_are_limited_apart_from_its_own_answers(h: Harness) -> None:
+    """A robot resending a letter with a seat's secret: the seat's owner gets the idle limit of
+    refusals and one that says the rest are withheld, and his own letters are still answered."""
+    game_id = h.create()
+    h.invite(game_id, "north", PLAYER)
+    h.flush()
+    secret = h.seat(game_id, "north").secret
+    told: list[EmailMessage] = []
+    for _ in range(8):
+        h.clock.advance(60)
+        told += to(h.mail(ROBOT, f"[DU-{game_id} {secret}] orders", "ORDERS\nATTACK 3\nEND\n"), PLAYER)
+    assert len(told) == 3 + 1
+    assert all("A letter in your name was refused" in m["Subject"] for m in told)
+    assert "Too many refusals: the rest withheld" in text(told[-1])
+    assert all("Too many refusals" not in text(m) for m in told[:-1])
+    (own,) = to(h.mail(PLAYER, f"[DU-{game_id} {secret}] status", "STATUS\n"), PLAYER)
+    assert "Too many" not in text(own) and "refused" not in text(own)
+    h.clock.advance(3600)  # the hour is over: the next forgery is reported again
+    assert len(to(h.mail(ROBOT, f"[DU-{game_id} {secret}] orders", "ORDERS\nATTACK 3\nEND\n"), PLAYER)) == 1
