@@ -7,14 +7,19 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck layers pytest system-deps bench clean
 
+# The installer's output goes to a log file, shown only when the install fails: `make demo`
+# prints the demo's own lines.
+INSTALL_LOG := $(VENV)/install.log
+
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
-	@$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[test]'
+	@{ $(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip \
+	  && $(BIN)/python -m pip install -q --disable-pip-version-check -e '.[test]'; } >$(INSTALL_LOG) 2>&1 \
+	  || { cat $(INSTALL_LOG) >&2; echo "make: installing the packages failed; its log: $(INSTALL_LOG)" >&2; exit 1; }
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/mailbot demo
+	@$(BIN)/mailbot demo
 
 test: $(STAMP) system-deps lint typecheck layers pytest
 
