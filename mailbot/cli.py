@@ -27,7 +27,7 @@ from mailbot.cli_ops import (
 from mailbot.cli_tools import envelope, simulate_app
 from mailbot.demo.replay import DEFAULT_SEED
 from mailbot.errors import ConfigError, MailbotError, StallError
-from mailbot.settings import incomplete
+from mailbot.settings import Settings, incomplete
 
 app = typer.Typer(help="mailbot: an e-mail game moderator.", no_args_is_help=True, add_completion=False)
 db_app = typer.Typer(help="Database schema commands.", no_args_is_help=True)
@@ -73,12 +73,16 @@ def run(
 def check_config(
     path: Annotated[Path | None, typer.Argument(help="Settings file to check (or --config).")] = None,
     config: ConfigOption = None,
+    connect: Annotated[
+        bool, typer.Option("--connect", help="Also log in to IMAP (selecting the mailbox) and to SMTP.")
+    ] = False,
 ) -> None:
     """Validate settings (file plus environment) and print them, passwords hidden.
 
     Refuses (exit 1, one line each) what the service cannot run unattended without: IMAP host,
     user and password, the SMTP password when an SMTP user is set, an absolute SQLite path
-    and the bot's address.
+    and the bot's address. With --connect it then logs in to both servers as the service
+    will, and says what failed (exit 1).
     """
     if path is not None and config is not None and path != config:
         raise typer.BadParameter("give the settings file once: as an argument or as --config")
@@ -89,7 +93,28 @@ def check_config(
     if problems:
         raise typer.Exit(1)
     typer.echo(settings.model_dump_json(indent=2))
+    if connect:
+        _check_connections(settings)
     typer.echo("config ok")
+
+
+def _check_connections(settings: Settings) -> None:
+    from mailbot.app import imap_config, smtp_config
+    from mailbot.mail.probe import try_imap, try_smtp
+
+    async def both() -> tuple[str, str]:
+        return await try_imap(imap_config(settings)), await try_smtp(smtp_config(settings))
+
+    imap, smtp = asyncio.run(both())
+    for problem in (imap, smtp):
+        if problem:
+            typer.echo(f"connect failed: {problem}", err=True)
+    if imap or smtp:
+        raise typer.Exit(1)
+    imap_cfg = settings.imap
+    typer.echo(f"imap ok: logged in to {imap_cfg.host} as {imap_cfg.user}, {imap_cfg.mailbox} selected")
+    smtp_user = f"logged in as {settings.smtp.user}" if settings.smtp.user else "connected (no login set)"
+    typer.echo(f"smtp ok: {smtp_user} at {settings.smtp.host}")
 
 
 @app.command()

@@ -14,7 +14,7 @@ import logging
 import ssl
 import time
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import aiosmtplib
 
@@ -113,15 +113,18 @@ class SmtpSink:
     async def _connect(self) -> aiosmtplib.SMTP:
         client = self._new_client()
         try:
-            await client.connect()
-            if client.is_ehlo_or_helo_needed:
-                await client.ehlo()  # the extensions (SMTPUTF8) must be known before MAIL
-            if self.config.user:
-                await client.login(self.config.user, self.config.password)
+            await self._hello_and_login(client)
         except BaseException:
             client.close()  # a refused login leaves the socket open
             raise
         return client
+
+    async def _hello_and_login(self, client: aiosmtplib.SMTP) -> None:
+        await client.connect()
+        if client.is_ehlo_or_helo_needed:
+            await client.ehlo()  # the extensions (SMTPUTF8) must be known before MAIL
+        if self.config.user:
+            await client.login(self.config.user, self.config.password)
 
     async def _acquire(self) -> aiosmtplib.SMTP:
         """A connected client for this caller alone; opens one while under the limit, else waits."""
@@ -218,6 +221,17 @@ class SmtpSink:
             f"which {self.config.host}:{self.config.port} does not offer"
         )
 
+    async def check(self) -> None:
+        """Connect, log in (when a user is set) and say QUIT, after a refused login too (so the
+        TLS link is closed before a one-off command's event loop ends): raises what went wrong."""
+        client = self._new_client()
+        try:
+            await self._hello_and_login(client)
+        finally:
+            protocol = client.protocol
+            await _quit(client)
+            await _gone(protocol)
+
     async def close(self) -> None:
         """Say QUIT on every idle connection (those in use are closed by their sender)."""
         idle, self._idle = self._idle, []
@@ -236,3 +250,10 @@ async def _quit(client: aiosmtplib.SMTP) -> None:
     except BaseException:
         client.close()
         raise
+
+
+async def _gone(protocol: Any, seconds: float = 2.0) -> None:
+    """Wait until a closed connection is really gone (a TLS link closes in an exchange of its own)."""
+    deadline = time.monotonic() + seconds
+    while protocol is not None and protocol.transport is not None and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
