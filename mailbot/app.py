@@ -235,6 +235,7 @@ class Bot:
         self.mailgame = MailGame(games=self.games, gate=self.gate, postman=self.postman, clock=clock)
         sealing = Sealing(games=self.games, gate=self.gate, postman=self.postman, clock=clock)
         self.processor.register(PLAYER_COMMANDS, {**self.mailgame.handlers(), "SEAL": sealing.seal})
+        self.processor.help_extras.append(self.mailgame.game_help)
         self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, gate=self.gate).handlers())
         self.started_at = clock()
         # When the mailbox was last read through. A bot that reads no mailbox (tests, one-off

@@ -250,6 +250,13 @@ class Gatekeeper:
     def _gid(game: Game) -> int:
         return row_id(game)
 
+    def signed(self, ctx: Context) -> bool:
+        """Whether the letter says who wrote it (a tag, a SECRET or GAME line, a reply to one of
+        the bot's letters): only then may a command that also serves strangers ask :meth:`identify`,
+        which tells a seat's address without a secret that its letter was refused."""
+        game_id, secret = self._credentials(ctx)
+        return bool(secret) or game_id is not None or bool(ctx.extra.get("answered"))
+
     def player(self, ctx: Context, reply: Reply) -> Seated | None:
         who = self.identify(ctx, reply)
         return Seated(who.game, who.seat) if who is not None and who.seat is not None else None

@@ -172,6 +172,8 @@ class InboundProcessor:
         self.new_message_id = new_message_id
         self.specs: dict[str, CommandSpec] = index_specs(BASIC_COMMANDS)
         self.handlers: dict[str, Handler] = {"HELP": self._help, "PING": self._ping}
+        #: what HELP adds below the command list (the writer's game's orders)
+        self.help_extras: list[Handler] = []
         self.waiting = 0  # letters the last process_pending left to another worker, or to wait
         self._held: list[_Line] | None = None  # a quick batch's outcome lines, until its commit
         self._current: int | None = None  # the letter being handled
@@ -510,7 +512,9 @@ class InboundProcessor:
         for line in reading.unknown:
             reply.problem(line.number, line.text.strip(), "not a command I know; send HELP for the list")
 
-    def _help(self, _command: Command | None, _context: Context, reply: Reply) -> None:
+    def _help(self, command: Command | None, context: Context, reply: Reply) -> None:
+        """The command list; for a HELP command also what ``help_extras`` add (not for the list
+        given to a letter without commands)."""
         seen: set[str] = set()
         lines = []
         for spec in self.specs.values():
@@ -520,6 +524,9 @@ class InboundProcessor:
         reply.section(
             "Commands", [*lines, "", "Commands may stand in the subject or one per line in the body."]
         )
+        if command is not None:
+            for extra in self.help_extras:
+                extra(command, context, reply)
 
     def _ping(self, _command: Command, context: Context, reply: Reply) -> None:
         letter, row, reading = context.letter, context.row, context.reading

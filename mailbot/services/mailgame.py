@@ -166,6 +166,29 @@ class MailGame:
         contribute(self.games, ctx, who, step)
         reply.section("Nonce", [f"Your letter adds to the dice of {step.title}."])
 
+    def game_help(self, command: Command, ctx: Context, reply: Reply) -> None:
+        """HELP from a seat: the orders of its game's open step, as its reports explain them."""
+        if not self.gate.signed(ctx):
+            reply.section(
+                "Your game's orders",
+                [
+                    "Players: send HELP in a reply to one of your game's letters (or keep its [tag]",
+                    "in the subject) to have the orders of your game's open step explained here.",
+                ],
+            )
+            return
+        who = self.gate.identify(ctx, reply)
+        if who is None or who.seat is None:
+            return
+        game, seat = who.game, who.seat
+        step = Games.open_step(ctx.session, row_id(game))
+        if step is None:
+            reply.section(f"Orders in {game.title}", ["No step is open: nothing to send now."])
+            return
+        plugin = Games.plugin(game)
+        lines = plugin.order_help(plugin.load(game.state), seat.name)
+        reply.section(f"Orders for {seat.name}", [f"{game.title} ({tag(game)}): {step.title}", "", *lines])
+
     def show(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.gate.player(ctx, reply)
         if who is None:

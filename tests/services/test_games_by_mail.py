@@ -448,3 +448,19 @@ def test_grace_delays_processing_past_the_announced_deadline(h: Harness) -> None
     assert h.bot.tick_once() == [f"game {game_id}: reminded"]  # the 12-hour reminder, not processing
     h.clock.advance(3600)
     assert h.bot.tick_once() == [f"game {game_id}: processed (deadline)"]
+
+
+def test_help_from_a_seat_explains_its_games_orders_and_strangers_learn_nothing(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    (answer,) = to(h.mail(NORTH, f"{north_tag} help", "HELP\n"), NORTH)
+    body = text(answer)
+    assert "== Commands ==" in body and "== Orders for north ==" in body
+    assert f"Test duel (DU-{game_id}): Turn 1 of 3: orders" in body
+    assert "ATTACK n" in body and "ORDERS\nATTACK 2\nDEFEND 1\nEND" in body.replace("\r\n", "\n")
+    for sender in (NORTH, "stranger@elsewhere.test"):  # no tag: the command list and how to ask
+        (plain,) = to(h.mail(sender, "help", "HELP\n"), sender)
+        assert "== Your game's orders ==" in text(plain) and "ATTACK" not in text(plain)
+        assert "refused" not in text(plain) and "Test duel" not in text(plain)
+    wrong = f"[DU-{game_id} nope99]"  # a wrong secret is refused as for any other command
+    (refused,) = to(h.mail(NORTH, f"{wrong} help", "HELP\n"), NORTH)
+    assert "refused" in text(refused) and "ATTACK n" not in text(refused)
