@@ -582,7 +582,24 @@ class Games:
         game.status = GameStatus.RUNNING
         session.add(game)
         chainlog.append(session, self._id(game), "game-started", {}, self.clock())
-        self.reports.opening(session, game, self.open_next(session, game))
+        first = self.open_next(session, game)
+        self.reports.opening(session, game, first)
+        self._tell_gm_started(session, game, first)
+
+    def _tell_gm_started(self, session: Session, game: Game, first: StepRow | None) -> None:
+        """The GM's start letter: who plays which seat, the first step and its deadline."""
+        seats = self.seats(session, self._id(game))
+        lines = [
+            "Every seat is taken; the players have their first reports.",
+            "Seats:",
+            *(f"  {seat.name}: {seat.address}" for seat in seats),
+            f"Deadlines: {self.describe_deadline(game)} ({game.timezone}).",
+        ]
+        if first is not None:
+            when = deadlines.local_time(first.deadline_at, game.timezone)
+            lines.append(f"Open now: {first.title}, deadline {when}.")
+        lines.append("Press between players is copied to you.")
+        self.reports.gm(session, game, f"{game.title} has started", lines)
 
     def open_next(self, session: Session, game: Game) -> StepRow | None:
         """Open the step the plugin declares now; finish the game when there is none."""

@@ -277,6 +277,7 @@ class MailGame:
                 kind="press",
                 now=self.clock(),
             )
+        self._copy_press_to_gm(ctx, who, chosen, command, anonymous=anonymous)
         # The chain goes into every archive, a seat's own included: an anonymous author stays out of it
         # (the GM still has the letter itself among the game's inbound mail).
         sender = "anonymous" if anonymous else who.seat.name
@@ -285,6 +286,22 @@ class MailGame:
             "Press relayed",
             [f"to {', '.join(s.name for s in chosen)}" + (" (anonymously)" if anonymous else "")],
         )
+
+    def _copy_press_to_gm(
+        self, ctx: Context, who: Seated, chosen: Sequence[Seat], command: Command, *, anonymous: bool
+    ) -> None:
+        """A copy of the press to the GM, naming its author (the GM referees; an anonymous author
+        stays anonymous where the GM's address plays a seat too); none when the GM wrote or got it."""
+        gm = who.game.gm_address.lower()
+        seats = Games.seats(ctx.session, row_id(who.game))
+        if gm in {who.seat.address.lower(), *(s.address.lower() for s in chosen)}:
+            return
+        plays = any(s.address.lower() == gm for s in seats)
+        author = who.seat.name + (" (sent anonymously)" if anonymous else "")
+        if anonymous and plays:
+            author = "an anonymous player"
+        title = f"Press from {author} to {', '.join(s.name for s in chosen)}"
+        self.games.reports.gm(ctx.session, who.game, title, [line.text for line in command.block])
 
     def timezone(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.gate.player(ctx, reply)

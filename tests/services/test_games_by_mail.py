@@ -464,3 +464,38 @@ def test_help_from_a_seat_explains_its_games_orders_and_strangers_learn_nothing(
     wrong = f"[DU-{game_id} nope99]"  # a wrong secret is refused as for any other command
     (refused,) = to(h.mail(NORTH, f"{wrong} help", "HELP\n"), NORTH)
     assert "refused" in text(refused) and "ATTACK n" not in text(refused)
+
+
+def test_the_gm_gets_a_start_letter_and_copies_of_press(h: Harness) -> None:
+    game_id = h.create()
+    h.invite(game_id, "north", NORTH)
+    code = h.seat(game_id, "south").invite_code
+    letters = h.mail(SOUTH, "joining", f"JOIN {game_id} south {code}\n") + h.flush()
+    (start,) = [m for m in to(letters, GM) if "has started" in m["Subject"]]
+    assert start["Subject"] == f"[DU-{game_id} GM] Test duel has started"
+    body = text(start)
+    assert f"north: {NORTH}" in body and f"south: {SOUTH}" in body and "Open now: Turn 1 of 3" in body
+    assert h.game(game_id).gm_secret not in body
+    north_tag = f"[DU-{game_id} {h.seat(game_id, 'north').secret}]"
+    letters = h.mail(NORTH, f"{north_tag} press", "PRESS SOUTH\nMeet me at dawn.\nEND\n")
+    (copy,) = to(letters, GM)
+    assert copy["Subject"] == f"[DU-{game_id} GM] Press from north to south" and "Meet me at dawn." in text(
+        copy
+    )
+    with Session(h.bot.engine) as session, session.begin():
+        session.get_one(Game, game_id).anonymous_press = True
+    (copy,) = to(h.mail(NORTH, f"{north_tag} press", "PRESS SOUTH ANON\nBoo.\nEND\n"), GM)
+    assert "Press from north (sent anonymously) to south" in copy["Subject"]  # the GM referees
+
+
+def test_anonymous_press_stays_anonymous_to_a_gm_who_also_plays(h: Harness) -> None:
+    game_id = h.create()
+    h.invite(game_id, "north", NORTH)
+    h.invite(game_id, "south", GM)  # the GM's own address plays south
+    h.flush()
+    with Session(h.bot.engine) as session, session.begin():
+        session.get_one(Game, game_id).anonymous_press = True
+    north_tag = f"[DU-{game_id} {h.seat(game_id, 'north').secret}]"
+    letters = h.mail(NORTH, f"{north_tag} press", "PRESS SOUTH ANON\nBoo.\nEND\n")
+    (relayed,) = to(letters, GM)  # the press itself, no second copy naming north
+    assert "Press from an anonymous player" in relayed["Subject"] and "north" not in text(relayed).lower()
