@@ -191,12 +191,20 @@ def invite(
 
 
 @game_app.command("list")
-def list_games(config: ConfigOption = None) -> None:
-    """Every game with its status."""
-    from mailbot.services.games import tag
+def list_games(
+    config: ConfigOption = None,
+    open_only: Annotated[
+        bool, typer.Option("--open", help="Only games open to join, as LIST by mail answers.")
+    ] = False,
+) -> None:
+    """Every game with its status (--open: the games with a free seat, as players see them)."""
+    from mailbot.services.games import Games, tag
     from mailbot.store.game_tables import Game
 
     with _bot(config) as bot, Session(bot.engine) as session:
+        if open_only:
+            typer.echo("\n".join(Games.open_to_join(session)) or "no game is open to join")
+            return
         for game in session.exec(select(Game).order_by(col(Game.id))):
             typer.echo(f"{game.id:4d} {tag(game):8s} {game.status.value:9s} {game.plugin:15s} {game.title}")
 

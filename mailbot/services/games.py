@@ -199,6 +199,24 @@ class Games:
     def plugin(game: Game) -> AnyGame:
         return find_game(game.plugin)
 
+    @classmethod
+    def open_to_join(cls, session: Session) -> list[str]:
+        """LIST: one line per game in set-up with a seat nobody holds yet (its free seats and
+        deadline rule); what the judges' LIST tells anyone, no address or code."""
+        lines = []
+        for game in session.exec(select(Game).where(Game.status == GameStatus.SETUP).order_by(col(Game.id))):
+            free = [
+                s.name
+                for s in cls.seats(session, row_id(game))
+                if s.status is SeatStatus.INVITED and not s.address
+            ]
+            if free:
+                lines.append(
+                    f"{row_id(game)} ({tag(game)}) {game.title}: {game.plugin}, scenario {game.scenario};"
+                    f" deadlines {cls.describe_deadline(game)}; free seats: {', '.join(free)}"
+                )
+        return lines
+
     @staticmethod
     def seats(session: Session, game_id: int) -> list[Seat]:
         known = kept(session, "seats")  # a batch of letters asks for the same game's seats often

@@ -28,6 +28,7 @@ from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStat
 from mailbot.store.rows import new_row
 
 PLAYER_COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("LIST", "LIST", "the games open to join and their free seats"),
     CommandSpec("JOIN", "JOIN <game> <seat> <invite code>", "take a seat you were invited to"),
     CommandSpec("SECRET", "SECRET <your secret>", "prove who you are (or keep the [tag] in the subject)"),
     CommandSpec("GAME", "GAME <number>", "which game a letter is for, with SECRET"),
@@ -64,6 +65,7 @@ class MailGame:
 
     def handlers(self) -> dict[str, Handler]:
         return {
+            "LIST": self.list_open,
             "JOIN": self.join,
             "SECRET": lambda *_: None,  # read by identify()
             "GAME": lambda *_: None,
@@ -80,6 +82,12 @@ class MailGame:
             "VACATION": self.vacation,
             "NONCE": self.nonce,
         }
+
+    def list_open(self, command: Command, ctx: Context, reply: Reply) -> None:
+        """The games anyone may ask to join (the judges' LIST): the same for every writer."""
+        lines = Games.open_to_join(ctx.session)
+        how = "To join: JOIN <game> <seat> <invite code>; the game master gives the invite code."
+        reply.section("Games open to join", [*lines, "", how] if lines else ["None at the moment."])
 
     def join(self, command: Command, ctx: Context, reply: Reply) -> None:
         if len(command.args) != 3 or not command.args[0].isdigit():

@@ -183,3 +183,24 @@ def test_inject_feeds_one_letter_through_the_pipeline(env: str, tmp_path: Path) 
     assert "to alice@players.test" in out and "PING: how your letter was read" in out
     assert 'Line 2: "what?"' in out
     assert "duplicate" in _run("inject", str(eml))
+
+
+def _stdout(*args: str) -> str:
+    """What a command printed on stdout alone (a log line on stderr is not its answer)."""
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_game_list_open_shows_the_free_seats_as_list_by_mail_does(env: str) -> None:
+    assert _stdout("game", "list", "--open").strip() == "no game is open to join"
+    _run(*_create())
+    _run(*_create())
+    _run("game", "invite", "1", "a@players.test", "--seat", "north")
+    _run("game", "invite", "2", "a@players.test", "--seat", "north")
+    _run("game", "invite", "2", "b@players.test", "--seat", "south")  # full: running
+    lines = _stdout("game", "list", "--open").splitlines()
+    assert lines == [
+        "1 (DU-1) Quick duel: duel, scenario standard;"
+        " deadlines 4 minutes after the step opens; free seats: south"
+    ]

@@ -499,3 +499,21 @@ def test_anonymous_press_stays_anonymous_to_a_gm_who_also_plays(h: Harness) -> N
     letters = h.mail(NORTH, f"{north_tag} press", "PRESS SOUTH ANON\nBoo.\nEND\n")
     (relayed,) = to(letters, GM)  # the press itself, no second copy naming north
     assert "Press from an anonymous player" in relayed["Subject"] and "north" not in text(relayed).lower()
+
+
+def test_list_by_mail_names_the_games_open_to_join_and_nothing_private(h: Harness) -> None:
+    game_id = h.create()
+    h.invite(game_id, "north", NORTH)
+    h.flush()
+    (answer,) = to(h.mail("stranger@elsewhere.test", "list", "LIST\n"), "stranger@elsewhere.test")
+    body = text(answer)
+    assert (
+        f"{game_id} (DU-{game_id}) Test duel: duel, scenario standard;" in body
+        and "free seats: south" in body
+    )
+    assert "JOIN <game> <seat> <invite code>" in body
+    assert NORTH not in body and h.seat(game_id, "south").invite_code not in body and GM not in body
+    code = h.seat(game_id, "south").invite_code
+    h.mail(SOUTH, "joining", f"JOIN {game_id} south {code}\n")
+    (answer,) = to(h.mail("stranger@elsewhere.test", "list", "LIST\n"), "stranger@elsewhere.test")
+    assert "None at the moment." in text(answer) and "Test duel" not in text(answer)
