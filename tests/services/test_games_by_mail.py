@@ -517,3 +517,24 @@ def test_list_by_mail_names_the_games_open_to_join_and_nothing_private(h: Harnes
     h.mail(SOUTH, "joining", f"JOIN {game_id} south {code}\n")
     (answer,) = to(h.mail("stranger@elsewhere.test", "list", "LIST\n"), "stranger@elsewhere.test")
     assert "None at the moment." in text(answer) and "Test duel" not in text(answer)
+
+
+def test_the_gms_copy_of_anonymous_press_stays_anonymous_when_the_gm_plays_another_seat(h: Harness) -> None:
+    from mailbot.services.games import GameSetup, tag
+
+    setup = GameSetup(
+        plugin="atlantic-storm", scenario="3p", title="Storm", deadline="48h", timezone="UTC", gm_address=GM
+    )
+    with Session(h.bot.engine) as session, session.begin():
+        game = h.bot.games.create(session, setup)
+        game_id = int(game.id or 0)
+        game.anonymous_press = True
+    for seat, address in (("P1", NORTH), ("P2", SOUTH), ("P3", GM)):  # the GM's address plays P3
+        h.invite(game_id, seat, address)
+    h.flush()
+    p1_tag = f"[{tag(h.game(game_id))} {h.seat(game_id, 'P1').secret}]"
+    letters = h.mail(NORTH, f"{p1_tag} press", "PRESS P2 ANON\nBoo.\nEND\n")
+    (relayed,) = to(letters, SOUTH)
+    (copy,) = to(letters, GM)
+    assert copy["Subject"].endswith("Press from an anonymous player to P2") and "Boo." in text(copy)
+    assert "P1" not in text(copy) and "P1" not in copy["Subject"] and "anonymous player" in relayed["Subject"]
