@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import sqlalchemy as sa
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines
@@ -71,28 +73,37 @@ def _answers_closed(ctx: Context, who: Seated, step: StepRow) -> bool:
     return False
 
 
+#: the first letter that asked a seat for a step: when it went out (None: not yet)
+_FIRST_ASK = (
+    sa.select(col(Outbound.sent_at))
+    .where(
+        col(Outbound.game_id) == bindparam("game_id"),
+        col(Outbound.seat) == bindparam("seat"),
+        col(Outbound.step_key) == bindparam("step_key"),
+        col(Outbound.created_at) >= bindparam("opened_at"),  # a rolled-back step's key comes again
+    )
+    .order_by(col(Outbound.id))
+    .limit(1)
+)
+
+
 def _written_before_asked(ctx: Context, who: Seated, step: StepRow) -> bool:
     """Whether the letter was written before the bot's first letter asking the seat for ``step``
     went out: its writer cannot have read that step's report. None queued: nothing to say."""
-    query = (
-        select(Outbound.id, Outbound.sent_at)
-        .where(
-            Outbound.game_id == who.game.id,
-            Outbound.seat == who.seat.name,
-            Outbound.step_key == step.key,
-            col(Outbound.created_at) >= step.opened_at,  # a rolled-back step's key comes again
-        )
-        .order_by(col(Outbound.id))
-    )
-    # No flush for it: the letter the seat was asked by went out in an earlier transaction, and
-    # flushing the batch's rows at every orders letter would cost a flush a letter.
-    with ctx.session.no_autoflush:
-        asked = ctx.session.exec(query.limit(1)).first()
+    # On the connection (no flush, no ORM result), by a statement built once: this runs for every
+    # orders letter, and a statement built each time cost more than running it.
+    values = {
+        "game_id": who.game.id,
+        "seat": who.seat.name,
+        "step_key": step.key,
+        "opened_at": step.opened_at,
+    }
+    asked = ctx.session.connection().execute(_FIRST_ASK, values).first()
     if asked is None:
         # Not in the store yet: one this batch queued (unsent) is the first, as it would be found
         # after a flush.
         return any(_asks(row, who, step) for row in ctx.session.new)
-    sent_at: datetime | None = asked[1]
+    sent_at: datetime | None = asked[0]
     # A Date has whole seconds: written at 12:00:00 may be 12:00:00.9, after a letter sent at .7
     return sent_at is None or _written(ctx) + DATE_RESOLUTION <= sent_at
 
