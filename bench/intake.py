@@ -56,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cpu import CpuWindow  # a sibling bench script
 
-from mailbot.app import Bot, imap_config
+from mailbot.app import Bot, imap_config, utcnow
 from mailbot.mail.imap import ImapSource
 from mailbot.services.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
@@ -206,8 +206,9 @@ def seat_players(bot: Bot, games: int, players: list[str]) -> list[BenchSeat]:
             game = bot.games.create(session, setup)
             for seat in bot.games.seats(session, int(game.id or 0)):
                 bot.games.take_seat(session, game, seat, next(addresses))
+    # Sent when set up (as the outbox would mark them): the players write after reading them.
     with Session(bot.engine) as session, session.begin():
-        session.execute(update(Outbound).values(state=OutboundState.SENT))
+        session.execute(update(Outbound).values(state=OutboundState.SENT, sent_at=utcnow()))
     with Session(bot.engine) as session:
         return [
             BenchSeat(seat.game_id, seat.secret, seat.address)

@@ -22,6 +22,7 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
+from mailbot.services import throttle
 from mailbot.services.games import Games, tag
 from mailbot.services.inbound import Context, Reply
 from mailbot.services.letters import Letter, Postman
@@ -275,12 +276,14 @@ def read_ahead(session: Session) -> None:
     if shelf is None or shelf:
         return
     shelf[None] = True
-    named = (
-        TAG.search(row.subject)
+    letters = [
+        row
         for row in list(session.identity_map.values())
         if isinstance(row, Inbound) and row.state is InboundState.NEW
-    )
+    ]
+    named = (TAG.search(row.subject) for row in letters)
     Games.read_ahead(session, {int(found.group(2)) for found in named if found is not None})
+    throttle.read_ahead(session, [row.sender for row in letters])
 
 
 def same_secret(given: str, stored: str) -> bool:

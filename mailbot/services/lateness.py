@@ -14,14 +14,16 @@ uses the letter for it.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import bindparam
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
 from mailbot.core import deadlines
 from mailbot.services.auth import Seated
 from mailbot.services.inbound import Context
+from mailbot.services.transactions import kept
 from mailbot.store.game_tables import StepRow
 from mailbot.store.models import Outbound
 
@@ -38,31 +40,40 @@ def late_letter(ctx: Context, who: Seated, step: StepRow) -> tuple[str, list[str
     if not (_answers_closed(ctx, who, step) or _written_before_asked(ctx, who, step)):
         return "", []
     closed = _closed_before(ctx.session, step)
-    if closed is None or closed.closed_at is None:
+    if closed is None:
         return "", []
+    title, closed_at = closed
     zone = who.seat.timezone or who.game.timezone
-    return closed.title, [
+    return title, [
         f"Your letter reached the mail server at {deadlines.local_time(ctx.row.received_at, zone)},",
-        f"after {closed.title} was resolved ({deadlines.local_time(closed.closed_at, zone)}) without it.",
+        f"after {title} was resolved ({deadlines.local_time(closed_at, zone)}) without it.",
         f"Nothing in it was used, not for {step.title} either: that step is open",
         f"until {deadlines.local_time(step.deadline_at, zone)}. Read its report, then send orders for it;",
         f"a letter with ORDERS {step.key} is read for it as it stands.",
     ]
 
 
-def _closed_before(session: Session, step: StepRow) -> StepRow | None:
-    """The game's step resolved last before ``step`` opened (seats taken is no step of play)."""
-    query = (
-        select(StepRow)
-        .where(
-            StepRow.game_id == step.game_id,
-            col(StepRow.closed_at).is_not(None),
-            StepRow.id != step.id,
-            StepRow.kind != "setup",
-        )
-        .order_by(col(StepRow.closed_at).desc(), col(StepRow.id).desc())
+#: the game's step resolved last before the given one opened (seats taken is no step of play)
+_CLOSED_BEFORE = (
+    sa.select(col(StepRow.title), col(StepRow.closed_at))
+    .where(
+        col(StepRow.game_id) == bindparam("game_id"),
+        col(StepRow.closed_at).is_not(None),
+        col(StepRow.id) != bindparam("step_id"),
+        col(StepRow.kind) != "setup",
     )
-    return session.exec(query.limit(1)).first()
+    .order_by(col(StepRow.closed_at).desc(), col(StepRow.id).desc())
+    .limit(1)
+)
+
+
+def _closed_before(session: Session, step: StepRow) -> tuple[str, datetime] | None:
+    """The title and closing time of the step resolved last before ``step`` opened."""
+    # On the connection, as ``_FIRST_ASK``: a flush here wrote the batch's earlier letters one
+    # statement at a time, which cost more than all the rest of an orders letter's handling.
+    found = session.connection().execute(_CLOSED_BEFORE, {"game_id": step.game_id, "step_id": step.id})
+    row = found.first()
+    return None if row is None or row[1] is None else (row[0], row[1])
 
 
 def _answers_closed(ctx: Context, who: Seated, step: StepRow) -> bool:
@@ -90,15 +101,7 @@ _FIRST_ASK = (
 def _written_before_asked(ctx: Context, who: Seated, step: StepRow) -> bool:
     """Whether the letter was written before the bot's first letter asking the seat for ``step``
     went out: its writer cannot have read that step's report. None queued: nothing to say."""
-    # On the connection (no flush, no ORM result), by a statement built once: this runs for every
-    # orders letter, and a statement built each time cost more than running it.
-    values = {
-        "game_id": who.game.id,
-        "seat": who.seat.name,
-        "step_key": step.key,
-        "opened_at": step.opened_at,
-    }
-    asked = ctx.session.connection().execute(_FIRST_ASK, values).first()
+    asked = _first_ask(ctx.session, who, step)
     if asked is None:
         # Not in the store yet: one this batch queued (unsent) is the first, as it would be found
         # after a flush.
@@ -106,6 +109,68 @@ def _written_before_asked(ctx: Context, who: Seated, step: StepRow) -> bool:
     sent_at: datetime | None = asked[0]
     # A Date has whole seconds: written at 12:00:00 may be 12:00:00.9, after a letter sent at .7
     return sent_at is None or _written(ctx) + DATE_RESOLUTION <= sent_at
+
+
+def _first_ask(session: Session, who: Seated, step: StepRow) -> tuple[datetime | None] | None:
+    """(when it was sent,) of the first letter that asked the seat for ``step``; None: none stored.
+
+    This runs for every orders letter: a batch that keeps what it reads (``kept``) reads the
+    first asks of every open step it read ahead in one query; otherwise one query on the
+    connection (no flush, no ORM result) by a statement built once.
+    """
+    asks = kept(session, "first-asks")
+    if asks is not None and _read_asks_ahead(session, asks, step):
+        return asks.get((step.game_id, who.seat.name))
+    values = {
+        "game_id": step.game_id,
+        "seat": who.seat.name,
+        "step_key": step.key,
+        "opened_at": step.opened_at,
+    }
+    found = session.connection().execute(_FIRST_ASK, values).first()
+    return None if found is None else (found[0],)
+
+
+def _read_asks_ahead(session: Session, asks: dict[Any, Any], step: StepRow) -> bool:
+    """Fill ``asks`` for the open steps read ahead; False when ``step`` is not among them."""
+    loaded: set[int] = asks.setdefault(_LOADED, set())
+    if step.id in loaded:
+        return True
+    ahead = kept(session, "open-step") or {}
+    steps = {row.game_id: row for row in ahead.values() if row.id not in loaded and row.id is not None}
+    mine = steps.get(step.game_id)
+    if mine is None or mine.id != step.id:
+        return False
+    values = {
+        "game_ids": sorted(steps),
+        "step_keys": sorted({row.key for row in steps.values()}),
+        "since": min(row.opened_at for row in steps.values()),
+    }
+    for game_id, seat, step_key, created_at, sent_at in session.connection().execute(_ASKS_AHEAD, values):
+        open_step = steps[game_id]
+        if step_key == open_step.key and created_at >= open_step.opened_at:
+            asks.setdefault((game_id, seat), (sent_at,))  # ordered by id: the first stays
+    loaded.update(row.id for row in steps.values() if row.id is not None)
+    return True
+
+
+_LOADED = "loaded steps"
+#: the letters that asked seats of several games for a step, oldest first (``_read_asks_ahead``)
+_ASKS_AHEAD = (
+    sa.select(
+        col(Outbound.game_id),
+        col(Outbound.seat),
+        col(Outbound.step_key),
+        col(Outbound.created_at),
+        col(Outbound.sent_at),
+    )
+    .where(
+        col(Outbound.game_id).in_(bindparam("game_ids", expanding=True)),
+        col(Outbound.step_key).in_(bindparam("step_keys", expanding=True)),
+        col(Outbound.created_at) >= bindparam("since"),
+    )
+    .order_by(col(Outbound.id))
+)
 
 
 def _asks(row: object, who: Seated, step: StepRow) -> bool:

@@ -13,6 +13,7 @@ limited more tightly. The counters are rows, so a restart does not reset them.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -23,6 +24,7 @@ from mailbot.store.models import AnswerCount
 
 WINDOW = timedelta(hours=1)
 _COUNTERS = "mailbot.answer-counters"  # session.info: counters made in this transaction, by address
+_NONE = "mailbot.answer-counters-none"  # session.info: addresses read ahead that had no counter
 
 
 @dataclass(frozen=True)
@@ -79,8 +81,26 @@ def _counter(session: Session, key: str) -> AnswerCount | None:
     row = made.get(key)
     if row is not None and row in session:
         return row
+    if key in session.info.get(_NONE, ()):
+        return None  # none stored: read ahead while this transaction is the only writer
     with session.no_autoflush:
         return session.get(AnswerCount, key)
+
+
+def read_ahead(session: Session, addresses: Collection[str]) -> None:
+    """Read the counters of a batch's senders in one query, for a transaction that keeps what it
+    reads and is the only writer (SQLite's write lock), so that none is made meanwhile. A
+    letter's sender as its handling reads it may differ from the stored one (a Sender header):
+    that address is looked up alone."""
+    keys = sorted({address.lower() for address in addresses} - set(session.info.get(_COUNTERS, {})))
+    if not keys:
+        return
+    query = select(AnswerCount).where(col(AnswerCount.address).in_(keys))
+    with session.no_autoflush:
+        found = session.exec(query).all()
+    session.info.setdefault(_COUNTERS, {}).update((row.address, row) for row in found)
+    none: set[str] = session.info.setdefault(_NONE, set())
+    none.update(set(keys) - {row.address for row in found})
 
 
 def throttled(session: Session, now: datetime) -> list[tuple[str, datetime]]:

@@ -75,3 +75,27 @@ def test_a_letter_written_before_the_next_steps_letter_went_out_is_late(h: Harne
     assert "Late for Turn 1" in answer and "not used" in answer
     written_after = _send(h, NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n", date=h.clock.now)
     assert "Late for" not in written_after  # read for the open step, whatever that step makes of it
+
+
+def test_letters_of_one_batch_are_each_judged_by_their_own_seats_letter(h: Harness) -> None:
+    """A batch reads the first letters asking every seat for the open step at once (one query):
+    north's letter, written before his went out, is late; south's, written after, is not."""
+    north_tag, south_tag, deadline = _past_the_deadline(h)
+    h.flush()  # the letters asking both seats for T1.bid go out at the deadline
+    h.clock.advance(10)
+    h.bot.inject(
+        letter(
+            sender=NORTH,
+            subject=f"{north_tag} orders",
+            body="ORDERS\nATTACK 3\nEND\n",
+            date=deadline - timedelta(seconds=5),
+        )
+    )
+    h.bot.inject(
+        letter(sender=SOUTH, subject=f"{south_tag} orders", body="ORDERS\nATTACK 3\nEND\n", date=h.clock.now)
+    )
+    assert h.bot.processor.process_pending() == 2
+    sent = h.flush()
+    (north_answer,), (south_answer,) = to(sent, NORTH), to(sent, SOUTH)
+    assert "Late for Turn 1" in text(north_answer)
+    assert "Late for" not in text(south_answer)
