@@ -37,6 +37,7 @@ PLAYER_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("STATUS", "STATUS", "the open step, who has not sent orders, the deadline"),
     CommandSpec("WAIT", "WAIT", "do not process early on my account"),
     CommandSpec("NOWAIT", "NOWAIT", "early processing is fine again"),
+    CommandSpec("CONFIRM", "CONFIRM", "use my orders as they stand, without the lines dropped"),
     CommandSpec("HISTORY", "HISTORY [turn]", "send me my past reports again"),
     ARCHIVE_COMMAND,
     CommandSpec(
@@ -74,6 +75,7 @@ class MailGame:
             "STATUS": self.status,
             "WAIT": self.wait,
             "NOWAIT": self.wait,
+            "CONFIRM": self.confirm,
             "HISTORY": self.history,
             "ARCHIVE": ArchiveMail(gate=self.gate, postman=self.postman, clock=self.clock).archive,
             "PRESS": self.press,
@@ -122,7 +124,8 @@ class MailGame:
         lines = [Line(line.number, line.text) for line in _without_nonces(command, ctx)]
         parsed = plugin.parse(plugin.load(step.snapshot), who.seat.name, lines)
         if parsed.accepted or not parsed.problems:
-            self._store_orders(ctx, who, step, list(parsed.normalised), reply)
+            dropped = [f"{problem.text}: {problem.reason}" for problem in parsed.problems]
+            self._store_orders(ctx, who, step, list(parsed.normalised), reply, dropped=dropped)
         else:  # nothing usable: keep what the seat sent before rather than an empty set
             reply.section(
                 f"No orders accepted for {step.title}", ["Your earlier orders (if any) still stand."]
@@ -130,7 +133,9 @@ class MailGame:
         for problem in parsed.problems:
             reply.problem(problem.line, problem.text, f"{problem.kind.value}: {problem.reason}")
 
-    def _store_orders(self, ctx: Context, who: Seated, step: StepRow, lines: list[str], reply: Reply) -> None:
+    def _store_orders(
+        self, ctx: Context, who: Seated, step: StepRow, lines: list[str], reply: Reply, *, dropped: list[str]
+    ) -> None:
         current = Games.current_orders(ctx.session, row_id(step))
         previous = current.get(who.seat.name)
         if previous is not None:
@@ -144,6 +149,7 @@ class MailGame:
             inbound_id=ctx.row.id,
             received_at=ctx.row.received_at,
             salt=new_salt(),
+            dropped=dropped,
         )
         ctx.session.add(row)
         Games.orders_replaced(ctx.session, row_id(step), current, row)
@@ -158,9 +164,54 @@ class MailGame:
             held={*current, who.seat.name},  # known here: not flushed and read back
         )
         contribute(self.games, ctx, who, step)
-        reply.section(f"Orders accepted for {step.title}", [f"  {line}" for line in lines] or ["  (none)"])
+        title = f"Orders accepted for {step.title}" + (", some lines dropped" if dropped else "")
+        reply.section(title, [f"  {line}" for line in lines] or ["  (none)"])
         if previous is not None:
             reply.section("These replace your earlier orders", diff(previous.lines, lines))
+        if dropped:
+            reply.section("Your orders wait for your word", self._held_back_lines(who, step, dropped))
+
+    @staticmethod
+    def _held_back_lines(who: Seated, step: StepRow, dropped: Sequence[str]) -> list[str]:
+        """What a seat whose letter had refused lines is told: they are dropped, the step waits."""
+        zone = who.seat.timezone or who.game.timezone
+        return [
+            f"{len(dropped)} line(s) of your letter could not be used and were dropped",
+            "(each is listed below with its reason). The lines above stand as your",
+            "orders, but the step is not run early on your account: it runs at its",
+            f"deadline, {deadlines.local_time(step.deadline_at, zone)}, unless you answer first.",
+            "  - Send CONFIRM to have your orders used as they stand.",
+            "  - Or send your ORDERS again, corrected: they replace these whole.",
+            "The report of the step lists the dropped lines again.",
+        ]
+
+    def confirm(self, command: Command, ctx: Context, reply: Reply) -> None:
+        """CONFIRM: orders that had refused lines are used as they stand; early processing may start."""
+        who = self.gate.player(ctx, reply)
+        if who is None:
+            return
+        step = Games.open_step(ctx.session, row_id(who.game))
+        held = None if step is None else Games.current_orders(ctx.session, row_id(step)).get(who.seat.name)
+        if step is None or held is None:
+            reply.problem(
+                command.line, command.text, "you hold no orders for an open step: nothing to confirm"
+            )
+            return
+        if not held.held_back:
+            reply.section("CONFIRM", [f"Your orders for {step.title} already count as they stand."])
+            return
+        held.confirmed = True
+        ctx.session.add(held)
+        self.games.note_orders(
+            ctx.session, who.game, step, who.seat.name, held.lines, replaced=False, log=False
+        )
+        reply.section(
+            "CONFIRM",
+            [
+                f"Your orders for {step.title} are used as they stand, without the dropped line(s):",
+                *(f"  {line}" for line in held.dropped),
+            ],
+        )
 
     def nonce(self, command: Command, ctx: Context, reply: Reply) -> None:
         """A NONCE line: the letter adds the player's randomness to the open step's dice."""
@@ -235,7 +286,7 @@ class MailGame:
             f"Open step: {step.key} ({step.title})",
             f"Deadline: {deadlines.local_time(step.deadline_at, zone)}",
             f"Still to send: {', '.join(missing) or 'nobody'}",
-            early_line(game, step, Games.seats(session, row_id(game)), zone, gm=seat is None),
+            early_line(session, game, step, zone, gm=seat is None),
         ]
 
     def wait(self, command: Command, ctx: Context, reply: Reply) -> None:
@@ -359,15 +410,20 @@ class MailGame:
         reply.section("Resigned", [f"You have left {who.game.title}; your seat plays its default orders."])
 
 
-def early_line(game: Game, step: StepRow, seats: Sequence[Seat], zone: str, *, gm: bool) -> str:
+def early_line(session: Session, game: Game, step: StepRow, zone: str, *, gm: bool) -> str:
     """When the open step is processed early: the time once every order is in, else the rule.
 
     Only the game master hears whose WAIT holds it back; a player learns nothing of who waits.
     """
+    seats = Games.seats(session, row_id(game))
     waiting = sorted(seat.name for seat in seats if seat.wait and seat.name in step.owing)
+    held = Games.current_orders(session, row_id(step))
+    unconfirmed = sorted(name for name, row in held.items() if row.held_back and name in step.owing)
     if waiting and gm:
         return f"Early processing: held back, {', '.join(waiting)} asked to WAIT"
-    if step.early_at is not None and not waiting:
+    if unconfirmed and gm:
+        return f"Early processing: held back, {', '.join(unconfirmed)} to CONFIRM orders with refused lines"
+    if step.early_at is not None and not waiting and not unconfirmed:
         return f"Early processing: due {deadlines.local_time(step.early_at, zone)} (every order is in)"
     delay = timedelta(seconds=game.early_seconds)
     if not delay:

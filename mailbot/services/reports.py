@@ -142,6 +142,7 @@ class Reports:
         nxt: StepRow | None,
         defaults: Mapping[str, Sequence[str]],
         quiet: Sequence[StepRow] = (),
+        dropped: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         """Every active seat's report on ``step`` and the ``quiet`` steps played after it without mail."""
         plugin = Games.plugin(game)
@@ -161,6 +162,9 @@ class Reports:
             letter.thread = step_thread(game, seat, nxt)
             svg = self._map_section(letter, game, seat.name, view, step.turn)
             self._defaults_section(letter, seat.name, defaults)
+            if dropped and seat.name in dropped:  # his own lines: nobody else hears of them
+                lines = [f"  {line}" for line in dropped[seat.name]]
+                letter.section("Lines dropped from your orders (not used)", lines)
             self._opening_section(session, letter, step)
             if step.revealed:
                 letter.section("Dice of this step", [f"Seed (check it against the commitment): {step.seed}"])

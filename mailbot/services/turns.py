@@ -116,9 +116,16 @@ class Turns:
         if nxt is None:
             self._finish(session, game, final.result or "the game has no further step", now)
         defaults = {seat: result.orders[seat] for seat in result.defaulted}
+        dropped = {
+            seat: row.dropped
+            for seat, row in Games.current_orders(session, row_id(step)).items()
+            if row.dropped
+        }
         events = self._combined(step, result, quiet)
         rows = [row for row, _ in quiet]
-        self.reports.resolved(session, game, step, events, nxt=nxt, defaults=defaults, quiet=rows)
+        self.reports.resolved(
+            session, game, step, events, nxt=nxt, defaults=defaults, quiet=rows, dropped=dropped
+        )
         if nxt is None:
             self.reports.closing(session, game)  # the final chain head, after every last report
         # Counts and seat names only: orders, seeds and sealed values would leak hidden information.
@@ -230,7 +237,8 @@ class Turns:
             seat.name: lifecycle.SeatFacts(
                 seat.name,
                 sent=seat.name in held,
-                waiting=seat.wait,
+                # Orders with refused lines wait for the seat's CONFIRM, as a WAIT would.
+                waiting=seat.wait or (seat.name in held and held[seat.name].held_back),
                 away=seat.away(step.deadline_at),
                 active=seat.status is SeatStatus.ACTIVE,
                 missed_in_row=seat.missed_in_row,

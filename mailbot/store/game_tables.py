@@ -143,6 +143,15 @@ class OrderSet(SQLModel, table=True):
     salt: str = Field(default="", max_length=64)
     inbound_id: int | None = Field(default=None, foreign_key="inbound.id")
     received_at: datetime = Field(sa_type=UTCDateTime)
+    # Lines of the letter the game refused ("line: reason"): the set holds the step's early
+    # processing back until the seat confirms it as it is (CONFIRM) or sends corrected orders.
+    dropped: list[str] = Field(default_factory=list, sa_type=sa.JSON)
+    confirmed: bool = False
+
+    @property
+    def held_back(self) -> bool:
+        """Whether these orders wait for the seat's word before the step may run early."""
+        return bool(self.dropped) and not self.confirmed
 
     def copied_to(self, step_id: int, *, salt: str = "") -> OrderSet:
         """The same orders (and sealed values) standing in another attempt of the step."""
@@ -155,6 +164,8 @@ class OrderSet(SQLModel, table=True):
             inbound_id=self.inbound_id,
             received_at=self.received_at,
             salt=salt,
+            dropped=list(self.dropped),
+            confirmed=self.confirmed,
         )
 
 
