@@ -4,8 +4,16 @@
 Grid movement, where the seed (written for open tables) is silent: a ship
 moves ``speed`` inches along its direction of travel; every
 ``inches_per_cell`` inches take her one cell on, and what is left over is
-carried to the next turn whatever her next direction (as a tabletop ship
-keeps the ground she made). Ships move simultaneously: each cell entry gets
+carried to the next turn as inches *along that direction* (``progress_way``),
+a design default (``data/defaults.toml``, ``progress``) that keeps the grid
+true to the tabletop: inches are ground made one way. Moving the opposite way
+first takes those inches off (the seed's Luffing/Backing BN is "(backwards)",
+and a drift downwind is the same: backwards and drift *subtract*), and only
+what is left goes on; moving any other way starts afresh at 0 (an earlier
+heading's inches never count toward a new heading). So 1'' backwards then
+2 1/2'' forwards is 1 1/2'' forwards, no cell; 4'' backwards (one cell and
+1'') then 5'' the other way is one cell back and 1'' on, not 6''.
+Ships move simultaneously: each cell entry gets
 a time within the turn (0 < t <= 1, the share of her move done), so who
 crossed the finish line first, or whether a chaser closed in mid-move, is
 decided by time, not by the order ships are listed. Ships may share a cell:
@@ -57,20 +65,48 @@ class Leg:
     share: Fraction
 
 
-def _advance(state: State, ship: Ship, way: Motion, leg: Leg, track: Track) -> int:
-    """Sail the leg's share of the turn's speed, logging the time of each cell entered."""
+def carried(state: State, ship: Ship, direction: int) -> Fraction:
+    """The inches she has made towards the next cell along ``direction``: her own inches
+    if she made them this way, minus them if she made them the opposite way (they are
+    taken off first), 0 if she made them any other way (see the module docstring)."""
+    if not ship.progress or ship.progress_way == direction:
+        return ship.progress
+    if ship.progress_way == state.grid.opposite(direction):
+        return -ship.progress
+    return Fraction(0)
+
+
+def _advance(state: State, ship: Ship, way: Motion, leg: Leg, track: Track) -> tuple[int, str]:
+    """Sail the leg's share of the turn's speed, logging the time of each cell entered.
+
+    Returns the cells entered and how the inches carried over were counted."""
     distance = way.speed * leg.share
+    if not distance:
+        return 0, ""
     per_cell = state.course.inches_per_cell
-    before, cells = ship.progress, 0
-    total = ship.progress + distance
+    before, cells = carried(state, ship, way.direction), 0
+    note = _carried_note(state, ship, way.direction, before)
+    total = before + distance
     while total >= per_cell:
         total -= per_cell
         cells += 1
         ship.cell = state.grid.step(ship.cell, way.direction)
         done = (cells * per_cell - before) / distance
         track.stops.append((leg.start + done * leg.share, ship.cell))
-    ship.progress = total
-    return cells
+    if total < 0:  # still short of undoing the inches made the other way
+        ship.progress = -total
+    else:
+        ship.progress, ship.progress_way = total, (way.direction if total else 0)
+    return cells, note
+
+
+def _carried_note(state: State, ship: Ship, direction: int, before: Fraction) -> str:
+    if not ship.progress or before > 0:
+        return ""
+    made = f"{inches(ship.progress)}'' made {state.grid.short(ship.progress_way)}"
+    if before < 0:
+        return f"the {made} come off first (default: inches count one way only)"
+    return f"the {made} do not count {state.grid.short(direction)} (default: inches count one way only)"
 
 
 def _steer(state: State, ship: Ship, change: int, ws: int) -> tuple[str, int]:
@@ -90,8 +126,9 @@ def _part(state: State, ship: Ship, ws: int, leg: Leg, track: Track) -> tuple[st
     """One (half) move: steer, then sail."""
     steering, made = _steer(state, ship, leg.change, ws)
     way = motion(state, ship, ws)
-    cells = _advance(state, ship, way, leg, track)
+    cells, carried_note = _advance(state, ship, way, leg, track)
     where = f"{cells} cell(s) {state.grid.short(way.direction)}" if cells else "no full cell"
+    where = f"{carried_note}; {where}" if carried_note else where
     return f"{steering}{way.why}; {where}", made, way
 
 
@@ -101,7 +138,13 @@ def _move_text(state: State, ship: Ship, notes: Sequence[str], turning_strain: b
     if turning_strain:
         text += "; two points of turning: mark 1 Strain"
     text = f"{ship.name}: {text}. Now at {ship.cell}, heading {state.grid.short(ship.heading)}"
-    return text + (f", {inches(ship.progress)}'' towards the next cell." if ship.progress else ".")
+    return text + _progress_text(state, ship)
+
+
+def _progress_text(state: State, ship: Ship) -> str:
+    if not ship.progress:
+        return "."
+    return f", {inches(ship.progress)}'' towards the next cell {state.grid.short(ship.progress_way)}."
 
 
 def move_ship(state: State, ship: Ship, changes: Sequence[int], ws: int) -> tuple[Track, Event]:
@@ -140,7 +183,7 @@ def move_half(state: State, ship: Ship, change: int, ws: int, half: int) -> tupl
     if second_change:
         text += "; a second change of direction: mark 1 Strain"
     text = f"{ship.name}: {text}. Now at {ship.cell}, heading {state.grid.short(ship.heading)}"
-    text += f", {inches(ship.progress)}'' towards the next cell." if ship.progress else "."
+    text += _progress_text(state, ship)
     ways = [{"mode": way.mode, "speed": str(way.speed), "direction": way.direction}]
     data = {"ship": ship.name, "cell": list(ship.cell), "heading": ship.heading, "strain_marked": strain}
     return track, Event("move", text, data=data | {"ways": ways, "half": half + 1})

@@ -68,7 +68,8 @@ class Ship:
     cell: Cell
     heading: int
     masts: int
-    progress: Fraction = Fraction(0)  # inches sailed towards the next cell
+    progress: Fraction = Fraction(0)  # inches sailed towards the next cell ...
+    progress_way: int = 0  # ... along this point (0: none yet); see moves.py
     strain: int = 0
     speed_loss: int = 0  # inches, from the Strain table ("ongoing")
     crew: int = 100  # per cent of the active crew
@@ -147,6 +148,7 @@ def dump_ship(ship: Ship) -> dict[str, Any]:
         "heading": ship.heading,
         "masts": ship.masts,
         "progress": str(ship.progress),
+        "progress_way": ship.progress_way,
         "strain": ship.strain,
         "speed_loss": ship.speed_loss,
         "crew": ship.crew,
@@ -175,6 +177,8 @@ def load_ship(data: Mapping[str, Any]) -> Ship:
         heading=int(data["heading"]),
         masts=int(data["masts"]),
         progress=_fraction(data.get("progress", 0)),
+        # A state saved before progress had a direction: count it along her heading.
+        progress_way=int(data.get("progress_way", data["heading"])),
         strain=int(data.get("strain", 0)),
         speed_loss=int(data.get("speed_loss", 0)),
         crew=int(data.get("crew", 100)),

@@ -69,6 +69,8 @@ def _ship(state: State, ship: Ship, seat: str | None) -> dict[str, Any]:
         "role": ship.role,
         "position": f"({ship.cell[0]}, {ship.cell[1]})",
         "progress": inches(ship.progress),
+        # the way those inches were made: they count only on that way (moves.py)
+        "progress_way": grid.short(ship.progress_way) if ship.progress and ship.progress_way else "",
         "heading": ship.heading,
         "heading_name": grid.name(ship.heading),
         "bearing": row.label,

@@ -155,8 +155,9 @@ def test_naval_combat_turns_move_in_halves(data: dict[str, Any]) -> None:
     # Swallow: first half Broad Reaching to SE, 16''/2 = 8'': 2 cells and 2'' over;
     # second half (no change) another 8'': 16'' in all = 5 cells SE and 1'' over.
     assert (swallow.cell, swallow.progress) == ((5, -5), Fraction(1))
-    # Amazon: 7'' East (2 cells, 1'' over), then turns SE: 8'' Broad Reaching (1 + 8 = 9'': 3 cells).
-    assert (amazon.cell, amazon.progress, amazon.heading) == ((5, 5), Fraction(0), 4)
+    # Amazon: 7'' East (2 cells, 1'' over), then turns SE: 8'' Broad Reaching: 2 cells and 2''
+    # over (the 1'' made East does not count South-east: inches count one way only).
+    assert (amazon.cell, amazon.progress, amazon.heading) == ((4, 6), Fraction(2), 4)
 
 
 @settings(max_examples=150, deadline=None)
