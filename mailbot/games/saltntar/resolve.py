@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Outcome
@@ -89,7 +90,16 @@ def _race(state: State, tracks: Sequence[Track]) -> list[Event]:
     else:
         result = f"Dead heat in turn {state.turn}: {who} crossed the finish line together."
     _end(state, seats, result)
-    return [Event("finish", result, data={"ships": names, "turn_share": str(first)})]
+    # What was seen on the water; the result itself is the turn's "result" event, said once.
+    together = " at the same moment" if len(names) > 1 else ""
+    seen = f"{who} entered the finish line{together}, {_share(first)}."
+    return [Event("finish", seen, data={"ships": names, "turn_share": str(first)})]
+
+
+def _share(when: Fraction) -> str:
+    if when in (0, 1):
+        return "as the move began" if when == 0 else "at the end of the move"
+    return f"{when.numerator}/{when.denominator} of the way through the move"
 
 
 def _chase(state: State, tracks: Sequence[Track]) -> list[Event]:
@@ -103,7 +113,8 @@ def _chase(state: State, tracks: Sequence[Track]) -> list[Event]:
         f"{chaser} ({seat}) came within {reach}'' of {quarry} in turn {state.turn}: {seat} wins the chase."
     )
     _end(state, [seat], result)
-    return [Event("caught", result, data={"chaser": chaser, "quarry": quarry})]
+    seen = f"{chaser} closes to within {reach}'' of {quarry}, {_share(caught[0])}."
+    return [Event("caught", seen, data={"chaser": chaser, "quarry": quarry})]
 
 
 def _sinkings(state: State) -> list[Event]:

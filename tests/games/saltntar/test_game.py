@@ -75,6 +75,13 @@ def test_a_dead_heat(data: dict[str, Any]) -> None:
     final = play(state)
     assert final.state.winners == ("red", "blue")
     assert final.result.startswith("Dead heat in turn 4: Swallow (red) and Amazon (blue)")
+    # Issue 37: the demo printed "Dead heat" twice in one letter's events.
+    said = [text for text in texts(final) if "Dead heat" in text]
+    assert said == [final.result]
+    assert texts(final, "finish") == [
+        "Swallow (red) and Amazon (blue) entered the finish line at the same moment, 3/14 of the way"
+        " through the move."
+    ]
 
 
 def test_who_crosses_first_is_decided_by_time_not_by_distance(data: dict[str, Any]) -> None:
