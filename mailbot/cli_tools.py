@@ -78,7 +78,7 @@ def _saltntar_data() -> dict[str, object]:
     folder = files("mailbot") / "games" / "saltntar" / "data"
     return {
         name: tomllib.loads((folder / f"{name}.toml").read_text(encoding="utf-8"))
-        for name in ("ships", "tables")
+        for name in ("ships", "tables", "defaults")
     }
 
 

@@ -83,23 +83,27 @@ def forced_heading(state: State, ship: Ship, ws: int) -> int | None:
     return None
 
 
-def _reduced(ship: Ship, base: Fraction) -> tuple[Fraction, str]:
+def _reduced(state: State, ship: Ship, base: Fraction) -> tuple[Fraction, str]:
     speed, why = base, f"{inches(base)}''"
     if ship.rig == REEFED:
         speed, why = speed / 2, why + f", reefed: {inches(speed / 2)}''"
     if ship.speed_loss:
         speed, why = speed - ship.speed_loss, why + f", damage -{ship.speed_loss}''"
+        why += f" ({state.rules.cite('reductions')})" if ship.rig == REEFED else ""
     return speed, why
 
 
 def drift(state: State, ship: Ship, ws: int, why: str) -> Motion:
     down = downwind(state.grid, state.wind.direction)
     text = f"{why}: adrift downwind at Wind Speed, {ws}''"
+    if ws != state.wind.speed and not calm(state):
+        # her own luck die moved the Wind Speed she drifts at
+        text += f" (her Luck Roll; {state.rules.cite('gust_drift')})"
     return Motion(DRIFT, ship.heading, down, Fraction(ws), bearing_of(state, ship.heading), text)
 
 
 def _sail(state: State, ship: Ship, ws: int, row: BearingRow) -> Motion:
-    speed, why = _reduced(ship, Fraction(ws * row.bn))
+    speed, why = _reduced(state, ship, Fraction(ws * row.bn))
     why = f"{row.label}: WS {ws} x BN {row.bn} = {why}"
     if speed <= 0:
         return drift(state, ship, ws, f"{why}, nothing left")
@@ -112,7 +116,7 @@ def _sail(state: State, ship: Ship, ws: int, row: BearingRow) -> Motion:
 def _gale(state: State, ship: Ship, ws: int) -> Motion:
     """Seed 001, Gale: "sail downwind at Wind Speed plus (!) Bearing Number for Running"."""
     running = state.ship_type(ship).row(RUNNING)
-    speed, why = _reduced(ship, Fraction(ws + running.bn))
+    speed, why = _reduced(state, ship, Fraction(ws + running.bn))
     why = f"gale, Wind Speed {ws}: downwind at WS {ws} + Running BN {running.bn} = {why}"
     if speed <= 0:
         return drift(state, ship, ws, f"{why}, nothing left")

@@ -104,9 +104,16 @@ def _carried_note(state: State, ship: Ship, direction: int, before: Fraction) ->
     if not ship.progress or before > 0:
         return ""
     made = f"{inches(ship.progress)}'' made {state.grid.short(ship.progress_way)}"
+    why = state.rules.cite("progress")
     if before < 0:
-        return f"the {made} come off first (default: inches count one way only)"
-    return f"the {made} do not count {state.grid.short(direction)} (default: inches count one way only)"
+        return f"the {made} come off first ({why})"
+    return f"the {made} do not count {state.grid.short(direction)} ({why})"
+
+
+def _diagonal(state: State, direction: int) -> str:
+    """Square grids only: a diagonal cell costs as much as a straight one (a design default)."""
+    dx, dy = state.grid.steps[direction - 1]
+    return f" ({state.rules.cite('diagonal')})" if not state.grid.hexagonal and dx and dy else ""
 
 
 def _steer(state: State, ship: Ship, change: int, ws: int) -> tuple[str, int]:
@@ -128,6 +135,7 @@ def _part(state: State, ship: Ship, ws: int, leg: Leg, track: Track) -> tuple[st
     way = motion(state, ship, ws)
     cells, carried_note = _advance(state, ship, way, leg, track)
     where = f"{cells} cell(s) {state.grid.short(way.direction)}" if cells else "no full cell"
+    where += _diagonal(state, way.direction) if cells else ""
     where = f"{carried_note}; {where}" if carried_note else where
     return f"{steering}{way.why}; {where}", made, way
 
@@ -136,7 +144,7 @@ def _move_text(state: State, ship: Ship, notes: Sequence[str], turning_strain: b
     halves = ("first half: ", "second half: ") if len(notes) == 2 else ("",)
     text = "; ".join(f"{half}{note}" for half, note in zip(halves, notes, strict=True))
     if turning_strain:
-        text += "; two points of turning: mark 1 Strain"
+        text += f"; two points of turning: mark 1 Strain ({state.rules.cite('strain_next_turn')})"
     text = f"{ship.name}: {text}. Now at {ship.cell}, heading {state.grid.short(ship.heading)}"
     return text + _progress_text(state, ship)
 
@@ -181,7 +189,7 @@ def move_half(state: State, ship: Ship, change: int, ws: int, half: int) -> tupl
     ship.strain += strain
     text = f"{('first', 'second')[half]} half: {note}"
     if second_change:
-        text += "; a second change of direction: mark 1 Strain"
+        text += f"; a second change of direction: mark 1 Strain ({state.rules.cite('strain_next_turn')})"
     text = f"{ship.name}: {text}. Now at {ship.cell}, heading {state.grid.short(ship.heading)}"
     text += _progress_text(state, ship)
     ways = [{"mode": way.mode, "speed": str(way.speed), "direction": way.direction}]

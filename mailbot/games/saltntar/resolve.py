@@ -68,7 +68,8 @@ def reveal(state: State, orders: Mapping[str, Sequence[Order]]) -> list[Event]:
     events = []
     for seat in state.seats:
         lines = [order.text for order in orders.get(seat, ())]
-        text = f"{seat} ordered: {'; '.join(lines)}." if lines else f"{seat} sent no orders."
+        silent = f"{seat} sent no orders ({state.rules.cite('silence')})."
+        text = f"{seat} ordered: {'; '.join(lines)}." if lines else silent
         events.append(Event("orders", text, data={"seat": seat, "orders": lines}))
     return events
 

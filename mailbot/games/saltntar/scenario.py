@@ -2,7 +2,8 @@
 """Building a new game from scenario data (``mailbot/games/saltntar/data/scenarios/*.toml``).
 
 ``Setup.data`` mirrors the config folder: ``data["ships"]`` and
-``data["tables"]`` are the two table files, ``data["scenarios"][name]`` each
+``data["tables"]`` are the two table files, ``data["defaults"]`` the design
+defaults (``defaults.toml``), ``data["scenarios"][name]`` each
 scenario file. ``Setup.options`` may override a scenario's ``inches_per_cell``,
 ``combat``, ``turn_limit``, ``catch_within``, ``escape_after`` and its fixed
 ``wind_direction`` / ``wind_speed``.
@@ -156,7 +157,9 @@ def initial_wind(
 def build_state(setup: Setup, dice: Dice) -> State:
     scenario = scenario_data(setup.scenario, setup.data)
     rules = Rules.from_data(
-        _table(setup.data.get("ships"), "ships"), _table(setup.data.get("tables"), "tables")
+        _table(setup.data.get("ships"), "ships"),
+        _table(setup.data.get("tables"), "tables"),
+        _table(setup.data.get("defaults", {}), "defaults"),
     )
     course = make_course(setup.scenario, scenario, setup.options)
     seats = scenario_seats(scenario)

@@ -251,7 +251,7 @@ def load_state(data: Mapping[str, Any]) -> State:
         scenario=str(data["scenario"]),
         seats=tuple(str(seat) for seat in data["seats"]),
         course=load_course(data["course"]),
-        rules=Rules.from_data(data["rules"]["ships"], data["rules"]["tables"]),
+        rules=Rules.from_data(data["rules"]["ships"], data["rules"]["tables"], data["rules"].get("defaults")),
         turn=int(data["turn"]),
         wind=Wind(int(wind["direction"]), int(wind["speed"]), str(wind.get("note", ""))),
         ships=[load_ship(ship) for ship in data["ships"]],

@@ -37,7 +37,7 @@ def _break_mast(ship: Ship, amount: int) -> str:
 
 
 def _sink(state: State, ship: Ship, row: StrainRow, dice: Dice) -> str:
-    mast = _break_mast(ship, row.amount)
+    mast = f"{_break_mast(ship, row.amount)} ({state.rules.cite('mast_at_12')})"
     if ship.sinks_after is not None:
         return f"{mast}; still sinking, she goes down after turn {ship.sinks_after}"
     label = f"sinking/T{state.turn}/{ship.name}"
@@ -56,7 +56,7 @@ def apply_row(state: State, ship: Ship, row: StrainRow, dice: Dice) -> str:
         return f"all speed now -{ship.speed_loss}''"
     if row.effect == "crew":
         ship.crew = max(0, ship.crew - row.amount)
-        return f"active crew now {ship.crew}%"
+        return f"active crew now {ship.crew}% ({state.rules.cite('crew')})"
     if row.effect == "mast":
         return _break_mast(ship, row.amount)
     if row.effect == "sinking":

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from mailbot.core.defaults import DesignDefault, cite, read_defaults
 from mailbot.errors import GameError
 
 #: The seed's relative bearings, from wind astern to head to wind.
@@ -263,10 +264,14 @@ class Rules:
     raw: Mapping[str, Any]
     recovery: Recovery = Recovery("none", 0, "", False)
     initiative: str = "1d6"  # each side's initiative die in naval combat (a design default)
+    defaults: tuple[DesignDefault, ...] = ()  # data/defaults.toml
 
     @classmethod
-    def from_data(cls, ships: Mapping[str, Any], tables: Mapping[str, Any]) -> Rules:
+    def from_data(
+        cls, ships: Mapping[str, Any], tables: Mapping[str, Any], defaults: Mapping[str, Any] | None = None
+    ) -> Rules:
         weather = _mapping(tables.get("weather"), "weather")
+        defaults = {} if defaults is None else defaults
         return cls(
             ships={key: _ship_type(key, _mapping(value, key)) for key, value in ships.items()},
             initial_speed=_wind_rows(tables, "initial_wind_speed"),
@@ -279,16 +284,21 @@ class Rules:
             calm=_int(weather, "calm", "weather"),
             gale=_int(weather, "gale", "weather"),
             wind_names=tuple(str(name) for name in weather.get("names", ())),
-            raw={"ships": ships, "tables": tables},
+            raw={"ships": ships, "tables": tables, "defaults": defaults},
             recovery=_recovery(tables),
             initiative=str(_mapping(tables.get("initiative", {}), "initiative").get("dice", "1d6")),
+            defaults=read_defaults(defaults, "Salt'n'Tar data"),
         )
+
+    def cite(self, key: str) -> str:
+        """``design default: <title>`` for an event the default ``key`` shaped (defaults.toml)."""
+        return cite(self.defaults, key)
 
     def with_recovery(self, rule: str) -> Rules:
         """The same tables with another Strain recovery rule (a game option; the simulator)."""
         tables = dict(self.raw["tables"])
         tables["strain_recovery"] = dict(tables.get("strain_recovery", {})) | {"rule": rule}
-        return Rules.from_data(self.raw["ships"], tables)
+        return Rules.from_data(self.raw["ships"], tables, self.raw.get("defaults"))
 
     def ship_type(self, key: str) -> ShipType:
         found = self.ships.get(key)

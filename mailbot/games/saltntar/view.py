@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from mailbot.core.game import Event
 from mailbot.games.saltntar import maneuvers
-from mailbot.games.saltntar.geometry import Cell, Grid, downwind
-from mailbot.games.saltntar.movement import inches, nominal
+from mailbot.games.saltntar.geometry import Cell, Grid, bearing_index, downwind
+from mailbot.games.saltntar.movement import GALE, SAIL, inches, motion, nominal
 from mailbot.games.saltntar.state import CHASE, CHASER, CLOSE, FIRE, OPENING, QUARRY, Ship, State
+from mailbot.games.saltntar.tables import HEAD_TO_WIND
 from mailbot.games.saltntar.wind import wind_text
 
 TITLE = "Salt'n'Tar"
@@ -86,6 +88,62 @@ def _ship(state: State, ship: Ship, seat: str | None) -> dict[str, Any]:
         "status": _status(ship),
         "distance": _distance(state, ship),
     }
+
+
+def _turn_words(change: int) -> str:
+    if change == 0:
+        return "now"
+    return f"TURN {change:+d}" + (" (1 Strain)" if abs(change) > 1 else "")
+
+
+def _card_row(state: State, ship: Ship, heading: int) -> dict[str, Any]:
+    """One heading on a ship's bearing card: the way she would make on it at this wind."""
+    grid = state.grid
+    change = grid.difference(ship.heading, heading)
+    way = motion(state, replace(ship, heading=heading), state.wind.speed)
+    kind = state.ship_type(ship)
+    label = kind.row(way.bearing).label if way.mode in (SAIL, GALE) else bearing_name(way.bearing)
+    speed = f"{inches(way.speed)}''"
+    if way.direction != heading:
+        speed += f" towards {grid.short(way.direction)}"
+    return {
+        "heading": grid.short(heading),
+        "off": bearing_index(grid, heading, state.wind.direction),
+        "bearing": label,
+        "speed": speed,
+        "mode": way.mode,
+        "turn": _turn_words(change) if abs(change) <= 2 else "",
+    }
+
+
+def bearing_card(state: State, ship: Ship) -> dict[str, Any]:
+    """Each heading with its point of sail and speed this turn (the overall Wind Speed, no luck),
+    and the TURN order that reaches it: what a skipper reads before choosing a turn."""
+    grid = state.grid
+    rows = [_card_row(state, ship, heading) for heading in range(1, grid.points + 1)]
+    lines = [f"{'to':<4}{'off':<5}{'point of sail':<18}{'speed':<15}order"]
+    lines += [
+        f"{row['heading']:<4}{row['off']:<5}{row['bearing']:<18}{row['speed']:<15}{row['turn']}".rstrip()
+        for row in rows
+    ]
+    return {
+        "ship": ship.name,
+        "rows": rows,
+        "lines": lines,
+        "note": (
+            "off: points off dead downwind; "
+            f"TURN +1 turns one point clockwise ({grid.short(ship.heading)} to "
+            f"{grid.short(grid.rotate(ship.heading, 1))}), -1 counter-clockwise (to "
+            f"{grid.short(grid.rotate(ship.heading, -1))}); speeds at Wind Speed {state.wind.speed} "
+            f"before any luck; {state.rules.cite('bearings')}"
+        ),
+    }
+
+
+def _cards(state: State, seat: str | None) -> list[dict[str, Any]]:
+    if seat is None or state.finished:
+        return []
+    return [bearing_card(state, ship) for ship in state.fleet(seat) if not ship.anchored]
 
 
 def objective(state: State) -> str:
@@ -159,10 +217,13 @@ def syntax_help(state: State) -> list[str]:
     grid = state.grid
     points = ", ".join(f"{p} {grid.short(p)}" for p in range(1, grid.points + 1))
     turning = (
-        ["TURN <ship> <first> <second>  -1, 0 or +1 before each half move (two changes: 1 Strain)"]
+        [
+            "TURN <ship> <first> <second>  -1, 0 or +1 before each half move (two changes: 1 Strain);",
+            "                              +1 is one point clockwise, -1 counter-clockwise",
+        ]
         if state.course.combat
         else [
-            "TURN <ship> +1 | -1          change heading one point (free)",
+            "TURN <ship> +1 | -1          one point clockwise | counter-clockwise (free)",
             "TURN <ship> +2 | -2          two points: dangerous, marks 1 Strain",
         ]
     )
@@ -184,10 +245,26 @@ def order_help(state: State, seat: str | None) -> list[str]:
     return syntax_help(state) + order_template(state, seat)
 
 
+def bearing_mapping(state: State) -> str:
+    """E.g. ``0 points off downwind Running, 1 Broad Reaching, ...`` for this game's grid."""
+    names = [bearing_name(key) for key in state.rules.bearings(state.grid.points)]
+    return ", ".join(f"{n} off downwind {name}" if n == 0 else f"{n} {name}" for n, name in enumerate(names))
+
+
+def bearing_name(key: str) -> str:
+    return "head to wind (Luffing/Backing, backwards)" if key == HEAD_TO_WIND else key.title()
+
+
 def design_defaults(state: State) -> list[str]:
-    """The tables in force that seed 001 lacks, as every letter states them."""
+    """Every design default in force (data/defaults.toml and the tables marked default), as
+    every letter lists them."""
     rules = state.rules
     notes = []
+    for entry in rules.defaults:
+        line = entry.line
+        if entry.key == "bearings":
+            line += f"; points {bearing_mapping(state)}"
+        notes.append(line)
     if rules.recovery.rule != "none":
         notes.append(f"Strain recovery: {rules.recovery.text} (the seed gives no way to clear Strain)")
     else:
@@ -223,6 +300,7 @@ def build_view(state: State, events: Sequence[Event], seat: str | None) -> dict[
         },
         "wind": _wind(state),
         "ships": [_ship(state, ship, seat) for ship in state.ships],
+        "cards": _cards(state, seat),
         "events": [{"kind": e.kind, "text": e.text} for e in events if e.visible_to(seat)],
         "orders": order_template(state, seat),
         "help": syntax_help(state),

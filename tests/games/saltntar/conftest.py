@@ -28,6 +28,7 @@ def load_data() -> dict[str, Any]:
     return {
         "ships": tomllib.loads((CONFIG / "ships.toml").read_text("utf-8")),
         "tables": tomllib.loads((CONFIG / "tables.toml").read_text("utf-8")),
+        "defaults": tomllib.loads((CONFIG / "defaults.toml").read_text("utf-8")),
         "scenarios": scenarios,
     }
 

@@ -177,4 +177,7 @@ def test_view_for_a_seat(data: dict[str, Any], game: SaltNTarGame) -> None:
 
 def test_orders_are_revealed_to_all_at_resolution(data: dict[str, Any]) -> None:
     outcome = play(default_race(data), {"red": ["TURN Swallow +1"]})
-    assert texts(outcome, "orders") == ["red ordered: TURN Swallow +1.", "blue sent no orders."]
+    assert texts(outcome, "orders") == [
+        "red ordered: TURN Swallow +1.",
+        "blue sent no orders (design default: a silent side holds course).",
+    ]
