@@ -84,14 +84,6 @@ def _default_parts() -> tuple[DeckPart, ...]:
     )
 
 
-#: What the letters say when the card list is not the boxed game's (seed 000 prints no card list).
-DEFAULT_DECK_NOTE = (
-    "design default: the Force deck's card list is not in seed 000; these cards are made-up "
-    "stand-ins, not the boxed game's cards (play the real cards and report them by these ids, "
-    "or the GM replaces data/decks.toml)"
-)
-
-
 def deck_is_default(data: Mapping[str, Any]) -> bool:
     """True when the deck is the shipped stand-in (``default = true``) or generated ids."""
     table = data.get("decks", data)

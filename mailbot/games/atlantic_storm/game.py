@@ -22,14 +22,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from mailbot.core.defaults import read_defaults
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
 from mailbot.core.options import GameOption
 from mailbot.errors import GameError
 from mailbot.games.atlantic_storm import view as report
 from mailbot.games.atlantic_storm.deck import (
-    DEFAULT_DECK_NOTE,
-    RULE_RESHUFFLE,
     deal,
     deck_is_default,
     first_draw_pile,
@@ -42,6 +41,7 @@ from mailbot.games.atlantic_storm.state import PlayRecord, StormState, dump_stat
 from mailbot.games.atlantic_storm.timeline import (
     CONVOYS,
     DICE,
+    SELECTS_FROM,
     SIDES,
     columns_after,
     hand_size,
@@ -79,7 +79,9 @@ class AtlanticStormGame:
             raise GameError("Atlantic Storm needs two or more distinct seats")
         enhanced = bool(setup.options.get("enhanced", setup.scenario == "enhanced"))
         parts = read_parts(setup.data)
-        defaults = ((DEFAULT_DECK_NOTE,) if deck_is_default(setup.data) else ()) + (RULE_RESHUFFLE,)
+        defaults = read_defaults(setup.data.get("defaults", {}), "Atlantic Storm data")
+        if not deck_is_default(setup.data):
+            defaults = tuple(entry for entry in defaults if entry.key != "deck")
         state = StormState(
             tuple(setup.seats), enhanced, parts, first_draw_pile(parts, dice), defaults=defaults
         )
@@ -116,6 +118,9 @@ class AtlanticStormGame:
         events: list[Event] = []
         for seat in state.seats:
             state = _report_plays(state, seat, orders.get(seat, ()), events)
+        passed = [seat for seat in state.seats if not _gave_up(state, seat)]
+        if passed:
+            events.insert(0, report.pass_event(passed, state.current, state.cite("silence")))
         state, more = _advance(state, dice)
         events.extend(more)
         return Outcome(state, tuple(events), state.finished, state.result() if state.finished else "")
@@ -132,6 +137,13 @@ class AtlanticStormGame:
 
     def load(self, data: Mapping[str, Any]) -> StormState:
         return load_state(data)
+
+
+def _gave_up(state: StormState, seat: str) -> bool:
+    """Whether ``seat`` played or discarded anything for the convoy being played."""
+    return any(
+        r.convoy == state.current and r.seat == seat and (r.played or r.discarded) for r in state.plays
+    )
 
 
 def _report_plays(
@@ -157,7 +169,8 @@ def _examine(state: StormState, convoy: int, dice: Dice) -> tuple[StormState, li
         part = next(part for part in state.parts if part.year == year.year)
         piles, replaced = replace_draw_pile(state.piles, part, convoy, dice)
         state = replace(state, piles=piles)
-        events.append(report.replacement_event(replaced, len(piles.draw)))
+        notes = [state.cite("hands_kept")] + ([state.cite("odd_half")] if replaced.pool % 2 else [])
+        events.append(report.replacement_event(replaced, len(piles.draw), notes))
     balance, remaining = columns_after(state.sheet)
     change = modifier(balance, remaining) if state.enhanced else 0
     mods = {f"DR modif {4 * balance}/{remaining}": change} if state.enhanced else None
@@ -165,7 +178,9 @@ def _examine(state: StormState, convoy: int, dice: Dice) -> tuple[StormState, li
     roll = dice.roll(f"convoy/C{convoy}", SIDES, DICE, rule=rule, modifiers=mods)
     row = sheet_row(balance, remaining, sum(roll.faces), enhanced=state.enhanced)
     state = replace(state, sheet=(*state.sheet, row))
-    events.append(report.examination_event(row, state.enhanced, roll.faces))
+    below = row.selected and row.modified < SELECTS_FROM
+    note = state.cite("below_three") if below else ""
+    events.append(report.examination_event(row, state.enhanced, roll.faces, note))
     return state, events
 
 
@@ -179,7 +194,8 @@ def _advance(state: StormState, dice: Dice) -> tuple[StormState, list[Event]]:
         if state.sheet[-1].selected:
             size = hand_size(convoy)
             piles, dealt = deal(state.piles, state.seats, size, convoy, dice)
-            events.extend(report.deal_events(state.seats, dealt, piles, size, convoy))
+            note = state.cite("reshuffle")
+            events.extend(report.deal_events(state.seats, dealt, piles, size, convoy, note=note))
             return replace(state, piles=piles, current=convoy), events
     finished = replace(state, current=0)
     events.append(Event("game-over", finished.result()))

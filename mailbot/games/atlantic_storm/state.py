@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mailbot.core.defaults import DesignDefault, cite, dump_defaults, load_defaults
 from mailbot.games.atlantic_storm.deck import DeckPart, Piles
 from mailbot.games.atlantic_storm.timeline import CONVOYS, SheetRow, columns_after
 
@@ -35,8 +36,11 @@ class StormState:
     sheet: tuple[SheetRow, ...] = ()
     current: int = 0  # the selected convoy whose play is awaited; 0 once the timeline is done
     plays: tuple[PlayRecord, ...] = ()
-    #: the design defaults in force, as the letters state them (seed 000 lacks the card list)
-    defaults: tuple[str, ...] = ()
+    #: the design defaults in force (data/defaults.toml), as the letters state them
+    defaults: tuple[DesignDefault, ...] = ()
+
+    def cite(self, key: str) -> str:
+        return cite(self.defaults, key)
 
     @property
     def finished(self) -> bool:
@@ -96,7 +100,7 @@ def dump_state(state: StormState) -> dict[str, Any]:
             {"convoy": p.convoy, "seat": p.seat, "played": list(p.played), "discarded": list(p.discarded)}
             for p in state.plays
         ],
-        "defaults": list(state.defaults),
+        "defaults": dump_defaults(state.defaults),
     }
 
 
@@ -118,5 +122,5 @@ def load_state(data: Mapping[str, Any]) -> StormState:
             PlayRecord(int(p["convoy"]), str(p["seat"]), _cards(p["played"]), _cards(p["discarded"]))
             for p in data["plays"]
         ),
-        defaults=tuple(str(note) for note in data.get("defaults", ())),
+        defaults=load_defaults(data.get("defaults", ())),
     )

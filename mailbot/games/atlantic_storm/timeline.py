@@ -17,6 +17,8 @@ CONVOYS = 40
 # seed 000: "a triple dieroll sum of 3 to 10 means that the convoy is selected for play,
 # 11 to 18 that it is not selected"
 SELECTS_UP_TO = 10
+# ... and its low end: a modified roll below 3 is read as selected too (defaults.toml, below_three)
+SELECTS_FROM = 3
 DICE, SIDES = 3, 6
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mailbot.core.defaults import cite
 from mailbot.core.game import Event
 from mailbot.games.atlantic_storm.deck import Deal, Piles, Replacement
 from mailbot.games.atlantic_storm.state import StormState
-from mailbot.games.atlantic_storm.timeline import CONVOYS, SheetRow, hand_size, year_of
+from mailbot.games.atlantic_storm.timeline import CONVOYS, SELECTS_FROM, SheetRow, hand_size, year_of
 
 
 def _cards(cards: Sequence[str]) -> str:
@@ -41,10 +42,12 @@ def row_model(row: SheetRow) -> dict[str, Any]:
         "roll": row.roll,
         "modified": row.modified,
         "selected": yes_no(row),
+        # a YES below seed 000's "3 to 10": a design default (defaults.toml, below_three)
+        "below": row.selected and row.modified < SELECTS_FROM,
     }
 
 
-def examination_event(row: SheetRow, enhanced: bool, faces: Sequence[int]) -> Event:
+def examination_event(row: SheetRow, enhanced: bool, faces: Sequence[int], note: str = "") -> Event:
     dice = "+".join(str(face) for face in faces)
     if enhanced:
         text = (
@@ -55,18 +58,20 @@ def examination_event(row: SheetRow, enhanced: bool, faces: Sequence[int]) -> Ev
     else:
         text = f"C{row.convoy} ({year_of(row.convoy).year}): 3d6 {dice} = {row.roll}: {yes_no(row)}"
     verdict = " (selected for play)" if row.selected else ""
+    verdict += f" ({note})" if note else ""
     return Event("examination", text + verdict + ".", data=row_model(row))
 
 
-def replacement_event(replaced: Replacement, draw_size: int) -> Event:
+def replacement_event(replaced: Replacement, draw_size: int, notes: Sequence[str] = ()) -> Event:
     removed = replaced.pool - replaced.kept
+    why = f" ({'; '.join(notes)})" if notes else ""
     return Event(
         "deck-replaced",
         f"C{replaced.convoy} opens {replaced.part.year}: the {replaced.part.name} deck part "
         f"({_plural(len(replaced.part.cards), 'card')}) is shuffled together with half of the "
         f"{_plural(replaced.pool, 'unplayed and discarded card')} "
         f"({replaced.kept}; {removed} leave the game) "
-        f"and replaces the draw pile: {_plural(draw_size, 'card')}.",
+        f"and replaces the draw pile: {_plural(draw_size, 'card')}{why}.",
         data={
             "convoy": replaced.convoy,
             "part": replaced.part.name,
@@ -76,15 +81,18 @@ def replacement_event(replaced: Replacement, draw_size: int) -> Event:
     )
 
 
-def deal_events(seats: Sequence[str], dealt: Deal, piles: Piles, size: int, convoy: int) -> list[Event]:
+def deal_events(
+    seats: Sequence[str], dealt: Deal, piles: Piles, size: int, convoy: int, *, note: str = ""
+) -> list[Event]:
     counts = ", ".join(f"{seat} {len(dealt.drawn[seat])}" for seat in seats)
     events = []
     if dealt.reshuffled:
+        why = f" ({note})" if note else ""
         events.append(
             Event(
                 "reshuffle",
                 f"The draw pile ran out: the {_plural(dealt.reshuffled, 'discarded card')} "
-                "are shuffled into a new one.",
+                f"are shuffled into a new one{why}.",
             )
         )
     events.append(Event("deal", f"Hands are filled to {size} cards for C{convoy}; cards drawn: {counts}."))
@@ -103,9 +111,17 @@ def deal_events(seats: Sequence[str], dealt: Deal, piles: Piles, size: int, conv
     return events
 
 
+def pass_event(seats: Sequence[str], convoy: int, note: str) -> Event:
+    """One line for every seat that played and discarded nothing, not one a seat."""
+    who = ", ".join(seats)
+    verb = "passes" if len(seats) == 1 else "pass"
+    text = f"C{convoy}: {who} {verb}, playing and discarding nothing ({note})."
+    return Event("pass", text, data={"seats": list(seats), "convoy": convoy})
+
+
 def play_events(seat: str, played: Sequence[str], discarded: Sequence[str]) -> list[Event]:
     if not played and not discarded:
-        return [Event("play", f"{seat} plays and discards nothing.")]
+        return []  # said once for every such seat by pass_event
     text = f"{seat} plays {_cards(played)}" + (
         f" and discards {_plural(len(discarded), 'card')}." if discarded else "."
     )
@@ -134,6 +150,15 @@ def order_help(state: StormState, seat: str) -> list[str]:
     ]
 
 
+def _passes(state: StormState) -> list[dict[str, Any]]:
+    """Each seat's passes (nothing played or discarded) on one line, not one line a convoy."""
+    passes: dict[str, list[str]] = {seat: [] for seat in state.seats}
+    for record in state.plays:
+        if not record.played and not record.discarded:
+            passes.setdefault(record.seat, []).append(f"C{record.convoy}")
+    return [{"seat": seat, "convoys": " ".join(convoys)} for seat, convoys in passes.items() if convoys]
+
+
 def _plays(state: StormState, seat: str | None) -> list[dict[str, Any]]:
     """Every seat's plays; discarded cards by name only to their owner (and the referee)."""
     return [
@@ -146,6 +171,7 @@ def _plays(state: StormState, seat: str | None) -> list[dict[str, Any]]:
             else _plural(len(record.discarded), "card"),
         }
         for record in state.plays
+        if record.played or record.discarded
     ]
 
 
@@ -181,9 +207,11 @@ def build_view(
         "hand": list(state.piles.hand(seat)) if seat else [],
         "hands": _hands(state, seat),
         "plays": _plays(state, seat),
+        "passes": _passes(state),
         "draw_count": len(state.piles.draw),
         "discard_count": len(state.piles.discard),
         "removed_count": len(state.piles.removed),
-        "defaults": list(state.defaults),
+        "defaults": [entry.line for entry in state.defaults],
+        "below_note": cite(state.defaults, "below_three"),
         "help": list(help_lines),
     }

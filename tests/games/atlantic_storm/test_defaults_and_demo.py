@@ -12,7 +12,6 @@ import jinja2
 from mailbot.core.dice import DiceStream
 from mailbot.core.game import Setup
 from mailbot.games.atlantic_storm import AtlanticStormGame
-from mailbot.games.atlantic_storm.deck import DEFAULT_DECK_NOTE, RULE_RESHUFFLE
 from mailbot.games.atlantic_storm.demo import DEMO
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -21,7 +20,28 @@ GAME = AtlanticStormGame()
 
 def _deck() -> dict[str, Any]:
     with (ROOT / "mailbot/games/atlantic_storm/data/decks.toml").open("rb") as handle:
+        return tomllib.load(handle) | {"defaults": _defaults()}
+
+
+def _defaults() -> dict[str, Any]:
+    with (ROOT / "mailbot/games/atlantic_storm/data/defaults.toml").open("rb") as handle:
         return tomllib.load(handle)
+
+
+def _keys(state: Any) -> list[str]:
+    return [entry.key for entry in state.defaults]
+
+
+ALL_KEYS = [
+    "deck",
+    "below_three",
+    "odd_half",
+    "hands_kept",
+    "played_discarded",
+    "reshuffle",
+    "deal",
+    "silence",
+]
 
 
 def _render(view: Any, name: str) -> str:
@@ -39,7 +59,7 @@ def _new(data: dict[str, Any]) -> Any:
 
 def test_the_shipped_deck_is_marked_a_design_default_in_every_letter() -> None:
     state = _new(_deck())
-    assert state.defaults == (DEFAULT_DECK_NOTE, RULE_RESHUFFLE)
+    assert _keys(state) == ALL_KEYS
     for seat in ("P1", "P2", None):
         view = GAME.view(state, (), seat)
         for name in ("report.txt.j2", "report.html.j2"):
@@ -52,12 +72,12 @@ def test_a_real_deck_without_the_default_mark_is_not_called_made_up() -> None:
     data = _deck()
     data.pop("default")
     state = _new(data)
-    assert state.defaults == (RULE_RESHUFFLE,)
+    assert _keys(state) == ALL_KEYS[1:]
     assert GAME.load(GAME.dump(state)).defaults == state.defaults
 
 
 def test_generated_ids_are_a_default_too() -> None:
-    assert DEFAULT_DECK_NOTE in _new({}).defaults
+    assert "deck" in _keys(_new({"defaults": _defaults()}))
 
 
 def test_the_demo_plays_to_the_end() -> None:

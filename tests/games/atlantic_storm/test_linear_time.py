@@ -61,6 +61,12 @@ class ConvoyDice(DiceStream):
 
 def deck_data() -> dict[str, Any]:
     with (ROOT / "mailbot/games/atlantic_storm/data/decks.toml").open("rb") as handle:
+        return tomllib.load(handle) | {"defaults": defaults_data()}
+
+
+def defaults_data() -> dict[str, Any]:
+    """data/defaults.toml, as the edge hands it in (``Setup.data["defaults"]``)."""
+    with (ROOT / "mailbot/games/atlantic_storm/data/defaults.toml").open("rb") as handle:
         return tomllib.load(handle)
 
 
@@ -221,7 +227,7 @@ def test_replacement_when_c5_itself_is_selected() -> None:
     out = play(state, {5: 3})
     # C2-C4 are not selected; C5's replacement comes before its roll, and the deal after it.
     assert [e.kind for e in out.events] == [
-        *["play"] * 3,
+        "pass",  # all three seats in one line (issue 37)
         *["examination"] * 3,
         "deck-replaced",
         "examination",
@@ -233,7 +239,10 @@ def test_replacement_when_c5_itself_is_selected() -> None:
 
 
 def small_deck(*sizes: int) -> dict[str, Any]:
-    return {"parts": [{"year": 1940 + n, "size": size} for n, size in enumerate(sizes)]}
+    return {
+        "parts": [{"year": 1940 + n, "size": size} for n, size in enumerate(sizes)],
+        "defaults": defaults_data(),
+    }
 
 
 def test_an_empty_draw_pile_is_rebuilt_from_the_discards() -> None:
@@ -243,7 +252,10 @@ def test_an_empty_draw_pile_is_rebuilt_from_the_discards() -> None:
     hand = state.piles.hand("P1")
     out = play(state, {2: 3}, {"P1": [f"PLAY {hand[0]}", f"DISCARD {hand[1]}"]})
     [reshuffle] = [e for e in out.events if e.kind == "reshuffle"]
-    assert reshuffle.text == "The draw pile ran out: the 2 discarded cards are shuffled into a new one."
+    assert reshuffle.text == (
+        "The draw pile ran out: the 2 discarded cards are shuffled into a new one "
+        "(design default: an empty draw pile is rebuilt)."
+    )
     assert sorted(out.state.piles.hand("P1")) == sorted(hand)
     assert out.state.piles.discard == ()
 
@@ -279,8 +291,8 @@ def test_plays_are_public_and_discards_private() -> None:
     assert public.audience == EVERYONE
     [private] = [e for e in out.events if e.kind == "discard"]
     assert (private.audience, private.text) == (frozenset({"P2"}), f"You discard {hand[1]}.")
-    assert GAME.view(out.state, out.events, "P1")["plays"][1]["discarded"] == "1 card"
-    assert GAME.view(out.state, out.events, "P2")["plays"][1]["discarded"] == hand[1]
+    assert GAME.view(out.state, out.events, "P1")["plays"][0]["discarded"] == "1 card"
+    assert GAME.view(out.state, out.events, "P2")["plays"][0]["discarded"] == hand[1]
     assert hand[1] not in str(GAME.view(out.state, out.events, "P1"))
 
 
@@ -394,3 +406,57 @@ def test_every_roll_is_labelled_ruled_and_verifiable() -> None:
     first = next(roll for roll in dice.log if roll.label == "convoy/C1")
     assert (first.count, first.sides, dict(first.modifiers)) == (3, 6, {"DR modif 0/40": 0})
     assert state.sheet[0].roll == sum(first.faces)
+
+
+def test_a_modified_roll_below_3_selects_and_says_it_is_a_default() -> None:
+    """Issue 37: seed 000 selects on "3 to 10"; at C40 a 3 with a negative DR modif (here
+    4 x (2S-E) / (40-E) = 4 x -37 / 1) falls below 3. The moderator reads it as selected, a
+    design default that the examination names."""
+    state = new({1: 3}, enhanced=True)
+    events: list[Any] = []
+    while not state.finished:  # the 18s select only once the DR modif falls to -8 or below
+        out = play(state, {40: 3})
+        state, events = out.state, [*events, *out.events]
+    [c40] = [e for e in events if e.kind == "examination" and e.data["convoy"] == 40]
+    assert c40.data["modified"] < 3 and c40.data["selected"] == "YES"
+    assert c40.text.endswith("(selected for play) (design default: a modified roll below 3 selects).")
+    for event in (e for e in events if e.kind == "examination"):
+        below = event.data["modified"] < 3 and event.data["selected"] == "YES"
+        assert ("design default" in event.text) == below, event.text
+
+
+def test_an_odd_pool_names_the_rounding_default() -> None:
+    """Seed 000: "half of the unplayed and discarded 1940-1943 cards"; 9 - 3 x 3 dealt = 0 in the
+    pile and 3 discarded: an odd pool of 3 keeps 1, and the letter says why."""
+    state = new({1: 3}, data=small_deck(12, 4, 4, 4))
+    hand = state.piles.hand("P1")
+    out = play(state, {5: 3}, {"P1": [f"PLAY {hand[0]}"]})
+    [replaced] = [e for e in out.events if e.kind == "deck-replaced"]
+    assert (replaced.data["pool"], replaced.data["kept"]) == (4, 2)
+    assert "(design default: cards in hand stay in hand)." in replaced.text
+    state = new({1: 3}, data=small_deck(12, 4, 4, 4))
+    out = play(state, {5: 3}, {"P1": [f"PLAY {hand[0]}", f"PLAY {hand[1]}"]})
+    [replaced] = [e for e in out.events if e.kind == "deck-replaced"]
+    assert (replaced.data["pool"], replaced.data["kept"]) == (5, 2)
+    assert replaced.text.endswith(
+        "(design default: cards in hand stay in hand; design default: an odd pool keeps the smaller half)."
+    )
+
+
+def test_passes_are_listed_once_by_seat_not_per_convoy() -> None:
+    """Issue 37: letters repeated every seat's silent PASS for every convoy and grew long."""
+    state = new({1: 3})
+    hand = state.piles.hand("P2")
+    first = play(state, {2: 3}, {"P2": [f"PLAY {hand[0]}"]})
+    assert [e.text for e in first.events if e.kind == "pass"] == [
+        "C1: P1, P3 pass, playing and discarding nothing (design default: silence is PASS)."
+    ]
+    second = play(first.state, {3: 3})
+    view = GAME.view(second.state, second.events, "P1")
+    assert view["passes"] == [
+        {"seat": "P1", "convoys": "C1 C2"},
+        {"seat": "P2", "convoys": "C2"},
+        {"seat": "P3", "convoys": "C1 C2"},
+    ]
+    assert [(p["convoy"], p["seat"]) for p in view["plays"]] == [(1, "P2")]
+    assert [e.kind for e in second.events].count("pass") == 1
