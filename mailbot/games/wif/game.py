@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from mailbot.core.defaults import read_defaults
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
 from mailbot.core.options import GameOption
@@ -59,7 +60,7 @@ class WifTurnEndGame:
     options: ClassVar[tuple[GameOption, ...]] = (
         GameOption("first", "the side that moves first (a side of the scenario)"),
         GameOption("first_rule", "who opens the later turns", str, choices=tuple(FIRST_RULES)),
-        GameOption("turns", "turns played", int, 1, low=1, high=1000),
+        GameOption("turns", "turns played (default: the scenario's; standard 6)", int, low=1, high=1000),
         GameOption("weather", "the weather number (dice)", int, 2, low=MIN_WEATHER, high=MAX_WEATHER),
         GameOption("threshold", "impulse total that ends the turn", int, low=1),
         GameOption("first_by_turn", "who opens each turn, turn 1 first (empty: by first_rule)", list),
@@ -71,7 +72,9 @@ class WifTurnEndGame:
 
     def new_game(self, setup: Setup, *, dice: Dice) -> WifState:
         # No dice are needed before the first impulse ends.
-        return initial_state(scenario_table(setup.scenario, setup.data), setup.seats, setup.options)
+        defaults = read_defaults(setup.data.get("defaults", {}), "World in Flames data")
+        table = scenario_table(setup.scenario, setup.data)
+        return initial_state(table, setup.seats, setup.options, defaults)
 
     def step(self, state: WifState) -> Step | None:
         if state.finished:
@@ -103,7 +106,7 @@ class WifTurnEndGame:
         mine = tuple(orders.get(state.mover.name, ()))
         state, events = _declare(state, mine)
         record = _roll_impulse(state, mine, dice)
-        events.append(report.roll_event(state, record))
+        events.append(report.roll_event(state, record, _unsent(state, mine)))
         after = replace(state, total=record.roll.after, weather=record.weather, log=(*state.log, record))
         if not record.roll.ends_turn:
             events.extend(report.continue_events(after, record))
@@ -149,6 +152,16 @@ def _modifiers(passed: Sequence[str], neutral: Sequence[str], count: int) -> dic
     }
 
 
+def _unsent(state: WifState, orders: Sequence[WifOrder]) -> dict[str, str]:
+    """The design defaults that stood in for what the moving side did not send."""
+    notes = {}
+    if not any(isinstance(o, Weather) for o in orders):
+        notes["weather"] = state.cite("weather")
+    if not any(isinstance(o, LastDie) for o in orders):
+        notes["last_die"] = state.cite("last_die")
+    return notes
+
+
 def _roll_impulse(state: WifState, orders: Sequence[WifOrder], dice: Dice) -> ImpulseRecord:
     weather = next((o.number for o in orders if isinstance(o, Weather)), state.weather)
     passed = tuple(dict.fromkeys(power for o in orders if isinstance(o, Pass) for power in o.powers))
@@ -174,8 +187,9 @@ def _end_turn(state: WifState) -> tuple[WifState, list[Event]]:
     # turn, move the initiative marker 1 space towards your opponents' end of the initiative track."
     if last == state.first:
         initiative[last] += 1
-        events.append(report.initiative_event(state))
     moved = replace(state, initiative=tuple(initiative))
+    if last == state.first:
+        events.append(report.initiative_event(moved))
     if state.turn >= state.turns:
         result = report.result_line(moved)
         events.append(Event("game-over", result))

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mailbot.core.defaults import DesignDefault, cite, dump_defaults, load_defaults
 from mailbot.errors import GameError
 from mailbot.games.wif.rules import MAX_WEATHER, MIN_WEATHER, ImpulseRoll, canonical_power, threshold
 
@@ -33,6 +34,7 @@ STANDARD_SCENARIO: dict[str, Any] = {
         },
     ],
     "neutral": [],
+    "turns": 6,
 }
 
 
@@ -75,6 +77,12 @@ class WifState:
     first_from: str = ""  # where this turn's first side comes from, for the letters
     needed: int = 0  # a turn-end number set by the scenario or the GM (0: by the seed)
     needed_from: str = ""
+    #: the design defaults (data/defaults.toml), as the letters state them
+    defaults: tuple[DesignDefault, ...] = ()
+    turns_from: str = ""  # where the game length comes from, for the letters
+
+    def cite(self, key: str) -> str:
+        return cite(self.defaults, key)
 
     @property
     def threshold(self) -> int:
@@ -140,7 +148,12 @@ def _option_int(options: Mapping[str, Any], key: str, default: int, low: int, hi
     return value
 
 
-def initial_state(table: Mapping[str, Any], seats: tuple[str, ...], options: Mapping[str, Any]) -> WifState:
+def initial_state(
+    table: Mapping[str, Any],
+    seats: tuple[str, ...],
+    options: Mapping[str, Any],
+    defaults: tuple[DesignDefault, ...] = (),
+) -> WifState:
     sides = read_sides(table)
     if sorted(seats) != sorted(side.name for side in sides):
         raise GameError(f"seats {seats} do not match the scenario's sides")
@@ -149,7 +162,7 @@ def initial_state(table: Mapping[str, Any], seats: tuple[str, ...], options: Map
     if first not in names:
         raise GameError(f"option first must name a side ({', '.join(names)}), not {first!r}")
     neutral = _powers([*table.get("neutral", []), *options.get("neutral", [])], "neutral")
-    turns = _option_int(options, "turns", 1, 1, 1000)
+    turns = _option_int(options, "turns", table.get("turns", 1), 1, 1000)
     by_turn, by_turn_from = _first_by_turn(table, options, names, turns)
     rule = str(options.get("first_rule", table.get("first_rule", "alternate")))
     if rule not in FIRST_RULES:
@@ -169,6 +182,8 @@ def initial_state(table: Mapping[str, Any], seats: tuple[str, ...], options: Map
         first_rule=rule,
         needed=needed,
         needed_from=needed_from,
+        defaults=defaults,
+        turns_from=_source(table, options, "turns", "one turn: the scenario sets no length"),
     )
     source = _source(table, options, "first", "the first side of the scenario's list")
     named = by_turn[:1] not in ((), ("",))
@@ -249,6 +264,8 @@ def dump_state(state: WifState) -> dict[str, Any]:
         "first_from": state.first_from,
         "needed": state.needed,
         "needed_from": state.needed_from,
+        "defaults": dump_defaults(state.defaults),
+        "turns_from": state.turns_from,
     }
 
 
@@ -291,4 +308,6 @@ def load_state(data: Mapping[str, Any]) -> WifState:
         first_from=str(data.get("first_from", "")),
         needed=int(data.get("needed", 0)),
         needed_from=str(data.get("needed_from", "")),
+        defaults=load_defaults(data.get("defaults", ())),
+        turns_from=str(data.get("turns_from", "")),
     )

@@ -8,13 +8,13 @@ side gets a template).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mailbot.core.game import Event
 from mailbot.games.wif.orders import Status
 from mailbot.games.wif.rules import LAST_DIE_CONTINUES, PASS_BONUS
-from mailbot.games.wif.state import FIRST_RULES, ImpulseRecord, WifState
+from mailbot.games.wif.state import ImpulseRecord, WifState
 
 
 def _dice_text(record: ImpulseRecord) -> str:
@@ -31,15 +31,19 @@ def _passing_text(record: ImpulseRecord, neutral: Sequence[str]) -> str:
     return "; ".join(parts) + "; " if parts else "no power passes; "
 
 
-def roll_event(state: WifState, record: ImpulseRecord) -> Event:
-    roll = record.roll
+def roll_event(state: WifState, record: ImpulseRecord, unsent: Mapping[str, str] | None = None) -> Event:
+    """``unsent``: the design defaults that stood in for orders not sent (key -> citation)."""
+    roll, unsent = record.roll, unsent or {}
     bonus = f", +{roll.bonus_per_die} on each die" if roll.bonus_per_die else ""
+    last = f" ({unsent['last_die']})" if "last_die" in unsent and len(roll.faces) > 1 else ""
     text = (
         f"Turn {record.turn}, impulse {record.impulse}, {record.side}: {_passing_text(record, state.neutral)}"
         f"{len(roll.faces)}d10 {_dice_text(record)}{bonus} = +{roll.addition}; "
         f"turn-end number {roll.before} -> {roll.after} (the turn can end at {state.threshold}); "
-        f"last die: die {roll.last_position}, a {roll.last_face}."
+        f"last die: die {roll.last_position}, a {roll.last_face}{last}."
     )
+    if "weather" in unsent:
+        text += f" No WEATHER sent: {record.weather} d10 ({unsent['weather']})."
     data = {
         "turn": record.turn,
         "impulse": record.impulse,
@@ -102,13 +106,30 @@ def _opponents(state: WifState, index: int) -> str:
 
 
 def initiative_event(state: WifState) -> Event:
+    """``state``: the turn just ended, with the marker already moved."""
     index = state.first
     return Event(
         "initiative",
         f"The {state.sides[index].name} had both the first and the last impulse of turn {state.turn}: "
-        f"the initiative marker moves 1 space towards {_opponents(state, index)} end of the track.",
-        data={"side": state.sides[index].name, "turn": state.turn},
+        f"the initiative marker moves 1 space towards {_opponents(state, index)} end of the track. "
+        f"{marker_text(state)}",
+        data={"side": state.sides[index].name, "turn": state.turn, "moves": list(state.initiative)},
     )
+
+
+def marker_text(state: WifState) -> str:
+    """Where the initiative marker stands, counted from its starting space (a design default)."""
+    why = state.cite("initiative_track")
+    if len(state.sides) == 2:
+        net = state.initiative[0] - state.initiative[1]
+        if net == 0:
+            return f"Initiative marker: on its starting space ({why})."
+        towards = state.sides[1 if net > 0 else 0].name
+        space = "space" if abs(net) == 1 else "spaces"
+        where = f"{abs(net)} {space} from its starting space towards the {towards}' end"
+        return f"Initiative marker: {where} ({why})."
+    moves = ", ".join(f"the {side.name} {n}" for side, n in zip(state.sides, state.initiative, strict=True))
+    return f"Initiative marker moves towards the opponents' end so far: {moves} ({why})."
 
 
 def turn_begins_event(state: WifState) -> Event:
@@ -183,14 +204,23 @@ def _sides(state: WifState) -> list[dict[str, Any]]:
 
 
 def _defaults(state: WifState) -> list[str]:
-    """The design defaults in force, for the letters (seed 002 is silent on these)."""
+    """The design defaults in force (data/defaults.toml), for the letters."""
+    named = [side for side in state.first_by_turn[1:] if side]
+    skip = set()
+    if state.first_rule != "alternate" or len(named) >= state.turns - 1:
+        skip.add("first_rule")
+    if state.needed or len(state.sides) == 2:
+        skip.add("threshold")
+    if state.turns_from != "set by the scenario":
+        skip.add("turns")  # the GM chose (or an old game): no default decides the length
     notes = []
-    if state.first_rule == "alternate" and len(state.first_by_turn) < state.turns:
-        notes.append(
-            f"who opens a later turn: {FIRST_RULES['alternate']} (the scenario or the GM may set it)"
-        )
-    if not state.needed and len(state.sides) > 2:
-        notes.append(f"turn-end number {state.threshold}: {state.threshold_source}")
+    for entry in state.defaults:
+        if entry.key in skip:
+            continue
+        line = entry.line
+        if entry.key == "threshold":
+            line += f": turn-end number {state.threshold}"
+        notes.append(line)
     return notes
 
 
@@ -212,6 +242,8 @@ def build_view(
         "first": state.sides[state.first].name,
         "first_source": state.first_from,
         "defaults": _defaults(state),
+        "turns_from": state.turns_from,
+        "marker": marker_text(state),
         "weather": state.weather,
         "finished": state.finished,
         "result": state.result,

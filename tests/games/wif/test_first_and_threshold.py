@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,9 @@ from mailbot.games.wif.state import STANDARD_SCENARIO, WifState
 
 ROOT = Path(__file__).resolve().parents[3]
 GAME = WifTurnEndGame()
+DEFAULTS = tomllib.loads(
+    (Path(__file__).resolve().parents[3] / "mailbot/games/wif/data/defaults.toml").read_text()
+)
 THREE: dict[str, Any] = {
     "sides": [
         {"name": "Axis", "powers": ["Germany", "Italy"]},
@@ -29,7 +33,8 @@ THREE: dict[str, Any] = {
 
 def new(options: Mapping[str, Any], data: Mapping[str, Any] | None = None) -> WifState:
     seats = GAME.seats("standard", data or {})
-    return GAME.new_game(Setup("standard", seats, dict(options), dict(data or {})), dice=FixedDice())
+    handed = {"defaults": DEFAULTS, **(data or {})}  # as the edge hands data/defaults.toml in
+    return GAME.new_game(Setup("standard", seats, dict(options), handed), dice=FixedDice())
 
 
 def impulse(state: WifState, faces: Sequence[int]) -> Outcome[WifState]:
@@ -122,3 +127,52 @@ def test_the_scenario_or_gm_may_set_the_threshold() -> None:
     assert (state.threshold, state.threshold_source) == (90, "set by the GM when the game was created")
     with pytest.raises(GameError):
         new({"threshold": 0})
+
+
+def test_the_standard_scenario_plays_more_than_one_turn_and_says_so() -> None:
+    """Issue 37: the standard scenario lasted one turn, so who opens turn 2 was never seen by mail.
+    It now plays 6 (a design default of the scenario file), and the letters say where that is from."""
+    state = new({})
+    assert (state.turns, state.turns_from) == (6, "set by the scenario")
+    out = end_turn(state)
+    assert not out.finished and out.state.turn == 2
+    assert any(e.text.startswith("Turn 2 begins: the Axis move first") for e in out.events)
+    text, html = render(out.state, "Allies")
+    assert "Turn 2 of 6 (set by the scenario), impulse 1" in text
+    assert "game length: the seed ends turns, not games" in text and "game length" in html
+    gm = new({"turns": 2})
+    assert not any("game length" in note for note in GAME.view(gm, (), "Axis")["defaults"])
+
+
+def test_the_initiative_marker_is_shown_in_every_letter() -> None:
+    """seed 002: "If impulses end and your side had both the first and last impulse in the turn,
+    move the initiative marker 1 space towards your opponents' end of the initiative track." The
+    letters show where the marker stands, counted from its starting space."""
+    state = new({"turns": 3, "first_rule": "same"})
+    text, _ = render(state, "Axis")
+    assert "Initiative marker: on its starting space (design default: the initiative marker counted" in text
+    one = end_turn(state)  # Axis 40, Allies 80: the Allies have the last impulse, the Axis the first
+    assert one.state.initiative == (0, 0)
+    # Turn 2 (first_rule same: the Axis open again); the Axis have its first and last impulse.
+    axis = impulse(one.state, [10, 10, 10, 10])  # Axis 40
+    allies = impulse(axis.state, [1, 1, 1, 1])  # Allies 44
+    closing = impulse(allies.state, [10, 10, 1, 9])  # Axis 74, last die 9: the turn ends
+    assert closing.state.turn == 3 and closing.state.initiative == (1, 0)
+    [moved] = [e for e in closing.events if e.kind == "initiative"]
+    assert moved.text.endswith(
+        "Initiative marker: 1 space from its starting space towards the Allies' end "
+        "(design default: the initiative marker counted from its start)."
+    )
+    text, html = render(closing.state, "Allies")
+    assert "Initiative marker: 1 space from its starting space towards the Allies' end" in text
+    assert "Initiative marker: 1 space" in html
+
+
+def test_a_last_die_not_nominated_names_its_default() -> None:
+    state = new({})
+    seat = state.mover.name
+    parsed = GAME.parse(state, seat, [Line(1, "PASS Italy")])
+    out = GAME.resolve(state, {seat: parsed.orders}, dice=FixedDice([3, 4]))
+    [roll] = [e.text for e in out.events if e.kind == "turn-end-roll"]
+    assert "last die: die 2, a 4 (design default: the last die rolled is the last die)." in roll
+    assert roll.endswith("No WEATHER sent: 2 d10 (design default: the weather number stands).")

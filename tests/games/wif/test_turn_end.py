@@ -21,11 +21,15 @@ from mailbot.games.wif.state import STANDARD_SCENARIO, WifState
 
 ROOT = Path(__file__).resolve().parents[3]
 GAME = WifTurnEndGame()
+DEFAULTS = tomllib.loads(
+    (Path(__file__).resolve().parents[3] / "mailbot/games/wif/data/defaults.toml").read_text()
+)
 
 
 def new(options: Mapping[str, Any] | None = None, data: Mapping[str, Any] | None = None) -> WifState:
     seats = GAME.seats("standard", data or {})
-    return GAME.new_game(Setup("standard", seats, dict(options or {}), dict(data or {})), dice=FixedDice())
+    handed = {"defaults": DEFAULTS, **(data or {})}  # as the edge hands data/defaults.toml in
+    return GAME.new_game(Setup("standard", seats, dict(options or {}), handed), dice=FixedDice())
 
 
 def lines(*texts: str) -> list[Line]:
@@ -49,8 +53,9 @@ def test_registry_finds_the_plugin_by_name_and_alias() -> None:
 
 
 def test_seed_002_worked_example_march_april_1943() -> None:
-    # seed 002, "Example: It is March/April 1943 and everyone is at war."
-    state = new()
+    # seed 002, "Example: It is March/April 1943 and everyone is at war." (one turn: the game
+    # ends with it, so the example's turn end is also the end of the game)
+    state = new({"turns": 1})
     # "The circled impulse marker number is a "2" ... The Axis move first and do not pass;
     # their two die rolls are 8 and 4 for a total of 12."
     out = impulse(state, "Axis", ["WEATHER 2"], [8, 4])
