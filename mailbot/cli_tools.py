@@ -9,8 +9,11 @@ from pathlib import Path
 
 import typer
 
+from mailbot.core.defaults import DesignDefault, find_default, read_defaults
+
 #: seed 004 prints three cells of the chart; the rest is a generated default
 SHIPPED_CHART = files("mailbot") / "data" / "envelope-hex-values.toml"
+SHIPPED_DEFAULTS = files("mailbot") / "data" / "envelope-defaults.toml"
 
 
 simulate_app = typer.Typer(help="Measure what a rule gives over many simulated games.", no_args_is_help=True)
@@ -82,16 +85,34 @@ def _saltntar_data() -> dict[str, object]:
     }
 
 
+def _envelope_defaults() -> tuple[DesignDefault, ...]:
+    import tomllib
+
+    text = SHIPPED_DEFAULTS.read_text(encoding="utf-8")
+    return read_defaults(tomllib.loads(text), "envelope-defaults.toml")
+
+
 def envelope(
-    attacks: list[str] = typer.Argument(..., help="ODDS@HEX[+HEX...] each, e.g. 3-1@F12 5-1@G13 1-4@I-11"),
+    attacks: list[str] | None = typer.Argument(
+        None, help="ODDS@HEX[+HEX...] each, e.g. 3-1@F12 5-1@G13 1-4@I-11"
+    ),
     modulus: int = typer.Option(5, "--modulus", min=1, help="How many coin envelopes are in use."),
     chart: Path | None = typer.Option(
         None, "--chart", help="Hex value chart (TOML); default: the shipped chart (a design default)."
     ),
+    defaults: bool = typer.Option(False, "--defaults", help="List every design default and exit."),
 ) -> None:
     """Seed 004's sealed-envelope number from hex values and odds."""
-    from mailbot.core.envelope import DEFAULT_NOTE, Attack, envelope_number, load_hex_chart
+    from mailbot.core.envelope import DEFAULT_NOTE, Attack, defaults_used, envelope_number, load_hex_chart
 
+    entries = _envelope_defaults()
+    if defaults:
+        typer.echo("Design defaults of the envelope number (not in seed 004):")
+        for entry in entries:
+            typer.echo(f"  - {entry.line}")
+        return
+    if not attacks:
+        raise typer.BadParameter("list the attacks, e.g. 3-1@F12 5-1@G13 1-4@I-11", param_hint="ATTACKS")
     parsed = []
     for text in attacks:
         odds, _, hexes = text.partition("@")
@@ -109,6 +130,9 @@ def envelope(
         typer.echo(f"  {len(result.lines)} combats: ten per envelope, then the next numbered envelope")
     for problem in result.problems:
         typer.echo(f"  problem: {problem.reason}", err=True)
+    for key in defaults_used(result):
+        if key != "chart":  # the starred values say it already
+            typer.echo(f"  {find_default(entries, key).cite} (mailbot envelope --defaults lists them)")
     typer.echo(result.summary)
     if result.envelope is None:
         raise typer.Exit(1)

@@ -221,7 +221,9 @@ def envelope_number(
     sum. (The seed's tip to "ignore all but the unit positions" when adding
     is a shortcut that holds for a modulus of 5; the full sum is kept here.)
     No remainder means envelope 0: the seed's "Always be sure one envelope is
-    marked 101" for that case reads as a garbled "0", as envelopes run 0 to 4.
+    marked 101" for that case reads as a garbled "0", as envelopes run 0 to 4
+    (a design default, ``zero`` in ``mailbot/data/envelope-defaults.toml``;
+    :func:`defaults_used` says which defaults shaped a result).
 
     ``known``: the cells (row letter + last digit, ``"F2"``) whose values come
     from the source; every other value is marked a design default. None: the
@@ -244,6 +246,20 @@ def envelope_number(
     return EnvelopeResult(
         tuple(lines), tuple(sorted(problems, key=lambda p: p.attack)), modulus, total, envelope
     )
+
+
+def defaults_used(result: EnvelopeResult) -> tuple[str, ...]:
+    """The keys of ``envelope-defaults.toml`` that shaped ``result``, in the file's order."""
+    used = []
+    if 0 in result.envelopes():
+        used.append("zero")
+    if result.defaulted:
+        used.append("chart")
+    if any(text[:1].isdigit() for line in result.lines for text in line.hexes):
+        used.append("numeric_ids")
+    if result.envelope is not None and 10 % result.modulus:
+        used.append("full_sum")
+    return tuple(used)
 
 
 def _config_error(message: str) -> ConfigError:

@@ -75,3 +75,26 @@ def test_simulate_salt_n_tar_last_two_lines() -> None:
 def test_simulate_salt_n_tar_refuses_a_bad_luck_policy() -> None:
     result = runner.invoke(app, ["simulate", "salt-n-tar", "--luck", "sometimes"])
     assert result.exit_code != 0
+
+
+def test_a_remainder_of_0_opens_envelope_0_and_says_it_is_a_default() -> None:
+    # seed 004: "Always be sure one envelope is marked 101 since, if the division results in an
+    # even number instead of any remainder, this would be the envelope opened" -- read as 0.
+    result = runner.invoke(app, ["envelope", "5-1@G13"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[-1] == "25 = 25; 25 mod 5 = 0: open envelope 0"
+    assert "design default: a remainder of 0 opens envelope 0 (mailbot envelope --defaults" in lines[-2]
+    two = runner.invoke(app, ["envelope", "3-1@F12", "5-1@G13", "1-4@I-11"])
+    assert "design default" not in two.output
+
+
+def test_envelope_lists_its_defaults_in_one_place() -> None:
+    result = runner.invoke(app, ["envelope", "--defaults"])
+    assert result.exit_code == 0, result.output
+    assert "a remainder of 0 opens envelope 0: seed 004 says" in result.output
+    assert "numeric hex ids by their first two digits" in result.output
+    numeric = runner.invoke(app, ["envelope", "--modulus", "7", "2-1@0824"])
+    assert "design default: numeric hex ids by their first two digits" in numeric.output
+    assert "design default: the full sum, not unit digits" in numeric.output
+    assert runner.invoke(app, ["envelope"]).exit_code != 0

@@ -233,3 +233,15 @@ def test_more_than_ten_combats_name_each_envelope_in_the_summary() -> None:
     assert wrap.batches() == ((4, 1, 10), (0, 11, 12))
     assert wrap.summary.endswith("open envelope 4 for combats 1-10, then envelope 0 for combats 11-12")
     assert envelope_number([Attack.of("1-1", "F12")] * 10, CHART).summary.endswith("open envelope 0")
+
+
+def test_defaults_used_names_what_shaped_a_result() -> None:
+    """Issue 37: the 0 envelope (seed 004's "marked 101"), the chart, numeric ids and the full sum."""
+    from mailbot.core.envelope import defaults_used
+
+    chart = {"F": (0, 0, 7, 0, 0, 0, 0, 0, 0, 0), "G": (0, 0, 0, 5, 0, 0, 0, 0, 0, 0)}
+    assert defaults_used(envelope_number([Attack.of("5-1", "G13")], chart)) == ("zero",)
+    assert defaults_used(envelope_number([Attack.of("3-1", "F12")], chart)) == ()
+    numeric = envelope_number([Attack.of("3-1", "0612")], chart, modulus=3)  # 06 = F: 21 mod 3 = 0
+    assert defaults_used(numeric) == ("zero", "numeric_ids", "full_sum")
+    assert defaults_used(envelope_number([Attack.of("3-1", "F12")], chart, known={"G3"})) == ("chart",)
