@@ -34,7 +34,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
-from mailbot.core import deadlines
+from mailbot.core import deadlines, lifecycle
 from mailbot.core.letter import RawMessage
 from mailbot.errors import ImapError, StallError
 from mailbot.letterproc import LetterProcess, LetterProcessError, Watch
@@ -63,7 +63,7 @@ from mailbot.services.turns import Interlock, Turns
 from mailbot.services.watchdog import Watchdog
 from mailbot.settings import Settings, secret
 from mailbot.store import db, lease, repo
-from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
+from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, StepState
 from mailbot.store.presence import Presence, reader_role
 from mailbot.store.transient import describe, is_transient, writable
 
@@ -639,6 +639,34 @@ class Bot:
         with Session(self.engine) as session:
             query = select(Game.id).where(Game.status == GameStatus.RUNNING).order_by(col(Game.id))
             return [game_id for game_id in session.exec(query) if game_id is not None]
+
+    def close_if_all_in(self, sender: str) -> list[str]:
+        """``mailbot inject``: close the open step of each running game the sender plays in
+        once every owing seat is in and none asked to WAIT, as a tick does when the early
+        delay has passed (the delay only lets a player correct a letter; by hand there is
+        nothing to wait for); otherwise say why the step stays open. One line a game."""
+        with Session(self.engine) as session:
+            query = select(Seat.game_id).join(Game, col(Game.id) == col(Seat.game_id))
+            query = query.where(Seat.address == sender.lower(), Game.status == GameStatus.RUNNING)
+            games = sorted(set(session.exec(query)))
+        if not games:
+            return [f"no running game has a seat for {sender}: no step to close"]
+        with self._game_lock:
+            return [f"game {game_id}: {self._close_if_all_in(game_id)}" for game_id in games]
+
+    def _close_if_all_in(self, game_id: int) -> str:
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            begin_writing(session)
+            lock_game(session, game_id)  # the service's letters and ticks to it wait until we commit
+            game = session.get_one(Game, game_id)
+            step = Games.open_step(session, game_id)
+            if step is None:
+                return "no open step"
+            opened, seats = self.turns.facts(session, game, step)
+            if lifecycle.all_in(opened, seats):
+                self.turns.process(session, game, step)
+                return f"every seat is in: {step.key} processed, as the service does after its early delay"
+            return f"{step.key} stays open: {lifecycle.why_open(opened, seats)}"
 
     def _tick_game(self, game_id: int, watch: Watch) -> str:
         with self._game_lock:

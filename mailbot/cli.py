@@ -122,8 +122,16 @@ def inject(
     message: Path = typer.Argument(..., help="A raw message (.eml) to feed through the pipeline."),
     config: ConfigOption = None,
     send: bool = typer.Option(False, help="Also send the resulting outbox over SMTP."),
+    close: bool = typer.Option(
+        True,
+        help="Close the open step of the sender's games once every seat is in (as the service does "
+        "after its short early delay), or say why it stays open.",
+    ),
 ) -> None:
     """Handle one message as if it had arrived over IMAP; print the replies it produced."""
+    from email import message_from_bytes
+    from email.utils import parseaddr
+
     from mailbot.store.inspect import recent_outbound
 
     setup_logging(False)
@@ -131,11 +139,16 @@ def inject(
     bot = bot_or_exit(settings)  # settings problems first (exit 2)
     existing_store_or_exit(settings)
     bot.upgrade()
-    stored = bot.inject(message.read_bytes())
+    raw = message.read_bytes()
+    stored = bot.inject(raw)
     if not stored:
         typer.echo("duplicate: this message was stored before; nothing done")
         return
-    bot.processor.process_pending()
+    bot.handle_letters()
+    if close:
+        sender = parseaddr(str(message_from_bytes(raw).get("From", "")))[1]
+        for line in bot.close_if_all_in(sender):
+            typer.echo(line)
     for line in recent_outbound(bot.engine):
         typer.echo(line)
     if send:

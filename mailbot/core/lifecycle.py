@@ -134,6 +134,18 @@ def all_in(step: StepFacts, seats: Mapping[str, SeatFacts]) -> bool:
     return all(name in seats and seats[name].sent and not seats[name].waiting for name in step.owing)
 
 
+def why_open(step: StepFacts, seats: Mapping[str, SeatFacts]) -> str:
+    """Why a step is not all in (see :func:`all_in`), in a player's words."""
+    silent = [name for name in step.owing if not (name in seats and seats[name].sent)]
+    waiting = [name for name in step.owing if name in seats and seats[name].waiting]
+    reasons = []
+    if silent:
+        reasons.append(f"waiting for {', '.join(silent)}")
+    if waiting:
+        reasons.append(f"{', '.join(waiting)} asked to WAIT, so it closes at its deadline")
+    return "; ".join(reasons) or "every seat is in"
+
+
 def early_from(
     step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, now: datetime
 ) -> datetime | None:

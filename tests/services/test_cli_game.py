@@ -204,3 +204,55 @@ def test_game_list_open_shows_the_free_seats_as_list_by_mail_does(env: str) -> N
         "1 (DU-1) Quick duel: duel, scenario standard;"
         " deadlines 4 minutes after the step opens; free seats: south"
     ]
+
+
+def _seat_tags(env: str) -> dict[str, str]:
+    from mailbot.store.game_tables import Seat
+
+    engine = db.make_engine(env)
+    with Session(engine) as session:
+        tags = {seat.name: f"[DU-{seat.game_id} {seat.secret}]" for seat in session.exec(select(Seat))}
+    engine.dispose()
+    return tags
+
+
+def test_inject_closes_the_step_when_every_seat_is_in_or_says_why_not(env: str, tmp_path: Path) -> None:
+    """Issue 37: by hand, orders were written for every seat and the steps then closed by the GM;
+    inject now closes a step as the service would once its early delay has passed (here an hour)."""
+    from tests.services.helpers import letter
+
+    _run(*_create("--early", "1h"))
+    _run("game", "invite", "1", "a@players.test", "--seat", "north")
+    _run("game", "invite", "1", "b@players.test", "--seat", "south")
+    tags = _seat_tags(env)
+    north = tmp_path / "north.eml"
+    north.write_bytes(
+        letter(sender="a@players.test", subject=f"{tags['north']} orders", body="ORDERS\nATTACK 2\nEND\n")
+    )
+    out = _run("inject", str(north))
+    assert "game 1: T1.orders stays open: waiting for south" in out
+    assert "Open step: T1.orders" in _run("game", "show", "1")
+    south = tmp_path / "south.eml"
+    south.write_bytes(
+        letter(
+            sender="b@players.test",
+            subject=f"{tags['south']} orders",
+            body="ORDERS\nATTACK 1\nDEFEND 2\nEND\n",
+        )
+    )
+    out = _run("inject", "--no-close", str(south))
+    assert "processed" not in out and "Open step: T1.orders" in _run("game", "show", "1")
+    again = tmp_path / "south-again.eml"
+    again.write_bytes(
+        letter(
+            sender="b@players.test",
+            subject=f"{tags['south']} orders",
+            body="ORDERS\nATTACK 1\nDEFEND 2\nEND\n",
+        )
+    )
+    out = _run("inject", str(again))
+    assert "game 1: every seat is in: T1.orders processed, as the service does after its early delay" in out
+    assert "Open step: T1.bid" in _run("game", "show", "1")
+    stranger = tmp_path / "stranger.eml"
+    stranger.write_bytes(letter(sender="c@players.test", subject="PING", body="PING\n"))
+    assert "no running game has a seat for c@players.test: no step to close" in _run("inject", str(stranger))

@@ -17,6 +17,7 @@ from mailbot.core.lifecycle import (
     decide,
     early_from,
     fill_defaults,
+    why_open,
 )
 
 OPENED = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -120,3 +121,11 @@ def test_misses_in_a_row_are_counted_and_flagged_at_the_limit() -> None:
     assert misses.in_row == {"north": 2, "south": 0}
     assert misses.late == ["north"]
     assert misses.flagged == ["north"]
+
+
+def test_why_a_step_stays_open_is_said_in_a_players_words() -> None:
+    """What ``mailbot inject`` prints when it does not close the step (issue 37)."""
+    assert why_open(step(), seats(north={"sent": True}, south={})) == "waiting for south"
+    waiting = seats(north={"sent": True, "waiting": True}, south={})
+    assert why_open(step(), waiting) == "waiting for south; north asked to WAIT, so it closes at its deadline"
+    assert why_open(step(), BOTH_IN) == "every seat is in"
