@@ -92,7 +92,7 @@ def declare(state: State, ship: Ship, kind: str, dice: Dice) -> list[Event]:
         return [Event("maneuver", f"{ship.name}: {WORDS[kind]} lapses, {why}.", data={"ship": ship.name})]
     # Checked before the sails change: anchoring under sail is what costs the Strain Roll.
     under_sail = kind == ANCHOR and sails_drawing(ship)
-    text = f"{ship.name} {_start(ship, kind)}."
+    text = f"{ship.name} {_start(ship, kind)} ({state.rules.cite('maneuver_timing')})."
     events = [Event("maneuver", text, data={"ship": ship.name, "maneuver": kind})]
     if under_sail:
         label = f"strain/T{state.turn}/{ship.name}/anchor"

@@ -93,7 +93,7 @@ def _race(state: State, tracks: Sequence[Track]) -> list[Event]:
     _end(state, seats, result)
     # What was seen on the water; the result itself is the turn's "result" event, said once.
     together = " at the same moment" if len(names) > 1 else ""
-    seen = f"{who} entered the finish line{together}, {_share(first)}."
+    seen = f"{who} entered the finish line{together}, {_share(first)} ({state.rules.cite('simultaneous')})."
     return [Event("finish", seen, data={"ships": names, "turn_share": str(first)})]
 
 
@@ -114,7 +114,8 @@ def _chase(state: State, tracks: Sequence[Track]) -> list[Event]:
         f"{chaser} ({seat}) came within {reach}'' of {quarry} in turn {state.turn}: {seat} wins the chase."
     )
     _end(state, [seat], result)
-    seen = f"{chaser} closes to within {reach}'' of {quarry}, {_share(caught[0])}."
+    seen = f"{chaser} closes to within {reach}'' of {quarry}, {_share(caught[0])}"
+    seen += f" ({state.rules.cite('simultaneous')})."
     return [Event("caught", seen, data={"chaser": chaser, "quarry": quarry})]
 
 

@@ -66,7 +66,8 @@ def _apply_shared(state: State, rules: Sequence[SharedLuck]) -> list[Event]:
     for rule in rules:
         # The overall Wind Speed never drops below Calm.
         state.wind.speed = max(0, state.wind.speed + rule.overall)
-        text = f"Shared luck: {rule.text}. The overall Wind Speed is now {state.wind.speed}."
+        text = f"Shared luck: {rule.text}. The overall Wind Speed is now {state.wind.speed}"
+        text += f" ({state.rules.cite('shared_luck')})."
         events.append(Event("luck-shared", text, data={"face": rule.face, "overall": rule.overall}))
     return events
 

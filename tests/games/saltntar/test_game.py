@@ -80,7 +80,7 @@ def test_a_dead_heat(data: dict[str, Any]) -> None:
     assert said == [final.result]
     assert texts(final, "finish") == [
         "Swallow (red) and Amazon (blue) entered the finish line at the same moment, 3/14 of the way"
-        " through the move."
+        " through the move (design default: ships move at the same time)."
     ]
 
 
