@@ -140,6 +140,10 @@ def bearing_card(state: State, ship: Ship) -> dict[str, Any]:
     }
 
 
+def _the_result(state: State, event: Event) -> bool:
+    return state.finished and event.kind == "result" and event.text == state.result
+
+
 def _cards(state: State, seat: str | None) -> list[dict[str, Any]]:
     if seat is None or state.finished:
         return []
@@ -301,7 +305,15 @@ def build_view(state: State, events: Sequence[Event], seat: str | None) -> dict[
         "wind": _wind(state),
         "ships": [_ship(state, ship, seat) for ship in state.ships],
         "cards": _cards(state, seat),
-        "events": [{"kind": e.kind, "text": e.text} for e in events if e.visible_to(seat)],
+        "events": [
+            {"kind": e.kind, "text": e.text}
+            for e in events
+            if e.visible_to(seat) and not _the_result(state, e)
+        ],
+        # The letter that ends the game closes with the moderator's "The game is over" section,
+        # which states the result: the report then says it nowhere else (issue 37: "Dead heat"
+        # was printed four times). A letter without that turn's events (STATUS) states it here.
+        "result_below": any(_the_result(state, e) for e in events),
         "orders": order_template(state, seat),
         "help": syntax_help(state),
         "map": map_model(state, seat),

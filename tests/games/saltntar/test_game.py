@@ -78,6 +78,12 @@ def test_a_dead_heat(data: dict[str, Any]) -> None:
     # Issue 37: the demo printed "Dead heat" twice in one letter's events.
     said = [text for text in texts(final) if "Dead heat" in text]
     assert said == [final.result]
+    # The letter that ends the game closes with the moderator's "The game is over" section: the
+    # report itself leaves the result to it; a later STATUS letter (no events) states it.
+    view = SaltNTarGame().view(final.state, final.events, "red")
+    assert view["result_below"] and not any("Dead heat" in e["text"] for e in view["events"])
+    status = SaltNTarGame().view(final.state, (), "red")
+    assert not status["result_below"] and status["result"] == final.result
     assert texts(final, "finish") == [
         "Swallow (red) and Amazon (blue) entered the finish line at the same moment, 3/14 of the way"
         " through the move (design default: ships move at the same time)."
