@@ -169,7 +169,8 @@ def _examine(state: StormState, convoy: int, dice: Dice) -> tuple[StormState, li
         part = next(part for part in state.parts if part.year == year.year)
         piles, replaced = replace_draw_pile(state.piles, part, convoy, dice)
         state = replace(state, piles=piles)
-        notes = [state.cite("hands_kept")] + ([state.cite("odd_half")] if replaced.pool % 2 else [])
+        notes = [state.cite("hands_kept"), state.cite("played_discarded")]
+        notes += [state.cite("odd_half")] if replaced.pool % 2 else []
         events.append(report.replacement_event(replaced, len(piles.draw), notes))
     balance, remaining = columns_after(state.sheet)
     change = modifier(balance, remaining) if state.enhanced else 0
@@ -194,8 +195,8 @@ def _advance(state: StormState, dice: Dice) -> tuple[StormState, list[Event]]:
         if state.sheet[-1].selected:
             size = hand_size(convoy)
             piles, dealt = deal(state.piles, state.seats, size, convoy, dice)
-            note = state.cite("reshuffle")
-            events.extend(report.deal_events(state.seats, dealt, piles, size, convoy, note=note))
+            notes = (state.cite("reshuffle"), state.cite("deal"))
+            events.extend(report.deal_events(state.seats, dealt, piles, size, convoy, notes=notes))
             return replace(state, piles=piles, current=convoy), events
     finished = replace(state, current=0)
     events.append(Event("game-over", finished.result()))

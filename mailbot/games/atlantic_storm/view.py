@@ -82,12 +82,19 @@ def replacement_event(replaced: Replacement, draw_size: int, notes: Sequence[str
 
 
 def deal_events(
-    seats: Sequence[str], dealt: Deal, piles: Piles, size: int, convoy: int, *, note: str = ""
+    seats: Sequence[str],
+    dealt: Deal,
+    piles: Piles,
+    size: int,
+    convoy: int,
+    *,
+    notes: Sequence[str] = ("", ""),
 ) -> list[Event]:
+    """``notes``: the citations of the reshuffle and the dealing defaults ("" for none)."""
     counts = ", ".join(f"{seat} {len(dealt.drawn[seat])}" for seat in seats)
     events = []
     if dealt.reshuffled:
-        why = f" ({note})" if note else ""
+        why = f" ({notes[0]})" if notes[0] else ""
         events.append(
             Event(
                 "reshuffle",
@@ -95,7 +102,10 @@ def deal_events(
                 f"are shuffled into a new one{why}.",
             )
         )
-    events.append(Event("deal", f"Hands are filled to {size} cards for C{convoy}; cards drawn: {counts}."))
+    dealing = f" ({notes[1]})" if notes[1] else ""
+    events.append(
+        Event("deal", f"Hands are filled to {size} cards for C{convoy}{dealing}; cards drawn: {counts}.")
+    )
     events.extend(
         Event(
             "hand",

@@ -279,7 +279,10 @@ def test_cards_are_dealt_privately_and_counts_are_public() -> None:
         assert event.data["hand"] == list(out.state.piles.hand(seat))
     [deal] = [e for e in out.events if e.kind == "deal"]
     assert deal.audience == EVERYONE
-    assert deal.text == "Hands are filled to 3 cards for C2; cards drawn: P1 0, P2 0, P3 0."
+    assert deal.text == (
+        "Hands are filled to 3 cards for C2 (design default: hands filled round the table); "
+        "cards drawn: P1 0, P2 0, P3 0."
+    )
 
 
 def test_plays_are_public_and_discards_private() -> None:
@@ -433,13 +436,16 @@ def test_an_odd_pool_names_the_rounding_default() -> None:
     out = play(state, {5: 3}, {"P1": [f"PLAY {hand[0]}"]})
     [replaced] = [e for e in out.events if e.kind == "deck-replaced"]
     assert (replaced.data["pool"], replaced.data["kept"]) == (4, 2)
-    assert "(design default: cards in hand stay in hand)." in replaced.text
+    assert replaced.text.endswith(
+        "(design default: cards in hand stay in hand; design default: played cards are discarded)."
+    )
     state = new({1: 3}, data=small_deck(12, 4, 4, 4))
     out = play(state, {5: 3}, {"P1": [f"PLAY {hand[0]}", f"PLAY {hand[1]}"]})
     [replaced] = [e for e in out.events if e.kind == "deck-replaced"]
     assert (replaced.data["pool"], replaced.data["kept"]) == (5, 2)
     assert replaced.text.endswith(
-        "(design default: cards in hand stay in hand; design default: an odd pool keeps the smaller half)."
+        "(design default: cards in hand stay in hand; design default: played cards are discarded; "
+        "design default: an odd pool keeps the smaller half)."
     )
 
 

@@ -107,3 +107,23 @@ def test_a_state_saved_before_defaults_were_data_still_loads(data: dict[str, Any
     loaded = SaltNTarGame().load(dumped)
     assert loaded.ships[0].progress_way == EAST  # her heading: the old single count
     assert "design default: diagonal" in loaded.rules.cite("diagonal")
+
+
+def test_a_hex_grids_bearing_card_uses_its_six_points(data: dict[str, Any]) -> None:
+    """6-point system (tables.toml, points6): Running, Broad Reaching, Beating, head to wind."""
+    state = new_state(
+        data, race(ship("Kite", "a", "cutter", heading=2), grid="hex-vertical"), wind=(NORTH, 2)
+    )
+    rows = {row["heading"]: row for row in bearing_card(state, state.ships[0])["rows"]}
+    assert [(rows[h]["off"], rows[h]["bearing"]) for h in ("S", "SE", "NE", "N")] == [
+        (0, "Running"),
+        (1, "Broad Reaching"),
+        (2, "Beating"),
+        (3, "Luffing"),
+    ]
+    assert (rows["NE"]["turn"], rows["SE"]["turn"], rows["N"]["turn"], rows["SW"]["turn"]) == (
+        "now",
+        "TURN +1",
+        "TURN -1",
+        "",
+    )
