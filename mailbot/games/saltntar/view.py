@@ -16,7 +16,7 @@ from typing import Any
 from mailbot.core.game import Event
 from mailbot.games.saltntar import maneuvers
 from mailbot.games.saltntar.geometry import Cell, Grid, bearing_index, downwind
-from mailbot.games.saltntar.movement import GALE, SAIL, inches, motion, nominal
+from mailbot.games.saltntar.movement import GALE, SAIL, forced_heading, inches, motion, nominal
 from mailbot.games.saltntar.state import CHASE, CHASER, CLOSE, FIRE, OPENING, QUARRY, Ship, State
 from mailbot.games.saltntar.tables import HEAD_TO_WIND
 from mailbot.games.saltntar.wind import wind_text
@@ -120,6 +120,15 @@ def bearing_card(state: State, ship: Ship) -> dict[str, Any]:
     """Each heading with its point of sail and speed this turn (the overall Wind Speed, no luck),
     and the TURN order that reaches it: what a skipper reads before choosing a turn."""
     grid = state.grid
+    forced = forced_heading(state, ship, state.wind.speed)
+    if forced is not None:  # a gale or a sinking hull: downwind is the only way (movement.py)
+        way = nominal(state, ship)
+        return {
+            "ship": ship.name,
+            "rows": [],
+            "lines": [f"{grid.short(forced)}: {inches(way.speed)}'' ({way.why}); no other heading"],
+            "note": "a gale or a sinking hull swings her downwind whatever her TURN orders",
+        }
     rows = [_card_row(state, ship, heading) for heading in range(1, grid.points + 1)]
     lines = [f"{'to':<4}{'off':<5}{'point of sail':<18}{'speed':<15}order"]
     lines += [

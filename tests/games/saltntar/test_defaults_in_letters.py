@@ -127,3 +127,10 @@ def test_a_hex_grids_bearing_card_uses_its_six_points(data: dict[str, Any]) -> N
         "TURN -1",
         "",
     )
+
+
+def test_in_a_gale_the_bearing_card_says_she_can_only_run_downwind(data: dict[str, Any]) -> None:
+    state = new_state(data, race(ship("Kite", "a", "cutter", heading=EAST)), wind=(NORTH, 4))
+    card = bearing_card(state, state.ships[0])
+    assert card["rows"] == [] and card["lines"][0].startswith("S: 10'' (gale, Wind Speed 4: downwind")
+    assert "whatever her TURN orders" in card["note"]
