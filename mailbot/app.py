@@ -44,6 +44,7 @@ from mailbot.render.templates import Renderer
 from mailbot.scheduler.deadlines import DeadlineScheduler
 from mailbot.services.auth import Gatekeeper
 from mailbot.services.claims import lock_game
+from mailbot.services.endgame import ENDGAME_COMMANDS, Endgame
 from mailbot.services.games import Games, fresh_seed
 from mailbot.services.gm import GM_COMMANDS, GmActions, GmMail
 from mailbot.services.inbound import Identity, InboundProcessor
@@ -237,6 +238,15 @@ class Bot:
         self.processor.register(PLAYER_COMMANDS, {**self.mailgame.handlers(), "SEAL": sealing.seal})
         self.processor.help_extras.append(self.mailgame.game_help)
         self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, gate=self.gate).handlers())
+        endgame = Endgame(
+            games=self.games,
+            turns=self.turns,
+            reports=self.reports,
+            gate=self.gate,
+            postman=self.postman,
+            clock=clock,
+        )
+        self.processor.register(ENDGAME_COMMANDS, endgame.handlers())
         self.started_at = clock()
         # When the mailbox was last read through. A bot that reads no mailbox (tests, one-off
         # commands) judges by the letters it was given; ``run`` clears this until its first read.

@@ -214,7 +214,7 @@ class Reports:
         )
         letter.section("Dice of the set-up", [f"Commitment: {setup.commitment}", seed])
 
-    def closing(self, session: Session, game: Game) -> None:
+    def closing(self, session: Session, game: Game, *, also: Sequence[Seat] = ()) -> None:
         """After the last reports: every seat learns the final chain head and the number of entries.
 
         Not itself in the chain (a letter cannot carry the hash of an entry that holds its own
@@ -229,7 +229,7 @@ class Reports:
             "checks that the published archive holds exactly the log you were shown.",
         ]
         for seat in Games.seats(session, row_id(game)):
-            if seat.status is SeatStatus.ACTIVE:
+            if seat.status is SeatStatus.ACTIVE or seat in also:
                 letter = Letter(
                     seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game log is closed"
                 )

@@ -217,6 +217,14 @@ class Turns:
             lines = [f"Late at {step.title}: {', '.join(misses.late)}; default orders applied.", *flagged]
             self.reports.gm(session, game, f"late list for {step.title}", lines)
 
+    def finish(self, session: Session, game: Game, result: str, now: datetime) -> None:
+        """End the game before its rules do (a draw, a concession): the open step is void."""
+        step = Games.open_step(session, row_id(game))
+        if step is not None:
+            step.state, step.closed_at = StepState.ROLLED_BACK, now
+            session.add(step)
+        self._finish(session, game, result, now)
+
     def _finish(self, session: Session, game: Game, result: str, now: datetime) -> None:
         game.status, game.result, game.finished_at = GameStatus.FINISHED, result, now
         session.add(game)
