@@ -789,6 +789,8 @@ class Bot:
     async def _sleep_until_woken(self) -> None:
         due = self.outbox.next_due()
         timeout = 60.0 if due is None else max((due - self.clock()).total_seconds(), 0.05)
+        # Letters the GM's commands queue from another process wake nobody: look again soon.
+        timeout = min(timeout, self.settings.bot.outbox_poll_seconds)
         if self.presence.shared:  # another worker may read the mail: look for letters now and then
             timeout = min(timeout, self.settings.workers.poll_seconds)
         if self.processor.waiting or self._letters_waiting:  # letters wait for another worker

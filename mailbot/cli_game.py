@@ -2,7 +2,7 @@
 """``mailbot game ...``: the game master's commands on the command line.
 
 They work on the database; letters they cause (welcome, announcements) go
-into the outbox, which the running service sends (or ``--send`` sends now).
+into the outbox, which the running service sends within ``bot.outbox_poll_seconds`` (or ``--send`` sends now).
 """
 
 from __future__ import annotations

@@ -108,6 +108,10 @@ class BotSettings(_Section):
     # ``mailbot status`` reports work due this long and untouched as not ok.
     stall_seconds: float = Field(default=90.0, gt=0)
     stall_restarts: int = Field(default=2, ge=1)
+    # How often the idle service looks at the outbox for letters queued from elsewhere: the
+    # game master's commands (``game extend``, announcements) queue letters that the running
+    # service then sends within this many seconds, not at its next wake-up a minute later.
+    outbox_poll_seconds: float = Field(default=3.0, gt=0)
 
 
 class WorkersSettings(_Section):
