@@ -173,6 +173,7 @@ def normal_text(text: str) -> str:
 class Checker:
     def __init__(self) -> None:
         self.rolls = self.ok = self.failed = self.unrevealed = self.letters = 0
+        self.secret_steps = 0  # resolved steps whose seed (and, hiding information, rolls) wait for the end
         self.problems: list[str] = []
         self.chain_ok = True
         self.entries: list[dict[str, Any]] = []
@@ -254,6 +255,7 @@ class Checker:
                 self.fail(f"{name}: the game is over but its seed is withheld")
             else:
                 self.unrevealed += len(step["rolls"])
+                self.secret_steps += 1
             return
         self.revealed(name, step, resolved[0])
 
@@ -614,6 +616,17 @@ def arguments(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv[1:])
 
 
+def secret_line(steps: int, rolls: int) -> str:
+    """Why dice are not checked yet: the game runs and their seeds are secret until it ends."""
+    if rolls:
+        return f"not yet verifiable: {rolls} rolls of {steps} resolved step(s) whose seeds are still secret"
+    return (
+        f"not yet verifiable: the dice of {steps} resolved step(s): while the game runs their seeds"
+        " and rolls stay secret (the rolls would tell what a side has not seen); run verify again"
+        " on the archive published when the game ends"
+    )
+
+
 def main(argv: list[str]) -> int:
     args = arguments(argv)  # --help and a wrong call end here (exit 0 and 2), as argparse does
     if not (args.archive / "game.json").is_file():
@@ -622,8 +635,8 @@ def main(argv: list[str]) -> int:
     checker = verify(args.archive, args.letters, args.sent)
     for problem in checker.problems:
         print(f"FAILED: {problem}")
-    if checker.unrevealed:
-        print(f"not yet verifiable: {checker.unrevealed} rolls whose seeds are still secret")
+    if checker.secret_steps:
+        print(secret_line(checker.secret_steps, checker.unrevealed))
     if args.letters is not None:
         print(f"letters: {checker.letters} of this game checked")
     print(f"verify: {checker.rolls} rolls, {checker.ok} ok, {len(checker.problems)} failed")
