@@ -57,8 +57,9 @@ from mailbot.testing.differential import World
 GAME = FlatTopGame()
 PACKAGE = default_registry().find("flattop")
 SEATS = ("allied", "japanese")
-#: events by which the enemy forces a contact on the side (it is attacked, not told a secret)
-CONTACT_KINDS = frozenset({"ft.intercepted"})
+#: events by which the enemy forces a contact on the side (it is attacked, not told a secret):
+#: an interception, and a fight of fighters where planes of both sides met (``combat.sweep``)
+CONTACT_KINDS = frozenset({"ft.intercepted", "ft.fighters"})
 
 
 def observed(state: FlatTopState, events: Sequence[Event], seat: str) -> object:

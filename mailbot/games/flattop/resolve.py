@@ -271,7 +271,7 @@ def _launch(turn: Turn, side: Side, order: Search | Fly) -> None:
         turn.tell(
             side,
             "launch",
-            f"AF{order.af} took off from {launch.place}: {launch.count} {launch.plane}{kind}{entry}",
+            f"AF{order.af} took off from {launch.place}: {launch.planes}{kind}{entry}",
         )
 
 
@@ -289,7 +289,7 @@ def _box_move(order: FtOrder) -> tuple[str, int]:
     if isinstance(order, Ready | Unready):
         return order.place, order.count
     if isinstance(order, Search | Fly) and order.launch is not None:
-        return order.launch.place, order.launch.count
+        return order.launch.place, order.launch.total
     return "", 0
 
 

@@ -60,6 +60,8 @@ class Turn:
     strikes: list[tuple[Side, int, Hex]] = field(default_factory=list)  # attack declarations (15)
     # 14.13.2 interceptions that succeeded, fought in the Combat Phase: (side, AF, enemy AF, hex)
     interceptions: list[tuple[Side, int, int, Hex]] = field(default_factory=list)
+    # fighter sweeps: AFs with fighters and no bombs that ended a FLY ... ATTACK path (combat.sweep)
+    sweeps: list[tuple[Side, int]] = field(default_factory=list)
 
     def tell(self, side: Side, kind: str, text: str, **data: object) -> None:
         self.events.append(Event(f"ft.{kind}", text, frozenset({side.value}), dict(data)))

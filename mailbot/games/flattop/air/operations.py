@@ -170,11 +170,14 @@ def launch(
     (:func:`entry_of`) at the end of its delay."""
     h = place_hex(state, side, order.place)
     entry = entry_of(state, side, order.place) if h is None else None
-    stacks: list[AirFactors] = []
-    update = _taking(stacks, order.plane, order.count, "ready", order.load)
     if (h is None and entry is None) or find_place(state, side, order.place) is None:
         return state, None
-    state = _update_place(state, side, order.place, update)
+    stacks: list[AirFactors] = []
+    for part in order.parts:  # a mixed AF takes each plane name in turn (reference A.5.3)
+        taken: list[AirFactors] = []
+        update = _taking(taken, part.plane, part.count, "ready", part.load)
+        state = _update_place(state, side, order.place, update)
+        stacks += taken
     if not stacks:
         return state, None
     low = tuple(replace(s, altitude=Altitude.LOW) for s in stacks)

@@ -39,7 +39,7 @@ def _deck_load(turn: Turn, tf: TaskForce) -> int:
             total += formation.factors if formation is not None else 0
         if not isinstance(order, Search | Fly):
             continue
-        launched = order.launch.count if order.launch is not None else 0
+        launched = order.launch.total if order.launch is not None else 0
         total += launched if order.launch is not None and order.launch.place == place else 0
         if order.back == place:
             formation = own_af(turn, tf.side, order.af)

@@ -105,6 +105,10 @@ class Battle:
     strikes: tuple[Strike, ...] = ()
     targets: tuple[Target, ...] = ()
     losses: tuple[LossChoice, ...] = ()
+    # Kept for the Combat Phase fought after the choice: fighter sweeps (side, AF) and the
+    # 14.13.2 interceptions that succeeded during movement (side, AF, enemy AF, hex).
+    sweeps: tuple[tuple[Side, int], ...] = ()
+    interceptions: tuple[tuple[Side, int, int, Hex], ...] = ()
 
     def choosers(self) -> frozenset[str]:
         if self.phase == LOSSES:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from mailbot.games.flattop.combat.air_phase import is_interceptor
 from mailbot.games.flattop.combat.battle import STRIKE, Battle, Strike, Target, label_target
 from mailbot.games.flattop.combat.cap import warning_hexes
 from mailbot.games.flattop.combat.intel import makeup, makeup_sentence
@@ -38,7 +39,7 @@ def declare(turn: Turn) -> Battle | None:
         if formation is None or formation.hex is None:
             continue
         if not any(s.armament is not None for s in formation.stacks):
-            turn.tell(side, "attack", f"AF{number} has no bombs or torpedoes left to attack with")
+            _sweep(turn, formation)
             continue
         where = turn.state.scenario.map.hex_id(formation.hex)
         if dive_under_air(turn, side, formation.hex):  # seed 003, 27.6.4: DIVE on receiving the attack
@@ -51,7 +52,32 @@ def declare(turn: Turn) -> Battle | None:
     if not strikes:
         return None
     targets = tuple(_target(turn, side, h) for side, h in dict.fromkeys((s.side, s.hex) for s in strikes))
-    return Battle(turn.state.turn, STRIKE, tuple(strikes), targets)
+    return Battle(
+        turn.state.turn,
+        STRIKE,
+        tuple(strikes),
+        targets,
+        sweeps=tuple(turn.sweeps),
+        interceptions=tuple(turn.interceptions),
+    )
+
+
+def _sweep(turn: Turn, formation: AirFormation) -> None:
+    """An AF without bombs told to ATTACK: with fighters it sweeps the hex (``combat.sweep``: they
+    fight the enemy planes there in the Combat Phase); without, it says why it does nothing."""
+    side, number = formation.side, formation.number
+    roles = {name: p.roles for name, p in turn.state.rules.planes.items()}
+    if not any(is_interceptor(s, roles) for s in formation.stacks):
+        turn.tell(side, "attack", f"AF{number} has no bombs or torpedoes left to attack with")
+        return
+    turn.sweeps.append((side, number))
+    where = turn.state.scenario.map.hex_id(formation.hex) if formation.hex else "?"
+    turn.tell(
+        side,
+        "attack",
+        f"AF{number} sweeps {where}: its fighters fight any enemy planes there at their altitude "
+        "in the Combat Phase (reference A.11.4)",
+    )
 
 
 def _enemy_in(turn: Turn, side: Side, h: Hex) -> bool:

@@ -24,6 +24,7 @@ from mailbot.games.flattop.combat.damage import ShipHit, end_of_combat_phase
 from mailbot.games.flattop.combat.kit import Kit, describe_counts, kit
 from mailbot.games.flattop.combat.strike import strike_hex
 from mailbot.games.flattop.combat.sub_phase import sub_combat
+from mailbot.games.flattop.combat.sweep import fighter_fights
 from mailbot.games.flattop.orders.combat import CombatOrder
 from mailbot.games.flattop.orders.types import Rank
 from mailbot.games.flattop.turn import Turn, own_af
@@ -35,7 +36,11 @@ def run_combat(
 ) -> Battle | None:
     """Fight the phase; the Battle left waiting for a loss ranking, or None."""
     tools = kit(turn.state)
+    if battle is not None:  # the hour's movement was resolved in an earlier sub-step
+        turn.interceptions, turn.sweeps = list(battle.interceptions), list(battle.sweeps)
     _interceptions(turn, tools)
+    struck = {t.hex for t in battle.targets} if battle else set()
+    fighter_fights(turn, tools, struck | {h for *_, h in turn.interceptions}, turn.sweeps)
     choices: list[LossChoice] = []
     for target in battle.targets if battle else ():
         strikes = (

@@ -46,6 +46,7 @@ from mailbot.games.flattop.combat.damage import (
 )
 from mailbot.games.flattop.combat.kit import Kit, by_plane, describe_counts, remove_factors
 from mailbot.games.flattop.combat.sub_phase import submerged
+from mailbot.games.flattop.combat.sweep import told_losses
 from mailbot.games.flattop.orders.combat import CombatOrder
 from mailbot.games.flattop.orders.types import First, NoAttack, Priority, TargetOrder
 from mailbot.games.flattop.turn import Turn, drop_load, own_af, put
@@ -178,13 +179,15 @@ def _air_combat(raid: Raid, strikes: Sequence[Strike], label: str) -> None:
     turn, kit, target, report = raid.turn, raid.kit, raid.target, raid.report
     side, enemy = target.side, target.side.opponent
     sky = Sky({}, {}, {}, [])
-    attackers = _attacker_flights(turn, strikes)
+    attackers = _attacker_flights(raid, strikes)
     warning = max((s.warning for s in strikes), default=0)
     entering = frozenset(f.altitude for f in attackers)
     scrambled = scramble(turn, kit, (enemy, target.hex, warning), sky, entering)
     cap = cap_flights(turn, enemy, target.hex) + scrambled
     cap = dive(turn, kit, cap, attackers, f"{label}.dive")
     if not cap:
+        if any(f.role == "escort" for f in attackers):
+            report.attacker.append("  No enemy fighters met the strike: the escorts had nothing to fight")
         return
     air_battle(turn, kit, (cap, attackers), f"{label}.air", sky)
     apply_air_losses(turn, sky)
@@ -197,12 +200,8 @@ def _air_combat(raid: Raid, strikes: Sequence[Strike], label: str) -> None:
         report.air_lost[(side, plane)] = report.air_lost.get((side, plane), 0) + n
     for plane, n in lost.items():
         report.air_lost[(enemy, plane)] = report.air_lost.get((enemy, plane), 0) + n
-    policy = turn.state.side(enemy).deception
-    seen = intel.reported_losses(sum(lost.values()), policy, turn.dice, f"{label}.report")
-    report.attacker.append(
-        f"  Air combat with enemy fighters: you lost {describe_counts(mine)}; "
-        f"enemy fighters lost about {seen} factor(s) (the defender's report, +/-50%)"
-    )
+    seen = told_losses(turn, enemy, sum(lost.values()), f"{label}.report")
+    report.attacker.append(f"  Air combat with enemy fighters: you lost {describe_counts(mine)}; {seen}")
     report.defender.append(
         f"  Your fighters met the strike ({sum(sum(s.count for s in f.stacks) for f in cap)} factor(s)): "
         f"you lost {describe_counts(lost)}; the enemy lost {describe_counts(mine)}"
@@ -216,9 +215,11 @@ def _sum(pairs: set[tuple[str, int]]) -> dict[str, int]:
     return out
 
 
-def _attacker_flights(turn: Turn, strikes: Sequence[Strike]) -> list[Flight]:
+def _attacker_flights(raid: Raid, strikes: Sequence[Strike]) -> list[Flight]:
     """The striking AFs' bombers and their escorts (reference A.6: "a fighter-capable factor in an
-    AF *with* bombers is an **escort**"), and the fighters that join the strike."""
+    AF *with* bombers is an **escort**"), and the fighters that join the strike; the attacker is
+    told which fighters escort and why any of his fighters in the hex do not."""
+    turn = raid.turn
     roles = {name: p.roles for name, p in turn.state.rules.planes.items()}
     flights: list[Flight] = []
     for strike in strikes:
@@ -232,14 +233,19 @@ def _attacker_flights(turn: Turn, strikes: Sequence[Strike]) -> list[Flight]:
             flights.append(Flight(strike.side, strike.af, armed, altitude, "bomber", 1))
         if escorts:
             flights.append(Flight(strike.side, strike.af, escorts, altitude, "escort", 1))
-    return flights + _joined_escorts(turn, strikes, flights)
+            raid.report.attacker.append(
+                f"  AF{strike.af}'s {describe_counts(by_plane(escorts))} fly with its bombers as "
+                "their escort (15 LI 5)"
+            )
+    return flights + _joined_escorts(raid, strikes, flights)
 
 
-def _joined_escorts(turn: Turn, strikes: Sequence[Strike], flights: Sequence[Flight]) -> list[Flight]:
+def _joined_escorts(raid: Raid, strikes: Sequence[Strike], flights: Sequence[Flight]) -> list[Flight]:
     """Fighter AFs of the striking side in the target hex, at the altitude of its bombers, fly with
     the strike as its escorts (design default: the seed lets "more than one type of interceptor"
     meet escorts (15 LI 5) but gives no order to merge AFs, and reference A.6's 14.16 on escort
     altitude is cut off). They fight the defender's interceptors first, by their ESCORTS order."""
+    turn = raid.turn
     if not strikes:
         return []
     side, h = strikes[0].side, strikes[0].hex
@@ -247,9 +253,19 @@ def _joined_escorts(turn: Turn, strikes: Sequence[Strike], flights: Sequence[Fli
     altitudes = {f.altitude for f in flights if f.role == "bomber"}
     joined = []
     for flight in cap_flights(turn, side, h):
-        if flight.af not in striking and flight.altitude in altitudes:
+        if flight.af in striking:
+            continue
+        what = f"AF{flight.af} ({describe_counts(by_plane(flight.stacks))}, {flight.altitude.value})"
+        if flight.altitude in altitudes:
             joined.append(replace(flight, role="escort"))
             turn.referee("escort", f"{side} AF{flight.af} flies with the strike as its escort (15 LI 5)")
+            raid.report.attacker.append(f"  {what} flew with the strike as its escort (15 LI 5)")
+        else:
+            came = " and ".join(sorted(a.value for a in altitudes)) or "nowhere"
+            raid.report.attacker.append(
+                f"  {what} did not escort: the bombers came in {came}, and escorts fly at their "
+                "bombers' altitude (reference A.6)"
+            )
     return joined
 
 

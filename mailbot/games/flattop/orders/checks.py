@@ -170,7 +170,7 @@ class Own:
         name, _, _, unit = self.place(launch.place)
         if not isinstance(unit, TaskForce):
             return None
-        launching = self.used.get((name, "launch"), 0) + launch.count
+        launching = self.used.get((name, "launch"), 0) + launch.total
         turned = into_the_wind(unit, self._leg(unit), launching, self.scenario, self.winds)
         if turned is not None and launching <= launch_factor(unit, launch.kind):  # else refused anyway
             return turned
@@ -224,12 +224,14 @@ class Own:
         if launch is not None:
             name, _, boxes, unit = self.place(launch.place)
             lf = launch_factor(unit, launch.kind)
-            return {
-                (name, "launch"): (launch.count, lf, f"{name} may launch {lf} air factors a turn "
+            budget = {
+                (name, "launch"): (launch.total, lf, f"{name} may launch {lf} air factors a turn "
                                    f"({launch.kind.value} launch)"),
-                **self._readying(name, unit, launch.count),
-                **_from_box(name, boxes.ready, "Ready", (launch.plane, launch.load, launch.count)),
+                **self._readying(name, unit, launch.total),
             }  # fmt: skip
+            for part in launch.parts:
+                budget |= _from_box(name, boxes.ready, "Ready", (part.plane, part.load, part.count))
+            return budget
         if isinstance(order, Ready):
             name, _, boxes, unit = self.place(order.place)
             return {
@@ -357,7 +359,16 @@ def check_launch(own: Own, af: int, launch: Launch) -> Launch:
         # Seed 003, Towing: "Tow ships may not launch or recover aircraft" (ruling: the whole TF,
         # since its boxes are one for orders).
         raise illegal(f"{name} has a plane-carrying ship towing: tow ships may not launch aircraft")
-    plane = own.plane(launch.plane).name
+    parts = [_launch_part(name, boxes, own.plane(part.plane).name, part) for part in launch.parts]
+    names = [p.plane for p in parts]
+    if len(set(names)) < len(names):
+        raise OrderError(ProblemKind.AMBIGUOUS, f"AF{af}: name each plane type once in a launch")
+    first, *more = parts
+    return replace(first, place=name, more=tuple(more))
+
+
+def _launch_part(name: str, boxes: AirBoxes, plane: str, launch: Launch) -> Launch:
+    """One plane name of a launch, checked against the Ready box."""
     loads = {load_of(s) for s in boxes.ready if s.plane == plane}
     if launch.load is None and len(loads) > 1:
         words = " or ".join(sorted(load_word(load) for load in loads))
@@ -381,10 +392,13 @@ def flight_start(own: Own, order: Search | Fly) -> tuple[Hex, Altitude, int, boo
     launch = order.launch
     _, _, boxes, _ = own.place(launch.place)
     h = own.takeoff_hex(launch)
-    plane = own.planes[launch.plane]
-    taken = [s for s in boxes.ready if s.plane == plane.name and launch.load in (None, load_of(s))]
+    planes = [own.planes[p.plane] for p in launch.parts]
+    taken = [
+        s for p in launch.parts for s in boxes.ready if s.plane == p.plane and p.load in (None, load_of(s))
+    ]
     armed = any(s.armament is not None for s in taken)
-    return h, Altitude.LOW, launch_movement(plane.movement, launch.kind, own.rules), armed, {plane.category}
+    mf = min(p.movement for p in planes)  # standard 14.4: an AF moves at its slowest plane's MF
+    return h, Altitude.LOW, launch_movement(mf, launch.kind, own.rules), armed, {p.category for p in planes}
 
 
 def _wind_note(own: Own, order: Search | Fly) -> str:
@@ -471,8 +485,11 @@ def check_fly(own: Own, order: Fly) -> Fly:
     if order.launch is None and not order.legs and order.rendezvous is None:
         raise illegal(f"AF{order.af} is aloft already: FLY needs a PATH or a RENDEZVOUS")
     armed, categories = _fly_path(own, order)
-    if order.attack and not armed:
-        raise illegal(f"AF{order.af} carries no bombs or torpedoes: it cannot ATTACK")
+    if order.attack and not armed and not _has_fighters(own, order):
+        raise illegal(
+            f"AF{order.af} carries no bombs or torpedoes and no fighters: it cannot ATTACK "
+            "(fighters sweep the hex, reference A.11.4)"
+        )
     if order.rendezvous is not None:
         h, leader = order.rendezvous
         end = order.legs[-1].hex if order.legs else flight_start(own, order)[0]
@@ -481,6 +498,15 @@ def check_fly(own: Own, order: Fly) -> Fly:
         if leader == order.af:
             raise illegal(f"AF{order.af} cannot rendezvous with itself")
     return replace(order, back=_return_to(own, order.af, order.back, categories))
+
+
+def _has_fighters(own: Own, order: Fly) -> bool:
+    """The AF holds unarmed fighters (a sweep: ATTACK makes them fight the enemy planes there)."""
+    if order.launch is not None:
+        stacks = tuple(AirFactors(p.plane, p.count, armament=_armament(own, p)) for p in order.launch.parts)
+    else:
+        stacks = own.aloft(order.af).stacks
+    return any(is_interceptor(s, own.planes) for s in stacks)
 
 
 def check_land(own: Own, order: Land) -> Land:
@@ -571,8 +597,9 @@ def check_intercept(own: Own, order: Intercept) -> Intercept:
     An AF launched by this letter (a CAP taking off now) may intercept in its first turn."""
     launch = own.launched.get(order.af)
     if launch is not None and order.af not in own.air:
-        stack = AirFactors(launch.plane, launch.count, armament=_armament(own, launch))
-        stacks: tuple[AirFactors, ...] = (stack,)
+        stacks: tuple[AirFactors, ...] = tuple(
+            AirFactors(p.plane, p.count, armament=_armament(own, p)) for p in launch.parts
+        )
     else:
         stacks = own.aloft(order.af).stacks
     if not any(is_interceptor(s, own.planes) for s in stacks):
@@ -584,7 +611,7 @@ def check_jettison(own: Own, order: Jettison) -> Jettison:
     """Standard 14.14: an AF aloft, or launched by this letter, that carries bombs or torpedoes."""
     launch = own.launched.get(order.af)
     if launch is not None and order.af not in own.air:
-        armed = _armament(own, launch) is not None
+        armed = any(_armament(own, p) is not None for p in launch.parts)
     else:
         armed = any(s.armament is not None for s in own.aloft(order.af).stacks)
     if not armed:

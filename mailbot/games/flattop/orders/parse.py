@@ -11,6 +11,8 @@ echoed. The normalised forms::
     SEARCH AF3 PATH VI-K30 VI-K29           an AF already aloft searches on
     FLY AF4 FROM TF1 6 Devastator TORPEDO NORMAL PATH VI-M35 VI-L34 RENDEZVOUS VI-L34 WITH AF3
                                             non-search movement; PATH may be left out (stay)
+    FLY AF5 FROM TF1 6 Dauntless AP AND 4 Wildcat PATH VI-M35 ATTACK
+                                            a mixed AF: the Wildcats escort the Dauntless
     READY TF1 4 Devastator TORPEDO          Readying box -> Ready box, arming (GP, AP, TORPEDO)
     UNREADY TF1 2 Dauntless GP              Ready box -> Readying box (to change a load)
     LAND AF3 TF1                            fly toward the base or TF and land when there
@@ -34,7 +36,9 @@ before; ``@HIGH``/``@LOW`` changes altitude on entering (climbing costs 1 MP,
 Launches (reference A.5.4, standard 14.8): ``FROM <base or TF> <n> <plane>``
 takes Ready factors, then optionally their load (``GP``, ``AP``, ``TORPEDO``,
 ``UNARMED``; needed only when the Ready box holds that plane with several
-loads) and the launch type: ``MIN`` (the default: full MF on the take-off
+loads); ``AND <n> <plane> [load]`` adds other plane names to the same AF (a
+mixed AF: bombers with fighters, which are its escorts, reference A.6), and
+the launch type: ``MIN`` (the default: full MF on the take-off
 turn, up to the minimum LF), ``NORMAL`` (half MF, up to the normal LF) or
 ``MAX`` (no movement, up to twice the normal LF). All launches from one base
 or TF in a turn share one type and its LF; launching, readying and unreadying
@@ -195,6 +199,15 @@ def _launch(own: Own, number: int, rest: list[str]) -> tuple[Launch | None, list
         launch, rest = replace(launch, load=LOADS[rest[0]]), rest[1:]
     if rest and rest[0] in KINDS:
         launch, rest = replace(launch, kind=KINDS[rest[0]]), rest[1:]
+    while rest and rest[0] == "AND":  # a mixed AF: more plane names (reference A.5.3, A.6)
+        if len(rest) < 3:
+            raise OrderError(ProblemKind.INVALID, "AND needs a number and a plane type, e.g. AND 4 Wildcat")
+        part, rest = Launch(launch.place, count_of(rest[1]), rest[2]), rest[3:]
+        if rest and rest[0] in LOADS:
+            part, rest = replace(part, load=LOADS[rest[0]]), rest[1:]
+        if rest and rest[0] in KINDS:
+            launch, rest = replace(launch, kind=KINDS[rest[0]]), rest[1:]
+        launch = replace(launch, more=(*launch.more, part))
     return check_launch(own, number, launch), rest
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, Literal
 
 from mailbot.games.flattop.combat.submarines import Depth
@@ -32,11 +32,30 @@ class Plot:
 
 @dataclass(frozen=True)
 class Launch:
+    """Ready factors taking off as one new AF. ``more``: the parts after ``AND``, other plane
+    names in the same AF (reference A.5.3: "An AF can hold several plane names"; A.6: a fighter
+    in an AF with bombers is its escort), each with its own count and load, one place and kind."""
+
     place: str  # "TF1" or a base name as written in orders (hyphens for spaces)
     count: int
     plane: str
     load: Load | None = None  # None: whatever the Ready box holds of that plane (one load only)
     kind: LaunchType = LaunchType.MINIMUM  # standard 14.8
+    more: tuple[Launch, ...] = ()
+
+    @property
+    def parts(self) -> tuple[Launch, ...]:
+        """Each plane name of the launch as a launch of its own (same place and kind)."""
+        return (replace(self, more=()), *(replace(p, place=self.place, kind=self.kind) for p in self.more))
+
+    @property
+    def total(self) -> int:
+        return sum(p.count for p in self.parts)
+
+    @property
+    def planes(self) -> str:
+        """What takes off, for letters: "6 Dauntless and 4 Wildcat"."""
+        return " and ".join(f"{p.count} {p.plane}" for p in self.parts)
 
 
 @dataclass(frozen=True)
@@ -378,9 +397,11 @@ def _reaction_text(reaction: Reaction) -> str:
 
 
 def launch_text(launch: Launch) -> str:
-    load = f" {load_word(launch.load)}" if launch.load is not None else ""
     kind = f" {launch.kind.value.upper()}" if launch.kind is not LaunchType.MINIMUM else ""
-    return f"FROM {launch.place} {launch.count} {launch.plane}{load}{kind}"
+    parts = " AND ".join(
+        f"{p.count} {p.plane}" + (f" {load_word(p.load)}" if p.load is not None else "") for p in launch.parts
+    )
+    return f"FROM {launch.place} {parts}{kind}"
 
 
 def _search_text(hexmap: HexMap, order: Search) -> str:

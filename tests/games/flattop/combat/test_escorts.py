@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Escorts (seed 003, 15 LI 5; reference A.6, A.11.4), played through the engine with both sides'
+orders: a mixed AF launched with its bombers, fighters that fly with a strike, and enemy fighters
+over a TF whose CAP is there.
+
+The world is ``test_flattop_combat_no_leak._base``: the Japanese TF1 (Shokaku, Myoko, Ushio) at
+V-E24 on turn 2 by day, the Allied TF1 (Yorktown: 4 Wildcat and 6 Dauntless GP ready) at V-E26.
+Dice are the real stream, so the assertions hold for any roll.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from mailbot.core.game import Event, Line
+from mailbot.games.flattop.state import FlatTopState
+from mailbot.games.flattop.units import AirFactors, AirFormation, Altitude, Side
+from tests.differential import flattop_worlds as fw
+from tests.differential.test_flattop_combat_no_leak import TARGET_HEX, _base
+from tests.games.flattop.combat.test_strike_flow import GAME, play, told
+
+MIXED = f"FLY AF9 FROM TF1 2 Dauntless AND 1 Wildcat PATH V-E25 {TARGET_HEX} ATTACK"
+
+
+def referee(events: tuple[Event, ...] | list[Event], kind: str) -> str:
+    return " ".join(e.text for e in events if e.kind == f"ft.{kind}")
+
+
+def with_cap(*stacks: AirFactors) -> FlatTopState:
+    """``_base`` with the Japanese AF20 (``stacks``, Low) on CAP over TF1 and no AF7."""
+    state = _base()
+    cap = AirFormation(20, Side.JAPANESE, fw._hex(state, TARGET_HEX), stacks, "TF1", 1)
+    return replace(state, air=(*(a for a in state.air if a.number != 7), cap))
+
+
+def test_a_mixed_launch_makes_one_af_of_bombers_and_escorts() -> None:
+    """Reference A.5.3: "An AF can hold several plane names"; A.6: "a fighter-capable factor in an
+    AF *with* bombers is an escort". FROM ... AND ... launches them as one AF, echoed as read."""
+    state = with_cap(AirFactors("Zero", 6, True))
+    parsed = GAME.parse(state, "allied", [Line(1, MIXED.lower())])
+    assert not parsed.problems, parsed.problems
+    assert [a.normalised for a in parsed.accepted] == [MIXED]
+    hour = play(state, {"allied": [MIXED]}, "T2.orders")
+    af9 = next(a for a in hour.state.air if a.number == 9 and a.side is Side.ALLIED)
+    assert {(s.plane, s.count, s.armament is None) for s in af9.stacks} == {
+        ("Dauntless", 2, False),
+        ("Wildcat", 1, True),
+    }
+    assert "AF9 took off from TF1: 2 Dauntless and 1 Wildcat" in told(hour, Side.ALLIED)
+
+
+def test_a_mixed_launch_is_checked_plane_by_plane() -> None:
+    """Each plane name comes out of the Ready box (reference A.5.4), once, within the launch factor."""
+    state = with_cap(AirFactors("Zero", 6, True))
+    for line, reason in (
+        ("FLY AF9 FROM TF1 3 Dauntless AND 5 Wildcat NORMAL", "only 4 Wildcat"),
+        ("FLY AF9 FROM TF1 3 Dauntless AND 2 Dauntless NORMAL", "name each plane type once"),
+        ("FLY AF9 FROM TF1 3 Dauntless AND 2 Wildcat", "may launch 3 air factors"),
+        ("FLY AF9 FROM TF1 3 Dauntless AND", "AND needs a number and a plane type"),
+    ):
+        problems = GAME.parse(state, "allied", [Line(1, line)]).problems
+        assert problems and reason in problems[0].reason, (line, problems)
+
+
+def strike(state: FlatTopState, allied: list[str]) -> str:
+    declared = play(state, {"allied": [MIXED, *allied], "japanese": []}, "T2.orders")
+    struck = play(declared.state, {"allied": ["TARGET AF9 A-CV1"], "japanese": []}, "T2.strike")
+    return referee(struck.events, "air-combat.roll")
+
+
+def test_li5_the_escorts_of_a_mixed_af_fight_the_interceptors_first() -> None:
+    """Seed 003, 15 LI 5 ("Interceptor-Escort combat"); reference A.11.4: "1. Interceptors vs
+    escorts ... 2. Interceptors vs bombers, after the escort fight". The Wildcats launched with the
+    Dauntless meet the Zero CAP in the escort stage; the Dauntless fire back in the bomber stage."""
+    rolls = strike(with_cap(AirFactors("Zero", 6, True)), [])
+    assert re.search(r"escort stage: \d+ Wildcat \(allied\) fire at Zero", rolls), rolls
+    assert re.search(r"escort stage: \d+ Zero \(japanese\) fire at Wildcat", rolls), rolls
+    assert rolls.index("escort stage") < rolls.index("bomber stage") if "bomber stage" in rolls else True
+
+
+def test_li5_the_escorts_order_chooses_which_interceptors_they_shoot_at() -> None:
+    """Seed 003, 15 LI 5: "If more than one type of interceptor is attacking the escorts, the player
+    with the escorts must prioritize the types of interceptor he wishes to shoot at." Without an
+    order the Wildcats fire at the Zeros (most factors); ESCORTS Rufe sends their fire at the Rufes."""
+    cap = with_cap(AirFactors("Zero", 6, True), AirFactors("Rufe", 2, False))
+    plain = strike(cap, [])
+    assert re.search(r"escort stage: \d+ Wildcat \(allied\) fire at Zero", plain), plain
+    ordered = strike(cap, ["ESCORTS Rufe"])
+    assert re.search(r"escort stage: \d+ Wildcat \(allied\) fire at Rufe", ordered), ordered
+
+
+def test_fighters_with_a_strike_at_another_altitude_are_told_why_they_do_not_escort() -> None:
+    """Reference A.6: "Escorts must fly at the same altitude as the bombers in their AF". Fighters
+    sent with a strike never silently do nothing: the Wildcats of AF8 that stayed High while the
+    Dauntless came in Low are told why they did not escort; at Low they are told they escorted."""
+    state = with_cap(AirFactors("Zero", 6, True))
+    start = fw._hex(state, "V-E25")
+    for altitude, said in (
+        (Altitude.HIGH, "did not escort: the bombers came in low"),
+        (Altitude.LOW, "flew with"),
+    ):
+        wildcats = AirFormation(
+            8, Side.ALLIED, start, (AirFactors("Wildcat", 2, True, None, altitude),), "TF1", 1
+        )
+        declared = play(
+            replace(state, air=(*state.air, wildcats)),
+            {"allied": [MIXED, f"FLY AF8 PATH {TARGET_HEX}"], "japanese": []},
+            "T2.orders",
+        )
+        struck = play(declared.state, {"allied": ["TARGET AF9 A-CV1"], "japanese": []}, "T2.strike")
+        letter = told(struck, Side.ALLIED)
+        assert f"AF8 (2 Wildcat, {altitude.value}) {said}" in letter, letter
+        assert "AF9's 1 Wildcat fly with its bombers as their escort" in letter, letter
+
+
+def over_yorktown(japanese: list[str], cap: int = 4) -> tuple[str, str, str]:
+    """Zeros (the Japanese AF20, Low) fly over the Allied TF1 at V-E26, where the Allied AF8 of
+    ``cap`` Wildcats flies CAP at Low: (the referee's rolls, the Allied letter, the Japanese letter)."""
+    state = with_cap(AirFactors("Zero", 6, True))
+    allied_cap = AirFormation(
+        8, Side.ALLIED, fw._hex(state, "V-E26"), (AirFactors("Wildcat", cap, True),), "TF1", 1
+    )
+    hour = play(
+        replace(state, air=(*state.air, allied_cap)), {"allied": [], "japanese": japanese}, "T2.orders"
+    )
+    return referee(hour.events, "air-combat.roll"), told(hour, Side.ALLIED), told(hour, Side.JAPANESE)
+
+
+def test_enemy_fighters_over_a_tf_with_cap_present_fight_it() -> None:
+    """Reference A.11.4: "Only interceptors can start it ... If both sides have interceptors, either
+    may start it, and then all interceptors in the hex must fight"; interceptor against interceptor
+    "works like the escort fight, but with no bomber stage". The Zeros that fly over Yorktown are met
+    by her Wildcat CAP (design default: fighters start it over their own ships); both fire, both
+    sides are told, and the Japanese hear the Allied losses as the defender reports them."""
+    rolls, allied, japanese = over_yorktown(["FLY AF20 PATH V-E25 V-E26"])
+    assert re.search(r"\d+ Wildcat \(allied\) fire at Zero", rolls), rolls
+    assert re.search(r"\d+ Zero \(japanese\) fire at Wildcat", rolls), rolls
+    assert "Your fighters AF8 fought enemy planes at V-E26" in allied, allied
+    assert re.search(
+        r"AF20 at V-E26 met enemy fighters .*: you lost .*; "
+        r"(your fire downed none|enemy fighters lost about [1-9])",
+        japanese,
+    ), japanese
+    assert "about 0" not in japanese
+
+
+def test_a_fighter_sweep_may_attack_and_fights_the_planes_where_it_ends() -> None:
+    """A fighter AF "cannot ATTACK" no more: FLY ... ATTACK by fighters is a sweep (reference A.11.4:
+    interceptors start air combat) that fights the enemy planes where its path ends, ships or not;
+    without ATTACK, fighters meeting enemy planes away from their own ships do not fight."""
+    state = with_cap(AirFactors("Zero", 6, True))
+    away = fw._hex(state, "V-E25")
+    wildcats = AirFormation(8, Side.ALLIED, away, (AirFactors("Wildcat", 2, True),), "TF1", 1)
+    state = replace(state, air=(*state.air, wildcats))
+    for line, fought in (("FLY AF20 PATH V-E25 ATTACK", True), ("FLY AF20 PATH V-E25", False)):
+        parsed = GAME.parse(state, "japanese", [Line(1, line)])
+        assert not parsed.problems, parsed.problems
+        hour = play(state, {"allied": [], "japanese": [line]}, "T2.orders")
+        rolls = referee(hour.events, "air-combat.roll")
+        assert bool(re.search(r"\d+ Zero \(japanese\) fire at Wildcat", rolls)) is fought, (line, rolls)
+        assert ("AF20 sweeps V-E25" in told(hour, Side.JAPANESE)) is fought
