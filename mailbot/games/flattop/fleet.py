@@ -13,12 +13,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.games.flattop.map.towing import TowingTable, may_tow, pair_hexes, start_tow
-from mailbot.games.flattop.orders.types import Anchor, FtOrder, LoadCargo, Merge, Split, Tow, Unload
+from mailbot.games.flattop.orders.types import Anchor, FtOrder, LoadCargo, Merge, Scuttle, Split, Tow, Unload
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.units import Side, TaskForce
-from mailbot.games.flattop.victory import VictoryRules, VpEntry, unload_turn
+from mailbot.games.flattop.units import AirBoxes, Side, TaskForce
+from mailbot.games.flattop.victory import VictoryRules, VpEntry, air_lost, ship_sunk, unload_turn
 
-FleetOrder = Split | Merge | Anchor | Unload | LoadCargo
+FleetOrder = Split | Merge | Anchor | Unload | LoadCargo | Scuttle
+SCUTTLED = "scuttled"  # the ledger's cause (``VpEntry.cause``)
 
 
 def organise(
@@ -40,7 +41,41 @@ def organise(
             return _unload(state, tf, rules)
         case LoadCargo():
             return _load(state, tf)
+        case Scuttle():
+            return _scuttle(state, tf, order, rules)
     return state, "", ()
+
+
+def _scuttle(
+    state: FlatTopState, tf: TaskForce, order: Scuttle, rules: VictoryRules
+) -> tuple[FlatTopState, str, tuple[VpEntry, ...]]:
+    """Reference A.5.1 (standard 12.9): "the enemy scores it as sunk"; she goes down at once (no
+    delayed sinking: her own side opens her seacocks) with the planes aboard (reference A.12: "a
+    sunk carrier takes its planes with it"), each scored as an air loss; a tow she was in ends."""
+    ship = next((s for s in tf.afloat if s.name == order.ship), None)
+    if ship is None:
+        return state, f"SCUTTLE {order.ship}: she is no longer afloat", ()
+    if ship.destroyed:  # sinking already (LI 4), and scored when her hits reached her Damage Factor
+        sunk = replace(ship, sinking=0)
+        state = _replace(state, tf, replace(tf, ships=tuple(sunk if s is ship else s for s in tf.ships)))
+        return state, f"{ship.type} {ship.name}, sinking, was scuttled and went down", ()
+    gone = replace(ship, hits=ship.damage, sinking=None, destroyed_turn=state.turn, boxes=AirBoxes())
+    entries = [ship_sunk(gone, tf.side, state.turn, rules, unloaded_turns=ship.unloaded, cause=SCUTTLED)]
+    aboard: dict[str, int] = {}
+    for stack in (*ship.boxes.just_landed, *ship.boxes.readying, *ship.boxes.ready, *ship.boxes.dispersed):
+        aboard[stack.plane] = aboard.get(stack.plane, 0) + stack.count
+    entries += [
+        air_lost(plane, n, tf.side, state.turn, rules, where=f"scuttled.{ship.name}", cause=SCUTTLED)
+        for plane, n in sorted(aboard.items())
+    ]
+    state = _replace(state, tf, replace(tf, ships=tuple(gone if s is ship else s for s in tf.ships)))
+    tows = tuple(p for p in state.tows if ship.name not in (p.tower, p.towed))
+    planes = f" with {sum(aboard.values())} air factor(s) aboard" if aboard else ""
+    return (
+        replace(state, tows=tows),
+        f"{ship.type} {ship.name} was scuttled{planes} (standard 12.9)",
+        tuple(entries),
+    )
 
 
 def _replace(state: FlatTopState, old: TaskForce, *new: TaskForce) -> FlatTopState:

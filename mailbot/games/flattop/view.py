@@ -55,7 +55,7 @@ SYNTAX = (
     "  JETTISON AF4 (drop bombs before landing, 14.14)     DECEPTION TRUTHFUL|RANDOM|MAXIMAL     HOLD",
     "  PRIORITY CV CVL BB ... (standing target priority)   RANK Zero Val ... (enemy planes to destroy)",
     "  SPLIT TF1 <ship> ... AS TF5     MERGE TF5 INTO TF1     ANCHOR TF7     WEIGH TF7     UNLOAD TF7",
-    "  LOAD TF7 (transports take cargo aboard again at your base in the hex)",
+    "  LOAD TF7 (transports take cargo aboard again at your base in the hex)     SCUTTLE <ship>",
     "  RESCUE TF3 (pick up survivors)  DISEMBARK TF3 (put them ashore at your base in the hex)",
     "  TOW <ship> <ship>     CASTOFF <ship>     SURFACE ENGAGE|AVOID",
     "  BOMBARD TF9 (shell the enemy base in its hex after movement)   OFFLOAD <cripple> TO <ship>",

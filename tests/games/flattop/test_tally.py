@@ -18,9 +18,12 @@ import pytest
 
 from mailbot.games.flattop import GAME
 from mailbot.games.flattop.combat import aftermath
+from mailbot.games.flattop.combat.kit import kit
+from mailbot.games.flattop.fleet import SCUTTLED
+from mailbot.games.flattop.map.weather import Cloud, storm_hexes
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Side
-from mailbot.games.flattop.victory import totals
+from mailbot.games.flattop.victory import final, totals
 
 from .play import game_data, new, play
 
@@ -33,6 +36,7 @@ CAUSES = {
     aftermath.BOMBARDMENT,
     aftermath.FIRE,
     "fuel",
+    SCUTTLED,
 }
 
 
@@ -179,3 +183,89 @@ def test_a11_8_planes_on_the_ground_lost_to_a_bombardment_are_scored(data: dict[
     scored = [e for e in outcome.state.ledger if e.cause == aftermath.BOMBARDMENT]
     assert gone and sum(e.points for e in scored) == 2 * gone
     assert_tally(outcome.state)
+
+
+# --- storms: an AF whose carrier is under a storm -----------------------------------------------------
+
+
+def storm_over_yorktown(data: dict[str, Any]) -> FlatTopState:
+    """0700 (clouds do not drift this hour), two cloud markers overlapping on TF1 at V-E26 (a storm,
+    standard 6.5), and the Allied AF2 (2 Wildcat) one hex off on its last turn of range."""
+    state = play(play(new(data), {}).state, {}).state
+    h = state.scenario.map.parse
+    clouds = (Cloud(1, h("V-E24"), 5), Cloud(2, h("V-E28"), 5))  # type: ignore[arg-type]
+    state = replace(state, weather=replace(state.weather, clouds=clouds))
+    assert storm_hexes(state.weather, state.rules.weather) == {h("V-E26")}
+    wildcats = AirFormation(2, Side.ALLIED, h("V-E25"), (AirFactors("Wildcat", 2, True),), "TF1", -20)
+    return replace(state, air=(*state.air, wildcats))
+
+
+def test_6_6_an_af_kept_from_its_carrier_by_a_storm_runs_out_of_fuel_and_is_scored(
+    data: dict[str, Any],
+) -> None:
+    """Reference A.4 (standard 6.6): "Planes may not enter a Storm hex"; 8.5.5 and A.13: an AF that
+    cannot land by its deadline is lost "unnecessarily", 10 VP a factor (design: the owner flew it
+    to its last turn of range, so the storm is his risk)."""
+    outcome = play(storm_over_yorktown(data), {"allied": ["LAND AF2 TF1"]})
+    assert not any(a.number == 2 for a in outcome.state.own_air(Side.ALLIED))
+    (entry,) = [e for e in outcome.state.ledger if e.owner is Side.ALLIED]
+    assert (entry.points, entry.cause, entry.side) == (20, "fuel", Side.JAPANESE)
+    assert_tally(outcome.state)
+
+
+# --- scuttling (reference A.5.1, standard 12.9) --------------------------------------------------------
+
+
+def test_12_9_a_scuttled_carrier_scores_as_sunk_with_the_planes_aboard(data: dict[str, Any]) -> None:
+    """Reference A.5.1: "Scuttling is allowed during TF movement; the enemy scores it as sunk";
+    A.12: a sunk carrier takes its planes with it (Yorktown: 4 Wildcat and 6 Dauntless ready, 2
+    Devastator readying, 12 factors at 2 VP each, A.13)."""
+    state = new(data)
+    outcome = play(state, {"allied": ["SCUTTLE Yorktown"]})
+    yorktown = next(s for t in outcome.state.task_forces for s in t.ships if s.name == "Yorktown")
+    assert yorktown.sunk and yorktown.destroyed_turn == state.turn
+    scored = [e for e in outcome.state.ledger if e.owner is Side.ALLIED]
+    assert {e.cause for e in scored} == {SCUTTLED}
+    assert all(e.side is Side.JAPANESE for e in scored)
+    ship = [e for e in scored if e.key == "sunk:allied:Yorktown"]
+    assert [e.points for e in ship] == [20]
+    assert sum(e.points for e in scored if e.key.startswith("air:")) == 12 * 2
+    told = "\n".join(e.text for e in outcome.events if e.visible_to("allied"))
+    assert "CV Yorktown was scuttled with 12 air factor(s) aboard (standard 12.9)" in told
+    assert "Yorktown" not in "\n".join(e.text for e in outcome.events if e.visible_to("japanese"))
+    assert_tally(outcome.state)
+    again = parse_problems(outcome.state, "SCUTTLE Yorktown")
+    assert again and "no ship YORKTOWN afloat" in again[0].reason
+
+
+def parse_problems(state: FlatTopState, line: str) -> Any:
+    from .play import parse
+
+    return parse(state, "allied", line).problems
+
+
+# --- the final tally after every way a ship or a plane is lost ------------------------------------------
+
+
+def test_a13_the_final_tally_adds_every_loss_once_whatever_its_cause(data: dict[str, Any]) -> None:
+    """A.13, played to the verdict: a storm costs the Allies an AF (fuel), they scuttle Astoria, the
+    Japanese lose an AF out of fuel; with the air strike, surface, submarine and bombardment games
+    above each scoring once with its cause, the final verdict's totals are the ledger's sums."""
+    state = storm_over_yorktown(data)
+    base = next(b for b in state.bases if b.side is Side.JAPANESE and b.hex is not None)
+    lost = AirFormation(9, Side.JAPANESE, base.hex, (AirFactors("Zero", 3),), base.name, takeoff_turn=-20)
+    state = replace(state, air=(*state.air, lost))
+    outcome = play(state, {"allied": ["LAND AF2 TF1", "SCUTTLE Astoria"], "japanese": []})
+    assert_tally(outcome.state)
+    ledger = outcome.state.ledger
+    by_cause: dict[tuple[Side, str], int] = {}
+    for e in ledger:
+        by_cause[(e.side, e.cause)] = by_cause.get((e.side, e.cause), 0) + e.points
+    assert by_cause == {
+        (Side.JAPANESE, "fuel"): 20,  # 2 Wildcat kept off Yorktown by the storm, 10 VP each
+        (Side.JAPANESE, SCUTTLED): 6,  # CA Astoria
+        (Side.ALLIED, "fuel"): 30,  # 3 Zero out of range
+    }, by_cause
+    verdict = final(ledger, kit(outcome.state).victory)
+    assert dict(verdict.totals) == totals(ledger) == {Side.ALLIED: 30, Side.JAPANESE: 26}
+    assert "30 VP to 26" in verdict.reason or "draw" in verdict.reason.lower(), verdict.reason

@@ -45,7 +45,8 @@ def put_ships(turn: Turn, side: Side, ships: Iterable[Ship], cause: str) -> None
             for ship in tf.ships:
                 new = after.get(ship.name)
                 if new is not None and new.destroyed and not ship.destroyed:
-                    entries.append(ship_sunk(new, side, st.turn, rules, cause=cause))
+                    sunk = ship_sunk(new, side, st.turn, rules, unloaded_turns=new.unloaded, cause=cause)
+                    entries.append(sunk)
             tf = replace(tf, ships=tuple(after.get(s.name, s) for s in tf.ships))  # noqa: PLW2901
         tfs.append(tf)
     turn.state = replace(st, task_forces=tuple(tfs), ledger=record(st.ledger, entries))

@@ -39,6 +39,7 @@ from mailbot.games.flattop.orders.types import (
     Plot,
     Ready,
     Rescue,
+    Scuttle,
     Search,
     SetDeception,
     Shadow,
@@ -283,6 +284,8 @@ def _unit_key(order: FtOrder) -> str:
         return f"{type(order).__name__.upper()} TF{order.tf}"  # one organisation order of a kind per TF
     if isinstance(order, Tow):
         return f"TOW {order.tower}"
+    if isinstance(order, Scuttle):
+        return f"SCUTTLE {order.ship}"
     if isinstance(order, Offload):
         return f"OFFLOAD {order.cripple}"
     if isinstance(order, SubOrder):

@@ -15,6 +15,8 @@ and checking them against the side's own TFs. Their effect is :mod:`mailbot.game
     OFFLOAD Astoria TO Hammann         a survivor factor from a cripple to a ship of her TF
     DISEMBARK TF3                      its survivors go ashore at the friendly base in its hex
     LOAD TF7                           its transports load a turn's cargo at a friendly base
+    SCUTTLE Astoria                    she is scuttled at the start of TF movement; the enemy
+                                       scores her as sunk (reference A.5.1, standard 12.9)
 
 Ship names are written as in the side's own report, spaces as hyphens. Refusals speak only of
 the side's own units, so they reveal nothing.
@@ -35,6 +37,7 @@ from mailbot.games.flattop.orders.types import (
     Merge,
     Offload,
     Rescue,
+    Scuttle,
     Split,
     Tow,
     Unload,
@@ -206,3 +209,11 @@ def read_load(own: Own, words: Sequence[str]) -> LoadCargo:
     if not any(b.hex == tf.hex for b in own.bases.values()):
         raise illegal(f"TF{tf.number} is not at one of your bases")
     return LoadCargo(tf.number)
+
+
+def read_scuttle(own: Own, words: Sequence[str]) -> Scuttle:
+    """``SCUTTLE <ship>``: reference A.5.1 (standard 12.9), any ship of the side afloat."""
+    if len(words) != 1:
+        raise OrderError(ProblemKind.INVALID, "SCUTTLE reads SCUTTLE <ship>")
+    tf, name = _own_ship(own, words[0])
+    return Scuttle(tf.number, name)

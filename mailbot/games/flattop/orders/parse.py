@@ -24,7 +24,8 @@ echoed. The normalised forms::
     PRIORITY CV CVL BB                      standing target priority: answers strike choices ahead
     RANK Zero Val Kate                      standing order of enemy plane types to destroy (15 LI 3)
     SPLIT TF1 Astoria Hammann AS TF5        task-force orders (``orders.fleet``): SPLIT, MERGE TF5
-    ANCHOR TF7 / WEIGH TF7 / UNLOAD TF7     INTO TF1, anchoring and unloading transports
+    ANCHOR TF7 / WEIGH TF7 / UNLOAD TF7     INTO TF1, anchoring and unloading transports,
+    SCUTTLE Astoria                         scuttling (the enemy scores her as sunk)
     DEPTH TF12 DEEP / SUBATTACK TF12 3      submarines, with the game option on (``orders.subs``):
     ASW TF3 / DIVE TF12 DEEP                depth, torpedo attack, ASW attack, dive when attacked
     HOLD                                    nothing this turn
@@ -135,7 +136,7 @@ WORDS = {
     "SPLIT": "SPLIT", "DETACH": "SPLIT", "MERGE": "MERGE", "JOIN-TF": "MERGE",
     "ANCHOR": "ANCHOR", "WEIGH": "WEIGH", "UNLOAD": "UNLOAD", "RESCUE": "RESCUE",
     "TOW": "TOW", "CASTOFF": "CASTOFF", "BOMBARD": "BOMBARD", "OFFLOAD": "OFFLOAD",
-    "DISEMBARK": "DISEMBARK", "LOAD": "LOAD",
+    "DISEMBARK": "DISEMBARK", "LOAD": "LOAD", "SCUTTLE": "SCUTTLE", "SCUTTLES": "SCUTTLE",
     "CAPDIVE": "CAPDIVE", "ESCORTS": "ESCORTS",
     "DEPTH": "DEPTH", "SUBATTACK": "SUBATTACK", "SUB-ATTACK": "SUBATTACK", "ASW": "ASW", "DIVE": "DIVE",
 }  # fmt: skip
@@ -415,7 +416,7 @@ _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "CASTOFF": fleet.read_castoff, "BOMBARD": fleet.read_bombard,
     "OFFLOAD": fleet.read_offload, "CAPDIVE": _cap_dive, "ESCORTS": _escorts,
     "DISEMBARK": fleet.read_disembark,
-    "LOAD": fleet.read_load,
+    "LOAD": fleet.read_load, "SCUTTLE": fleet.read_scuttle,
     "DEPTH": subs.read_depth, "SUBATTACK": subs.read_subattack, "ASW": subs.read_asw, "DIVE": subs.read_dive,
     "ANCHOR": lambda own, words: fleet.read_anchor(own, words, weigh=False),
     "WEIGH": lambda own, words: fleet.read_anchor(own, words, weigh=True),

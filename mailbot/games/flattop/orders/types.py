@@ -248,6 +248,15 @@ class FireAt:
 
 
 @dataclass(frozen=True)
+class Scuttle:
+    """Reference A.5.1 (standard 12.9): "Scuttling is allowed during TF movement; the enemy scores
+    it as sunk". ``ship`` of ``tf`` goes down by her own side's hand."""
+
+    tf: int
+    ship: str
+
+
+@dataclass(frozen=True)
 class Tow:
     """Seed 003, Towing: ``tower`` takes ``towed`` (same TF) in tow; ``towed`` None casts off."""
 
@@ -373,6 +382,7 @@ FtOrder = (
     | Offload
     | AirPolicy
     | Tow
+    | Scuttle
     | SetDepth
     | SubAttack
     | Asw
@@ -494,6 +504,8 @@ def _standing_text(order: FtOrder) -> str:
             )
         case Offload(cripple, rescuer):
             return f"OFFLOAD {cripple.replace(' ', '-')} TO {rescuer.replace(' ', '-')}"
+        case Scuttle(_, ship):
+            return f"SCUTTLE {ship.replace(' ', '-')}"
         case Tow(tower, towed):
             name = tower.replace(" ", "-")
             return f"TOW {name} {towed.replace(' ', '-')}" if towed else f"CASTOFF {name}"
