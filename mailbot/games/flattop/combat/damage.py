@@ -651,6 +651,18 @@ def _ship_damage(
     return after, planes, _ship_sentence(ship, after, hits)
 
 
+def launch_note(before: Ship, after: Ship) -> str:
+    """A plane-carrier's launch factor lost to hits, for her owner when it happens (issue 36: it was
+    explained only when a later launch was refused); "" when it did not change."""
+    same = (before.launch, before.launch_min) == (after.launch, after.launch_min)
+    if not after.capacity or after.sunk or same:
+        return ""
+    return (
+        f"; her launch factor is now {after.launch} (minimum {after.launch_min}), was "
+        f"{before.launch} (minimum {before.launch_min}): hits reduce it ({RULE_SHIPS})"
+    )
+
+
 def _ship_sentence(before: Ship, after: Ship, hits: int) -> str:
     text = f"{after.name} takes {hits} hit(s), {after.hits}/{after.damage}:"
     text += f" Gunnery {before.gunnery}->{after.gunnery}, AA {before.aa}->{after.aa}"
@@ -868,12 +880,14 @@ def _base_damage(
         hits=base.hits + hits,
         launch=base.launch - hits * normal,
         launch_min=base.launch_min - hits * minimum,
-        surface=base.surface - hits * table.surface_per_hit,
+        # A base without a Surface Factor has none to lose (issue 36: "SF 0->-2").
+        surface=base.surface - hits * table.surface_per_hit if base.surface > 0 else base.surface,
         aa=base.aa - aa,
         boxes=losses.boxes,
     )
     text = f"{base.name} takes {hits} hit(s): LF {base.launch}/{base.launch_min}"
-    text += f"->{after.launch}/{after.launch_min}, SF {base.surface}->{after.surface}"
+    text += f"->{after.launch}/{after.launch_min}"
+    text += f", SF {base.surface}->{after.surface}" if base.surface > 0 else ""
     text += f", AA {base.aa}->{after.aa} ({RULE_SHIPS}; {RULE_21_3})"
     return after, losses.planes, text
 

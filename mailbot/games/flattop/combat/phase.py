@@ -20,7 +20,7 @@ from mailbot.games.flattop.combat.aftermath import AIR_COMBAT, AIR_STRIKE, FIRE,
 from mailbot.games.flattop.combat.air_phase import Sky, air_battle, apply_air_losses, cap_flights
 from mailbot.games.flattop.combat.air_to_air import Flight
 from mailbot.games.flattop.combat.battle import LOSSES, Battle, LossChoice
-from mailbot.games.flattop.combat.damage import ShipHit, end_of_combat_phase
+from mailbot.games.flattop.combat.damage import ShipHit, end_of_combat_phase, launch_note
 from mailbot.games.flattop.combat.kit import Kit, describe_counts, kit
 from mailbot.games.flattop.combat.strike import strike_hex
 from mailbot.games.flattop.combat.sub_phase import sub_combat
@@ -135,7 +135,7 @@ def _fires(turn: Turn, tools: Kit) -> None:
                 tf.side,
                 "fire",
                 f"{ship.type.value} {ship.name}: fire damage, {hit.taken} hit(s) "
-                f"({hit.after.hits}/{hit.after.damage})",
+                f"({hit.after.hits}/{hit.after.damage}){launch_note(hit.before, hit.after)}",
             )
     for side, hits in burnt.items():
         put_hits(turn, side, hits, FIRE)

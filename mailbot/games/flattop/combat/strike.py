@@ -42,6 +42,7 @@ from mailbot.games.flattop.combat.damage import (
     Speed,
     hit_base,
     hit_ship,
+    launch_note,
     speed,
 )
 from mailbot.games.flattop.combat.kit import Kit, by_plane, describe_counts, remove_factors
@@ -526,18 +527,29 @@ def _report_ship(
         )
         words = f"about {seen} hit(s) seen (night)"
     else:
-        words = intel.ship_words(after, turn=st.turn) or "no damage seen"
-    report.attacker.append(f"  AF{a.af}: {a.count} {a.plane} on {shiplabel.label}: {words}")
+        words = attack_seen(after, result.taken, st.turn)
+    report.attacker.append(f"  AF{a.af}: {a.count} {a.plane} attacked {shiplabel.label}: {words}")
     crit = f", critical: {', '.join(result.criticals)}" if result.criticals else ""
     state = " and is sinking" if after.destroyed and not after.sunk else (" and sank" if after.sunk else "")
     report.defender.append(
         f"  {after.type.value} {after.name} took {result.taken} hit(s){crit}{state} "
-        f"({after.hits}/{after.damage})"
+        f"({after.hits}/{after.damage}){launch_note(result.before, after)}"
     )
     where = (shiplabel.label, after.name, owner)
     return _losses_aboard(
         raid, where, result.planes, after.boxes, attacker_picks=attacker_picks, how="aboard"
     )
+
+
+def attack_seen(after: Ship, taken: int, turn: int) -> str:
+    """What this attack did as the attacker sees it by day (15 LI 3): its result, not the ship's
+    state alone (an attack that scored nothing on a ship smoking already says so)."""
+    words = intel.ship_words(after, turn=turn)
+    if not taken:
+        return "no hits seen" + (f"; she was {words} already" if words else "")
+    if words.startswith("seen"):
+        return f"she is {words}"  # LI 4: a ship that sinks at once is "seen to sink"
+    return f"hits seen: she is {words}" if words else "hits seen"
 
 
 def _losses_aboard(

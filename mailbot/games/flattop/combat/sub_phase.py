@@ -68,7 +68,7 @@ from typing import Any
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.aftermath import ANTI_SUBMARINE, SUBMARINE, put_ships, score_planes
 from mailbot.games.flattop.combat.battle import DEFAULT_PRIORITY, Battle
-from mailbot.games.flattop.combat.damage import ShipHit
+from mailbot.games.flattop.combat.damage import ShipHit, launch_note
 from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.submarines import (
     SHIPS_OVERHEAD,
@@ -823,8 +823,10 @@ def _own_damage(hits: Iterable[ShipHit]) -> str:
     """The owner's own ships, exactly (LI 3 tells a side its own damage)."""
     taken: dict[str, ShipHit] = {}
     total: dict[str, int] = {}
+    first: dict[str, Ship] = {}
     for hit in hits:
         taken[hit.after.name] = hit
+        first.setdefault(hit.after.name, hit.before)
         total[hit.after.name] = total.get(hit.after.name, 0) + hit.taken
     lines = []
     for name, hit in taken.items():
@@ -832,7 +834,10 @@ def _own_damage(hits: Iterable[ShipHit]) -> str:
             continue
         ship = hit.after
         end = ", destroyed" if ship.destroyed else ""
-        lines.append(f"{ship.type.value} {name} took {total[name]} hit(s) ({ship.hits}/{ship.damage}{end})")
+        note = launch_note(first[name], ship)
+        lines.append(
+            f"{ship.type.value} {name} took {total[name]} hit(s) ({ship.hits}/{ship.damage}{end}){note}"
+        )
     return "; ".join(lines) or "no hits"
 
 

@@ -26,6 +26,7 @@ from dataclasses import replace
 from mailbot.games.flattop.combat import intel
 from mailbot.games.flattop.combat.aftermath import SURFACE, put_ships, score_planes
 from mailbot.games.flattop.combat.battle import BHT, BREAKTHROUGH, ENGAGE, GUNNERY, TORPEDO, SurfaceFight
+from mailbot.games.flattop.combat.damage import launch_note
 from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.surface import (
     Combatant,
@@ -322,7 +323,8 @@ def _land(turn: Turn, fight: SurfaceFight, battle: Engagement, result: RoundResu
                     else (" and sank" if ship.sunk else "")
                 )
                 tally = f"({ship.hits}/{ship.damage})"
-                lines.append(f"{ship.type.value} {ship.name} took {hit.taken} hit(s){state} {tally}")
+                note = launch_note(hit.before, ship)
+                lines.append(f"{ship.type.value} {ship.name} took {hit.taken} hit(s){state} {tally}{note}")
             else:
                 lines.append(
                     f"{battle.enemy(side).number(ship.name)}: {_seen(turn, battle, side, hit.taken, ship)}"

@@ -81,7 +81,7 @@ def test_a_silent_attacker_strikes_by_the_default_priority() -> None:
     defaults = list(GAME.default_orders(declared.state, "allied"))
     assert defaults[0].startswith("PRIORITY CV CVL BB")
     struck = play(declared.state, {"allied": defaults}, "T2.strike")
-    assert "on A-CV1" in told(struck, Side.ALLIED)
+    assert "attacked A-CV1" in told(struck, Side.ALLIED)
 
 
 def test_a_standing_priority_answers_the_sub_step_in_advance() -> None:
@@ -92,7 +92,7 @@ def test_a_standing_priority_answers_the_sub_step_in_advance() -> None:
     struck = play(
         declared.state, {"allied": list(GAME.default_orders(declared.state, "allied"))}, "T2.strike"
     )
-    assert "on A-DD1" in told(struck, Side.ALLIED)
+    assert "attacked A-DD1" in told(struck, Side.ALLIED)
 
 
 def test_a_target_not_in_the_hex_is_refused_with_the_labels_the_side_was_given() -> None:
