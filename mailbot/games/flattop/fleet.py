@@ -5,7 +5,9 @@ A.5.1, A.13; orders in :mod:`orders.fleet`).
 A new TF from SPLIT holds this turn (its PLOT comes with the next letter); MERGE keeps the
 plot of the TF merged into. UNLOAD anchors the TF (an anchored TF holds, and 19.11 / 18's
 "anchored" modifiers apply to it) and each AP or APD with cargo left unloads one turn's share,
-scoring what its sunk value loses (``victory.unload_turn``; an AP 3 VP a turn for 8 turns).
+scoring what its sunk value loses (``victory.unload_turn``; an AP 3 VP a turn for 8 turns) and, at
+a base the scenario names in ``[[victory.unloaded]]``, the troop factor it lands that turn
+(:data:`TROOPS_PER_TURN`, ``victory.troops_unloaded``).
 """
 
 from __future__ import annotations
@@ -16,10 +18,21 @@ from mailbot.games.flattop.map.towing import TowingTable, may_tow, pair_hexes, s
 from mailbot.games.flattop.orders.types import Anchor, FtOrder, LoadCargo, Merge, Scuttle, Split, Tow, Unload
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirBoxes, Side, TaskForce
-from mailbot.games.flattop.victory import VictoryRules, VpEntry, air_lost, ship_sunk, unload_turn
+from mailbot.games.flattop.victory import (
+    VictoryRules,
+    VpEntry,
+    air_lost,
+    ship_sunk,
+    troops_unloaded,
+    unload_turn,
+)
 
 FleetOrder = Split | Merge | Anchor | Unload | LoadCargo | Scuttle
 SCUTTLED = "scuttled"  # the ledger's cause (``VpEntry.cause``)
+#: Troop factors a transport lands in one unloading turn, for a scenario's ``[[victory.unloaded]]``
+#: award (design default: reference A.13's Eastern Solomons example has "5 AP + 4 APD at 8 factors
+#: each", and unloading runs 8 turns).
+TROOPS_PER_TURN = 1
 
 
 def organise(
@@ -116,11 +129,14 @@ def _unload(
 ) -> tuple[FlatTopState, str, tuple[VpEntry, ...]]:
     entries: list[VpEntry] = []
     ships = []
+    place = next((b.name for b in state.bases if b.hex == tf.hex), "")
     for ship in tf.ships:
         busy = ship.type in rules.unload_per_turn and not ship.sunk and ship.unloaded < rules.unload_turns
         if busy:
             entry = unload_turn(ship, tf.side, state.turn, ship.unloaded, rules)
             entries += [entry] if entry else []
+            troops = troops_unloaded(place, TROOPS_PER_TURN, tf.side, state.turn, rules, where=ship.name)
+            entries += [troops] if troops and place else []
             ship = replace(ship, unloaded=ship.unloaded + 1)  # noqa: PLW2901 - the ship after unloading
         ships.append(replace(ship, anchored=True))
     told = f"TF{tf.number} anchored and unloaded: {len(entries)} transport(s) this turn"

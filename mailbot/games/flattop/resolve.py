@@ -51,6 +51,7 @@ from mailbot.games.flattop.air.resolve_intercept import run_intercepts
 from mailbot.games.flattop.air.resolve_wind import turn_into_the_wind
 from mailbot.games.flattop.bombard import bombardments
 from mailbot.games.flattop.combat import sub_phase, surface_flow
+from mailbot.games.flattop.combat.aftermath import SINKING
 from mailbot.games.flattop.combat.battle import LOSSES
 from mailbot.games.flattop.combat.damage import hours_pass_tf, repair_base
 from mailbot.games.flattop.combat.declare import brief, declare
@@ -400,7 +401,10 @@ def _end_of_turn(turn: Turn, attacked: frozenset[str] = frozenset()) -> Outcome[
     rescue.sightings(turn)
     turn.state = rescue.weigh(turn.state)
     turn.state = replace(
-        turn.state, bases=tuple(repair_base(b, attacked=b.name in attacked) for b in turn.state.bases)
+        turn.state,
+        bases=tuple(
+            repair_base(b, attacked=b.name in attacked, turn=turn.state.turn) for b in turn.state.bases
+        ),
     )  # A.12: one hit a turn unless attacked this turn
     st = turn.state
     # Seed 003's VP change: bases scored for each turn they START at LF 0 or below.
@@ -470,7 +474,9 @@ def _sinking(turn: Turn) -> None:
             turn.tell(tf.side, "sunk", f"{ship.type.value} {ship.name} sank")
             turn.referee("sunk", f"{tf.side} {ship.type.value} {ship.name} sank")
             entries += [
-                air_lost(p.plane, p.count, tf.side, st.turn, rules, where=f"sank.{ship.name}.{i}")
+                air_lost(
+                    p.plane, p.count, tf.side, st.turn, rules, where=f"sank.{ship.name}.{i}", cause=SINKING
+                )
                 for i, p in enumerate(gone.planes)
                 if p.count
             ]

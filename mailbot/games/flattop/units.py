@@ -285,6 +285,7 @@ class Base:
     boxes: AirBoxes = field(default_factory=AirBoxes)
     start: BaseFactors | None = None  # set by the first hit (combat/damage.py): the repair ceiling
     no_flight_ops_turns: tuple[int, ...] = ()  # turns a critical hit closes the runway
+    attacked_turn: int | None = None  # the last turn it was air-attacked or bombarded (no repair then)
 
     @property
     def off_board(self) -> bool:

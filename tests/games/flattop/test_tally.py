@@ -35,6 +35,7 @@ CAUSES = {
     aftermath.ANTI_SUBMARINE,
     aftermath.BOMBARDMENT,
     aftermath.FIRE,
+    aftermath.SINKING,
     "fuel",
     SCUTTLED,
 }

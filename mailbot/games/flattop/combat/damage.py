@@ -655,7 +655,7 @@ def launch_note(before: Ship, after: Ship) -> str:
     """A plane-carrier's launch factor lost to hits, for her owner when it happens (issue 36: it was
     explained only when a later launch was refused); "" when it did not change."""
     same = (before.launch, before.launch_min) == (after.launch, after.launch_min)
-    if not after.capacity or after.sunk or same:
+    if not after.capacity or after.destroyed or same:
         return ""
     return (
         f"; her launch factor is now {after.launch} (minimum {after.launch_min}), was "
@@ -926,6 +926,7 @@ def hit_base(
     after, planes, sentence = _base_damage(
         base, total, aa, rules, caught=caught, ranking=ranking, readying_ranking=readying_ranking
     )
+    after = replace(after, attacked_turn=turn)  # A.12: no repair in a turn it was attacked
     if any(c.no_flight_ops_next_turn for c in criticals):
         after = replace(after, no_flight_ops_turns=(*after.no_flight_ops_turns, turn + 1))
     facts += [*said, *said_crit, sentence]
@@ -933,14 +934,18 @@ def hit_base(
     return BaseHit(base, after, hits, taken, kind, planes, tuple(facts), names, extra, bool(caught))
 
 
-def repair_base(base: Base, *, attacked: bool, rules: DamageRules | None = None) -> Base:
+def repair_base(
+    base: Base, *, attacked: bool, rules: DamageRules | None = None, turn: int | None = None
+) -> Base:
     """The Repair Phase (reference A.12; 21.3 note c): a base not air-attacked or bombarded this turn
     repairs a hit (LF +2/+1, +1/+1 if SP-only; SF +1) and gets back an AA factor while below its start
     ("no more than one" a turn); nothing climbs above the factors it had before its first hit.
+    ``turn``: the turn ending; a base hit in it (``Base.attacked_turn``: by an air attack or a
+    bombardment, in whichever sub-step of the hour) does not repair, whatever ``attacked`` says.
 
     ``rules`` defaults to :data:`DEFAULT_REPAIR`, ``damage.toml``'s ``[repair]`` (a test holds them equal).
     """
-    if attacked or base.start is None:
+    if attacked or base.start is None or base.attacked_turn == turn:
         return base
     table = rules.repair if rules is not None else DEFAULT_REPAIR
     start = base.start

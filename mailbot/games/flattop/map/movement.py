@@ -119,6 +119,19 @@ def tf_allowance(tf: TaskForce, time: GameTime, rules: MovementRules, *, turn: i
     return slowest.hexes
 
 
+def _slowed_by(tf: TaskForce, rules: MovementRules, turn: int) -> str:
+    """Why the TF is slower than its ships' MF: the first ship her damage slows or stops, or its
+    anchor ("" when nothing slows it)."""
+    if rules.anchored_holds and any(s.anchored for s in tf.afloat):
+        return " (it is anchored)"
+    for ship in tf.afloat:
+        pace = damage.speed(ship, turn, slow_at=rules.slow_at_damage_fraction)
+        if pace is not damage.Speed.FULL:
+            word = "at half speed" if pace is damage.Speed.HALF else "dead in the water"
+            return f" ({ship.name} is {word} from her damage, {ship.hits}/{ship.damage} hits: reference A.12)"
+    return ""
+
+
 def step_problem(scenario: Scenario, here: Hex, there: Hex) -> str | None:
     """Why a ship may not go from ``here`` to ``there`` (standard 12.5), or None."""
     name = scenario.map.hex_id
@@ -148,7 +161,10 @@ def check_plot(
         when = time.plus(ahead)
         allowance = tf_allowance(tf, when, rules, turn=turn + ahead if turn else 0)
         if len(leg) * rules.tf_hex_cost > allowance:
-            problems.append(f"{when.label}: {len(leg)} hexes plotted, TF {tf.number} may move {allowance}")
+            slowed = _slowed_by(tf, rules, turn + ahead if turn else 0)
+            problems.append(
+                f"{when.label}: {len(leg)} hexes plotted, TF {tf.number} may move {allowance}{slowed}"
+            )
         for there in leg:
             if not scenario.map.on_board(here):
                 problems.append(f"{when.label}: the plot goes on after leaving the board")
