@@ -160,3 +160,21 @@ def test_a_fighter_sweep_may_attack_and_fights_the_planes_where_it_ends() -> Non
         rolls = referee(hour.events, "air-combat.roll")
         assert bool(re.search(r"\d+ Zero \(japanese\) fire at Wildcat", rolls)) is fought, (line, rolls)
         assert ("AF20 sweeps V-E25" in told(hour, Side.JAPANESE)) is fought
+
+
+def test_14_13_2_an_interception_made_during_movement_is_fought_in_an_hour_with_a_strike() -> None:
+    """Seed 003, 14.13.2 (reference A.7): an interception that succeeded during plane movement is
+    fought in the Combat Phase; when a strike makes the hour wait for its choice step, the
+    interception is kept with the battle and fought then (it was dropped)."""
+    state = with_cap(AirFactors("Zero", 6, True))
+    away = fw._hex(state, "V-E25")
+    wildcats = AirFormation(8, Side.ALLIED, away, (AirFactors("Wildcat", 2, True),), "TF1", 1)
+    zeros = AirFormation(21, Side.JAPANESE, away, (AirFactors("Zero", 2, True),), "TF1", 1)
+    declared = play(
+        replace(state, air=(*state.air, wildcats, zeros)), {"allied": [MIXED], "japanese": []}, "T2.orders"
+    )
+    assert declared.state.battle is not None
+    battle = replace(declared.state.battle, interceptions=((Side.JAPANESE, 21, 8, away),))
+    struck = play(replace(declared.state, battle=battle), {"allied": ["TARGET AF9 A-CV1"]}, "T2.strike")
+    assert "AF21 fought the enemy AF at V-E25" in told(struck, Side.JAPANESE)
+    assert "AF8 fought enemy interceptors at V-E25" in told(struck, Side.ALLIED)
