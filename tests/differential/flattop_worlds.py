@@ -13,7 +13,8 @@ draws, for one observing side S:
   the referee's ``seen`` record follows it); the enemy's DECEPTION policy
   and its own knowledge are redrawn;
 - the other side's letters in each world, drawn independently (FLY and
-  SEARCH flights, many of them through S's hexes, INTERCEPT, PLOT, ...);
+  SEARCH flights, many of them through S's hexes, fighter sweeps, INTERCEPT,
+  PLOT, ...);
 - S's letters, the same in both worlds (SHADOW a contact, INTERCEPT,
   SEARCH, PLOT, LAND, HOLD), and the dice seed.
 
@@ -266,6 +267,9 @@ def _flights(state: FlatTopState, side: Side, goals: list[Hex]) -> list[str]:
             if path:
                 lines.append(f"FLY AF{free[0]} FROM {place} 1 {plane} PATH {path}")
                 lines.append(f"SEARCH AF{free[1]} FROM {place} 1 {plane} PATH {path}")
+                if "interceptor" in state.rules.planes[plane].roles and extra is None:
+                    # a fighter sweep (combat.sweep): it fights the planes where its path ends
+                    lines.append(f"FLY AF{free[0]} FROM {place} 1 {plane} UNARMED PATH {path} ATTACK")
     return lines
 
 
