@@ -157,9 +157,11 @@ def strike_hex(
     where = turn.state.scenario.map.hex_id(target.hex)
     label = f"ft.combat.t{turn.state.turn}.{side.value}.{where}"
     ordered = order_of(strikes, orders)
-    allocations = plan(turn, target, ordered, orders)
     raid = Raid(turn, kit, target, report)
     _air_combat(raid, ordered, label)
+    # Placed after the air combat: only the bombers that came through it face AA and bomb (the
+    # plan made before it counted the fallen too, and AA "shot down" and scored them again).
+    allocations = plan(turn, target, ordered, orders)
     for strike in ordered:
         mine = [a for a in allocations if a.af == strike.af]
         if mine:
@@ -186,17 +188,19 @@ def _air_combat(raid: Raid, strikes: Sequence[Strike], label: str) -> None:
     scrambled = scramble(turn, kit, (enemy, target.hex, warning), sky, entering)
     cap = cap_flights(turn, enemy, target.hex) + scrambled
     cap = dive(turn, kit, cap, attackers, f"{label}.dive")
-    if not cap:
+    if cap:
+        air_battle(turn, kit, (cap, attackers), f"{label}.air", sky)
+        apply_air_losses(turn, sky)
+        land_scrambled(turn, enemy, sky)
+    if not sky.battles:  # no fighters, or none at the strike's altitudes (combat is per altitude)
         if any(f.role == "escort" for f in attackers):
             report.attacker.append("  No enemy fighters met the strike: the escorts had nothing to fight")
+        if cap:
+            report.defender.append("  Your fighters did not meet the strike: it came in at another altitude")
         return
-    air_battle(turn, kit, (cap, attackers), f"{label}.air", sky)
-    apply_air_losses(turn, sky)
-    land_scrambled(turn, enemy, sky)
-    own = {(pl, n) for (s, _, pl), n in sky.lost.items() if s is side}
-    theirs = {(pl, n) for (s, _, pl), n in sky.lost.items() if s is enemy}
-    mine = _sum(own)
-    lost = _sum(theirs)
+    # Lists, not sets: two AFs losing as many factors of one plane are two losses.
+    mine = _sum([(pl, n) for (s, _, pl), n in sky.lost.items() if s is side])
+    lost = _sum([(pl, n) for (s, _, pl), n in sky.lost.items() if s is enemy])
     for plane, n in mine.items():
         report.air_lost[(side, plane)] = report.air_lost.get((side, plane), 0) + n
     for plane, n in lost.items():
@@ -209,7 +213,7 @@ def _air_combat(raid: Raid, strikes: Sequence[Strike], label: str) -> None:
     )
 
 
-def _sum(pairs: set[tuple[str, int]]) -> dict[str, int]:
+def _sum(pairs: list[tuple[str, int]]) -> dict[str, int]:
     out: dict[str, int] = {}
     for plane, n in pairs:
         out[plane] = out.get(plane, 0) + n

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from mailbot.core.game import Event, Line
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.units import AirFactors, AirFormation, Altitude, Side
+from mailbot.games.flattop.units import AirFactors, AirFormation, Altitude, Armament, Side
 from tests.differential import flattop_worlds as fw
 from tests.differential.test_flattop_combat_no_leak import TARGET_HEX, _base
 from tests.games.flattop.combat.test_strike_flow import GAME, play, told
@@ -178,3 +178,29 @@ def test_14_13_2_an_interception_made_during_movement_is_fought_in_an_hour_with_
     struck = play(replace(declared.state, battle=battle), {"allied": ["TARGET AF9 A-CV1"]}, "T2.strike")
     assert "AF21 fought the enemy AF at V-E25" in told(struck, Side.JAPANESE)
     assert "AF8 fought enemy interceptors at V-E25" in told(struck, Side.ALLIED)
+
+
+def test_a13_every_factor_shot_down_over_the_target_is_scored_whatever_af_it_flew_in() -> None:
+    """Reference A.13: each Air Factor lost scores 2 VP, once. Two AFs of Dauntless that each lose as
+    many factors to the CAP are two losses (the strike's count kept them in a set and scored one),
+    and AA fires at the bombers that came through the CAP only (the targets were placed before the
+    air combat, so AA shot down and scored the fallen again): for several dice streams the ledger's
+    Allied air points are twice the factors gone from the AFs."""
+    state = with_cap(AirFactors("Zero", 8, True))
+    start = fw._hex(state, "V-E25")
+    pair = tuple(
+        AirFormation(n, Side.ALLIED, start, (AirFactors("Dauntless", 3, True, Armament.AP),), "TF1", 1)
+        for n in (7, 9)
+    )
+    state = replace(state, air=(*state.air, *pair))
+    orders = [f"FLY AF7 PATH {TARGET_HEX} ATTACK", f"FLY AF9 PATH {TARGET_HEX} ATTACK"]
+    for key in ("a", "b", "c", "d", "e", "f", "g", "h"):
+        declared = play(state, {"allied": orders, "japanese": []}, f"T2.orders.{key}")
+        struck = play(
+            declared.state, {"allied": ["TARGET AF7 A-CV1", "TARGET AF9 A-CV1"]}, f"T2.strike.{key}"
+        )
+        left = sum(a.factors for a in struck.state.own_air(Side.ALLIED) if a.number in (7, 9))
+        scored = sum(
+            e.points for e in struck.state.ledger if e.owner is Side.ALLIED and e.key.startswith("air:")
+        )
+        assert scored == 2 * (6 - left), key
