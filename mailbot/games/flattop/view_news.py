@@ -33,7 +33,7 @@ GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
         "Combat and losses",
         _kinds(
             "strike makeup rank sunk destroyed intercepted intercept surface surface-bht bombard"
-            " sub-attack sub-combat sub-asw sub-overhead survivors rescue game-over"
+            " sub-attack sub-combat sub-asw sub-overhead survivors rescue game-over fighters intercept-combat"
         ),
     ),
     (

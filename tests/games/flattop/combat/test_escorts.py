@@ -204,3 +204,11 @@ def test_a13_every_factor_shot_down_over_the_target_is_scored_whatever_af_it_fle
             e.points for e in struck.state.ledger if e.owner is Side.ALLIED and e.key.startswith("air:")
         )
         assert scored == 2 * (6 - left), key
+
+
+def test_a_fight_of_fighters_is_combat_news_in_both_letters() -> None:
+    """The fight over Yorktown is read under "Combat and losses", not "Other news"."""
+    from mailbot.games.flattop.view_news import GROUPS
+
+    combat = dict(GROUPS)["Combat and losses"]
+    assert {"ft.fighters", "ft.intercept-combat"} <= combat
