@@ -13,13 +13,15 @@ from mailbot.core.dice import Dice
 from mailbot.core.game import Event
 from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.landing import roll_landing
+from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.map.towing import in_tow
 from mailbot.games.flattop.map.weather import coverage_of
 from mailbot.games.flattop.observation.observe import Spotting, Target, Visibility, af_target, tf_target
 from mailbot.games.flattop.orders.types import FtOrder, Jettison
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.units import AirFormation, Altitude, Fact, Side
+from mailbot.games.flattop.units import AirFactors, AirFormation, Altitude, Fact, Side
+from mailbot.games.flattop.victory import air_lost, record
 
 REFEREE: frozenset[str] = frozenset()
 
@@ -188,6 +190,29 @@ def _touch_down(turn: Turn, side: Side, formation: AirFormation, place: str) -> 
     lost = f": {result.lost} air factor(s) lost in the landing" if result.lost else ""
     night = " at night" if where.night else ""
     turn.tell(side, "landed", f"AF{formation.number} landed at {place}{night}{lost}")
+    if result.lost:
+        _score_landing(turn, formation, result.landed)
+
+
+LANDING = "landing"  # the ledger's cause for factors lost landing (``VpEntry.cause``)
+
+
+def _score_landing(turn: Turn, formation: AirFormation, landed: Sequence[AirFactors]) -> None:
+    """Reference A.13: an Air Factor lost "is worth 2 VP to the enemy", one lost landing (14.10,
+    14.14) too (the landing was his to fly, not "unnecessary": it had not run out of range)."""
+    st = turn.state
+    counts: dict[str, int] = {}
+    for stack in formation.stacks:
+        counts[stack.plane] = counts.get(stack.plane, 0) + stack.count
+    for stack in landed:
+        counts[stack.plane] -= stack.count
+    rules, where = kit(st).victory, f"landing.AF{formation.number}"
+    entries = [
+        air_lost(plane, n, formation.side, st.turn, rules, where=where, cause=LANDING)
+        for plane, n in sorted(counts.items())
+        if n > 0
+    ]
+    turn.state = replace(st, ledger=record(st.ledger, entries))
 
 
 @lru_cache(maxsize=32)

@@ -22,6 +22,7 @@ from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.fleet import SCUTTLED
 from mailbot.games.flattop.map.weather import Cloud, storm_hexes
 from mailbot.games.flattop.state import FlatTopState
+from mailbot.games.flattop.turn import LANDING
 from mailbot.games.flattop.units import AirFactors, AirFormation, Side
 from mailbot.games.flattop.victory import final, totals
 
@@ -38,6 +39,7 @@ CAUSES = {
     aftermath.SINKING,
     "fuel",
     SCUTTLED,
+    LANDING,
 }
 
 
@@ -270,3 +272,21 @@ def test_a13_the_final_tally_adds_every_loss_once_whatever_its_cause(data: dict[
     verdict = final(ledger, kit(outcome.state).victory)
     assert dict(verdict.totals) == totals(ledger) == {Side.ALLIED: 30, Side.JAPANESE: 26}
     assert "30 VP to 26" in verdict.reason or "draw" in verdict.reason.lower(), verdict.reason
+
+
+# --- landing: an armed landing (14.14) or a night landing (14.10) that fails ------------------------
+
+
+def test_14_14_factors_lost_landing_are_scored_2_vp_each(data: dict[str, Any]) -> None:
+    """Standard 14.10 and 14.14 (reference A.6): "Landing while still armed uses the Night Landing
+    Chart"; A.13: an Air Factor lost "is worth 2 VP to the enemy" (they were lost, and scored
+    nowhere). AF2's two armed Dauntless land on TF1 on dice of 1: both fail."""
+    from .test_rule_bugs import resolve, strike_aloft
+
+    outcome = resolve(strike_aloft(data), {"allied": ["land af2 tf1"]})
+    assert "AF2 landed at TF1: 2 air factor(s) lost in the landing" in "\n".join(
+        e.text for e in outcome.events if e.visible_to("allied")
+    )
+    scored = [e for e in outcome.state.ledger if e.cause == LANDING]
+    assert [(e.side, e.points, e.owner) for e in scored] == [(Side.JAPANESE, 4, Side.ALLIED)]
+    assert_tally(outcome.state)
