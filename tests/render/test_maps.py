@@ -30,7 +30,7 @@ from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.games.saltntar import SaltNTarGame
 from mailbot.games.saltntar.geometry import find_grid
 from mailbot.games.saltntar.view import MAP_MAX_CELLS, compass, plane
-from mailbot.render.maps import DRAWERS, PNG_WIDTH, MapError, MapPicture, draw_map
+from mailbot.render.maps import DRAWERS, PNG_WIDTH, PNG_WIDTHS, MapError, MapPicture, draw_map
 from mailbot.services.games import GameSetup, tag
 from mailbot.store.game_tables import Report
 from tests.differential import flattop_worlds as fw
@@ -336,7 +336,7 @@ def test_every_flattop_report_carries_the_seats_map_and_the_report_row_keeps_its
         (report,) = [m for m in to(letters, address) if "the game begins" in m["Subject"]]
         ((name, data),) = maps_in(report)
         assert name == f"map-{seat}-turn1.png"
-        check_png(data, PNG_WIDTH)
+        check_png(data, PNG_WIDTHS["flattop"])
     step = h.steps(game_id)[-1]
     for seat, address in FLATTOP.items():
         secret = h.seat(game_id, seat).secret

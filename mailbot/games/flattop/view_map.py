@@ -5,8 +5,14 @@ Like the rest of the view it is built from the side's own units, its own knowled
 contacts of ``view_contacts``), the public board (clouds and storms, standard 6) and the events
 addressed to it: the paths its own AFs flew this hour are read from the hour's search, flight
 and rendezvous events, which only the flying side is told. Nothing else about the enemy is
-read, so an unseen enemy TF changes nothing here, not even the part of the board drawn
-(``bounds`` follow own units, contacts and own paths only, never the weather or the enemy).
+read, so an unseen enemy TF changes nothing here. The part of the board drawn (``bounds``) is
+the whole theatre, the same every hour for every side, so consecutive maps share one frame.
+
+The printed board (:func:`board_part`) is public and the same every hour: land and partial
+land hexes, the islands' names, hexsides (reef, all-land, mountain), every printed base, the
+sections with their numerals and a regular grid of hex ids to read the numbering from.
+``named`` lists the hexes the letter names (own units, contacts, this hour's paths): the
+drawer labels each of them with its hex id.
 
 Schema (every value JSON-like; every hex id used has its ``[col, row]`` in ``hexes``, the
 global grid of ``map.hexes.Hex``)::
@@ -17,22 +23,25 @@ global grid of ``map.hexes.Hex``)::
                  "bases": [{"name", "hex"}], "air": [{"name", "hex", "altitude", "mission"}]}],
      "contacts": [{"hex", "kind", "condition", "age", "label"}],
      "clouds": [id], "cloud_radius": int, "storms": [id],
-     "searches": [[id, ...]], "strikes": [[id, ...]]}
+     "searches": [[id, ...]], "strikes": [[id, ...]],
+     "land": [id], "partial": [id], "islands": [{"name", "hex"}], "hexsides": [[id, id, kind]],
+     "board_bases": [{"name", "hex"}], "sections": [{"name", "bounds"}], "grid_ids": [id],
+     "named": [id]}
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from mailbot.core.game import Event
-from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.map.hexes import Hex, HexMap, Terrain, roman
+from mailbot.games.flattop.map.scenario import Island, Scenario
 from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFormation, Side
-
-MARGIN = 2  # hexes drawn around what the side knows of, so nothing sits on the picture's edge
 
 #: the hour's flight events (``observation.resolve_search``, ``air.resolve_flight``): the AF and
 #: its route as hex ids; a follower's route starts at the rendezvous hex
@@ -73,9 +82,14 @@ def build_map(
         "searches": searches,
         "strikes": strikes,
     }
+    model["named"] = sorted(set(_known_ids(model)))
+    printed = board_part(*_board_key(state.scenario))
+    model.update(printed.model())
     where = {board.hex_id(c.hex): c.hex for c in state.weather.clouds}
-    model["hexes"] = {i: _hex(state, where, i).as_list() for i in sorted(set(_all_ids(model)))}
-    model["bounds"] = _bounds(state, [_hex(state, where, i) for i in _known_ids(model)])
+    ids = set(_all_ids(model)) - printed.hexes.keys()
+    model["hexes"] = {i: [c, r] for i, (c, r) in printed.hexes.items()}
+    model["hexes"].update((i, _hex(state, where, i).as_list()) for i in sorted(ids))
+    model["bounds"] = list(printed.bounds)
     return model
 
 
@@ -222,20 +236,87 @@ def _all_ids(model: Mapping[str, Any]) -> Iterator[str]:
     yield from model["storms"]
 
 
-def _bounds(state: FlatTopState, known: Sequence[Hex]) -> list[int]:
-    """``known`` with :data:`MARGIN` around, within the board; the whole board if nothing is known."""
-    sectors = state.scenario.map.layout.sectors
-    board = (
-        min(s.west for s in sectors),
-        min(s.north for s in sectors),
-        max(s.west + s.cols - 1 for s in sectors),
-        max(s.north + s.rows - 1 for s in sectors),
-    )
-    if not known:
-        return list(board)
-    return [
-        max(min(h.col for h in known) - MARGIN, board[0]),
-        max(min(h.row for h in known) - MARGIN, board[1]),
-        min(max(h.col for h in known) + MARGIN, board[2]),
-        min(max(h.row for h in known) + MARGIN, board[3]),
-    ]
+# --- the printed board -------------------------------------------------------------------------
+
+
+class Printed:
+    """The board's public part of the map, worked out once per board (:func:`board_part`).
+
+    Held as tuples; :meth:`model` hands out fresh lists (``build_map`` copies ``hexes`` the
+    same way), so nothing a view holds reaches the kept value.
+    """
+
+    def __init__(
+        self,
+        board: HexMap,
+        islands: tuple[Island, ...],
+        hexsides: tuple[tuple[frozenset[Hex], str], ...],
+        bases: tuple[tuple[str, Hex], ...],
+    ) -> None:
+        name = board.hex_id
+        sectors = board.layout.sectors
+        self.bounds = (
+            min(s.west for s in sectors),
+            min(s.north for s in sectors),
+            max(s.west + s.cols - 1 for s in sectors),
+            max(s.north + s.rows - 1 for s in sectors),
+        )
+        self.land = tuple(sorted(name(h) for h, t in board.terrain.items() if t is Terrain.LAND))
+        self.partial = tuple(sorted(name(h) for h, t in board.terrain.items() if t is Terrain.PARTIAL))
+        self.islands = tuple((i.name, name(_middle(i.hexes))) for i in islands if i.hexes)
+        self.hexsides = tuple(sorted((*sorted(name(h) for h in pair), kind) for pair, kind in hexsides))
+        self.bases = tuple(sorted((b, name(h)) for b, h in bases if board.on_board(h)))
+        self.sections = tuple(
+            (roman(s.numeral), (s.west, s.north, s.west + s.cols - 1, s.north + s.rows - 1)) for s in sectors
+        )
+        # Every GRID_STEP-th column and row of each section, from its first: the regular grid of ids.
+        grid = {
+            Hex(c, r)
+            for s in sectors
+            for c in range(s.west + 2, s.west + s.cols - 1, GRID_STEP)
+            for r in range(s.north + 2, s.north + s.rows - 1, GRID_STEP)
+        }
+        self.grid_ids = tuple(sorted(name(h) for h in grid))
+        every = set(board.terrain) | grid | {h for _, h in bases if board.on_board(h)}
+        every |= {h for i in islands for h in i.hexes} | {h for pair, _ in hexsides for h in pair}
+        self.hexes = {name(h): (h.col, h.row) for h in sorted(every)}
+
+    def model(self) -> dict[str, Any]:
+        return {
+            "land": list(self.land),
+            "partial": list(self.partial),
+            "islands": [{"name": n, "hex": h} for n, h in self.islands],
+            "hexsides": [list(side) for side in self.hexsides],
+            "board_bases": [{"name": n, "hex": h} for n, h in self.bases],
+            "sections": [{"name": n, "bounds": list(b)} for n, b in self.sections],
+            "grid_ids": list(self.grid_ids),
+        }
+
+
+GRID_STEP = 5  # columns and rows between two ids of the regular grid
+
+
+def _middle(hexes: frozenset[Hex]) -> Hex:
+    """The island's hex nearest its centre of mass (ties: the first in order)."""
+    col = sum(h.col for h in hexes) / len(hexes)
+    row = sum(h.row for h in hexes) / len(hexes)
+    return min(sorted(hexes), key=lambda h: (h.col - col) ** 2 + (h.row - row) ** 2)
+
+
+def _board_key(
+    scenario: Scenario,
+) -> tuple[HexMap, tuple[Island, ...], tuple[tuple[frozenset[Hex], str], ...], tuple[tuple[str, Hex], ...]]:
+    hexsides = tuple(sorted(scenario.hexsides.items(), key=lambda item: sorted(item[0])))
+    bases = tuple((b.name, b.hex) for b in scenario.bases if b.hex is not None)
+    return scenario.map, scenario.islands, hexsides, bases
+
+
+@lru_cache(maxsize=8)
+def board_part(
+    board: HexMap,
+    islands: tuple[Island, ...],
+    hexsides: tuple[tuple[frozenset[Hex], str], ...],
+    bases: tuple[tuple[str, Hex], ...],
+) -> Printed:
+    """The printed board's map entries: a pure function of the board, kept (it never changes)."""
+    return Printed(board, islands, hexsides, bases)

@@ -61,26 +61,36 @@ class MapError(RenderError):
     """A view's ``map`` entry cannot be drawn (a hex id without coordinates, a missing key)."""
 
 
+#: a drawer's PNG width where it is not :data:`PNG_WIDTH` (Flat Top's whole theatre is a pixel a unit)
+PNG_WIDTHS = {"flattop": 960}
+#: a drawer's PNG palette size, where its pictures are quantised (Flat Top's: a fifth of the bytes)
+PNG_COLOURS = {"flattop": 64}
+
+
 @dataclass(frozen=True)
 class MapPicture:
     """One map: the SVG source (kept in the archive) and, on demand, a PNG of it."""
 
     svg: str
+    width: int = PNG_WIDTH
+    colours: int | None = None  # a palette of at most this many colours; None: full colour
 
-    def png(self, width: int = PNG_WIDTH) -> bytes:
-        """The picture ``width`` pixels wide; the height follows the drawing's proportions."""
-        return png_of(self.svg, width)
+    def png(self, width: int | None = None) -> bytes:
+        """The picture ``width`` pixels wide (the drawer's own width unless given); the height
+        follows the drawing's proportions."""
+        return png_of(self.svg, self.width if width is None else width, self.colours)
 
 
-def png_of(svg: str, width: int) -> bytes:
-    """``svg`` as a PNG ``width`` pixels wide; the same SVG and width always give the same bytes."""
+def png_of(svg: str, width: int, colours: int | None = None) -> bytes:
+    """``svg`` as a PNG ``width`` pixels wide (in a palette of ``colours`` if given, by
+    :mod:`.raster` only); the same SVG and width always give the same bytes."""
     try:
         # Loaded on first use: they need the system's libcairo2 (and Pillow), and mailbot runs
         # without them (its letters then go without pictures, see services.reports).
         from mailbot.render.maps import raster
     except (OSError, ImportError) as error:
         raise MapError(f"no PNG: the cairo library or Pillow cannot be loaded ({error})") from error
-    painted = raster.render(svg, width)
+    painted = raster.render(svg, width, colours)
     if painted is not None:
         return painted
     import cairosvg  # the long way, for an SVG with more than raster paints
@@ -96,7 +106,8 @@ def draw_map(game: str, view: Mapping[str, Any]) -> MapPicture | None:
     if drawer is None or not isinstance(model, Mapping):
         return None
     try:
-        return MapPicture(drawer(model))
+        key = drawer_key(game)
+        return MapPicture(drawer(model), PNG_WIDTHS.get(key, PNG_WIDTH), PNG_COLOURS.get(key))
     except (KeyError, TypeError, ValueError) as error:
         # A view that breaks the schema is a bug in its game; say which part.
         raise MapError(f"{game} map cannot be drawn: {type(error).__name__}: {error}") from error

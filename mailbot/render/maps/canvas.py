@@ -101,6 +101,17 @@ class Labels:
     right: float
     bottom: float
     taken: list[tuple[float, float, float, float]] = field(default_factory=list)
+    #: :meth:`free`'s index of ``taken`` by :data:`CELL`-unit squares (hundreds of labels on a
+    #: whole theatre: each tried against its neighbours only); ``indexed`` boxes are in it
+    cells: dict[tuple[int, int], list[tuple[float, float, float, float]]] = field(default_factory=dict)
+    indexed: int = 0
+
+    def _near(self, box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
+        for other in self.taken[self.indexed :]:
+            for cell in _cells(other):
+                self.cells.setdefault(cell, []).append(other)
+        self.indexed = len(self.taken)
+        return [other for cell in _cells(box) for other in self.cells.get(cell, ())]
 
     def block(self, x: float, y: float, half_width: float, half_height: float) -> None:
         """Keep labels off a marker centred at (x, y)."""
@@ -131,12 +142,60 @@ class Labels:
         anchor_x = {"start": best[0], "end": best[0] + width, "middle": best[0] + width / 2}[best[2]]
         return anchor_x, best[1] + size * 0.9, best[2]
 
+    def free(
+        self,
+        x: float,
+        y: float,
+        lines: Sequence[str],
+        size: float,
+        gaps: Sequence[float],
+        *,
+        edge: bool = True,
+    ) -> tuple[float, float, str, tuple[float, float, float, float]] | None:
+        """Like :meth:`place`, but only where nothing is in the way, trying each gap in turn
+        (the farther ones want a leader line); None when no place is free. ``edge``: the
+        frame counts as in the way."""
+        width = max(text_width(line, size) for line in lines)
+        height = size * 1.2 * len(lines)
+        for gap in gaps:
+            below, above = y + gap, y - gap - height
+            for left, top, anchor in (
+                (x + gap, y - height / 2, "start"),
+                (x - gap - width, y - height / 2, "end"),
+                (x - width / 2, below, "middle"),
+                (x - width / 2, above, "middle"),
+                (x + gap * 0.7, below, "start"),
+                (x - gap * 0.7 - width, below, "end"),
+                (x + gap * 0.7, above, "start"),
+                (x - gap * 0.7 - width, above, "end"),
+            ):
+                box = (left, top, width, height)
+                inside = self.left <= left and left + width <= self.right
+                inside = inside and self.top <= top and top + height <= self.bottom
+                if (inside or not edge) and not any(_area(box, other) > 0 for other in self._near(box)):
+                    self.taken.append(box)
+                    anchor_x = {"start": left, "end": left + width, "middle": left + width / 2}[anchor]
+                    return anchor_x, top + size * 0.9, anchor, box
+        return None
+
     def _overlap(self, box: tuple[float, float, float, float]) -> float:
         x, y, w, h = box
         outside = max(0.0, self.left - x) + max(0.0, x + w - self.right)
         outside += max(0.0, self.top - y) + max(0.0, y + h - self.bottom)
         covered = sum(_area(box, other) for other in self.taken)
         return covered + outside * h * 4
+
+
+CELL = 48.0
+
+
+def _cells(box: tuple[float, float, float, float]) -> list[tuple[int, int]]:
+    x, y, w, h = box
+    return [
+        (i, j)
+        for i in range(math.floor(x / CELL), math.floor((x + w) / CELL) + 1)
+        for j in range(math.floor(y / CELL), math.floor((y + h) / CELL) + 1)
+    ]
 
 
 def _area(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
@@ -155,15 +214,15 @@ class Entry:
     text: str
 
 
-def legend_height(entries: Sequence[Entry]) -> float:
-    columns = max(1, int((WIDTH - 2 * PAD) // LEGEND_COLUMN))
+def legend_height(entries: Sequence[Entry], width: float = WIDTH) -> float:
+    columns = max(1, int((width - 2 * PAD) // LEGEND_COLUMN))
     rows = math.ceil(len(entries) / columns)
     return rows * LEGEND_ROW + PAD if entries else 0.0
 
 
-def legend(d: dw.Drawing, entries: Sequence[Entry], top: float) -> None:
+def legend(d: dw.Drawing, entries: Sequence[Entry], top: float, width: float = WIDTH) -> None:
     """The entries in columns, row by row from ``top``; each a symbol and a few words."""
-    columns = max(1, int((WIDTH - 2 * PAD) // LEGEND_COLUMN))
+    columns = max(1, int((width - 2 * PAD) // LEGEND_COLUMN))
     group = dw.Group(class_="legend")
     for index, entry in enumerate(entries):
         row, column = divmod(index, columns)
@@ -176,13 +235,13 @@ def legend(d: dw.Drawing, entries: Sequence[Entry], top: float) -> None:
     d.append(group)
 
 
-def sheet(height: float, title: str, background: str = PAPER) -> dw.Drawing:
-    """A drawing :data:`WIDTH` wide with a white ground and the title line on top."""
-    d = dw.Drawing(WIDTH, num(height), id_prefix="map")
-    d.append(dw.Rectangle(0, 0, WIDTH, num(height), fill=background))
+def sheet(height: float, title: str, background: str = PAPER, width: float = WIDTH) -> dw.Drawing:
+    """A drawing ``width`` wide with a white ground and the title line on top."""
+    d = dw.Drawing(width, num(height), id_prefix="map")
+    d.append(dw.Rectangle(0, 0, width, num(height), fill=background))
     # A long title shrinks to the width, then loses its tail: it must stay one line.
-    size = max(TITLE_MIN, min(TITLE_SIZE, (WIDTH - 2 * PAD) / (max(len(title), 1) * CHAR_WIDTH)))
-    fits = int((WIDTH - 2 * PAD) / (size * CHAR_WIDTH))
+    size = max(TITLE_MIN, min(TITLE_SIZE, (width - 2 * PAD) / (max(len(title), 1) * CHAR_WIDTH)))
+    fits = int((width - 2 * PAD) / (size * CHAR_WIDTH))
     line = title if len(title) <= fits else title[: fits - 1].rstrip() + "…"
     d.append(dw.Text(line, num(size), PAD, PAD + TITLE_SIZE, fill=INK, font_family=FONT, font_weight="bold"))
     return d

@@ -14,31 +14,47 @@ units, its knowledge and the public board)::
      "searches": [[id, ...], ...], "strikes": [[id, ...], ...]}
 
 Geometry (``games/flattop/map/hexes.py``): flat-topped hexes, odd columns half
-a hex lower, columns grow east and rows south. Hex ids are labelled sparsely:
-the hexes of ``hexes`` (where something is), no two closer than
-:data:`ID_SPACING`, those with units and contacts first.
+a hex lower, columns grow east and rows south.
+
+The frame is the model's ``bounds`` (the view gives the whole theatre, so every map of a
+game has one frame). The printed board comes first: land, partial land, hexsides, the
+sections' lines and numerals, every printed base; then weather, paths and symbols. Labels
+are placed where nothing else is (:meth:`cv.Labels.free`), most wanted first: each hex
+with symbols gets a block of its hex id and what is there, each other ``named`` hex its
+id, a leader line when the label had to stand off; what finds no room gets a number on
+the map and a line in the key under it. Board names and the regular grid of ids
+(``grid_ids``) are drawn only where they are free. A compass and a five-hex scale sit
+right of the title.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
 import drawsvg as dw
 
-from mailbot.games.flattop.map.hexes import Hex, distance, within
+from mailbot.games.flattop.map.hexes import Hex, within
 from mailbot.render.maps import canvas as cv
 from mailbot.render.maps.canvas import Entry, num
 from mailbot.render.maps.flattop_symbols import (
+    BASE_INK,
     CLOUD,
+    COAST,
     GRID,
+    GRID_INK,
+    HEXSIDE_INK,
     ID_INK,
+    LAND,
+    LAND_INK,
+    LEADER,
     LEGEND,
     SEA,
     SEARCH,
+    SECTION_INK,
     SIDES,
     STORM,
     STRIKE,
@@ -51,10 +67,16 @@ from mailbot.render.maps.flattop_symbols import (
 )
 
 ROOT3 = math.sqrt(3)
+SHEET = 960  # the sheet's width in units: the whole theatre, drawn a pixel a unit (PNG_WIDTH)
+PNG_WIDTH = SHEET
 MAP_TOP = 34
-MAX_MAP_HEIGHT = 620
-MAX_HEX = 28  # circumradius: a few hexes around one TF need not fill the page
-ID_SPACING = 3  # hexes between two hex-id labels
+MAX_MAP_HEIGHT = 720
+MAX_HEX = 28  # circumradius: a small board need not fill the page
+LABEL = 10  # a named hex's label block: its id, then what is there
+ID_SIZE = 9  # a named hex's id alone (a path's hexes)
+PLACE_SIZE = 9  # bases and islands printed on the board
+GRID_SIZE = 7  # the regular grid of ids
+KEY_COLUMNS = 2
 #: a contact's opacity by age in hours (0 = seen this hour); older ones fade
 FADE = (1.0, 0.7, 0.5, 0.35)
 
@@ -116,8 +138,8 @@ def board_for(bounds: Sequence[int]) -> Board:
         raise ValueError(f"bounds {list(bounds)} are empty")
     box = (c0, r0, c1, r1)
     units = Board(box, 1.0, 0.0, 0.0)
-    size = min((cv.WIDTH - 2 * cv.PAD) / units.width, MAX_MAP_HEIGHT / units.height, MAX_HEX)
-    left = (cv.WIDTH - units.width * size) / 2
+    size = min((SHEET - 2 * cv.PAD) / units.width, MAX_MAP_HEIGHT / units.height, MAX_HEX)
+    left = (SHEET - units.width * size) / 2
     return Board(box, size, left, MAP_TOP)
 
 
@@ -199,26 +221,130 @@ class Map:
 
     def draw(self) -> str:
         entries = self.legend_entries()
-        top = MAP_TOP + self.board.height + cv.PAD
-        d = cv.sheet(top + cv.legend_height(entries), self.title())
+        bottom = MAP_TOP + self.board.height
+        labels = cv.Labels(self.board.left, self.board.top, self.board.left + self.board.width, bottom)
+        self.block_markers(labels)
+        placed = self._place_labels(labels)
+        key_top = bottom + cv.PAD
+        key_rows = math.ceil(len(placed.key) / KEY_COLUMNS)
+        top = key_top + key_rows * cv.LEGEND_ROW + (cv.PAD if placed.key else 0)
+        d = cv.sheet(top + cv.legend_height(entries, SHEET), self.title(), width=SHEET)
+        self._compass_and_scale(d)
         self._sea(d)
         self._weather(d)
+        self._hexsides(d)
+        self._sections(d)
+        self._board_bases(d)
         self._paths(d)
-        labels = cv.Labels(cv.PAD / 2, MAP_TOP, cv.WIDTH - cv.PAD / 2, top)
-        self._hex_ids(d)
-        self.block_markers(labels)
-        self._markers(d, labels)
-        cv.legend(d, entries, top)
+        slots = self.slots()
+        for marker, x, y in slots:
+            d.append(self._symbol(marker, x, y, self.marker_size()))
+        placed.draw(d)
+        self._key(d, placed.key, key_top)
+        cv.legend(d, entries, top, SHEET)
         return str(d.as_svg())
 
     def title(self) -> str:
         side = "Referee" if self.side == "referee" else self.side
         return f"{side} map, {self.model['time']}"
 
+    def _compass_and_scale(self, d: dw.Drawing) -> None:
+        """North up (columns run north-south) and five hexes' length, right of the title."""
+        group = dw.Group(class_="compass")
+        x, y = SHEET - cv.PAD - 8, cv.PAD + 12
+        group.append(
+            dw.Path(cv.polygon([(x, y - 10), (x + 5, y + 6), (x, y + 2), (x - 5, y + 6)]), fill=cv.INK)
+        )
+        cv.text(group, "N", 10, x - 9, y + 1, anchor="end", weight="bold")
+        d.append(group)
+        step = ROOT3 * self.board.size  # centre to centre of two hexes side by side
+        right, length = x - 32, 5 * step
+        left = right - length
+        scale = dw.Group(class_="scale")
+        ticks = "".join(
+            f"M{num(left + i * step)},{num(y)}V{num(y + (5 if i % 5 == 0 else 3))}" for i in range(6)
+        )
+        scale.append(
+            dw.Path(
+                f"M{num(left)},{num(y)}H{num(right)}{ticks}", fill="none", stroke=cv.INK, stroke_width=1.2
+            )
+        )
+        cv.text(scale, "5 hexes", 10, left - 4, y + 4, anchor="end")
+        d.append(scale)
+
     def _sea(self, d: dw.Drawing) -> None:
         b = self.board
         d.append(dw.Rectangle(num(b.left), num(b.top), num(b.width), num(b.height), fill=SEA))
-        d.append(dw.Path(grid_outline(b), fill="none", stroke=GRID, stroke_width=0.6, class_="grid"))
+        land = self._ids_inside(self.model.get("land", ()))
+        partial = self._ids_inside(self.model.get("partial", ()))
+        if partial:
+            d.append(dw.Path(b.outline(partial), fill=COAST, class_="partial-land"))
+        if land:
+            d.append(dw.Path(b.outline(land), fill=LAND, class_="land"))
+        d.append(dw.Path(grid_outline(b), fill="none", stroke=GRID, stroke_width=0.5, class_="grid"))
+
+    def _ids_inside(self, ids: Iterable[Any]) -> list[Hex]:
+        return sorted(h for h in (self.at(str(i)) for i in ids) if self.board.inside(h))
+
+    def _hexsides(self, d: dw.Drawing) -> None:
+        """A printed hexside (reef, all-land, mountain) as a heavy stroke on the shared edge."""
+        strokes: dict[str, list[str]] = {}
+        for a, b, kind in self.model.get("hexsides", ()):
+            (ax, ay), (bx, by) = self.board.centre(self.at(str(a))), self.board.centre(self.at(str(b)))
+            mx, my, dx, dy = (ax + bx) / 2, (ay + by) / 2, bx - ax, by - ay
+            length = math.hypot(dx, dy) or 1.0
+            half = self.board.size / 2
+            ux, uy = -dy / length * half, dx / length * half
+            strokes.setdefault(str(kind), []).append(
+                f"M{num(mx - ux)},{num(my - uy)}L{num(mx + ux)},{num(my + uy)}"
+            )
+        for kind, parts in sorted(strokes.items()):
+            colour = HEXSIDE_INK.get(kind, cv.INK)
+            d.append(
+                dw.Path(
+                    "".join(parts), fill="none", stroke=colour, stroke_width=2.5, class_=f"hexside-{kind}"
+                )
+            )
+
+    def _sections(self, d: dw.Drawing) -> None:
+        """The board's sections: their shared columns and rows as lines, numerals in the corner."""
+        b = self.board
+        c0, r0, c1, r1 = b.bounds
+        lines, group = [], dw.Group(class_="sections")
+        for section in self.model.get("sections", ()):
+            w, n = (int(v) for v in section["bounds"][:2])
+            if w > c0:
+                x = b.centre(Hex(w, n))[0]
+                lines.append(f"M{num(x)},{num(b.top)}V{num(b.top + b.height)}")
+            if n > r0:
+                y = b.centre(Hex(w, n))[1]
+                lines.append(f"M{num(b.left)},{num(y)}H{num(b.left + b.width)}")
+            if c0 <= w <= c1 and r0 <= n <= r1:
+                x, y = b.centre(Hex(w, n))
+                cv.text(
+                    group,
+                    str(section["name"]),
+                    16,
+                    x + b.size,
+                    y + b.size * 2.4,
+                    fill=SECTION_INK,
+                    weight="bold",
+                )
+        d.append(dw.Path("".join(sorted(set(lines))), fill="none", stroke=SECTION_INK, stroke_width=1.2))
+        d.append(group)
+
+    def _board_bases(self, d: dw.Drawing) -> None:
+        """Every printed base, own or not: a ring (an own base also gets its square)."""
+        group = dw.Group(class_="board-base")
+        r = max(3.0, self.board.size * 0.45)
+        for base in self.model.get("board_bases", ()):
+            h = self.at(str(base["hex"]))
+            if self.board.inside(h):
+                x, y = self.board.centre(h)
+                group.append(
+                    dw.Circle(num(x), num(y), num(r), fill="#ffffff", stroke=BASE_INK, stroke_width=1.5)
+                )
+        d.append(group)
 
     @cached_property
     def covered(self) -> list[Hex]:
@@ -230,12 +356,12 @@ class Map:
         clouds = self.covered
         storms = sorted(h for h in {self.at(str(s)) for s in self.model["storms"]} if self.board.inside(h))
         if clouds:
-            d.append(dw.Path(self.board.outline(clouds), fill=CLOUD, fill_opacity=0.8, class_="clouds"))
+            d.append(dw.Path(self.board.outline(clouds), fill=CLOUD, fill_opacity=0.55, class_="clouds"))
         if storms:
-            d.append(dw.Path(self.board.outline(storms), fill=STORM, fill_opacity=0.75, class_="storms"))
+            d.append(dw.Path(self.board.outline(storms), fill=STORM, fill_opacity=0.6, class_="storms"))
 
     def _paths(self, d: dw.Drawing) -> None:
-        width = max(1.2, min(2.5, self.board.size / 8))
+        width = max(1.2, min(2.5, self.board.size / 5))
         for path in self.model["searches"]:
             points = [self.board.centre(self.at(str(h))) for h in path]
             d.append(polyline(points, SEARCH, width, dashed=True, cls="search"))
@@ -249,21 +375,106 @@ class Map:
                 group.append(dw.Path(cv.polygon(cv.arrowhead(*end, angle, width * 4)), fill=STRIKE))
             d.append(group)
 
-    def _hex_ids(self, d: dw.Drawing) -> None:
-        size = min(self.board.size * 0.3, 8.0)
-        if size < 5.5:
-            return  # too small to read: the whole board on one sheet
-        busy = {m.hex for m in (*self.own, *self.contacts)}
-        order = sorted(self.hexes, key=lambda k: (k not in busy, self.hexes[k].col, self.hexes[k].row, k))
-        chosen: list[Hex] = []
-        group = dw.Group(class_="hex-ids")
-        for hex_id in order:
-            h = self.hexes[hex_id]
-            if not self.board.inside(h) or any(distance(h, c) < ID_SPACING for c in chosen):
+    def _place_labels(self, labels: cv.Labels) -> Placed:
+        """Every label's place, most wanted first: the named hexes' blocks (their id, then
+        what is there), the other named hexes' ids, then the board's names and the regular
+        grid of ids where they are free. A block with no free place near its hex goes to
+        the numbered key under the map; a board name or grid id with none is left out."""
+        placed = Placed()
+        near, far = self.marker_size() + 2, (self.marker_size() + 2) * 2.6
+        blocks: dict[str, list[Marker]] = {}
+        for marker in sorted((*self.own, *self.contacts), key=lambda m: m.kind == "contact"):
+            blocks.setdefault(marker.hex, []).append(marker)
+        for hex_id in self.in_order([m for ms in blocks.values() for m in ms]):
+            here = blocks[hex_id]
+            x, y = self.board.centre(self.at(hex_id))
+            half = self.marker_size() + self.spacing(len(here)) * (len(here) - 1) / 2
+            lines = [hex_id, *(m.label for m in here)]
+            spot = labels.free(x, y, lines, LABEL, [half + 2, half + far])
+            if spot is None:
+                number = str(len(placed.key) + 1)
+                spot = labels.free(x, y, [number], LABEL, [half + 1, half + near, half + far], edge=False)
+                placed.key.append((number, hex_id, [m.label for m in here], here[0].colour))
+                if spot is not None:
+                    placed.add("key-number", hex_id, [number], [cv.INK], spot, (x, y), far)
                 continue
-            chosen.append(h)
+            inks = [ID_INK, *(m.colour for m in here)]
+            cls = "contact-label" if all(m.kind == "contact" for m in here) else "unit-label"
+            placed.add(cls, hex_id, lines, inks, spot, (x, y), half + 3, max(m.opacity for m in here))
+        named = sorted(
+            {str(i) for i in self.model.get("named", ())} - blocks.keys(),
+            key=lambda k: (self.at(k).col, self.at(k).row, k),
+        )
+        self._place_named(labels, placed, named)
+        self._place_board(labels, placed, blocks.keys())
+        return placed
+
+    def _place_named(self, labels: cv.Labels, placed: Placed, named: Sequence[str]) -> None:
+        near, far = self.marker_size() + 2, (self.marker_size() + 2) * 2.6
+        for hex_id in named:
+            h = self.at(hex_id)
+            if not self.board.inside(h):
+                continue
             x, y = self.board.centre(h)
-            cv.text(group, hex_id, size, x, y - self.board.size * 0.55, fill=ID_INK, anchor="middle")
+            spot = labels.free(x, y, [hex_id], ID_SIZE, [3, near, far])
+            if spot is None:
+                number = str(len(placed.key) + 1)
+                placed.key.append((number, hex_id, [], ID_INK))
+                spot = labels.free(x, y, [number], ID_SIZE, [2, near, far], edge=False)
+                if spot is not None:
+                    placed.add("key-number", hex_id, [number], [cv.INK], spot, (x, y), far)
+                continue
+            placed.add("hex-id", hex_id, [hex_id], [ID_INK], spot, (x, y), near)
+
+    def _place_board(self, labels: cv.Labels, placed: Placed, blocks: Iterable[str]) -> None:
+        taken = set(blocks)
+        for base in self.model.get("board_bases", ()):
+            h = self.at(str(base["hex"]))
+            if self.board.inside(h) and str(base["hex"]) not in taken:
+                x, y = self.board.centre(h)
+                spot = labels.free(x, y, [str(base["name"])], PLACE_SIZE, [self.board.size * 0.6])
+                if spot is not None:
+                    placed.add(
+                        "place-name", str(base["hex"]), [str(base["name"])], [BASE_INK], spot, (x, y), 1e9
+                    )
+        for island in self.model.get("islands", ()):
+            h = self.at(str(island["hex"]))
+            if self.board.inside(h):
+                x, y = self.board.centre(h)
+                spot = labels.free(x, y, [str(island["name"])], PLACE_SIZE, [0.0, self.board.size])
+                if spot is not None:
+                    placed.add(
+                        "island-name",
+                        str(island["hex"]),
+                        [str(island["name"])],
+                        [LAND_INK],
+                        spot,
+                        (x, y),
+                        1e9,
+                    )
+        for hex_id in self.model.get("grid_ids", ()):
+            h = self.at(str(hex_id))
+            if self.board.inside(h):
+                x, y = self.board.centre(h)
+                spot = labels.free(x, y + GRID_SIZE * 0.6, [str(hex_id)], GRID_SIZE, [0.0])
+                if spot is not None:
+                    placed.add("grid-id", str(hex_id), [str(hex_id)], [GRID_INK], spot, (x, y), 1e9)
+
+    def _key(self, d: dw.Drawing, key: Sequence[tuple[str, str, list[str], str]], top: float) -> None:
+        """The labels that found no room on the map, by number: hex id, then what is there."""
+        group = dw.Group(class_="key")
+        width = (SHEET - 2 * cv.PAD) / KEY_COLUMNS
+        for index, (number, hex_id, words, colour) in enumerate(key):
+            row, column = divmod(index, KEY_COLUMNS)
+            x, y = cv.PAD + column * width, top + row * cv.LEGEND_ROW + cv.LEGEND_SIZE
+            line = f"{number}  {hex_id}" + (f": {', '.join(words)}" if words else "")
+            fits = int(width / (cv.LEGEND_SIZE * cv.CHAR_WIDTH)) - 1
+            line = line if len(line) <= fits else line[: fits - 1] + "…"
+            group.append(
+                dw.Text(
+                    line, cv.LEGEND_SIZE, num(x), num(y), fill=colour, font_family=cv.FONT, data_hex=hex_id
+                )
+            )
         d.append(group)
 
     def slots(self) -> list[tuple[Marker, float, float]]:
@@ -275,26 +486,6 @@ class Map:
             step = self.spacing(len(here))
             placed += [(marker, x + (i - (len(here) - 1) / 2) * step, y) for i, marker in enumerate(here)]
         return placed
-
-    def _markers(self, d: dw.Drawing, labels: cv.Labels) -> None:
-        slots = self.slots()
-        for marker, x, y in slots:
-            d.append(self._symbol(marker, x, y, self.marker_size()))
-        # One label block per hex for own units and one for contacts, beside their symbols.
-        blocks: dict[tuple[str, bool], list[tuple[Marker, float, float]]] = {}
-        for slot in slots:
-            blocks.setdefault((slot[0].hex, slot[0].kind == "contact"), []).append(slot)
-        for (_, contact), block in blocks.items():
-            xs = [x for _, x, _ in block]
-            x, y = (min(xs) + max(xs)) / 2, block[0][2]
-            lines = [marker.label for marker, _, _ in block]
-            gap = self.marker_size() + (max(xs) - min(xs)) / 2 + 2
-            lx, ly, anchor = labels.place(x, y, lines, cv.LABEL_SIZE, gap)
-            group = dw.Group(class_="contact-label" if contact else "unit-label")
-            fade = max(marker.opacity for marker, _, _ in block)
-            colour = block[0][0].colour
-            cv.text(group, lines, cv.LABEL_SIZE, lx, ly, fill=colour, anchor=anchor, opacity=fade)
-            d.append(group)
 
     def marker_size(self) -> float:
         return max(4.0, min(self.board.size * 0.42, 9.0))
@@ -330,7 +521,7 @@ class Map:
                     num(m * 1.1),
                     num(x),
                     num(y + m * 0.4),
-                    fill="#ffffff",
+                    fill=marker.colour,
                     font_family=cv.FONT,
                     font_weight="bold",
                     text_anchor="middle",
@@ -357,6 +548,66 @@ class Map:
         if self.model["storms"]:
             entries.append(Entry(swatch(STORM), "Storm"))
         return entries
+
+
+@dataclass
+class Placed:
+    """The labels placed, drawn after the symbols; and the key of those with no room."""
+
+    parts: list[dw.Group] = field(default_factory=list)
+    key: list[tuple[str, str, list[str], str]] = field(default_factory=list)
+
+    def add(  # noqa: PLR0917 (each label's parts, in reading order)
+        self,
+        cls: str,
+        hex_id: str,
+        lines: Sequence[str],
+        inks: Sequence[str],
+        spot: tuple[float, float, str, tuple[float, float, float, float]],
+        at: tuple[float, float],
+        near: float,
+        opacity: float = 1.0,
+    ) -> None:
+        """``lines`` at ``spot``, each in its ink; a leader line from ``at`` when the label
+        stands farther than ``near`` from it."""
+        x, baseline, anchor, box = spot
+        group = dw.Group(class_=cls, data_hex=hex_id)
+        left, top, width, height = box
+        bx, by = min(max(at[0], left), left + width), min(max(at[1], top), top + height)
+        if math.hypot(bx - at[0], by - at[1]) > near:
+            group.append(
+                dw.Path(
+                    f"M{num(at[0])},{num(at[1])}L{num(bx)},{num(by)}",
+                    stroke=LEADER,
+                    stroke_width=0.8,
+                    fill="none",
+                    class_="leader",
+                )
+            )
+        size = (height / len(lines)) / 1.2
+        if cls == "grid-id":  # in a free place by construction: no halo (half the text to paint)
+            group.append(
+                dw.Text(
+                    lines[0],
+                    num(size),
+                    num(x),
+                    num(baseline),
+                    fill=inks[0],
+                    font_family=cv.FONT,
+                    text_anchor=anchor,
+                )
+            )
+            self.parts.append(group)
+            return
+        for index, (line, ink) in enumerate(zip(lines, inks, strict=True)):
+            cv.text(
+                group, line, size, x, baseline + index * size * 1.2, fill=ink, anchor=anchor, opacity=opacity
+            )
+        self.parts.append(group)
+
+    def draw(self, d: dw.Drawing) -> None:
+        for part in self.parts:
+            d.append(part)
 
 
 def draw(model: Mapping[str, Any]) -> str:

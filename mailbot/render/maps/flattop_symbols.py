@@ -17,7 +17,10 @@ from mailbot.render.maps import canvas as cv
 from mailbot.render.maps.canvas import num
 
 SEA, GRID, CLOUD, STORM = "#e8f1fa", "#b8cadb", "#c9ced4", "#6b7480"
-SEARCH, STRIKE, ID_INK = "#0f766e", "#c2410c", "#64748b"
+SEARCH, STRIKE, ID_INK = "#0f766e", "#c2410c", "#475569"
+LAND, COAST, LAND_INK = "#d8c8a0", "#ebe2c8", "#7c6a43"  # all-land, partial land, island names
+GRID_INK, SECTION_INK, BASE_INK, LEADER = "#8193a8", "#7d8da1", "#57534e", "#64748b"
+HEXSIDE_INK = {"reef": "#0e7490", "land": "#a16207", "mountain": "#78350f"}
 SIDES = {"Allied": "#1d4ed8", "Japanese": "#b91c1c"}
 UNKNOWN = "#7e22ce"  # contacts on the referee's map: whose they are is not in the record
 
@@ -78,8 +81,9 @@ def _plane(filled: bool, dashed: bool = False) -> Draw:
 
 
 def _diamond(g: dw.Group, x: float, y: float, m: float, colour: str) -> None:
+    """Hollow, where own units are solid: told apart in grey print too."""
     corners = [(x, y - m * 1.2), (x + m * 1.2, y), (x, y + m * 1.2), (x - m * 1.2, y)]
-    g.append(dw.Path(cv.polygon(corners), fill=colour, stroke="#ffffff", stroke_width=1))
+    g.append(dw.Path(cv.polygon(corners), fill="#ffffff", stroke=colour, stroke_width=2))
 
 
 SYMBOLS: dict[str, Draw] = {
@@ -111,7 +115,7 @@ def legend_symbol(kind: str, colour: str) -> cv.Symbol:
                     7,
                     num(x),
                     num(y + 2.5),
-                    fill="#ffffff",
+                    fill=colour,
                     font_family=cv.FONT,
                     font_weight="bold",
                     text_anchor="middle",

@@ -23,7 +23,6 @@ from mailbot.games.flattop.map.weather import Cloud, storm_hexes
 from mailbot.games.flattop.observation.knowledge import ContactReport, Knowledge, Sighting, UnitReport
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side
-from mailbot.games.flattop.view_map import MARGIN
 from mailbot.games.flattop.view_weather import WEATHER_RADIUS
 from mailbot.games.registry import Registry, builtin_modules
 from mailbot.render.templates import wrap72
@@ -295,7 +294,8 @@ def test_the_map_schema_every_hex_has_coordinates(data: dict[str, Any], seat: st
     assert json.loads(json.dumps(model)) == model
     assert set(model) == {
         "side", "time", "hexes", "bounds", "forces", "contacts", "clouds", "cloud_radius", "storms",
-        "searches", "strikes",
+        "searches", "strikes", "land", "partial", "islands", "hexsides", "board_bases", "sections",
+        "grid_ids", "named",
     }  # fmt: skip
     assert model["side"] == ("referee" if seat is None else seat.capitalize()) and model["time"] == "D1 0500"
     used = ids_used(model)
@@ -324,19 +324,29 @@ def test_the_map_shows_the_hours_own_search_and_strike_paths(data: dict[str, Any
     assert model["strikes"] == [["V-B24", "V-C24", "V-D25"]]
     referee = GAME.view(state, told, None)["map"]
     assert ["I-B18", "I-C18", "I-D19"] not in referee["strikes"]  # unarmed and no attack: no strike
-    assert referee["bounds"][1] < model["bounds"][1]  # the referee's map takes in the Japanese
+    assert {"V-E26", "V-E25", "V-E24", "V-B24", "V-C24", "V-D25"} <= set(model["named"])
+    assert "I-B18" not in model["named"]
 
 
-def test_the_map_bounds_follow_own_units_and_contacts_with_a_margin(data: dict[str, Any]) -> None:
-    """The Allied TFs stand on global rows 24-25 and Port Moresby on row 23: the map starts
-    the margin above it, the enemy TF on row 16 left out; a contact far north widens the map."""
+def test_the_map_frame_is_the_whole_theatre_every_hour_and_for_every_side(data: dict[str, Any]) -> None:
+    """One frame for a whole game: the board's sections, whatever the side knows of; a
+    contact far north changes the contacts and the hexes named, never the frame."""
     state = new(data)
-    assert GAME.view(state, (), "allied")["map"]["bounds"] == [0, 23 - MARGIN, 7, 27]
+    sectors = state.scenario.map.layout.sectors
+    whole = [
+        min(s.west for s in sectors),
+        min(s.north for s in sectors),
+        max(s.west + s.cols - 1 for s in sectors),
+        max(s.north + s.rows - 1 for s in sectors),
+    ]
+    before = GAME.view(state, (), "allied")["map"]
+    assert before["bounds"] == whole == GAME.view(state, (), "japanese")["map"]["bounds"]
     allied = state.side(Side.ALLIED)
     knowledge = Knowledge("allied", (Sighting(1, "AF", "AF1", "I-D17", C3),))
     state = replace(state.with_side(replace(allied, knowledge=knowledge)), turn=2)
     model = GAME.view(state, (), "allied")["map"]
-    assert model["bounds"] == [0, 16, 7, 27]  # row 16 - 2 is off the board: cut at its edge
+    assert model["bounds"] == whole
+    assert "I-D17" in model["named"] and "I-D17" not in before["named"]
     assert model["contacts"] == [
         {"hex": "I-D17", "kind": "ships", "condition": 3, "age": 0, "label": "ships C3 carriers 0500"}
     ]

@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A Flat Top map read as a player plans from it: land in the frame, every hex the letter
+names labelled with its id, no label over another, one frame hour after hour.
+
+Boxes are those of the SVG's text (position, anchor, size and an estimated advance of
+``canvas.CHAR_WIDTH`` per character, the estimate the placer used): what a browser draws
+differs by a few per cent, which the placer's gaps absorb.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from itertools import combinations
+from typing import Any
+
+import pytest
+
+from mailbot.games.flattop.map.hexes import Hex, hex_id
+from mailbot.render.maps import canvas as cv
+from mailbot.render.maps import draw_map
+from mailbot.render.maps.flattop_symbols import SEA
+from tests.games.flattop.conftest import load_scenario_data
+from tests.games.flattop.play import GAME, game_data, new, play
+from tests.render.test_maps import flattop_model
+
+SVG = "{http://www.w3.org/2000/svg}"
+LABELS = ("unit-label", "contact-label", "hex-id", "key-number", "place-name", "island-name", "grid-id")
+Box = tuple[float, float, float, float]
+
+
+def coral_sea_maps(hours: int, seat: str = "allied") -> list[dict[str, Any]]:
+    """The seat's map model for each of the first ``hours`` hours of Coral Sea, nobody ordering."""
+    data = game_data()
+    data["scenarios"]["coral-sea"] = load_scenario_data("coral-sea")
+    state = new(data, "coral-sea", clear=False)
+    models = []
+    for _ in range(hours):
+        models.append(dict(GAME.view(state, (), seat)["map"]))
+        state = play(state, {"allied": [], "japanese": []}).state
+    return models
+
+
+def svg_of(model: dict[str, Any]) -> ET.Element:
+    picture = draw_map("flattop", {"map": model})
+    assert picture is not None
+    return ET.fromstring(picture.svg)
+
+
+def frame(root: ET.Element) -> Box:
+    """The board's sea rectangle: the map's frame."""
+    (sea,) = [e for e in root.iter(f"{SVG}rect") if e.get("fill") == SEA]
+    return tuple(float(sea.get(k, "0")) for k in ("x", "y", "width", "height"))  # type: ignore[return-value]
+
+
+def label_boxes(root: ET.Element) -> list[tuple[str, str, Box]]:
+    """(class, text, box) of every label line; a line's halo copy is the same line."""
+    seen: dict[tuple[str, str, str, str], tuple[str, str, Box]] = {}
+    for group in root.iter(f"{SVG}g"):
+        cls = group.get("class", "")
+        if cls not in LABELS:
+            continue
+        for text in group.iter(f"{SVG}text"):
+            words, size = "".join(text.itertext()), float(text.get("font-size", "0"))
+            x, y, anchor = (
+                float(text.get("x", "0")),
+                float(text.get("y", "0")),
+                text.get("text-anchor", "start"),
+            )
+            width = cv.text_width(words, size)
+            left = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
+            box = (left, y - size * 0.9, width, size * 1.2)
+            seen[(group.get("data-hex", ""), words, text.get("x", ""), text.get("y", ""))] = (cls, words, box)
+    return list(seen.values())
+
+
+def overlap(a: Box, b: Box) -> float:
+    wide = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+    high = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+    return max(0.0, wide) * max(0.0, high)
+
+
+def check_reads(model: dict[str, Any]) -> ET.Element:
+    root = svg_of(model)
+    left, top, width, height = frame(root)
+    # Land inside the frame, where the model puts it.
+    land = [e for e in root.iter(f"{SVG}path") if e.get("class") == "land"]
+    assert model["land"] and len(land) == 1
+    points = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", land[0].get("d", ""))]
+    xs, ys = points[0::2], points[1::2]
+    assert left - 1 <= min(xs) and max(xs) <= left + width + 1
+    assert top - 1 <= min(ys) and max(ys) <= top + height + 1
+    # Every hex the letter names has its id on the map, or a number there and a line in the key.
+    boxes = label_boxes(root)
+    shown = {words for cls, words, _ in boxes if cls in ("unit-label", "contact-label", "hex-id")}
+    numbered = {g.get("data-hex") for g in root.iter(f"{SVG}g") if g.get("class") == "key-number"}
+    keyed = {t.get("data-hex") for g in root.iter(f"{SVG}g") if g.get("class") == "key" for t in g}
+    assert model["named"]
+    for name in model["named"]:
+        assert name in shown or (name in numbered and name in keyed), name
+    # No label over another.
+    for (_, one, a), (_, two, b) in combinations(boxes, 2):
+        assert overlap(a, b) < 0.01, (one, two)
+    return root
+
+
+def test_a_coral_sea_map_shows_land_names_every_hex_and_keeps_its_frame() -> None:
+    first, second = coral_sea_maps(2)
+    one, two = check_reads(first), check_reads(second)
+    assert frame(one) == frame(two) and one.get("width") == two.get("width")
+    islands = {words for cls, words, _ in label_boxes(one) if cls == "island-name"}
+    assert "New Guinea" in islands
+    assert any(g.get("class") == "compass" for g in one.iter(f"{SVG}g"))
+    assert any(g.get("class") == "scale" for g in one.iter(f"{SVG}g"))
+
+
+@pytest.mark.parametrize("crowd", [3, 8])
+def test_a_crowded_corner_still_labels_every_hex_without_overlap(crowd: int) -> None:
+    """Contacts on every hex round a TF: some labels stand off on leader lines or go to the key."""
+    model = flattop_model()
+    cells = [(5 + dc, 30 + dr) for dc in range(-1, 2) for dr in range(-1, 2) if (dc, dr) != (0, 0)][:crowd]
+    for c, r in cells:
+        model["contacts"].append(
+            {"hex": hex_id(Hex(c, r)), "kind": "planes", "condition": 3, "age": 0, "label": "planes C3 0700"}
+        )
+        model["hexes"][hex_id(Hex(c, r))] = [c, r]
+    model["land"] = [hex_id(Hex(2, 24))]
+    model["hexes"][hex_id(Hex(2, 24))] = [2, 24]
+    model["named"] = sorted(
+        {c["hex"] for c in model["contacts"]}
+        | {u["hex"] for f in model["forces"] for k in ("task_forces", "bases", "air") for u in f[k]}
+        | {h for p in (*model["searches"], *model["strikes"]) for h in p}
+    )
+    root = check_reads(model)
+    if crowd == 8:  # not every label finds room beside its hex
+        stood_off = [e for e in root.iter(f"{SVG}path") if e.get("class") == "leader"]
+        numbered = [g for g in root.iter(f"{SVG}g") if g.get("class") == "key-number"]
+        assert stood_off or numbered
