@@ -26,6 +26,7 @@ SVG_HEAD = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" view
 
 def empty_caches() -> None:
     raster.layer.cache_clear()
+    raster.clear_board_layers()
 
 
 @pytest.fixture(autouse=True)
@@ -230,3 +231,48 @@ def test_a_picture_without_cairo_or_pillow_is_a_map_error(
     monkeypatch.setattr(builtins, "__import__", no_cairo)
     with pytest.raises(MapError, match="cairo library or Pillow cannot be loaded"):
         MapPicture(f"{SVG_HEAD}</svg>").png()
+
+
+# --- the board's layers --------------------------------------------------------------------------
+
+
+def board_svg(land: str, overlay: str = "") -> str:
+    board = (
+        f'<g class="board" data-layer="40"><rect x="0" y="0" width="100" height="40" fill="#e8f1fa" />'
+        f'<g class="island"><path d="M10,10L30,10L30,30Z" fill="{land}" /></g>'
+        f'<text x="50" y="20" font-size="8" font-family="DejaVu Sans">Rabaul</text></g>'
+    )
+    return f'{SVG_HEAD}<rect width="100" height="50" fill="#ffffff" />{board}{overlay}</svg>'
+
+
+def test_a_board_layer_is_cut_out_painted_once_and_found_again_by_its_text() -> None:
+    one = board_svg("#d8c8a0", '<circle cx="60" cy="25" r="6" fill="#1d4ed8" />')
+    rest, layers = raster.cut_layers(one)
+    assert "Rabaul" not in rest and '<g data-layer-ref="0" />' in rest
+    assert len(layers) == 1 and "Rabaul" in layers[0][0] and layers[0][1] == 40.0
+    first = raster.render(one, 300)
+    assert first is not None and len(raster._board_layers) == 1
+    assert raster.render(one, 300) == first and len(raster._board_layers) == 1
+    assert worst_difference(first, by_cairosvg(one, 300)) <= 2
+    other = board_svg("#b91c1c", '<circle cx="60" cy="25" r="6" fill="#1d4ed8" />')
+    second = raster.render(other, 300)
+    assert second is not None and second != first and len(raster._board_layers) == 2
+    assert worst_difference(second, by_cairosvg(other, 300)) <= 2
+
+
+def test_a_board_layer_beyond_the_painters_part_sends_the_picture_to_cairosvg() -> None:
+    svg = board_svg("#d8c8a0").replace('<path d="M10,10L30,10L30,30Z"', '<path d="m10,10l20,0z"')
+    assert raster.render(svg, 200) is None
+    assert MapPicture(svg).png(200) == by_cairosvg(svg, 200)
+
+
+def test_a_palette_map_is_the_same_bytes_with_its_board_and_palette_kept_or_not() -> None:
+    svgs = real_flattop_svgs()
+    first = [raster.render(svg, PNG_WIDTH, 64) for svg in svgs]
+    assert raster.palette_of.cache_info().misses > 0
+    again = [raster.render(svg, PNG_WIDTH, 64) for svg in reversed(svgs)][::-1]
+    assert raster.palette_of.cache_info().hits > 0
+    empty_caches()
+    assert first == again == [raster.render(svg, PNG_WIDTH, 64) for svg in svgs]
+    for png in first:
+        assert png is not None and Image.open(io.BytesIO(png)).mode == "P"

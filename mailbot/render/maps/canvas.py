@@ -106,11 +106,21 @@ class Labels:
     cells: dict[tuple[int, int], list[tuple[float, float, float, float]]] = field(default_factory=dict)
     indexed: int = 0
 
-    def _near(self, box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
+    def index(self) -> None:
+        """Bring :attr:`cells` up to date with :attr:`taken`."""
         for other in self.taken[self.indexed :]:
             for cell in _cells(other):
                 self.cells.setdefault(cell, []).append(other)
         self.indexed = len(self.taken)
+
+    def copy(self) -> Labels:
+        """Another placer with the same boxes taken; placing with one leaves the other as it is."""
+        self.index()
+        cells = {cell: list(boxes) for cell, boxes in self.cells.items()}
+        return Labels(self.left, self.top, self.right, self.bottom, list(self.taken), cells, self.indexed)
+
+    def _near(self, box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
+        self.index()
         return [other for cell in _cells(box) for other in self.cells.get(cell, ())]
 
     def block(self, x: float, y: float, half_width: float, half_height: float) -> None:

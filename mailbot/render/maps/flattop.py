@@ -220,21 +220,19 @@ class Map:
         return markers
 
     def draw(self) -> str:
+        printed = printed_board(board_key(self.model))
         entries = self.legend_entries()
         bottom = MAP_TOP + self.board.height
-        labels = cv.Labels(self.board.left, self.board.top, self.board.left + self.board.width, bottom)
+        labels = printed.labels()
         self.block_markers(labels)
         placed = self._place_labels(labels)
         key_top = bottom + cv.PAD
         key_rows = math.ceil(len(placed.key) / KEY_COLUMNS)
         top = key_top + key_rows * cv.LEGEND_ROW + (cv.PAD if placed.key else 0)
         d = cv.sheet(top + cv.legend_height(entries, SHEET), self.title(), width=SHEET)
-        self._compass_and_scale(d)
-        self._sea(d)
+        d.append(dw.Raw(printed.under))
         self._weather(d)
-        self._hexsides(d)
-        self._sections(d)
-        self._board_bases(d)
+        d.append(dw.Raw(printed.over))
         self._paths(d)
         slots = self.slots()
         for marker, x, y in slots:
@@ -244,11 +242,29 @@ class Map:
         cv.legend(d, entries, top, SHEET)
         return str(d.as_svg())
 
+    def draw_board(self) -> Printed:
+        """The printed board alone, as two SVG layers (under the weather, over it) and the
+        boxes its names and grid ids take: the same for every hour of a game."""
+        bottom = MAP_TOP + self.board.height
+        labels = cv.Labels(self.board.left, self.board.top, self.board.left + self.board.width, bottom)
+        under = dw.Group(class_="board", data_layer=num(bottom))
+        self._sea(under)
+        over = dw.Group(class_="board-print", data_layer=num(bottom))
+        self._compass_and_scale(over)
+        self._hexsides(over)
+        self._sections(over)
+        self._board_bases(over)
+        placed = Placed()
+        self._place_board(labels, placed)
+        placed.draw(over)
+        labels.index()
+        return Printed(fragment(under), fragment(over), labels)
+
     def title(self) -> str:
         side = "Referee" if self.side == "referee" else self.side
         return f"{side} map, {self.model['time']}"
 
-    def _compass_and_scale(self, d: dw.Drawing) -> None:
+    def _compass_and_scale(self, d: dw.Drawing | dw.Group) -> None:
         """North up (columns run north-south) and five hexes' length, right of the title."""
         group = dw.Group(class_="compass")
         x, y = SHEET - cv.PAD - 8, cv.PAD + 12
@@ -272,7 +288,7 @@ class Map:
         cv.text(scale, "5 hexes", 10, left - 4, y + 4, anchor="end")
         d.append(scale)
 
-    def _sea(self, d: dw.Drawing) -> None:
+    def _sea(self, d: dw.Drawing | dw.Group) -> None:
         b = self.board
         d.append(dw.Rectangle(num(b.left), num(b.top), num(b.width), num(b.height), fill=SEA))
         land = self._ids_inside(self.model.get("land", ()))
@@ -286,7 +302,7 @@ class Map:
     def _ids_inside(self, ids: Iterable[Any]) -> list[Hex]:
         return sorted(h for h in (self.at(str(i)) for i in ids) if self.board.inside(h))
 
-    def _hexsides(self, d: dw.Drawing) -> None:
+    def _hexsides(self, d: dw.Drawing | dw.Group) -> None:
         """A printed hexside (reef, all-land, mountain) as a heavy stroke on the shared edge."""
         strokes: dict[str, list[str]] = {}
         for a, b, kind in self.model.get("hexsides", ()):
@@ -306,7 +322,7 @@ class Map:
                 )
             )
 
-    def _sections(self, d: dw.Drawing) -> None:
+    def _sections(self, d: dw.Drawing | dw.Group) -> None:
         """The board's sections: their shared columns and rows as lines, numerals in the corner."""
         b = self.board
         c0, r0, c1, r1 = b.bounds
@@ -333,7 +349,7 @@ class Map:
         d.append(dw.Path("".join(sorted(set(lines))), fill="none", stroke=SECTION_INK, stroke_width=1.2))
         d.append(group)
 
-    def _board_bases(self, d: dw.Drawing) -> None:
+    def _board_bases(self, d: dw.Drawing | dw.Group) -> None:
         """Every printed base, own or not: a ring (an own base also gets its square)."""
         group = dw.Group(class_="board-base")
         r = max(3.0, self.board.size * 0.45)
@@ -352,7 +368,7 @@ class Map:
         hexes = {h for cloud in self.model["clouds"] for h in within(self.at(str(cloud)), radius)}
         return sorted(h for h in hexes if self.board.inside(h))
 
-    def _weather(self, d: dw.Drawing) -> None:
+    def _weather(self, d: dw.Drawing | dw.Group) -> None:
         clouds = self.covered
         storms = sorted(h for h in {self.at(str(s)) for s in self.model["storms"]} if self.board.inside(h))
         if clouds:
@@ -360,7 +376,7 @@ class Map:
         if storms:
             d.append(dw.Path(self.board.outline(storms), fill=STORM, fill_opacity=0.6, class_="storms"))
 
-    def _paths(self, d: dw.Drawing) -> None:
+    def _paths(self, d: dw.Drawing | dw.Group) -> None:
         width = max(1.2, min(2.5, self.board.size / 5))
         for path in self.model["searches"]:
             points = [self.board.centre(self.at(str(h))) for h in path]
@@ -406,7 +422,6 @@ class Map:
             key=lambda k: (self.at(k).col, self.at(k).row, k),
         )
         self._place_named(labels, placed, named)
-        self._place_board(labels, placed, blocks.keys())
         return placed
 
     def _place_named(self, labels: cv.Labels, placed: Placed, named: Sequence[str]) -> None:
@@ -426,11 +441,10 @@ class Map:
                 continue
             placed.add("hex-id", hex_id, [hex_id], [ID_INK], spot, (x, y), near)
 
-    def _place_board(self, labels: cv.Labels, placed: Placed, blocks: Iterable[str]) -> None:
-        taken = set(blocks)
+    def _place_board(self, labels: cv.Labels, placed: Placed) -> None:
         for base in self.model.get("board_bases", ()):
             h = self.at(str(base["hex"]))
-            if self.board.inside(h) and str(base["hex"]) not in taken:
+            if self.board.inside(h):
                 x, y = self.board.centre(h)
                 spot = labels.free(x, y, [str(base["name"])], PLACE_SIZE, [self.board.size * 0.6])
                 if spot is not None:
@@ -605,9 +619,77 @@ class Placed:
             )
         self.parts.append(group)
 
-    def draw(self, d: dw.Drawing) -> None:
+    def draw(self, d: dw.Drawing | dw.Group) -> None:
         for part in self.parts:
             d.append(part)
+
+
+@dataclass(frozen=True)
+class Printed:
+    """The printed board drawn once (:func:`printed_board`): SVG fragments and label room."""
+
+    under: str  # sea, land and grid: a group the weather is laid over
+    over: str  # hexsides, sections, base rings, compass, scale, names and grid ids
+    placed: cv.Labels = field(repr=False, compare=False)  # the names' and ids' boxes
+
+    def labels(self) -> cv.Labels:
+        """A fresh placer with the board's names and ids already in the way."""
+        return self.placed.copy()
+
+
+def fragment(group: dw.Group) -> str:
+    """``group`` as the SVG text drawsvg writes for it inside a drawing."""
+    d = dw.Drawing(SHEET, SHEET, id_prefix="board")
+    d.append(group)
+    svg = str(d.as_svg())
+    start = svg.index("</defs>") + len("</defs>")
+    return svg[start : svg.rindex("</svg>")].strip("\n")
+
+
+def board_key(model: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Everything of ``model`` the printed board is drawn from, as a hashable value."""
+    islands = tuple((str(i["name"]), str(i["hex"])) for i in model.get("islands", ()))
+    hexsides = tuple((str(a), str(b), str(kind)) for a, b, kind in model.get("hexsides", ()))
+    bases = tuple((str(b["name"]), str(b["hex"])) for b in model.get("board_bases", ()))
+    sections = tuple((str(s["name"]), tuple(int(v) for v in s["bounds"])) for s in model.get("sections", ()))
+    land = tuple(str(i) for i in model.get("land", ()))
+    partial = tuple(str(i) for i in model.get("partial", ()))
+    grid = tuple(str(i) for i in model.get("grid_ids", ()))
+    ids = {*land, *partial, *grid, *(h for _, h in islands), *(h for _, h in bases)}
+    ids |= {h for a, b, _ in hexsides for h in (a, b)}
+    hexes = model["hexes"]
+    where = tuple((i, int(hexes[i][0]), int(hexes[i][1])) for i in sorted(ids))
+    bounds = tuple(int(v) for v in model["bounds"])
+    return bounds, land, partial, islands, hexsides, bases, sections, grid, where
+
+
+@lru_cache(maxsize=4)
+def printed_board(key: tuple[Any, ...]) -> Printed:
+    """The board of ``key`` (:func:`board_key`) drawn: a pure function of it, kept, since every
+    hour of a game has the same board. Drawn from the key alone, so nothing of the hour's
+    map (units, contacts, its time) reaches it."""
+    bounds, land, partial, islands, hexsides, bases, sections, grid, where = key
+    model = {
+        "side": "referee",
+        "time": "",
+        "hexes": {i: [c, r] for i, c, r in where},
+        "bounds": list(bounds),
+        "forces": [],
+        "contacts": [],
+        "clouds": [],
+        "cloud_radius": 0,
+        "storms": [],
+        "searches": [],
+        "strikes": [],
+        "land": list(land),
+        "partial": list(partial),
+        "islands": [{"name": n, "hex": h} for n, h in islands],
+        "hexsides": [list(side) for side in hexsides],
+        "board_bases": [{"name": n, "hex": h} for n, h in bases],
+        "sections": [{"name": n, "bounds": list(b)} for n, b in sections],
+        "grid_ids": list(grid),
+    }
+    return Map(model).draw_board()
 
 
 def draw(model: Mapping[str, Any]) -> str:

@@ -20,6 +20,14 @@ well under a millisecond, where painting the grid point by point took 10-14 ms. 
 everything that decides the layer's pixels (the path, its paint, the transformation and the
 size), so a layer shows nothing its key does not say.
 
+A group marked ``data-layer="<bottom>"`` (Flat Top's printed board: sea, land, grid, names
+and the grid's ids, the same every hour of a game) is cut out of the SVG text before it is
+read, and painted once into a layer of its own, ``bottom`` units high (:func:`board_layer`,
+kept by the group's text, the transformation, the width and the inherited style): each
+later map reads only its hour's overlay and composites the board in a millisecond, where
+painting its few hundred names letter by letter took most of a picture's time. The group
+is always painted through its layer, kept or not, so a picture is the same bytes either way.
+
 The PNG file is written by pypng around the pixels Pillow reorders, deflated by ISA-L
 (:func:`png`).
 """
@@ -32,7 +40,8 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 import zlib
-from collections.abc import Callable, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -41,7 +50,7 @@ import png as pypng  # type: ignore[import-untyped]
 from isal import isal_zlib
 from PIL import Image
 
-from mailbot.render.maps.svgsubset import INHERITED, NS, NUMBER, colour, supported, words
+from mailbot.render.maps.svgsubset import INHERITED, NS, NUMBER, colour, supported, supported_part, words
 
 _NUMBER = re.compile(NUMBER)
 _TOKEN = re.compile(rf"[MLHVZ]|{NUMBER}")
@@ -64,19 +73,162 @@ def render(svg: str, width: int, colours: int | None = None) -> bytes | None:
     """The PNG of ``svg`` ``width`` pixels wide; None if ``svg`` is more than :mod:`.svgsubset` allows.
 
     ``colours``: at most that many, in a palette (:func:`png`)."""
-    root = ET.fromstring(svg)
+    rest, layers = cut_layers(svg)
+    root = ET.fromstring(rest)
     if not supported(root):
         return None
     surface, context = sheet(root, width)
-    Painter(context, (surface.get_width(), surface.get_height())).node(root, {})
-    return png(surface) if colours is None else palette_png(surface, colours)
+    painter = Painter(context, (surface.get_width(), surface.get_height()), layers)
+    try:
+        painter.node(root, {})
+    except Unsupported:
+        return None
+    if colours is None:
+        return png(surface)
+    kept = palette_of(tuple(painter.boards), frozenset(painter.inks), colours) if painter.boards else None
+    return palette_png(surface, colours, kept)
+
+
+class Unsupported(Exception):
+    """A layer holds SVG beyond :mod:`.svgsubset`: the picture goes to cairosvg."""
+
+
+_LAYER_OPEN = re.compile(r'<g\b[^>]*?\sdata-layer="(' + NUMBER + r')"[^>]*?(/?)>')
+_GROUP = re.compile(r"<g\b[^>]*?(/?)>|</g>")
+
+
+def cut_layers(svg: str) -> tuple[str, list[tuple[str, float]]]:
+    """``svg`` with each ``data-layer`` group replaced by ``<g data-layer-ref="<n>" />``, and
+    the groups' text with their bottoms, by n. An SVG whose groups do not close is left whole
+    (the XML reader says what is wrong with it)."""
+    parts: list[str] = []
+    layers: list[tuple[str, float]] = []
+    at = 0
+    for found in _LAYER_OPEN.finditer(svg):
+        if found.start() < at or found.group(2):
+            continue  # inside a layer already cut out, or empty
+        depth, end = 1, -1
+        for tag in _GROUP.finditer(svg, found.end()):
+            if tag.group(0) == "</g>":
+                depth -= 1
+            elif not tag.group(1):
+                depth += 1
+            if depth == 0:
+                end = tag.end()
+                break
+        if end < 0:
+            return svg, []
+        parts += [svg[at : found.start()], f'<g data-layer-ref="{len(layers)}" />']
+        layers.append((svg[found.start() : end], float(found.group(1))))
+        at = end
+    parts.append(svg[at:])
+    return "".join(parts), layers
+
+
+#: board layers kept (:func:`board_layer`): a map has two; another height of sheet or another
+#: board is another pair
+BOARD_LAYERS = 8
+_board_layers: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+
+
+def board_layer(
+    text: str, bottom: float, style: Mapping[str, str], matrix: tuple[float, ...], width: int
+) -> Any:
+    """The group ``text`` painted alone on a clear surface ``width`` pixels wide, down to
+    ``bottom`` units (ARGB32), with the inherited ``style`` and transformation ``matrix``;
+    kept by all of these (a small LRU)."""
+    key = (text, bottom, tuple(sorted(style.items())), matrix, width)
+    kept = _board_layers.get(key)
+    if kept is not None:
+        _board_layers.move_to_end(key)
+        return kept
+    group = ET.fromstring(f'<svg xmlns="{NS[1:-1]}">{text}</svg>')[0]
+    if not supported_part(group):
+        raise Unsupported(text[:80])
+    height = max(1, math.ceil(bottom * matrix[3] + matrix[5]) + 1)
+    surface = cairo.ImageSurface(cairo.FORMAT_ARGB32, width, height)
+    context = cairo.Context(surface)
+    context.set_matrix(cairo.Matrix(*matrix))
+    Painter(context, (width, height), flat=True).node(group, style)
+    surface.flush()
+    _board_layers[key] = surface
+    while len(_board_layers) > BOARD_LAYERS:
+        _board_layers.popitem(last=False)
+    return surface
+
+
+def clear_board_layers() -> None:
+    """Forget every kept board layer and palette."""
+    _board_layers.clear()
+    palette_of.cache_clear()
 
 
 #: zlib's level for a palette PNG: 5 took a third of level 6's time for a tenth more bytes
 PALETTE_LEVEL = 5
 
 
-def palette_png(surface: Any, colours: int) -> bytes:
+#: the most common colours of a board a translucent ink is blended over for the palette
+GROUNDS = 3
+
+
+@lru_cache(maxsize=16)
+def palette_of(
+    boards: tuple[Any, ...], inks: frozenset[tuple[tuple[float, float, float], float]], colours: int
+) -> Any:
+    """A palette image of at most ``colours`` colours for a picture painted over ``boards``
+    (:func:`board_layer`'s surfaces, in order, on white) with ``inks`` (:attr:`Painter.inks`).
+
+    The hour's overlay is a few flat colours: each is in the palette as it is, and a
+    translucent one also as it shows over the board's commonest colours; the rest are the
+    board's own, quantised once. A pure function of its arguments (the boards are kept by
+    content), so a picture is the same bytes whether the palette was kept or not.
+    """
+    first = boards[0]
+    base = cairo.ImageSurface(cairo.FORMAT_ARGB32, first.get_width(), first.get_height())
+    context = cairo.Context(base)
+    context.set_source_rgb(1, 1, 1)
+    context.paint()
+    for board in boards:
+        context.set_source_surface(board, 0, 0)
+        context.paint()
+    ground = _opaque_rgb(base)
+    quantised = ground.quantize(colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    counts = sorted(quantised.getcolors(colours) or [], key=lambda c: (-c[0], c[1]))
+    flat = quantised.getpalette() or [0, 0, 0]
+    indices = [i for _, i in counts[:GROUNDS] if isinstance(i, int)]  # a P image's colours are indices
+    common = [(int(flat[3 * i]), int(flat[3 * i + 1]), int(flat[3 * i + 2])) for i in indices]
+    wanted: list[tuple[int, int, int]] = []
+    for rgb, alpha in sorted(inks):
+        share = min(alpha, 1.0)
+        ink = [round(255 * v) for v in rgb]
+        for under in common if share < 1 else [(0, 0, 0)]:
+            r, g, b = (round(a * share + u * (1 - share)) for a, u in zip(ink, under, strict=True))
+            if (r, g, b) not in wanted:
+                wanted.append((r, g, b))
+    wanted = wanted[: colours // 2]
+    room = colours - len(wanted)
+    own = ground.quantize(room, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    palette = list(own.getpalette() or [])[: 3 * room]
+    palette += [v for rgb in wanted for v in rgb]
+    image = Image.new("P", (1, 1))
+    image.putpalette(palette)
+    return image
+
+
+#: Pillow's name for cairo's ARGB32 read without its alpha (an opaque sheet needs no unpremultiplying)
+CAIRO_RGB = "BGRX" if sys.byteorder == "little" else "XRGB"
+
+
+def _opaque_rgb(surface: Any) -> Image.Image:
+    """An opaque cairo surface's pixels as an RGB image (a half-covered last row stays as
+    cairo premultiplied it: darker, never transparent)."""
+    surface.flush()
+    width, height = surface.get_width(), surface.get_height()
+    data = surface.get_data()
+    return Image.frombuffer("RGB", (width, height), data, "raw", CAIRO_RGB, surface.get_stride(), 1).copy()
+
+
+def palette_png(surface: Any, colours: int, palette: Any = None) -> bytes:
     """The PNG file of an opaque cairo ``ImageSurface`` in at most ``colours`` colours, one byte a pixel.
 
     A whole Flat Top theatre (960 px, a thin grid of some 3,400 hexes) is 290 kB in full
@@ -84,19 +236,19 @@ def palette_png(surface: Any, colours: int) -> bytes:
     are few and flat, and what is lost is the antialiasing's in-between shades) it is a
     fifth of that. Same pixels, same bytes.
     """
-    surface.flush()
-    width, height = surface.get_width(), surface.get_height()
-    image = Image.frombuffer(
-        "RGBa", (width, height), surface.get_data(), "raw", CAIRO_RAW, surface.get_stride(), 1
-    ).convert("RGB")
-    quantised = image.quantize(colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    image = _opaque_rgb(surface)
+    if palette is None:
+        quantised = image.quantize(colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    else:  # the board's palette and the overlay's inks (:func:`palette_of`): nearest colour
+        quantised = image.quantize(palette=palette, dither=Image.Dither.NONE)
+    width, height = image.size
     used = len(quantised.getpalette() or ()) // 3
-    palette = quantised.getpalette() or [0, 0, 0]
+    chosen = quantised.getpalette() or [0, 0, 0]
     pixels = memoryview(quantised.tobytes())
     rows = (pixels[at : at + width] for at in range(0, len(pixels), width))
     unfiltered = b"".join(part for pixel_row in rows for part in (b"\0", pixel_row))
     out = io.BytesIO()
-    entries = [tuple(palette[3 * i : 3 * i + 3]) for i in range(max(used, 1))]
+    entries = [tuple(chosen[3 * i : 3 * i + 3]) for i in range(max(used, 1))]
     pypng.Writer(width, height, palette=entries, bitdepth=8).write_preamble(out)
     pypng.write_chunk(out, b"IDAT", zlib.compress(unfiltered, PALETTE_LEVEL))
     pypng.write_chunk(out, b"IEND")
@@ -197,9 +349,27 @@ def pen(context: Any, style: Mapping[str, str]) -> None:
 class Painter:
     """Paints the elements :func:`supported` allows onto a cairo context, in document order."""
 
-    def __init__(self, context: Any, size: tuple[int, int]) -> None:
+    def __init__(
+        self,
+        context: Any,
+        size: tuple[int, int],
+        layers: Sequence[tuple[str, float]] = (),
+        *,
+        flat: bool = False,
+    ) -> None:
         self.context = context
         self.size = size  # the surface in pixels: a layer's size
+        self.layers = layers  # the groups :func:`cut_layers` cut out, by their ``data-layer-ref``
+        self.flat = flat  # painting a layer: long paths too are painted here, not composited
+        #: what was painted outside the layers: each colour with its opacity (groups' included),
+        #: and the layers composited, in order (:func:`palette_of`)
+        self.inks: set[tuple[tuple[float, float, float], float]] = set()
+        self.boards: list[Any] = []
+        self.alpha = 1.0
+
+    def source(self, rgb: tuple[float, float, float], alpha: float) -> None:
+        self.inks.add((rgb, round(alpha * self.alpha, 3)))
+        self.context.set_source_rgba(*rgb, alpha)
         #: a letter's advance by font and letter (see :meth:`letters`)
         self.advances: dict[tuple[str, bool, float, str], float] = {}
 
@@ -209,18 +379,35 @@ class Painter:
             return
         style = {**inherited, **{k: v for k, v in node.attrib.items() if k in INHERITED}}
         opacity = float(node.get("opacity", "1"))
-        if tag in ("svg", "g"):
+        ref = node.get("data-layer-ref")
+        if tag == "g" and ref is not None and int(ref) < len(self.layers):
+            self.board(*self.layers[int(ref)], style)
+        elif tag in ("svg", "g"):
             self.group(node, style, opacity)
         else:
             SHAPES[tag](self, node, style, opacity)
+
+    def board(self, text: str, bottom: float, style: Mapping[str, str]) -> None:
+        """Composite a group cut out of the SVG (:func:`board_layer`)."""
+        matrix = tuple(self.context.get_matrix().as_tuple())
+        image = board_layer(text, bottom, style, matrix, self.size[0])
+        self.boards.append(image)
+        self.context.save()
+        self.context.identity_matrix()
+        self.context.set_source_surface(image, 0, 0)
+        self.context.paint()
+        self.context.restore()
 
     def group(self, node: ET.Element, style: Mapping[str, str], opacity: float) -> None:
         # A group's opacity applies to the group as a whole, not to each thing in it.
         apart = opacity < 1 and len(node) > 0
         if apart:
             self.context.push_group()
+        outer = self.alpha
+        self.alpha *= opacity
         for child in node:
             self.node(child, style)
+        self.alpha = outer
         if apart:
             self.context.pop_group_to_source()
             self.context.paint_with_alpha(opacity)
@@ -230,7 +417,7 @@ class Painter:
         context = self.context
         fill = colour(style.get("fill", "#000000"))
         if fill is not None:
-            context.set_source_rgba(*fill, float(style.get("fill-opacity", "1")) * opacity)
+            self.source(fill, float(style.get("fill-opacity", "1")) * opacity)
             context.fill_preserve()
         self.stroke(style, opacity)
         context.new_path()
@@ -241,7 +428,7 @@ class Painter:
             return
         self.context.save()
         pen(self.context, style)
-        self.context.set_source_rgba(*stroke, float(style.get("stroke-opacity", "1")) * opacity)
+        self.source(stroke, float(style.get("stroke-opacity", "1")) * opacity)
         self.context.stroke_preserve()
         self.context.restore()
 
@@ -261,7 +448,7 @@ class Painter:
 
     def path(self, node: ET.Element, style: Mapping[str, str], opacity: float) -> None:
         d = node.get("d", "")
-        if len(d) >= LAYER_MIN:
+        if len(d) >= LAYER_MIN and not self.flat:
             self.layered(d, style, opacity)
             return
         trace(self.context, d)
@@ -296,7 +483,7 @@ class Painter:
         y = _number(node, "y")
         fill = colour(style.get("fill", "#000000"))
         if fill is not None:
-            context.set_source_rgba(*fill, float(style.get("fill-opacity", "1")) * opacity)
+            self.source(fill, float(style.get("fill-opacity", "1")) * opacity)
             self.each_letter(letters, y, anchor, context.show_text)
         context.new_path()
         if colour(style.get("stroke")) is not None:

@@ -63,6 +63,11 @@ def supported(root: ET.Element) -> bool:
     return all(_known(element, element is root) for element in root.iter())
 
 
+def supported_part(group: ET.Element) -> bool:
+    """True when ``group`` and all it holds (not a root) are what :mod:`.raster` paints."""
+    return all(_known(element, False) for element in group.iter())
+
+
 def _plain_viewbox(root: ET.Element) -> bool:
     """A viewBox of ``0 0 width height`` (or none): the picture is only scaled."""
     width, height = root.get("width", ""), root.get("height", "")
