@@ -46,6 +46,12 @@ def polygon(points: Sequence[tuple[float, float]]) -> str:
     return "".join(parts)
 
 
+def polyline(points: Sequence[tuple[float, float]]) -> str:
+    """An SVG path command for an open line through ``points``, numbers rounded."""
+    head, *rest = points
+    return "".join([f"M{num(head[0])},{num(head[1])}", *(f"L{num(x)},{num(y)}" for x, y in rest)])
+
+
 def hexagon(x: float, y: float, radius: float, *, pointy: bool = False) -> list[tuple[float, float]]:
     """Corners of a regular hexagon: flat-topped (corners east and west) unless ``pointy``."""
     start = 30 if pointy else 0

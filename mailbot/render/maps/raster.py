@@ -54,6 +54,9 @@ from mailbot.render.maps.svgsubset import INHERITED, NS, NUMBER, colour, support
 
 _NUMBER = re.compile(NUMBER)
 _TOKEN = re.compile(rf"[MLHVZ]|{NUMBER}")
+#: a path of closed polygons written one command a point, ``M1,2L3,4...Z`` (:func:`trace`'s quick way)
+_POLYGONS = re.compile(rf"(?:[ML]{NUMBER},{NUMBER}|Z)*")
+_POLYGON_STEP = re.compile(rf"([MLZ])(?:({NUMBER}),({NUMBER}))?")
 
 #: a path of this many characters or more is painted through a cached layer (the grid, clouds)
 LAYER_MIN = 4000
@@ -160,7 +163,8 @@ def board_layer(
 def clear_board_layers() -> None:
     """Forget every kept board layer and palette."""
     _board_layers.clear()
-    palette_of.cache_clear()
+    for cached in (palette_of, _ground, _commonest, _board_palette):
+        cached.cache_clear()
 
 
 #: zlib's level for a palette PNG: 5 took a third of level 6's time for a tenth more bytes
@@ -183,20 +187,7 @@ def palette_of(
     board's own, quantised once. A pure function of its arguments (the boards are kept by
     content), so a picture is the same bytes whether the palette was kept or not.
     """
-    first = boards[0]
-    base = cairo.ImageSurface(cairo.FORMAT_ARGB32, first.get_width(), first.get_height())
-    context = cairo.Context(base)
-    context.set_source_rgb(1, 1, 1)
-    context.paint()
-    for board in boards:
-        context.set_source_surface(board, 0, 0)
-        context.paint()
-    ground = _opaque_rgb(base)
-    quantised = ground.quantize(colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    counts = sorted(quantised.getcolors(colours) or [], key=lambda c: (-c[0], c[1]))
-    flat = quantised.getpalette() or [0, 0, 0]
-    indices = [i for _, i in counts[:GROUNDS] if isinstance(i, int)]  # a P image's colours are indices
-    common = [(int(flat[3 * i]), int(flat[3 * i + 1]), int(flat[3 * i + 2])) for i in indices]
+    common = _commonest(boards, colours)
     wanted: list[tuple[int, int, int]] = []
     for rgb, alpha in sorted(inks):
         share = min(alpha, 1.0)
@@ -207,12 +198,43 @@ def palette_of(
                 wanted.append((r, g, b))
     wanted = wanted[: colours // 2]
     room = colours - len(wanted)
-    own = ground.quantize(room, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    palette = list(own.getpalette() or [])[: 3 * room]
-    palette += [v for rgb in wanted for v in rgb]
+    palette = [*_board_palette(boards, room), *(v for rgb in wanted for v in rgb)]
     image = Image.new("P", (1, 1))
     image.putpalette(palette)
     return image
+
+
+# The board's part of a palette is kept apart from the inks' (an hour with another set of inks
+# quantises no board again): the same values whether kept or not.
+@lru_cache(maxsize=4)
+def _ground(boards: tuple[Any, ...]) -> Image.Image:
+    """``boards`` composited in order on white, as an RGB image."""
+    first = boards[0]
+    base = cairo.ImageSurface(cairo.FORMAT_ARGB32, first.get_width(), first.get_height())
+    context = cairo.Context(base)
+    context.set_source_rgb(1, 1, 1)
+    context.paint()
+    for board in boards:
+        context.set_source_surface(board, 0, 0)
+        context.paint()
+    return _opaque_rgb(base)
+
+
+@lru_cache(maxsize=8)
+def _commonest(boards: tuple[Any, ...], colours: int) -> list[tuple[int, int, int]]:
+    """The :data:`GROUNDS` commonest colours of ``boards`` quantised to ``colours``."""
+    quantised = _ground(boards).quantize(colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    counts = sorted(quantised.getcolors(colours) or [], key=lambda c: (-c[0], c[1]))
+    flat = quantised.getpalette() or [0, 0, 0]
+    indices = [i for _, i in counts[:GROUNDS] if isinstance(i, int)]  # a P image's colours are indices
+    return [(int(flat[3 * i]), int(flat[3 * i + 1]), int(flat[3 * i + 2])) for i in indices]
+
+
+@lru_cache(maxsize=16)
+def _board_palette(boards: tuple[Any, ...], room: int) -> tuple[int, ...]:
+    """``boards``' own colours quantised to ``room``: a flat RGB palette."""
+    own = _ground(boards).quantize(room, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    return tuple(own.getpalette() or [])[: 3 * room]
 
 
 #: Pillow's name for cairo's ARGB32 read without its alpha (an opaque sheet needs no unpremultiplying)
@@ -225,7 +247,9 @@ def _opaque_rgb(surface: Any) -> Image.Image:
     surface.flush()
     width, height = surface.get_width(), surface.get_height()
     data = surface.get_data()
-    return Image.frombuffer("RGB", (width, height), data, "raw", CAIRO_RGB, surface.get_stride(), 1).copy()
+    image = Image.frombuffer("RGB", (width, height), data, "raw", CAIRO_RGB, surface.get_stride(), 1)
+    image.load()  # "BGRX" is not a mode Pillow can share memory with: the pixels are read into a copy here
+    return image
 
 
 def palette_png(surface: Any, colours: int, palette: Any = None) -> bytes:
@@ -244,9 +268,10 @@ def palette_png(surface: Any, colours: int, palette: Any = None) -> bytes:
     width, height = image.size
     used = len(quantised.getpalette() or ()) // 3
     chosen = quantised.getpalette() or [0, 0, 0]
-    pixels = memoryview(quantised.tobytes())
-    rows = (pixels[at : at + width] for at in range(0, len(pixels), width))
-    unfiltered = b"".join(part for pixel_row in rows for part in (b"\0", pixel_row))
+    # Each row behind its filter byte 0: the picture one pixel wider, index 0 in the first column
+    framed = Image.new("P", (width + 1, height), 0)
+    framed.paste(quantised, (1, 0))
+    unfiltered = framed.tobytes()
     out = io.BytesIO()
     entries = [tuple(chosen[3 * i : 3 * i + 3]) for i in range(max(used, 1))]
     pypng.Writer(width, height, palette=entries, bitdepth=8).write_preamble(out)
@@ -312,6 +337,13 @@ def sheet(root: ET.Element, width: int) -> tuple[Any, Any]:
 def trace(context: Any, d: str) -> None:
     """Add the path ``d`` (absolute M, L, H, V, Z; what :func:`supported` lets through) to ``context``."""
     move, line, close = context.move_to, context.line_to, context.close_path
+    if _POLYGONS.fullmatch(d):  # what canvas.polygon writes (hexes, clouds): one command a point
+        for command, x, y in _POLYGON_STEP.findall(d):
+            if command == "Z":
+                close()
+            else:
+                (move if command == "M" else line)(float(x), float(y))
+        return
     tokens = _TOKEN.findall(d)
     command, at, end = "", 0, len(tokens)
     while at < end:
