@@ -276,3 +276,25 @@ def test_a_palette_map_is_the_same_bytes_with_its_board_and_palette_kept_or_not(
     assert first == again == [raster.render(svg, PNG_WIDTH, 64) for svg in svgs]
     for png in first:
         assert png is not None and Image.open(io.BytesIO(png)).mode == "P"
+
+
+def test_a_text_is_painted_once_and_composited_where_it_was_kept_or_not() -> None:
+    svgs = every_map()
+    first = [raster.render(svg, PNG_WIDTH) for svg in svgs]
+    assert raster._texts
+    again = [raster.render(svg, PNG_WIDTH) for svg in svgs]
+    empty_caches()
+    assert not raster._texts
+    assert first == again == [raster.render(svg, PNG_WIDTH) for svg in svgs]
+
+
+def test_a_text_at_the_sheets_edge_is_painted_on_the_sheet_as_cairosvg_paints_it() -> None:
+    texts = "".join(
+        f'<text x="{x}" y="{y}" font-size="12" fill="#1f2937" stroke="#ffffff" stroke-width="2">Edge {x}</text>'
+        for x, y in ((0, 10), (250, 99.5), (500, 30), (150, 50))
+    )
+    head = '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="100.3" viewBox="0 0 300 100.3">'
+    svg = f'{head}<rect width="300" height="100.3" fill="#ffffff" />{texts}</svg>'
+    ours = raster.render(svg, 300)
+    assert ours is not None and len(raster._texts) == 1  # only the one well inside
+    assert worst_difference(ours, by_cairosvg(svg, 300)) <= 2

@@ -28,6 +28,12 @@ later map reads only its hour's overlay and composites the board in a millisecon
 painting its few hundred names letter by letter took most of a picture's time. The group
 is always painted through its layer, kept or not, so a picture is the same bytes either way.
 
+A text is painted once onto a small clear surface around it, placed on the sheet by whole
+pixels (a device offset, so cairo places its letters exactly as on the sheet), and
+composited from there: most labels of an hour's map are the previous hour's, to the pixel.
+A text whose surface would reach the sheet's edge is painted on the sheet. A path's pieces
+(a cloud hex) are read once and kept by their text.
+
 The PNG file is written by pypng around the pixels Pillow reorders, deflated by ISA-L
 (:func:`png`).
 """
@@ -55,8 +61,10 @@ from mailbot.render.maps.svgsubset import INHERITED, NS, NUMBER, colour, support
 _NUMBER = re.compile(NUMBER)
 _TOKEN = re.compile(rf"[MLHVZ]|{NUMBER}")
 #: a path of closed polygons written one command a point, ``M1,2L3,4...Z`` (:func:`trace`'s quick way)
-_POLYGONS = re.compile(rf"(?:[ML]{NUMBER},{NUMBER}|Z)*")
-_POLYGON_STEP = re.compile(rf"([MLZ])(?:({NUMBER}),({NUMBER}))?")
+#: a path's piece after its M, as canvas.polygon and canvas.polyline write it: one command a point
+_RUN = re.compile(rf"{NUMBER},{NUMBER}(?:L{NUMBER},{NUMBER})*")
+#: path pieces kept (:func:`_run`): a whole Flat Top board has some 3,400 hexes
+RUNS = 8192
 
 #: a path of this many characters or more is painted through a cached layer (the grid, clouds)
 LAYER_MIN = 4000
@@ -82,6 +90,7 @@ def render(svg: str, width: int, colours: int | None = None) -> bytes | None:
         return None
     surface, context = sheet(root, width)
     painter = Painter(context, (surface.get_width(), surface.get_height()), layers)
+    painter.clip = context.user_to_device(*context.clip_extents()[2:])  # in pixels
     try:
         painter.node(root, {})
     except Unsupported:
@@ -163,12 +172,14 @@ def board_layer(
 def clear_board_layers() -> None:
     """Forget every kept board layer and palette."""
     _board_layers.clear()
-    for cached in (palette_of, _ground, _commonest, _board_palette):
+    for cached in (palette_of, _ground, _commonest, _board_palette, _run):
         cached.cache_clear()
+    _measures.clear()
+    _texts.clear()
 
 
 #: zlib's level for a palette PNG: 5 took a third of level 6's time for a tenth more bytes
-PALETTE_LEVEL = 5
+PALETTE_LEVEL = 3  # (3: 4.3 ms, 81 kB; 5: 5.9 ms, 74 kB a Coral Sea map)
 
 
 #: the most common colours of a board a translucent ink is blended over for the palette
@@ -337,13 +348,19 @@ def sheet(root: ET.Element, width: int) -> tuple[Any, Any]:
 def trace(context: Any, d: str) -> None:
     """Add the path ``d`` (absolute M, L, H, V, Z; what :func:`supported` lets through) to ``context``."""
     move, line, close = context.move_to, context.line_to, context.close_path
-    if _POLYGONS.fullmatch(d):  # what canvas.polygon writes (hexes, clouds): one command a point
-        for command, x, y in _POLYGON_STEP.findall(d):
-            if command == "Z":
-                close()
-            else:
-                (move if command == "M" else line)(float(x), float(y))
-        return
+    pieces = d.split("M")
+    if not pieces[0]:  # polygons and lines, as canvas.polygon and canvas.polyline write them
+        runs = [_run(piece) for piece in pieces[1:]]
+        if None not in runs:
+            for run in runs:
+                assert run is not None
+                x, y, *rest = run
+                move(x, y)
+                for at in range(0, len(rest) - 1, 2):
+                    line(rest[at], rest[at + 1])
+                if len(rest) % 2:  # closed
+                    close()
+            return
     tokens = _TOKEN.findall(d)
     command, at, end = "", 0, len(tokens)
     while at < end:
@@ -363,6 +380,17 @@ def trace(context: Any, d: str) -> None:
             command = "L" if command == "M" else command  # further pairs after a moveto are linetos
         else:
             at += 1  # a lone number is dropped, as cairosvg drops it
+
+
+@lru_cache(maxsize=RUNS)
+def _run(piece: str) -> tuple[float, ...] | None:
+    """The points of ``x,y L x,y ...`` (a path's piece after its M), flat, with a last 0.0 when
+    a Z closes it; None if the piece is written otherwise. Kept by text: a cloud or storm hex is
+    the same piece every hour it is covered."""
+    closed = piece.endswith("Z")
+    if not _RUN.fullmatch(piece[:-1] if closed else piece):
+        return None
+    return (*(float(v) for v in _NUMBER.findall(piece)), *((0.0,) if closed else ()))
 
 
 def pen(context: Any, style: Mapping[str, str]) -> None:
@@ -398,12 +426,14 @@ class Painter:
         self.inks: set[tuple[tuple[float, float, float], float]] = set()
         self.boards: list[Any] = []
         self.alpha = 1.0
+        self.font: tuple[str, bool, float] | None = None  # the font the context has (see :meth:`text`)
+        #: the sheet's clip, the pixels' width and the drawing's unrounded height: a text whose
+        #: layer would reach it is painted on the sheet (see :meth:`text_layer`)
+        self.clip: tuple[float, float] = (0.0, 0.0)
 
     def source(self, rgb: tuple[float, float, float], alpha: float) -> None:
         self.inks.add((rgb, round(alpha * self.alpha, 3)))
         self.context.set_source_rgba(*rgb, alpha)
-        #: a letter's advance by font and letter (see :meth:`letters`)
-        self.advances: dict[tuple[str, bool, float, str], float] = {}
 
     def node(self, node: ET.Element, inherited: Mapping[str, str]) -> None:
         tag = node.tag.removeprefix(NS)
@@ -441,6 +471,7 @@ class Painter:
             self.node(child, style)
         self.alpha = outer
         if apart:
+            self.font = None  # popping the group restores the font it was pushed with
             self.context.pop_group_to_source()
             self.context.paint_with_alpha(opacity)
 
@@ -498,20 +529,115 @@ class Painter:
         self.context.restore()
 
     def text(self, node: ET.Element, style: Mapping[str, str], opacity: float) -> None:
+        """A text, painted through a small layer kept by everything that decides its pixels.
+
+        Most of a map's labels (the key, the legend, the names of units that did not move) are
+        where they were the hour before, letter for letter: each is painted once on a clear
+        surface just around it, at the same place to the pixel, and composited from there, kept
+        or not (:data:`_texts`), so a picture is the same bytes either way.
+        """
         content = words(node.text)
         if not content:
             return
+        matrix = tuple(self.context.get_matrix().as_tuple())
+        if self.flat or matrix[1:3] != (0.0, 0.0) or matrix[4:] != (0.0, 0.0):
+            # a board's layer, or a sheet whose drawing is moved, not only scaled
+            self.lettering(node, content, style, opacity)
+            return
+        key = (
+            content,
+            tuple(sorted(node.attrib.items())),
+            tuple(sorted(style.items())),
+            opacity,
+            self.alpha,
+            matrix,
+        )
+        kept = _texts.get(key)
+        if kept is None:
+            kept = self.text_layer(node, content, style, opacity, matrix)
+            if kept is None:  # near the sheet's edge: cairo paints a glyph the clip cuts otherwise
+                self.lettering(node, content, style, opacity)
+                return
+            _texts[key] = kept
+            if len(_texts) > TEXTS:
+                del _texts[next(iter(_texts))]
+        surface, inks = kept
+        self.inks |= inks
         context = self.context
+        context.save()
+        context.identity_matrix()
+        context.set_source_surface(surface, 0, 0)  # its device offset puts it in place
+        context.paint()
+        context.restore()
+
+    def text_layer(
+        self,
+        node: ET.Element,
+        content: str,
+        style: Mapping[str, str],
+        opacity: float,
+        matrix: tuple[float, ...],
+    ) -> tuple[Any, frozenset[tuple[tuple[float, float, float], float]]] | None:
+        """The text painted alone on a clear surface around it (its device offset puts it in
+        place), and the inks it used; None for a text near the sheet's edge or beyond it."""
+        family, bold, size = self.font_of(style)
+        self.set_font((family, bold, size))
+        x_bearing, width, advances = self.measure(content, (family, bold, size))
+        ascent, descent = self.context.font_extents()[:2]
+        x, y = _number(node, "x"), _number(node, "y")
+        margin = 2 * float(style.get("stroke-width", "1")) + size / 2 + 1
+        reach = max(abs(x_bearing) + width, sum(advances))
+        corners = [
+            self.context.user_to_device(x + dx * (reach + margin), y + dy)
+            for dx in (-1, 1)
+            for dy in (-ascent - margin, descent + margin)
+        ]
+        left = math.floor(min(c[0] for c in corners)) - 1
+        top = math.floor(min(c[1] for c in corners)) - 1
+        wide = math.ceil(max(c[0] for c in corners)) + 1 - left
+        high = math.ceil(max(c[1] for c in corners)) + 1 - top
+        if left < 0 or top < 0 or left + wide > self.clip[0] or top + high > math.floor(self.clip[1]):
+            return None
+        surface = cairo.ImageSurface(cairo.FORMAT_ARGB32, wide, high)
+        # The same transformation as the sheet's, then whole pixels off: cairo works out where a
+        # letter falls exactly as on the sheet (a shifted matrix would round half a pixel the
+        # other way now and then)
+        surface.set_device_offset(-left, -top)
+        context = cairo.Context(surface)
+        context.set_matrix(cairo.Matrix(*matrix))
+        painter = Painter(context, (wide, high), flat=True)
+        painter.alpha = self.alpha
+        painter.lettering(node, content, style, opacity)
+        surface.flush()
+        return surface, frozenset(painter.inks)
+
+    @staticmethod
+    def font_of(style: Mapping[str, str]) -> tuple[str, bool, float]:
         family = style.get("font-family", "sans-serif").split(",")[0].strip("\"' ")
-        bold = style.get("font-weight") == "bold"
-        size = float(style.get("font-size", SVG_FONT_SIZE))
-        context.select_font_face(family, cairo.FONT_SLANT_NORMAL, int(bold))  # FONT_WEIGHT_BOLD is 1
-        context.set_font_size(size)
+        return family, style.get("font-weight") == "bold", float(style.get("font-size", SVG_FONT_SIZE))
+
+    def set_font(self, font: tuple[str, bool, float]) -> None:
+        if font != self.font:
+            self.context.select_font_face(
+                font[0], cairo.FONT_SLANT_NORMAL, int(font[1])
+            )  # FONT_WEIGHT_BOLD is 1
+            self.context.set_font_size(font[2])
+            self.font = font
+
+    def lettering(self, node: ET.Element, content: str, style: Mapping[str, str], opacity: float) -> None:
+        """Paint the text's letters here, as cairosvg paints them."""
+        context = self.context
+        font = self.font_of(style)
+        self.set_font(font)
         # cairosvg anchors by the ink box (bearing and width), not by the advance
-        x_bearing, _, width, _, _, _ = context.text_extents(content)
+        x_bearing, width, advances = self.measure(content, font)
         shift = {"middle": -(width / 2 + x_bearing), "end": -(width + x_bearing)}
         anchor = shift.get(style.get("text-anchor", "start"), 0.0)
-        letters = self.letters(content, _number(node, "x"), (family, bold, size))
+        x = _number(node, "x")
+        letters = []
+        for letter, advance in zip(content, advances, strict=True):
+            letters.append((x, letter))
+            x += advance
         y = _number(node, "y")
         fill = colour(style.get("fill", "#000000"))
         if fill is not None:
@@ -523,21 +649,29 @@ class Painter:
             self.stroke(style, opacity)
             context.new_path()
 
-    def letters(self, content: str, x: float, font: tuple[str, bool, float]) -> list[tuple[float, str]]:
-        """Each letter where cairosvg puts it: after the one before, by its advance.
+    def measure(self, content: str, font: tuple[str, bool, float]) -> tuple[float, float, tuple[float, ...]]:
+        """The ink box's bearing and width of ``content`` in ``font`` (the context's), and each
+        letter's advance: cairosvg puts each letter after the one before, by its advance.
 
-        A letter's advance is asked of cairo once per font (a map has a few fonts and thousands
-        of letters; the scale does not change while one picture is painted).
+        Kept by font, text and transformation (:data:`_measures`): a map's labels come back
+        hour after hour, and a letter's advance is the same in every label.
         """
-        placed = []
-        for letter in content:
-            placed.append((x, letter))
-            key = (*font, letter)
-            advance = self.advances.get(key)
-            if advance is None:
-                advance = self.advances[key] = float(self.context.text_extents(letter)[4])
-            x += advance
-        return placed
+        key = (*font, content, tuple(self.context.get_matrix().as_tuple()))
+        kept = _measures.get(key)
+        if kept is None:
+            x_bearing, _, width, _, _, _ = self.context.text_extents(content)
+            advances = tuple(self.advance(letter, key[:3], key[4]) for letter in content)
+            kept = _measures[key] = (float(x_bearing), float(width), advances)
+            if len(_measures) > MEASURES:
+                del _measures[next(iter(_measures))]
+        return kept
+
+    def advance(self, letter: str, font: tuple[str, bool, float], matrix: tuple[float, ...]) -> float:
+        key = ("advance", *font, letter, matrix)
+        kept = _measures.get(key)
+        if kept is None:
+            kept = _measures[key] = (0.0, 0.0, (float(self.context.text_extents(letter)[4]),))
+        return kept[2][0]
 
     def each_letter(
         self, letters: list[tuple[float, str]], y: float, anchor: float, draw: Callable[[str], None]
@@ -554,6 +688,16 @@ class Painter:
             context.rel_move_to(anchor, 0)
             if not letter.isspace():
                 draw(letter)
+
+
+#: texts' measures kept (:meth:`Painter.measure`), oldest forgotten first: values cairo gives
+#: for the key alone, so a picture is the same whether they were kept or not
+MEASURES = 4096
+#: texts' layers kept (:meth:`Painter.text`), oldest forgotten first: a map has some 30 texts
+#: outside its board, each a few kB
+TEXTS = 512
+_texts: dict[tuple[Any, ...], tuple[Any, frozenset[tuple[tuple[float, float, float], float]]]] = {}
+_measures: dict[tuple[Any, ...], tuple[float, float, tuple[float, ...]]] = {}
 
 
 def _number(node: ET.Element, name: str) -> float:
