@@ -289,8 +289,9 @@ def test_a_text_is_painted_once_and_composited_where_it_was_kept_or_not() -> Non
 
 
 def test_a_text_at_the_sheets_edge_is_painted_on_the_sheet_as_cairosvg_paints_it() -> None:
+    paint = 'font-size="12" fill="#1f2937" stroke="#ffffff" stroke-width="2"'
     texts = "".join(
-        f'<text x="{x}" y="{y}" font-size="12" fill="#1f2937" stroke="#ffffff" stroke-width="2">Edge {x}</text>'
+        f'<text x="{x}" y="{y}" {paint}>Edge {x}</text>'
         for x, y in ((0, 10), (250, 99.5), (500, 30), (150, 50))
     )
     head = '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="100.3" viewBox="0 0 300 100.3">'
@@ -298,3 +299,22 @@ def test_a_text_at_the_sheets_edge_is_painted_on_the_sheet_as_cairosvg_paints_it
     ours = raster.render(svg, 300)
     assert ours is not None and len(raster._texts) == 1  # only the one well inside
     assert worst_difference(ours, by_cairosvg(svg, 300)) <= 2
+
+
+def test_a_bank_of_hexes_drawn_as_its_outline_fills_what_its_hexes_fill() -> None:
+    from mailbot.games.flattop.map.hexes import Hex, within
+    from mailbot.render.maps import flattop
+
+    board = flattop.board_for([0, 0, 11, 11])
+    ring = sorted({*within(Hex(5, 5), 3)} - {Hex(5, 5), Hex(5, 4)}, key=lambda h: (h.col, h.row))  # a hole
+    hexes = [*ring, Hex(10, 10), Hex(0, 0)]
+    size = f'width="{flattop.SHEET}" height="600" viewBox="0 0 {flattop.SHEET} 600"'
+    head = f'<svg xmlns="http://www.w3.org/2000/svg" {size}>'
+
+    def picture(d: str) -> bytes | None:
+        return raster.render(f'{head}<path d="{d}" fill="#c9ced4" fill-opacity="0.55" /></svg>', 480)
+
+    union, each = flattop.union_outline(board, hexes), board.outline(hexes)
+    assert union.count("M") == 4 and len(union) < len(each) / 3
+    one, other = picture(union), picture(each)
+    assert one is not None and other is not None and worst_difference(one, other) <= 1

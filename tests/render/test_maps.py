@@ -148,9 +148,11 @@ def test_contacts_show_their_condition_and_fade_with_age() -> None:
 def test_clouds_cover_every_hex_within_the_radius_and_storms_are_their_own_layer() -> None:
     root = parse(flattop_svg(flattop_model(cloud_radius=2)))
     (clouds,) = with_class(root, "clouds")
-    assert (clouds.get("d") or "").count("M") == 1 + 3 * 2 * 3  # a hex and its two rings
+    d = clouds.get("d") or ""  # a hex and its two rings: one loop round their outside edges
+    assert d.count("M") == 1 and d.count("L") + 1 == 6 * (2 * 2 + 1)
     (storms,) = with_class(root, "storms")
-    assert (storms.get("d") or "").count("M") == 3
+    storm = storms.get("d") or ""  # three hexes in a row: one loop, 18 edges less twice 2 shared
+    assert storm.count("M") == 1 and storm.count("L") + 1 == 14
     assert (storms.get("fill"), clouds.get("fill")) == ("#6b7480", "#c9ced4")  # storms darker
 
 

@@ -114,15 +114,17 @@ class Labels:
 
     def index(self) -> None:
         """Bring :attr:`cells` up to date with :attr:`taken`."""
+        cells = self.cells
         for other in self.taken[self.indexed :]:
             for cell in _cells(other):
-                self.cells.setdefault(cell, []).append(other)
+                cells[cell] = [*cells.get(cell, ()), other]  # a new list: a copy may share the old one
         self.indexed = len(self.taken)
 
     def copy(self) -> Labels:
-        """Another placer with the same boxes taken; placing with one leaves the other as it is."""
+        """Another placer with the same boxes taken; placing with one leaves the other as it is
+        (the cells' lists are shared, never changed in place: :meth:`index` replaces them)."""
         self.index()
-        cells = {cell: list(boxes) for cell, boxes in self.cells.items()}
+        cells = dict(self.cells)
         return Labels(self.left, self.top, self.right, self.bottom, list(self.taken), cells, self.indexed)
 
     def _near(self, box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:

@@ -147,6 +147,42 @@ def hex_outline(board: Board, h: Hex) -> str:
     return cv.polygon(cv.hexagon(*board.centre(h), board.size))
 
 
+@lru_cache(maxsize=16)
+def weather_outline(board: Board, centres: tuple[tuple[int, int], ...], radius: int) -> str:
+    """The outline of every hex of ``board`` within ``radius`` of one of ``centres`` (col, row),
+    in (col, row) order: the hour's clouds or storms, the same for every side's map of the hour,
+    kept by value."""
+    hexes = {h for c, r in centres for h in within(Hex(c, r), radius)}
+    return union_outline(board, sorted((h for h in hexes if board.inside(h)), key=lambda h: (h.col, h.row)))
+
+
+def union_outline(board: Board, hexes: Sequence[Hex]) -> str:
+    """One path filling what the outlines of ``hexes`` fill: each hex's edges with every edge two
+    of them share (once each way, so adding nothing to the winding) left out, chained into
+    closed loops. A cloud bank of 450 hexes is 8 loops: a quarter of the points to paint and
+    to keep in the SVG."""
+    edges: dict[tuple[str, str], None] = {}
+    for h in hexes:
+        corners = [f"{num(x)},{num(y)}" for x, y in cv.hexagon(*board.centre(h), board.size)]
+        for a, b in zip(corners, corners[1:] + corners[:1], strict=True):
+            if (b, a) in edges:
+                del edges[(b, a)]
+            else:
+                edges[(a, b)] = None
+    onward: dict[str, list[str]] = {}
+    for a, b in edges:
+        onward.setdefault(a, []).append(b)
+    loops = []
+    for start in list(onward):
+        while onward[start]:  # every corner has as many edges in as out: a walk comes back
+            loop, at = [start], onward[start].pop(0)
+            while at != start:
+                loop.append(at)
+                at = onward[at].pop(0)
+            loops.append("M" + "L".join(loop) + "Z")
+    return "".join(loops)
+
+
 def board_for(bounds: Sequence[int]) -> Board:
     c0, r0, c1, r1 = (int(v) for v in bounds)
     if c1 < c0 or r1 < r0:
@@ -378,18 +414,19 @@ class Map:
         d.append(group)
 
     @cached_property
-    def covered(self) -> list[Hex]:
-        radius = int(self.model["cloud_radius"])
-        hexes = {h for cloud in self.model["clouds"] for h in within(self.at(str(cloud)), radius)}
-        return sorted(h for h in hexes if self.board.inside(h))
+    def covered(self) -> str:
+        """The outline of the hexes under cloud (:func:`weather_outline`), "" if none."""
+        clouds = tuple(sorted({(h.col, h.row) for h in (self.at(str(c)) for c in self.model["clouds"])}))
+        return weather_outline(self.board, clouds, int(self.model["cloud_radius"]))
 
     def _weather(self, d: dw.Drawing | dw.Group) -> None:
-        clouds = self.covered
-        storms = sorted(h for h in {self.at(str(s)) for s in self.model["storms"]} if self.board.inside(h))
-        if clouds:
-            d.append(dw.Path(self.board.outline(clouds), fill=CLOUD, fill_opacity=0.55, class_="clouds"))
+        storms = tuple(sorted({(h.col, h.row) for h in (self.at(str(s)) for s in self.model["storms"])}))
+        if self.covered:
+            d.append(dw.Path(self.covered, fill=CLOUD, fill_opacity=0.55, class_="clouds"))
         if storms:
-            d.append(dw.Path(self.board.outline(storms), fill=STORM, fill_opacity=0.6, class_="storms"))
+            d.append(
+                dw.Path(weather_outline(self.board, storms, 0), fill=STORM, fill_opacity=0.6, class_="storms")
+            )
 
     def _paths(self, d: dw.Drawing | dw.Group) -> None:
         width = max(1.2, min(2.5, self.board.size / 5))
