@@ -187,7 +187,7 @@ def test_the_same_svg_gives_the_same_bytes_with_full_or_empty_caches() -> None:
 
 
 def test_a_layer_is_kept_for_its_path_paint_place_and_size_only() -> None:
-    grid = "".join(f"M{x},1L{x},49" for x in range(1, 99, 1)) * 8  # long enough for a layer
+    grid = "".join(f"M{x},1L{x},49" for x in range(1, 99, 1)) * 16  # long enough for a layer
     assert len(grid) >= raster.LAYER_MIN
 
     def svg(stroke: str) -> str:

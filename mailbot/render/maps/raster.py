@@ -14,7 +14,7 @@ a new drawing feature is never lost, only slower until it is taught here.
 public API is used: calling libcairo through its cffi pointer saved 0.35 ms a map, not worth
 depending on a private attribute.
 
-A long path (the hex grid, the cloud cover) is painted once into a layer kept by content
+A long path (a hex grid outside a board layer) is painted once into a layer kept by content
 (:func:`layer`, a small LRU): the next hour's map, which has the same grid, composites it in
 well under a millisecond, where painting the grid point by point took 10-14 ms. The key holds
 everything that decides the layer's pixels (the path, its paint, the transformation and the
@@ -66,8 +66,9 @@ _RUN = re.compile(rf"{NUMBER},{NUMBER}(?:L{NUMBER},{NUMBER})*")
 #: path pieces kept (:func:`_run`): a whole Flat Top board has some 3,400 hexes
 RUNS = 8192
 
-#: a path of this many characters or more is painted through a cached layer (the grid, clouds)
-LAYER_MIN = 4000
+#: a path of this many characters or more is painted through a cached layer (a grid outside a
+#: board layer); the clouds, 8 kB as their outline, are quicker painted on the sheet
+LAYER_MIN = 16000
 #: layers kept: a map uses two (grid and clouds); each is width x height x 4 bytes (1.4 MB at 640 px)
 LAYERS = 8
 SVG_MITER_LIMIT = 4.0  # SVG's default; cairo's own is 10
