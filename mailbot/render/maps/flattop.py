@@ -152,8 +152,14 @@ def weather_outline(board: Board, centres: tuple[tuple[int, int], ...], radius: 
     """The outline of every hex of ``board`` within ``radius`` of one of ``centres`` (col, row),
     in (col, row) order: the hour's clouds or storms, the same for every side's map of the hour,
     kept by value."""
-    hexes = {h for c, r in centres for h in within(Hex(c, r), radius)}
+    hexes = {h for c, r in centres for h in _disc(c, r, radius)}
     return union_outline(board, sorted((h for h in hexes if board.inside(h)), key=lambda h: (h.col, h.row)))
+
+
+@lru_cache(maxsize=1024)
+def _disc(col: int, row: int, radius: int) -> tuple[Hex, ...]:
+    """The hexes within ``radius`` of (col, row): a cloud's, kept (clouds drift a hex or two an hour)."""
+    return tuple(within(Hex(col, row), radius))
 
 
 def union_outline(board: Board, hexes: Sequence[Hex]) -> str:
@@ -163,8 +169,7 @@ def union_outline(board: Board, hexes: Sequence[Hex]) -> str:
     to keep in the SVG."""
     edges: dict[tuple[str, str], None] = {}
     for h in hexes:
-        corners = [f"{num(x)},{num(y)}" for x, y in cv.hexagon(*board.centre(h), board.size)]
-        for a, b in zip(corners, corners[1:] + corners[:1], strict=True):
+        for a, b in hex_edges(board, h):
             if (b, a) in edges:
                 del edges[(b, a)]
             else:
@@ -181,6 +186,15 @@ def union_outline(board: Board, hexes: Sequence[Hex]) -> str:
                 at = onward[at].pop(0)
             loops.append("M" + "L".join(loop) + "Z")
     return "".join(loops)
+
+
+@lru_cache(maxsize=8192)
+def hex_edges(board: Board, h: Hex) -> tuple[tuple[str, str], ...]:
+    """The six edges of ``h`` as pairs of written corners, in order round the hex: kept, since
+    most of an hour's cloud hexes were under cloud the hour before (trigonometry and rounding
+    for each corner were two thirds of an outline's time)."""
+    corners = [f"{num(x)},{num(y)}" for x, y in cv.hexagon(*board.centre(h), board.size)]
+    return tuple(zip(corners, corners[1:] + corners[:1], strict=True))
 
 
 def board_for(bounds: Sequence[int]) -> Board:
@@ -212,16 +226,22 @@ class Map:
 
     def __init__(self, model: Mapping[str, Any]) -> None:
         self.model = model
-        self.hexes = {str(k): Hex.from_list(v) for k, v in model["hexes"].items()}
+        # Read as asked for: the model names every hex of the printed board (some 3,400), and a
+        # map's own drawing asks for a few hundred (the board is drawn once, from its key).
+        self.coordinates: Mapping[str, Any] = model["hexes"]
+        self.hexes: dict[str, Hex] = {}
         self.board = board_for(model["bounds"])
         self.side = str(model["side"])
         self.own = self._own_markers()
         self.contacts = self._contact_markers()
 
     def at(self, hex_id: str) -> Hex:
-        if hex_id not in self.hexes:
-            raise KeyError(f"hex {hex_id!r} has no coordinates in map.hexes")
-        return self.hexes[hex_id]
+        found = self.hexes.get(hex_id)
+        if found is None:
+            if hex_id not in self.coordinates:
+                raise KeyError(f"hex {hex_id!r} has no coordinates in map.hexes")
+            found = self.hexes[hex_id] = Hex.from_list(self.coordinates[hex_id])
+        return found
 
     def _own_markers(self) -> list[Marker]:
         markers: list[Marker] = []
