@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import builtins
 import io
+import random
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -276,6 +278,32 @@ def test_a_palette_map_is_the_same_bytes_with_its_board_and_palette_kept_or_not(
     assert first == again == [raster.render(svg, PNG_WIDTH, 64) for svg in svgs]
     for png in first:
         assert png is not None and Image.open(io.BytesIO(png)).mode == "P"
+
+
+def test_a_palette_map_in_kept_bands_is_the_whole_sheet_quantised_and_deflated_in_bands() -> None:
+    """Bands kept by their pixels give the bytes of the sheet quantised whole, then deflated band
+    by band (what ``palette_png`` wrote before it kept bands), and a sheet painted again reuses
+    every band."""
+    svg = real_flattop_svgs()[0]
+    banded = raster.render(svg, PNG_WIDTH, 64)
+    assert banded is not None and raster._quantised
+    decoded = Image.open(io.BytesIO(banded))
+    width, height = decoded.size
+    framed = Image.new("P", (width + 1, height), 0)
+    framed.paste(decoded, (1, 0))
+    whole = raster.deflate_in_bands(framed.tobytes(), (width + 1) * raster.BAND_ROWS)
+    assert whole in banded
+    made = {id(band) for bands in raster._quantised.values() for band in bands}
+    assert raster.render(svg, PNG_WIDTH, 64) == banded
+    assert {id(band) for bands in raster._quantised.values() for band in bands} == made
+
+
+@pytest.mark.parametrize("lengths", [(0, 0), (1, 70000), (65521, 3), (200000, 65522)])
+def test_two_adler32_checksums_combine_into_the_whole(lengths: tuple[int, int]) -> None:
+    rng = random.Random(sum(lengths))
+    first, second = (rng.randbytes(n) for n in lengths)
+    combined = raster.adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
+    assert combined == zlib.adler32(first + second)
 
 
 def test_a_text_is_painted_once_and_composited_where_it_was_kept_or_not() -> None:

@@ -178,6 +178,7 @@ def clear_board_layers() -> None:
     _measures.clear()
     _texts.clear()
     _bands.clear()
+    _quantised.clear()
 
 
 #: zlib's level for a palette PNG: 5 took a third of level 6's time for a tenth more bytes
@@ -273,11 +274,10 @@ def palette_png(surface: Any, colours: int, palette: Any = None) -> bytes:
     are few and flat, and what is lost is the antialiasing's in-between shades) it is a
     fifth of that. Same pixels, same bytes.
     """
+    if palette is not None:
+        return _banded_png(surface, palette)
     image = _opaque_rgb(surface)
-    if palette is None:
-        quantised = image.quantize(colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    else:  # the board's palette and the overlay's inks (:func:`palette_of`): nearest colour
-        quantised = image.quantize(palette=palette, dither=Image.Dither.NONE)
+    quantised = image.quantize(colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     width, height = image.size
     used = len(quantised.getpalette() or ()) // 3
     chosen = quantised.getpalette() or [0, 0, 0]
@@ -321,6 +321,90 @@ def deflate_in_bands(data: bytes, band: int) -> bytes:
         parts.append(deflated)
     parts += [_LAST_BLOCK, zlib.adler32(data).to_bytes(4, "big")]
     return b"".join(parts)
+
+
+#: bands of a sheet kept quantised and deflated (:func:`_banded_png`): for each palette and
+#: place on the sheet the last few bands painted there (two sides' maps of two hours), each
+#: with its pixels to compare against (120 kB at 960 px); places kept, the least recent forgotten
+BANDS_A_PLACE = 4
+PLACES = 48  # two Coral Sea sheets of 24 bands: at most 23 MB
+_quantised: OrderedDict[tuple[bytes, int], list[tuple[bytes, bytes, int, int]]] = OrderedDict()
+
+
+def _banded_png(surface: Any, palette: Any) -> bytes:
+    """:func:`palette_png` in ``palette``, band by band: the same bytes as quantising the whole
+    sheet and deflating it in bands (a pixel's colour in a given palette depends on that
+    pixel alone), but a band whose pixels an earlier sheet had at the same place (the same
+    rows of sea, board, labels and clouds) is neither read, quantised nor deflated again
+    (:data:`_quantised`, compared byte for byte). Its checksum is the bands' combined
+    (:func:`adler32_combine`).
+    """
+    surface.flush()
+    width, height, stride = surface.get_width(), surface.get_height(), surface.get_stride()
+    chosen = tuple(palette.getpalette() or (0, 0, 0))
+    tone = bytes(chosen)
+    pixels = memoryview(surface.get_data())
+    parts, checksum = [_ZLIB_HEADER], 1
+    for top in range(0, height, BAND_ROWS):
+        rows = min(BAND_ROWS, height - top)
+        raw = bytes(pixels[top * stride : (top + rows) * stride])
+        kept = _band(tone, top, raw)
+        if kept is None:
+            kept = (raw, *_quantise_band(raw, width, rows, stride, palette))
+            _quantised.setdefault((tone, top), []).insert(0, kept)
+            del _quantised[(tone, top)][BANDS_A_PLACE:]
+            while len(_quantised) > PLACES:
+                _quantised.popitem(last=False)
+        parts.append(kept[1])
+        checksum = adler32_combine(checksum, kept[2], kept[3])
+    parts += [_LAST_BLOCK, checksum.to_bytes(4, "big")]
+    out = io.BytesIO()
+    entries = [chosen[at : at + 3] for at in range(0, len(chosen) - 2, 3)]
+    pypng.Writer(width, height, palette=entries, bitdepth=8).write_preamble(out)
+    pypng.write_chunk(out, b"IDAT", b"".join(parts))
+    pypng.write_chunk(out, b"IEND")
+    return out.getvalue()
+
+
+def _band(tone: bytes, top: int, raw: bytes) -> tuple[bytes, bytes, int, int] | None:
+    """The kept band at ``top`` in the palette ``tone`` whose pixels are ``raw``, if any (made
+    the most recent of its place, its place the most recent of all)."""
+    kept = _quantised.get((tone, top))
+    if kept is None:
+        return None
+    _quantised.move_to_end((tone, top))
+    for at, band in enumerate(kept):
+        if band[0] == raw:
+            kept.insert(0, kept.pop(at))
+            return band
+    return None
+
+
+def _quantise_band(raw: bytes, width: int, rows: int, stride: int, palette: Any) -> tuple[bytes, int, int]:
+    """A band's pixels in ``palette``, each row behind its filter byte 0, deflated alone (as
+    :func:`deflate_in_bands` deflates a band); with the rows' Adler-32 and length."""
+    image = Image.frombuffer("RGB", (width, rows), raw, "raw", CAIRO_RGB, stride, 1)
+    quantised = image.quantize(palette=palette, dither=Image.Dither.NONE)
+    framed = Image.new("P", (width + 1, rows), 0)
+    framed.paste(quantised, (1, 0))
+    unfiltered = framed.tobytes()
+    packer = zlib.compressobj(PALETTE_LEVEL, zlib.DEFLATED, -15)
+    deflated = packer.compress(unfiltered) + packer.flush(zlib.Z_FULL_FLUSH)
+    return deflated, zlib.adler32(unfiltered), len(unfiltered)
+
+
+_ADLER = 65521  # Adler-32's modulus
+
+
+def adler32_combine(first: int, second: int, length: int) -> int:
+    """The Adler-32 of two pieces from theirs and the second's length (zlib's
+    ``adler32_combine``, which Python's zlib does not offer)."""
+    rem = length % _ADLER
+    low = first & 0xFFFF
+    high = (rem * low) % _ADLER
+    low = (low + (second & 0xFFFF) + _ADLER - 1) % _ADLER
+    high = (high + (first >> 16) + (second >> 16) + _ADLER - rem) % _ADLER
+    return low | (high << 16)
 
 
 def png(surface: Any) -> bytes:
