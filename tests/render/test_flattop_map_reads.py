@@ -86,8 +86,8 @@ def check_reads(model: dict[str, Any]) -> ET.Element:
     # Land inside the frame, where the model puts it.
     land = [e for e in root.iter(f"{SVG}path") if e.get("class") == "land"]
     assert model["land"] and len(land) == 1
-    points = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", land[0].get("d", ""))]
-    xs, ys = points[0::2], points[1::2]
+    points = path_points(land[0].get("d", ""))
+    xs, ys = [x for x, _ in points], [y for _, y in points]
     assert left - 1 <= min(xs) and max(xs) <= left + width + 1
     assert top - 1 <= min(ys) and max(ys) <= top + height + 1
     # Every hex the letter names has its id on the map, or a number there and a line in the key.
@@ -102,6 +102,30 @@ def check_reads(model: dict[str, Any]) -> ET.Element:
     for (_, one, a), (_, two, b) in combinations(boxes, 2):
         assert overlap(a, b) < 0.01, (one, two)
     return root
+
+
+def path_points(d: str) -> list[tuple[float, float]]:
+    """The points of a path written in M, m, L, l and z (pairs after a moveto are linetos)."""
+    points: list[tuple[float, float]] = []
+    x = y = 0.0
+    start = (0.0, 0.0)
+    for command, numbers in re.findall(r"([MmLlZz])([^MmLlZz]*)", d):
+        if command in "Zz":
+            x, y = start
+            continue
+        values = [float(v) for v in re.findall(r"-?(?:\d+\.?\d*|\.\d+)", numbers)]
+        for index, (dx, dy) in enumerate(zip(values[0::2], values[1::2], strict=True)):
+            x, y = (x + dx, y + dy) if command.islower() else (dx, dy)
+            if index == 0 and command in "Mm":
+                start = (x, y)
+            points.append((x, y))
+    return points
+
+
+def test_relative_paths_read_as_the_points_they_were_written_from() -> None:
+    pieces = [(cv.hexagon(30.04, 40, 8.1), True), ([(1.25, 2), (3, 4.96)], False)]
+    rounded = [(cv.num(x), cv.num(y)) for points, _ in pieces for x, y in points]
+    assert [(round(x, 6), round(y, 6)) for x, y in path_points(cv.relative_path(pieces))] == rounded
 
 
 def test_a_coral_sea_map_shows_land_names_every_hex_and_keeps_its_frame() -> None:

@@ -10,6 +10,7 @@ the same bytes on every machine and run, whatever the float noise.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +51,37 @@ def polyline(points: Sequence[tuple[float, float]]) -> str:
     """An SVG path command for an open line through ``points``, numbers rounded."""
     head, *rest = points
     return "".join([f"M{num(head[0])},{num(head[1])}", *(f"L{num(x)},{num(y)}" for x, y in rest)])
+
+
+def relative_path(pieces: Sequence[tuple[Sequence[tuple[float, float]], bool]]) -> str:
+    """``pieces`` (each its points and whether it is closed) as one SVG path, each piece from its
+    first point (absolute) by relative steps: the same rounded points as :func:`polygon` and
+    :func:`polyline` write, in two thirds of the characters (a hex grid's steps are a few
+    short numbers over and over).
+
+    Each step is worked out in whole tenths between two rounded points, so the points a reader
+    adds up are the rounded ones exactly; a piece is a few steps, so a reader's rounding
+    (cairo adds in fixed point) never adds up along the path."""
+    parts: list[str] = []
+    for points, closed in pieces:
+        tenths = [(round(num(x) * 10), round(num(y) * 10)) for x, y in points]
+        start = tenths[0]
+        steps = " ".join(_step(b, a) for a, b in itertools.pairwise(tenths))
+        parts.append(f"M{_tenths(start[0])},{_tenths(start[1])}l{steps}" + ("z" if closed else ""))
+    return "".join(parts)
+
+
+def _step(to: tuple[int, int], since: tuple[int, int]) -> str:
+    return f"{_tenths(to[0] - since[0])},{_tenths(to[1] - since[1])}"
+
+
+def _tenths(value: int) -> str:
+    """``value`` tenths as the shortest decimal: 40 -> "4", -5 -> "-.5", 81 -> "8.1"."""
+    whole, tenth = divmod(abs(value), 10)
+    sign = "-" if value < 0 else ""
+    if not tenth:
+        return f"{sign}{whole}"
+    return f"{sign}{whole or ''}.{tenth}"
 
 
 def hexagon(x: float, y: float, radius: float, *, pointy: bool = False) -> list[tuple[float, float]]:

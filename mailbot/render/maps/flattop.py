@@ -115,7 +115,8 @@ class Board:
         return [Hex(c, r) for c in range(c0, c1 + 1) for r in range(r0, r1 + 1)]
 
     def outline(self, hexes: Iterable[Hex]) -> str:
-        return "".join(hex_outline(self, h) for h in hexes)
+        """The hexes' outlines, one closed piece each, in relative commands."""
+        return cv.relative_path([(cv.hexagon(*self.centre(h), self.size), True) for h in hexes])
 
 
 # The outlines are pure functions of immutable inputs, and the same board comes back every hour
@@ -129,22 +130,18 @@ def grid_outline(board: Board) -> str:
     open line, the others being its neighbours' (a stroke covers the union of its lines, so
     the picture is the same); a hex on the board's east, south or (an even column's) north
     edge, whose neighbours there are not drawn, gives its whole outline. Written hex by hex the
-    grid was seven tenths of a Coral Sea map's SVG (249 kB); so it is a third shorter.
+    grid was seven tenths of a Coral Sea map's SVG (249 kB); so it is a third shorter, and in
+    relative steps (:func:`canvas.relative_path`) a third again (167 kB -> 107 kB).
     """
     _, r0, c1, r1 = board.bounds
-    parts = []
+    pieces: list[tuple[Sequence[tuple[float, float]], bool]] = []
     for h in board.hexes():
+        corners = cv.hexagon(*board.centre(h), board.size)
         if h.col == c1 or h.row == r1 or (h.col % 2 == 0 and h.row == r0):
-            parts.append(hex_outline(board, h))
+            pieces.append((corners, True))
         else:
-            corners = cv.hexagon(*board.centre(h), board.size)
-            parts.append(cv.polyline([corners[5], corners[4], corners[3], corners[2]]))
-    return "".join(parts)
-
-
-@lru_cache(maxsize=8192)
-def hex_outline(board: Board, h: Hex) -> str:
-    return cv.polygon(cv.hexagon(*board.centre(h), board.size))
+            pieces.append(([corners[5], corners[4], corners[3], corners[2]], False))
+    return cv.relative_path(pieces)
 
 
 @lru_cache(maxsize=16)

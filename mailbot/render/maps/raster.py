@@ -3,7 +3,7 @@
 
 cairosvg reads any SVG and pays for that in Python: a Coral Sea map took 50-65 ms to convert,
 most of it spent reading the hex grid's path one point at a time. The drawers (``flattop``,
-``saltntar``) write only ``rect``, ``circle``, ``path`` (absolute M, L, H, V, Z), ``text``
+``saltntar``) write only ``rect``, ``circle``, ``path`` (M, L, H, V, Z, absolute or relative), ``text``
 without ``tspan``, ``g`` and ``title``, in flat ``#rgb`` colours with opacities, dashes,
 joins and caps (:mod:`.svgsubset`). :func:`render` paints exactly that with the cairo calls
 cairosvg makes for it (the same scale and clip, text filled as glyphs and stroked as outlines
@@ -59,7 +59,7 @@ from PIL import Image
 from mailbot.render.maps.svgsubset import INHERITED, NS, NUMBER, colour, supported, supported_part, words
 
 _NUMBER = re.compile(NUMBER)
-_TOKEN = re.compile(rf"[MLHVZ]|{NUMBER}")
+_TOKEN = re.compile(rf"[MLHVZmlhvz]|{NUMBER}")
 #: a path of closed polygons written one command a point, ``M1,2L3,4...Z`` (:func:`trace`'s quick way)
 #: a path's piece after its M, as canvas.polygon and canvas.polyline write it: one command a point
 _RUN = re.compile(rf"{NUMBER},{NUMBER}(?:L{NUMBER},{NUMBER})*")
@@ -462,7 +462,8 @@ def sheet(root: ET.Element, width: int) -> tuple[Any, Any]:
 
 
 def trace(context: Any, d: str) -> None:
-    """Add the path ``d`` (absolute M, L, H, V, Z; what :func:`supported` lets through) to ``context``."""
+    """Add the path ``d`` (M, L, H, V, Z, absolute or relative; what :func:`supported` lets
+    through) to ``context``."""
     move, line, close = context.move_to, context.line_to, context.close_path
     pieces = d.split("M")
     if not pieces[0]:  # polygons and lines, as canvas.polygon and canvas.polyline write them
@@ -477,25 +478,48 @@ def trace(context: Any, d: str) -> None:
                 if len(rest) % 2:  # closed
                     close()
             return
-    tokens = _TOKEN.findall(d)
+    _trace_tokens(context, _TOKEN.findall(d))
+
+
+def _trace_tokens(context: Any, tokens: Sequence[str]) -> None:
+    """A path's commands and numbers added to ``context`` one by one, as cairosvg adds them.
+
+    Relative steps go through cairo's rel_ calls, as cairosvg's do: cairo adds them to its
+    point in fixed point, and adding them in floats here moved a long path's last points."""
+    move, line, close = context.move_to, context.line_to, context.close_path
     command, at, end = "", 0, len(tokens)
     while at < end:
         token = tokens[at]
         if token.isalpha():
             command, at = token, at + 1
-            if token == "Z":
+            if token in "Zz":
                 close()
             continue
-        if command in "HV":
-            x, y = context.get_current_point()
-            line(*((float(token), y) if command == "H" else (x, float(token))))
+        if command in "HVhv":
+            _level(context, command, float(token))
             at += 1
         elif at + 1 < end and not tokens[at + 1].isalpha():
-            (move if command == "M" else line)(float(token), float(tokens[at + 1]))
+            x, y = float(token), float(tokens[at + 1])
+            if command == "m" and context.has_current_point():
+                context.rel_move_to(x, y)
+            elif command == "l":
+                context.rel_line_to(x, y)
+            else:  # M, L, and a path's first m (from the origin)
+                (move if command in "Mm" else line)(x, y)
             at += 2
-            command = "L" if command == "M" else command  # further pairs after a moveto are linetos
+            # further pairs after a moveto are linetos
+            command = {"M": "L", "m": "l"}.get(command, command)
         else:
             at += 1  # a lone number is dropped, as cairosvg drops it
+
+
+def _level(context: Any, command: str, value: float) -> None:
+    """A horizontal or vertical line: H and V to ``value``, h and v by it."""
+    if command in "hv":
+        context.rel_line_to(*((value, 0.0) if command == "h" else (0.0, value)))
+    else:
+        x, y = context.get_current_point()
+        context.line_to(*((value, y) if command == "H" else (x, value)))
 
 
 @lru_cache(maxsize=RUNS)

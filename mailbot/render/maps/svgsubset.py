@@ -53,7 +53,7 @@ NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _ONE_NUMBER = re.compile(NUMBER + r"\Z")
 _COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}\Z")
 _DASHES = re.compile(rf"(?:{NUMBER})(?:[ ,]+{NUMBER})*\Z")
-_PATH = re.compile(r"[MLHVZ0-9eE.,+\- \n\t]*\Z")
+_PATH = re.compile(r"[MLHVZmlhvz0-9eE.,+\- \n\t]*\Z")
 
 
 def supported(root: ET.Element) -> bool:
