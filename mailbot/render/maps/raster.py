@@ -181,8 +181,11 @@ def clear_board_layers() -> None:
     _quantised.clear()
 
 
-#: zlib's level for a palette PNG: 5 took a third of level 6's time for a tenth more bytes
-PALETTE_LEVEL = 3  # (3: 4.3 ms, 81 kB; 5: 5.9 ms, 74 kB a Coral Sea map)
+#: ISA-L's deflate level for a palette PNG's bands (0-3; ISA-L's levels differ little in size).
+#: zlib at level 3 made a Coral Sea map of 89 kB in 6 ms (all 24 bands), ISA-L at level 1 one of
+#: 115 kB in 1.6 ms: an hour whose clouds moved deflates some 40 bands again, and zlib's way
+#: made the hour through the store slower than main's (whose full-colour PNG was 172 kB)
+PALETTE_LEVEL = 1
 
 
 #: the most common colours of a board a translucent ink is blended over for the palette
@@ -299,7 +302,17 @@ BAND_ROWS = 32
 #: bands' deflated bytes kept, oldest forgotten first (a Coral Sea map has 23 bands, ~3 kB each)
 BANDS = 256
 _bands: dict[bytes, bytes] = {}
-_ZLIB_HEADER = b"\x78\x5e"  # deflate, 32 kB window, levels 2 to 5
+_ZLIB_HEADER = b"\x78\x01"  # deflate, 32 kB window, the fastest levels
+
+
+def deflate_band(rows: bytes) -> bytes:
+    """``rows`` deflated alone, ending on a full flush (so the next band's bytes depend on that
+    band alone): a piece of a zlib stream (:data:`_ZLIB_HEADER` ... :data:`_LAST_BLOCK`)."""
+    packer = isal_zlib.compressobj(PALETTE_LEVEL, isal_zlib.DEFLATED, -15)
+    deflated: bytes = packer.compress(rows) + packer.flush(isal_zlib.Z_FULL_FLUSH)
+    return deflated
+
+
 _LAST_BLOCK = b"\x03\x00"  # an empty final block
 
 
@@ -314,8 +327,7 @@ def deflate_in_bands(data: bytes, band: int) -> bytes:
         rows = bytes(view[at : at + band])
         deflated = _bands.get(rows)
         if deflated is None:
-            packer = zlib.compressobj(PALETTE_LEVEL, zlib.DEFLATED, -15)
-            deflated = _bands[rows] = packer.compress(rows) + packer.flush(zlib.Z_FULL_FLUSH)
+            deflated = _bands[rows] = deflate_band(rows)
             if len(_bands) > BANDS:
                 del _bands[next(iter(_bands))]
         parts.append(deflated)
@@ -388,9 +400,7 @@ def _quantise_band(raw: bytes, width: int, rows: int, stride: int, palette: Any)
     framed = Image.new("P", (width + 1, rows), 0)
     framed.paste(quantised, (1, 0))
     unfiltered = framed.tobytes()
-    packer = zlib.compressobj(PALETTE_LEVEL, zlib.DEFLATED, -15)
-    deflated = packer.compress(unfiltered) + packer.flush(zlib.Z_FULL_FLUSH)
-    return deflated, zlib.adler32(unfiltered), len(unfiltered)
+    return deflate_band(unfiltered), zlib.adler32(unfiltered), len(unfiltered)
 
 
 _ADLER = 65521  # Adler-32's modulus
