@@ -115,7 +115,7 @@ class Board:
         return [Hex(c, r) for c in range(c0, c1 + 1) for r in range(r0, r1 + 1)]
 
     def outline(self, hexes: Iterable[Hex]) -> str:
-        """The hexes' outlines, one closed piece each, in relative commands."""
+        """The hexes' outlines, one closed piece each, in relative steps (:func:`canvas.relative_path`)."""
         return cv.relative_path([(cv.hexagon(*self.centre(h), self.size), True) for h in hexes])
 
 
