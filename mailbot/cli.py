@@ -237,6 +237,30 @@ def db_upgrade(config: ConfigOption = None) -> None:
     typer.echo(f"database at the newest schema: {store_name(settings.store.url)}")
 
 
+@app.command("check-game")
+def check_game(
+    package: str = typer.Argument(..., help="A game's name as installed, or its package's module path."),
+    examples: int = typer.Option(50, help="Pairs of twin worlds the no-leak harness compares."),
+    mypy: bool = typer.Option(
+        True, help="Type-check the package with mypy --strict against mailbot's types."
+    ),
+) -> None:
+    """Run the checks every game must pass on an installed package: the plugin contract, the
+    no-leak harness over the twin worlds it ships (worlds.py) and mypy --strict. Exit 1 on a failure."""
+    from mailbot.testing.kit import check_game as run_checks  # test tooling: loaded only for this command
+
+    try:
+        results = run_checks(package, examples=examples, mypy=mypy)
+    except MailbotError as exc:  # no such game or module, or not a game package
+        typer.echo(f"check-game: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    for result in results:
+        typer.echo(result.line())
+    failed = sum(1 for result in results if not result.passed)
+    typer.echo(f"check-game {package}: {len(results) - failed} ok, {failed} failed")
+    raise typer.Exit(1 if failed else 0)
+
+
 @app.command()
 def demo(
     game: str = typer.Option("duel", help="Which game: duel, wif, atlantic-storm, salt-n-tar, flattop."),

@@ -44,6 +44,13 @@ class GamePackage:
     def name(self) -> str:
         return self.game.name
 
+    @property
+    def worlds(self) -> str | None:
+        """The module of the game's no-leak kit (``worlds``: twin worlds for the differential
+        harness, imported only by tests and ``mailbot check-game``), when the package has one."""
+        name = f"{self.module}.worlds"
+        return name if importlib.util.find_spec(name) is not None else None
+
     def answers_to(self, wanted: str) -> bool:
         key = wanted.strip().lower()
         return key == self.name.lower() or key in (alias.lower() for alias in self.game.aliases)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Atlantic Storm through the differential harness: the other seats' cards change no letter.
 
-Worlds, letters and the stop rule: ``atlantic_storm_worlds``; the harness:
+Worlds, letters and the stop rule: ``mailbot.games.atlantic_storm.worlds``; the harness:
 ``mailbot.testing.differential``. Cold start on purpose (no example database, derandomized).
 The planted-leak test shows the worlds can catch a leak: a refusal that says a card is in
 another seat's hand.
@@ -16,14 +16,13 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from mailbot.core.game import Line, Parsed
+from mailbot.games.atlantic_storm import worlds as aw
 from mailbot.games.atlantic_storm.deck import card_key
 from mailbot.games.atlantic_storm.orders import StormOrder
 from mailbot.games.atlantic_storm.state import StormState
 from mailbot.games.registry import default_registry
 from mailbot.testing.contract import report_env
 from mailbot.testing.differential import LeakFound, assert_no_leak, compare_worlds
-
-from . import atlantic_storm_worlds as aw
 
 ENV = report_env(default_registry())
 EXAMPLES = 150

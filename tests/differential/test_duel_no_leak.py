@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The dice duel through the differential harness: the opponent's secret split changes no letter.
 
-Worlds, letters and the stop rule: ``duel_worlds``; the harness: ``mailbot.testing.differential``.
+Worlds, letters and the stop rule: ``mailbot.games.duel.worlds``; the harness:
+``mailbot.testing.differential``.
 Cold start on purpose (no example database, derandomized). The planted-leak tests below show
 that the worlds are not so cautious that a leak could hide: each plants one plausible leak (the
 history shows both splits; the defender is told how many dice came at it) and the same search
@@ -17,12 +18,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from mailbot.core.game import Event
 from mailbot.games.duel import view
+from mailbot.games.duel import worlds as dw
 from mailbot.games.duel.state import Strike, TurnRecord
 from mailbot.games.registry import default_registry
 from mailbot.testing.contract import report_env
 from mailbot.testing.differential import LeakFound, assert_no_leak, compare_worlds
-
-from . import duel_worlds as dw
 
 ENV = report_env(default_registry())
 EXAMPLES = 200

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Every registered game with hidden information goes through the differential harness.
 
-A game whose plugin says ``hidden_information = True`` must have a worlds module here (its
-``PACKAGE``, its ``observed(state, events, seat)`` and its ``examples()`` strategy) and a
-``test_<module>_no_leak.py`` that runs it; so a new hidden-information game (Flat Top's combat
-rides on ``flattop``; a new game package is caught here) cannot skip the harness.
+A game whose plugin says ``hidden_information = True`` must ship a no-leak kit in its package
+(``worlds.py``: its ``PACKAGE``, its ``observed(state, events, seat)`` and its ``examples()``
+strategy, found by the registry) and a ``test_<game>_no_leak.py`` here that runs it; so a new
+hidden-information game (Flat Top's combat rides on ``flattop``; a new game package is caught
+here) cannot skip the harness. ``mailbot check-game`` runs the same kit on any package.
 
 ``PENDING`` names the games not yet covered, each with why: the list may only shrink (a
 pending game that gains worlds, stops hiding information or leaves the registry fails here
@@ -13,6 +14,7 @@ until it is taken off the list).
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from types import ModuleType
 
@@ -20,14 +22,10 @@ import pytest
 
 from mailbot.games.registry import default_registry
 
-from . import atlantic_storm_worlds, duel_worlds, flattop_worlds
-
 HERE = Path(__file__).parent
-#: game name -> its worlds module
+#: game name -> its no-leak kit (the package's ``worlds`` module)
 WORLDS: dict[str, ModuleType] = {
-    "flattop": flattop_worlds,
-    "duel": duel_worlds,
-    "atlantic-storm": atlantic_storm_worlds,
+    package.name: importlib.import_module(package.worlds) for package in default_registry() if package.worlds
 }
 #: hidden-information games without worlds yet, and why (to be emptied, never grown)
 PENDING: dict[str, str] = {}
@@ -52,6 +50,6 @@ def test_each_worlds_module_is_complete_and_tested(name: str) -> None:
     module = WORLDS[name]
     assert module.PACKAGE.name == name
     assert callable(module.observed) and callable(module.examples)
-    short = module.__name__.rsplit(".", 1)[-1].removesuffix("_worlds")
+    short = module.__name__.split(".")[-2]  # mailbot.games.<short>.worlds
     test = HERE / f"test_{short}_no_leak.py"
-    assert test.is_file() and module.__name__.rsplit(".", 1)[-1] in test.read_text()
+    assert test.is_file() and module.__name__ in test.read_text()

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from mailbot.core.game import Event
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.combat.surface import Firings
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Armament, Ship, ShipType, Side
@@ -29,14 +30,12 @@ from mailbot.testing.contract import report_env
 from mailbot.testing.differential import World, assert_no_leak, compare_worlds
 from tests.games.flattop.combat.test_surface_flow import meeting
 
-from . import flattop_worlds as fw
-
 ENV = report_env(default_registry())
 TARGET_HEX = "V-E24"
 
 
 def observed_combat(state: FlatTopState, events: Sequence[Event], seat: str) -> object:
-    """``flattop_worlds.observed`` plus what a strike forces on the side: its results."""
+    """``mailbot.games.flattop.worlds.observed`` plus what a strike forces on the side: its results."""
     results = [e.text for e in events if e.visible_to(seat) and e.kind == "ft.strike"]
     return fw.observed(state, events, seat), results
 
@@ -106,7 +105,7 @@ def test_hidden_readying_losses_stay_hidden() -> None:
 
 
 def observed_opening(state: FlatTopState, events: Sequence[Event], seat: str) -> object:
-    """``flattop_worlds.observed`` plus the opened BHT numbers (legitimately learnt at the opening)."""
+    """``worlds.observed`` plus the opened BHT numbers (legitimately learnt at the opening)."""
     opened = [e.text for e in events if e.visible_to(seat) and e.kind == "ft.surface-bht"]
     return fw.observed(state, events, seat), opened
 
@@ -139,7 +138,7 @@ def test_a_sealed_bht_changes_no_letter_before_both_are_opened() -> None:
 
 
 def observed_positions(state: FlatTopState, events: Sequence[Event], seat: str) -> object:
-    """``flattop_worlds.observed`` plus the positions the enemy shows when a surface battle opens."""
+    """``worlds.observed`` plus the positions the enemy shows when a surface battle opens."""
     shown = [e.text for e in events if e.visible_to(seat) and "The enemy shows" in e.text]
     return fw.observed(state, events, seat), shown
 

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from mailbot.core.game import Event
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Side
 from mailbot.testing.differential import World, assert_no_leak, compare_worlds
 
-from . import flattop_worlds as fw
 from .test_flattop_combat_no_leak import ENV, TARGET_HEX, _base, observed_combat
 
 MIXED = f"FLY AF9 FROM TF1 2 Dauntless AND 1 Wildcat PATH V-E25 {TARGET_HEX} ATTACK"

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Flat Top through the differential harness: what a side has not observed changes no letter.
 
-Worlds, letters and the stop rule: ``flattop_worlds``; the harness: ``mailbot.testing.differential``.
+Worlds, letters and the stop rule: ``mailbot.games.flattop.worlds``; the harness:
+``mailbot.testing.differential``.
 Cold start on purpose (no example database, derandomized): the budget is set so this test,
 as it stands, finds both leaks of the shadowing/interception issue when their fixes are
 reverted (``test_harness_finds_leaks`` shows it).
@@ -11,18 +12,17 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.registry import default_registry
 from mailbot.testing.contract import report_env
 from mailbot.testing.differential import assert_no_leak, compare_worlds
-
-from . import flattop_worlds as fw
 
 ENV = report_env(default_registry())
 #: cold-start budget: this stream finds the reverted shadowing leak at example 12 and the
 #: interception leak at about 200; over other derandomized streams (the same strategies under
 #: other test names) each was found within 6 to 270 examples, a median of about 90 (shadowing)
 #: and 30 (interception). Before the strategies were biased toward the probes (see
-#: ``flattop_worlds``) it took about 1,200 of 2,500 examples.
+#: ``mailbot.games.flattop.worlds``) it took about 1,200 of 2,500 examples.
 EXAMPLES = 400
 SETTINGS = {
     "max_examples": EXAMPLES,

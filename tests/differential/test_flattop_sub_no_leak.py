@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.combat.submarines import Depth
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side
@@ -22,8 +23,6 @@ from mailbot.games.registry import default_registry
 from mailbot.testing.contract import report_env
 from mailbot.testing.differential import World, assert_no_leak, compare_worlds
 from tests.games.flattop.combat.test_sub_play import at_sea
-
-from . import flattop_worlds as fw
 
 ENV = report_env(default_registry())
 EXTRA_DDS = ("Anderson", "Russell", "Morris")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import Phase, given, settings
 
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.air import resolve_intercept
 from mailbot.games.flattop.air.resolve_intercept import Flight
 from mailbot.games.flattop.map.hexes import Hex
@@ -26,7 +27,6 @@ from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import Side, TaskForce
 from mailbot.testing.differential import LeakFound
 
-from . import flattop_worlds as fw
 from .test_flattop_no_leak import SETTINGS, check
 
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Flat Top maps through the differential harness: what a side has not seen changes no map.
 
-The worlds are those of ``test_flattop_no_leak`` (``flattop_worlds``): a twin differs only in
+The worlds are those of ``test_flattop_no_leak`` (``mailbot.games.flattop.worlds``): a twin differs only in
 enemy units and orders the side has not observed. Every seat's map SVG is drawn from its view
 at every moment the harness compares (:class:`WithMap` puts it into the view), and the harness
 requires it to be the same bytes in both worlds until the side observes a difference: the
@@ -18,14 +18,13 @@ from typing import Any, cast
 from hypothesis import HealthCheck, given, settings
 
 from mailbot.core.game import Event, Game
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.games.flattop.units import Side, TaskForce
 from mailbot.games.registry import GamePackage, default_registry
 from mailbot.render.maps import draw_map
 from mailbot.testing.contract import report_env
 from mailbot.testing.differential import World, assert_no_leak, compare_worlds
-
-from . import flattop_worlds as fw
 
 ENV = report_env(default_registry())
 

@@ -19,8 +19,8 @@ import cairosvg
 import pytest
 from PIL import Image, ImageChops
 
+from mailbot.games.flattop import worlds as fw
 from mailbot.render.maps import PNG_WIDTH, MapError, MapPicture, draw_map, raster
-from tests.differential import flattop_worlds as fw
 from tests.render.test_maps import flattop_model, saltntar_view
 
 SVG_HEAD = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" viewBox="0 0 100 50">'

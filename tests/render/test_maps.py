@@ -26,6 +26,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line, Setup
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.games.saltntar import SaltNTarGame
 from mailbot.games.saltntar.geometry import find_grid
@@ -33,7 +34,6 @@ from mailbot.games.saltntar.view import MAP_MAX_CELLS, compass, plane
 from mailbot.render.maps import DRAWERS, PNG_WIDTH, PNG_WIDTHS, MapError, MapPicture, draw_map
 from mailbot.services.games import GameSetup, tag
 from mailbot.store.game_tables import Report
-from tests.differential import flattop_worlds as fw
 from tests.games.saltntar.conftest import load_data
 from tests.services.game_helpers import Harness, to
 from tests.services.helpers import GM

@@ -296,3 +296,13 @@ def test_unparsable_file_is_a_problem(tmp_path: Path) -> None:
 
 def test_real_tree_passes() -> None:
     assert tool.check(REPO) == []
+
+
+def test_a_games_no_leak_kit_may_use_test_tools_but_no_rules_module_may_import_it(tmp_path: Path) -> None:
+    kit = "from hypothesis import strategies as st\nfrom mailbot.testing.differential import World\n"
+    assert run(tmp_path, {"mailbot/games/duel/worlds.py": kit}) == []
+    # Anywhere else in a game, the same imports are reported; and rules never import the kit.
+    errors = run(tmp_path, {DUEL: "from .worlds import World\n", "mailbot/games/duel/rules/worlds.py": kit})
+    assert_reported(errors, DUEL, "imports a game's no-leak kit (test tooling, never rules)", "worlds")
+    nested = "mailbot/games/duel/rules/worlds.py"
+    assert_reported(errors, nested, "imports a third-party package", "hypothesis")

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from mailbot.core.dice import FixedDice
 from mailbot.core.game import Line
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.units import Side, TaskForce
-from tests.differential import flattop_worlds as fw
 
 
 def _resolve(state: fw.FlatTopState, orders: dict[str, list[str]], faces: dict[str, list[int]]) -> list[str]:

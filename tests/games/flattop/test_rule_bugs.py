@@ -13,12 +13,12 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from mailbot.core.dice import FixedDice
 from mailbot.core.game import Outcome
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.map.hexes import distance, line
 from mailbot.games.flattop.map.weather import Cloud, storm_hexes
 from mailbot.games.flattop.observation.reports import ReportRules
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Armament, Ship, ShipType, Side, TaskForce
-from tests.differential import flattop_worlds as fw
 
 from .conftest import CONFIG, load_tables
 from .play import GAME, game_data, new, parse, play

@@ -12,10 +12,10 @@ import re
 from dataclasses import replace
 
 from mailbot.core.game import Event
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.combat.surface import Firings
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Altitude, Armament, Ship, Side
-from tests.differential import flattop_worlds as fw
 from tests.differential.test_flattop_combat_no_leak import TARGET_HEX, _base
 from tests.games.flattop.combat import test_surface_flow as surface
 from tests.games.flattop.combat.test_strike_flow import play

@@ -14,9 +14,9 @@ import re
 from dataclasses import replace
 
 from mailbot.core.game import Event, Line
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Altitude, Armament, Side
-from tests.differential import flattop_worlds as fw
 from tests.differential.test_flattop_combat_no_leak import TARGET_HEX, _base
 from tests.games.flattop.combat.test_strike_flow import GAME, play, told
 

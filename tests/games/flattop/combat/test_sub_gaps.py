@@ -10,11 +10,11 @@ from dataclasses import replace
 import pytest
 
 from mailbot.games.flattop import GAME
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.combat.submarines import AswState, Depth, SubState, asw_state, sub_state
 from mailbot.games.flattop.observation.knowledge import SHIPS
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side, TaskForce
-from tests.differential import flattop_worlds as fw
 from tests.games.flattop.combat.test_sub_play import SUB, at_sea, play, submarine, told
 
 SEARCH = "ft.subsearch.t2.allied.AF3.V-E25.TF20"

@@ -16,13 +16,13 @@ from dataclasses import replace
 from mailbot.core.dice import DiceStream, FixedDice, Roll
 from mailbot.core.game import Event, Line, Outcome, Setup
 from mailbot.games.flattop import GAME
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.combat.crt import combat_table
 from mailbot.games.flattop.combat.submarines import Depth, SubState, sub_state
 from mailbot.games.flattop.observation.knowledge import SHIPS
 from mailbot.games.flattop.orders.subs import NOT_IN_PLAY
 from mailbot.games.flattop.state import FlatTopState, dump_state, load_state
 from mailbot.games.flattop.units import Ship, ShipType, Side, TaskForce
-from tests.differential import flattop_worlds as fw
 from tests.differential.test_flattop_combat_no_leak import _base as _strike_base
 from tests.games.flattop.conftest import load_tables
 

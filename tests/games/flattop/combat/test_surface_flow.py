@@ -13,9 +13,9 @@ from dataclasses import replace
 from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line, Outcome, StepKind
 from mailbot.games.flattop import GAME
+from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side
-from tests.differential import flattop_worlds as fw
 
 
 def meeting() -> FlatTopState:
