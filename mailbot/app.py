@@ -44,6 +44,7 @@ from mailbot.render.templates import Renderer
 from mailbot.scheduler.deadlines import DeadlineScheduler
 from mailbot.services.auth import Gatekeeper
 from mailbot.services.claims import lock_game
+from mailbot.services.dicemail import DICE_COMMANDS, DiceChains
 from mailbot.services.endgame import ENDGAME_COMMANDS, Endgame
 from mailbot.services.games import Games, fresh_seed
 from mailbot.services.gm import GM_COMMANDS, GmActions, GmMail
@@ -236,6 +237,7 @@ class Bot:
         self.mailgame = MailGame(games=self.games, gate=self.gate, postman=self.postman, clock=clock)
         sealing = Sealing(games=self.games, gate=self.gate, postman=self.postman, clock=clock)
         self.processor.register(PLAYER_COMMANDS, {**self.mailgame.handlers(), "SEAL": sealing.seal})
+        self.processor.register(DICE_COMMANDS, DiceChains(gate=self.gate, now=clock).handlers())
         self.processor.help_extras.append(self.mailgame.game_help)
         self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, gate=self.gate).handlers())
         endgame = Endgame(

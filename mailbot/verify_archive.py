@@ -5,6 +5,8 @@
     python3 verify.py DIR                         (DIR holds game.json; this file is copied there)
     python3 verify.py DIR --letters MAILBOX       (also your own letters: an mbox file or a Maildir)
     python3 verify.py DIR --letters IN --sent OUT (and the letters you sent: your Sent folder)
+    python3 verify.py chain GAME SEAT             (your dice chain's CHAIN line, for your JOIN letter)
+    python3 verify.py reveal GAME SEAT ROUND      (the REVEAL line for a step's round)
 
 It re-implements, from the published byte-exact specification and NOT by
 importing mailbot, everything a player needs to trust the moderator:
@@ -20,6 +22,13 @@ importing mailbot, everything a player needs to trust the moderator:
 * every logged roll is re-derived from seed, entropy, orders digest, step,
   label and counter, and the roll log is exactly the one the chain committed
   to when the step resolved (no roll missing, added or moved);
+* the step seeds come from the game's seed chain: the step attempts opened
+  as rounds 1, 2, 3... without a gap, and every revealed seed hashes, round
+  by round, to the anchor the game was created with (in the welcome letter),
+  so the moderator could neither pick, skip nor re-draw a seed;
+* every seat's REVEAL links to the anchor of its CHAIN, and a step with
+  chained seats was rolled with their reveals only (dice version 3: no
+  Message-ID, NONCE or order wording in its dice);
 * every sealed value and salt gives its receipt, and the receipt is the one
   the chain logged when the value was sealed;
 * every report is the text whose salted hash the chain logged, at the chain
@@ -38,6 +47,10 @@ importing mailbot, everything a player needs to trust the moderator:
   of which one states a chain head or commitment of this archive; the
   archive's own tag is not used, and finding no letter at all is a failure.
 
+``chain`` and ``reveal`` ask for your passphrase (never stored, never sent) and
+print the line to paste into your letter; use the same GAME (the game number)
+and SEAT every time, and a passphrase of your own for each game.
+
 Prints one ``FAILED: ...`` line per problem and ends with
 ``verify: <n> rolls, <n> ok, <k> failed`` where ``<k>`` counts every FAILED
 line; exits 1 if there is any.
@@ -55,6 +68,7 @@ from __future__ import annotations
 import argparse
 import email
 import email.policy
+import getpass
 import hashlib
 import hmac
 import json
@@ -73,13 +87,19 @@ DICE_TAG = "mailbot-dice-v1"
 ENTROPY_TAG = "mailbot-entropy-v2"
 SALT_TAG = "mailbot-salted-v1"
 STEP_SALT_TAG = "mailbot-step-salt-v1"
+SEAT_TAG = "mailbot-seat-chain-v1"
+REVEALS_TAG = "mailbot-reveals-v1"
+SEED_TAG = "mailbot-seed-commitment-v1"
+CHAIN_LENGTH = 10_000
+PBKDF2_ROUNDS = 200_000
 CHUNKS = struct.Struct(">8I")
 HEAD_LINE = re.compile(r"Game log chain head: ([0-9a-f]{64})")
 FINAL_LINE = re.compile(r"Final chain head: ([0-9a-f]{64})")
 ENTRIES_LINE = re.compile(r"Entries: (\d+)")
 HEX64 = re.compile(r"\b[0-9a-f]{64}\b")
 GAME_TAG = re.compile(r"\[([A-Za-z]{2}-\d+)[\] ]")
-CONTRIBUTES = re.compile(r"^\s*(ORDERS|SEAL|NONCE|JOIN)\b", re.IGNORECASE | re.MULTILINE)
+CONTRIBUTES = re.compile(r"^\s*(ORDERS|SEAL|NONCE|JOIN|CHAIN|REVEAL)\b", re.IGNORECASE | re.MULTILINE)
+DICE_KINDS = ("entropy", "reveal", "dice-chain")  # entries that count a letter for a seat's dice
 ORDER_KINDS = ("orders", "orders-replaced", "orders-carried")
 
 
@@ -112,6 +132,30 @@ def player_entropy(contributions: list[tuple[str, str, str]]) -> str:
 
 def dice_key(seed: bytes, entropy: str) -> bytes:
     return hmac.new(seed, s(ENTROPY_TAG) + s(entropy), hashlib.sha256).digest()
+
+
+def hashed(value: bytes, times: int) -> bytes:
+    for _ in range(times):
+        value = hashlib.sha256(value).digest()
+    return value
+
+
+def seat_root(passphrase: str, game: str, seat: str) -> bytes:
+    salt = s(SEAT_TAG) + s(game) + s(seat.lower())
+    return hashlib.pbkdf2_hmac("sha256", passphrase.encode("utf-8"), salt, PBKDF2_ROUNDS)
+
+
+def reveals_digest(reveals: dict[str, str]) -> str:
+    data = s(REVEALS_TAG) + len(reveals).to_bytes(4, "big")
+    return sha(data + b"".join(s(seat) + s(reveals[seat]) for seat in sorted(reveals)))
+
+
+def links(value: str, k: int, known: str, j: int) -> bool:
+    """``value`` (round ``k``) hashes up to ``known`` (round ``j`` < ``k``, 0: the anchor)."""
+    hex64 = re.compile(r"^[0-9a-f]{64}$")
+    if not (isinstance(value, str) and hex64.match(value) and hex64.match(known) and 0 <= j < k):
+        return False
+    return hashed(bytes.fromhex(value), k - j).hex() == known
 
 
 def salted(content: str, salt: bytes) -> str:
@@ -180,6 +224,9 @@ class Checker:
         self.report_parts: dict[int, dict[str, str] | None] = {}  # report number: its logged parts
         self.received: list[Message] = []  # the player's letters of this game
         self.seats: set[str] = set()  # the seat(s) those letters reported to
+        self.rounds: dict[tuple[Any, Any], tuple[int, Any]] = {}  # (step, attempt): (entry, round)
+        self.anchors: dict[str, tuple[int, str]] = {}  # seat: (entry, its dice chain's anchor)
+        self.server_anchor = ""  # the game's seed chain (none before dice chains)
 
     def fail(self, text: str) -> None:
         self.problems.append(text)
@@ -213,6 +260,66 @@ class Checker:
             and e["payload"].get("step") == step
             and (attempt is None or e["payload"].get("attempt") == attempt)
         ]
+
+    # -- the dice chains ---------------------------------------------------------------
+
+    def dice_chains(self) -> None:
+        """The server's seed chain links every step attempt's commitment to the game's anchor,
+        round after round; every seat's reveal links to its anchor (``core.hashchain``)."""
+        created: dict[str, Any] = next(
+            (e["payload"] for e in self.entries if e["kind"] == "game-created"), {}
+        )
+        opened = [(n, e["payload"]) for n, e in enumerate(self.entries) if e["kind"] == "step-opened"]
+        anchor = created.get("server_anchor")
+        if anchor is None:
+            if any("round" in p for _, p in opened):
+                self.fail("the steps name rounds of a seed chain, but the game logged no anchor for it")
+            return
+        self.server_anchor = str(anchor)
+        for k, (_, p) in enumerate(opened, 1):
+            if p.get("round") != k:
+                self.fail(
+                    f"step {p.get('step')} (attempt {p.get('attempt')}): opened as round {p.get('round')} "
+                    f"of the seed chain, not {k}: a seed was skipped or drawn outside the chain"
+                )
+        self.rounds = {(p.get("step"), p.get("attempt")): (n, p.get("round")) for n, p in opened}
+        self.seat_chains()
+
+    def seat_chains(self) -> None:
+        last: dict[str, tuple[int, str]] = {}
+        for n, e in enumerate(self.entries):
+            p, seat = e["payload"], str(e["payload"].get("seat"))
+            if e["kind"] == "dice-chain":
+                if seat in self.anchors:
+                    self.fail(f"{seat}'s dice chain anchor was logged again (entry {n}): it cannot change")
+                    continue
+                self.anchors[seat] = (n, str(p.get("anchor")))
+                last[seat] = (0, str(p.get("anchor")))
+            elif e["kind"] == "reveal":
+                k = p.get("round")
+                where = f"the REVEAL of {seat} at {p.get('step')} (round {k})"
+                if seat not in last:
+                    self.fail(f"{where}: the seat logged no dice chain")
+                elif self.rounds.get((p.get("step"), p.get("attempt")), (0, None))[1] != k:
+                    self.fail(f"{where}: not the round its step opened as")
+                elif not isinstance(k, int) or not links(p.get("value"), k, last[seat][1], last[seat][0]):
+                    self.fail(f"{where}: does not link to the seat's anchor: made up")
+                else:
+                    last[seat] = (k, str(p["value"]))
+
+    def chained(self, step: dict[str, Any]) -> dict[str, str] | None:
+        """The step's chained seats (anchor logged before it opened) and their reveals logged
+        before it resolved; None when it has none (dice version 2)."""
+        at, round_ = self.rounds.get((step["key"], step["attempt"]), (-1, None))
+        seats = [seat for seat, (n, _) in self.anchors.items() if n < at] if round_ is not None else []
+        if not seats:
+            return None
+        revealed = {
+            str(p.get("seat")): str(p.get("value"))
+            for kind, p in self.before_resolution(step)
+            if kind == "reveal" and (p.get("step"), p.get("attempt")) == (step["key"], step["attempt"])
+        }
+        return {seat: revealed.get(seat, "") for seat in seats}
 
     # -- steps -----------------------------------------------------------------------
 
@@ -261,8 +368,11 @@ class Checker:
 
     def revealed(self, name: str, step: dict[str, Any], resolved: dict[str, Any]) -> None:
         seed = bytes.fromhex(step["seed"])
-        if sha(seed) != step["commitment"]:
+        round_ = self.rounds.get((step["key"], step["attempt"]), (-1, None))[1]
+        if (sha(s(SEED_TAG) + seed) if round_ is not None else sha(seed)) != step["commitment"]:
             self.fail(f"{name}: the seed does not match its commitment")
+        if isinstance(round_, int) and hashed(seed, round_).hex() != self.server_anchor:
+            self.fail(f"{name}: its seed is not round {round_} of the seed chain the game began with")
         digest = orders_digest(step["orders"])
         if digest != step["orders_digest"]:
             self.fail(f"{name}: the archived orders do not hash to the digest the dice used")
@@ -271,25 +381,45 @@ class Checker:
             self.fail(f"{name}: its orders digest differs from the one logged when it resolved")
         if "orders_digest" in resolved and resolved["orders_digest"] != step["orders_digest"]:
             self.fail(f"{name}: its orders digest differs from the one logged when it resolved")
-        contributions = [
-            (str(p["seat"]), str(p["message_id"]), str(p["nonce"]))
-            for p in self.logged("entropy", step["key"], step["attempt"])
-        ]
-        entropy = player_entropy(contributions)
-        if "entropy" in resolved and resolved["entropy"] != entropy:
-            self.fail(f"{name}: the players' entropy logged at resolution is not the letters' in the chain")
-        self.rolls_of(name, dice_key(seed, entropy) if "entropy" in resolved else seed, step)
+        chained = self.chained(step)
+        if chained is not None:
+            self.chained_dice(name, step, resolved, seed, chained)
+        else:
+            if resolved.get("dice") is not None:
+                self.fail(f"{name}: rolled as dice version {resolved['dice']}, but no seat had a dice chain")
+            contributions = [
+                (str(p["seat"]), str(p["message_id"]), str(p["nonce"]))
+                for p in self.logged("entropy", step["key"], step["attempt"])
+            ]
+            entropy = player_entropy(contributions)
+            if "entropy" in resolved and resolved["entropy"] != entropy:
+                self.fail(
+                    f"{name}: the players' entropy logged at resolution is not the letters' in the chain"
+                )
+            key = dice_key(seed, entropy) if "entropy" in resolved else seed
+            self.rolls_of(name, key, step, step["orders_digest"])
         if "roll_log" in resolved:
             if resolved["roll_log"] != salted(sha(canonical(step["rolls"]).encode("utf-8")), salt):
                 self.fail(f"{name}: its roll log is not the one committed to when it resolved")
         elif resolved.get("rolls", len(step["rolls"])) != len(step["rolls"]):
             self.fail(f"{name}: {len(step['rolls'])} rolls archived, {resolved['rolls']} logged")
 
-    def rolls_of(self, name: str, key: bytes, step: dict[str, Any]) -> None:
+    def chained_dice(
+        self, name: str, step: dict[str, Any], resolved: dict[str, Any], seed: bytes, chained: dict[str, str]
+    ) -> None:
+        """Dice version 3: the server's element and the chained seats' reveals, nothing else."""
+        entropy = reveals_digest(chained)
+        if resolved.get("dice") != 3:
+            self.fail(f"{name}: seats had dice chains, but the dice were not rolled with their reveals alone")
+        elif resolved.get("entropy") != entropy:
+            self.fail(f"{name}: the reveals its dice were rolled with are not the ones the chain logged")
+        self.rolls_of(name, dice_key(seed, entropy), step, "")
+
+    def rolls_of(self, name: str, key: bytes, step: dict[str, Any], digest: str) -> None:
         next_counter: dict[str, int] = {}
         for roll in step["rolls"]:
             self.rolls += 1
-            where = (step["key"], step["orders_digest"], roll["label"])
+            where = (step["key"], digest, roll["label"])
             derived, after = faces(key, where, roll["sides"], roll["count"], roll["counter"])
             total = sum(roll["faces"]) + sum(roll["modifiers"].values())
             chained = next_counter.get(roll["label"], 0) == roll["counter"]
@@ -326,12 +456,16 @@ class Checker:
 
     def last_seals(self, step: dict[str, Any]) -> dict[str, dict[str, str]]:
         """Each seat's last receipts ({label: receipt}) logged before this attempt resolved: its
-        own SEAL letters in the first attempt, the values carried over in a later one."""
+        own SEAL letters while this attempt was open (a later attempt takes SEAL letters anew
+        when the one before it was rolled back unopened), or the values carried over."""
         last: dict[str, dict[str, str]] = {}
+        open_now = False
         for kind, p in self.before_resolution(step):
             if p.get("step") != step["key"]:
                 continue
-            if kind == "sealed" and step["attempt"] == 1:
+            if kind == "step-opened":
+                open_now = p.get("attempt") == step["attempt"]
+            elif kind == "sealed" and open_now:
                 last[str(p["seat"])] = dict(p["receipts"])
             elif kind == "sealed-carried" and p.get("attempt") == step["attempt"]:
                 last = {seat: dict(found) for seat, found in p["receipts"].items()}
@@ -519,13 +653,13 @@ class Checker:
         logged: set[str] = set()
         for entry in self.entries:
             p = entry["payload"]
-            if entry["kind"] == "entropy" and p.get("seat") in self.seats and p.get("message_id"):
-                logged.add(str(p["message_id"]))
-                if p["message_id"] not in sent:
+            if entry["kind"] in DICE_KINDS and p.get("seat") in self.seats and p.get("message_id"):
+                if p["message_id"] not in sent and p["message_id"] not in logged:
                     self.fail(
-                        f"the chain counts a letter for {p['seat']} at {p.get('step')} that you did not "
-                        f"send (Message-ID {p['message_id']}): forged in your name"
+                        f"the chain counts a letter for {p['seat']} at {p.get('step', 'joining')} that you "
+                        f"did not send (Message-ID {p['message_id']}): forged in your name"
                     )
+                logged.add(str(p["message_id"]))
         return logged
 
     def of_game(self, msg: Message) -> bool:
@@ -591,6 +725,8 @@ def verify(folder: Path, letters: Path | None = None, sent: Path | None = None) 
     finished = data["game"].get("status") == "finished" or any(
         e["kind"] == "game-finished" for e in data["chain"]
     )
+    if checker.chain_ok:
+        checker.dice_chains()
     checker.steps(data["steps"], finished)
     checker.reports(data.get("reports", []))
     if letters is not None:
@@ -627,7 +763,40 @@ def secret_line(steps: int, rolls: int) -> str:
     )
 
 
+def passphrase() -> str:
+    """The player's passphrase: asked for at a terminal, else the first line of standard input."""
+    if sys.stdin.isatty():
+        return getpass.getpass("Passphrase (never stored, never sent): ")
+    return sys.stdin.readline().rstrip("\n")
+
+
+def chain_line(argv: list[str]) -> int:
+    """``chain GAME SEAT`` and ``reveal GAME SEAT ROUND``: the line to paste into a letter."""
+    parser = argparse.ArgumentParser(
+        prog=f"verify.py {argv[1]}",
+        description="Print your dice chain's CHAIN line (send it with JOIN) or a step's REVEAL line.",
+    )
+    parser.add_argument("game", help="the game number, the same every time")
+    parser.add_argument("seat", help="your seat")
+    if argv[1] == "reveal":
+        parser.add_argument("round", type=int, help="the round the step's report names")
+    args = parser.parse_args(argv[2:])
+    k = getattr(args, "round", 0)
+    if not 0 <= k < CHAIN_LENGTH:
+        print(f"verify.py: a round is 1 to {CHAIN_LENGTH - 1}", file=sys.stderr)
+        return 2
+    words = passphrase()
+    if len(words) < 12:
+        print("verify.py: use a passphrase of at least 12 characters (four words or more)", file=sys.stderr)
+        return 2
+    value = hashed(seat_root(words, args.game, args.seat), CHAIN_LENGTH - k).hex()
+    print(f"REVEAL {k} {value}" if argv[1] == "reveal" else f"CHAIN {value}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if len(argv) > 1 and argv[1] in ("chain", "reveal"):
+        return chain_line(argv)
     args = arguments(argv)  # --help and a wrong call end here (exit 0 and 2), as argparse does
     if not (args.archive / "game.json").is_file():
         print(f"verify.py: no game.json in {args.archive}", file=sys.stderr)

@@ -25,8 +25,9 @@ from itertools import count
 #: shows every part of a carrier battle (strikes both ways, a delayed sinking, the victory report);
 #: the e2e test checks that it still does. A rule change that moves the dice moves the game: after
 #: 14.11 (the attack follows the altitude) "coral-sea" no longer showed a delayed sinking, of
-#: "coral-sea-1" to "-3" the first does.
-DEFAULT_SEED = "coral-sea-1"
+#: "coral-sea-1" to "-3" the first does. Since the step seeds come from a seed chain (issue 31) the
+#: dice are others again: of "coral-sea-2" to "-5" only "-3" shows a delayed sinking.
+DEFAULT_SEED = "coral-sea-3"
 RANDOM = "random"  # ``--seed random``: fresh dice, a game nobody has seen
 
 

@@ -25,6 +25,7 @@ from mailbot.errors import MailbotError
 from mailbot.games.registry import AnyGame
 from mailbot.render.archive_pages import RefereeView
 from mailbot.render.templates import Renderer
+from mailbot.services import dicechain
 from mailbot.services.games import Games
 from mailbot.store.game_tables import Game, RollRow, StepRow, row_id
 
@@ -80,8 +81,8 @@ def replay(session: Session, plugin: AnyGame, step: StepRow) -> Outcome[Any] | N
     digest = order_digest(filled.orders)
     if digest != step.orders_digest:
         return None
-    entropy, _ = Games.step_entropy(session, step)
-    dice = DiceStream(bytes.fromhex(step.seed), digest, step.key, entropy)
+    inputs = dicechain.step_dice(session, step, lambda: Games.step_entropy(session, step))
+    dice = DiceStream(bytes.fromhex(step.seed), inputs.digest_for_dice(digest), step.key, inputs.entropy)
     parsed = {
         seat: plugin.parse(state, seat, [Line(n, text) for n, text in enumerate(lines, 1)]).orders
         for seat, lines in filled.orders.items()

@@ -22,11 +22,11 @@ from sqlmodel import Session, col, func, select
 
 from mailbot.core import deadlines, lifecycle
 from mailbot.core.chain import roll_log, salted, step_salt
-from mailbot.core.dice import MAX_NONCE, DiceStream, commitment, order_digest, player_entropy
+from mailbot.core.dice import MAX_NONCE, DiceStream, order_digest, player_entropy
 from mailbot.core.game import Setup, Step
 from mailbot.errors import ConfigError
 from mailbot.games.registry import AnyGame, find_game
-from mailbot.services import chainlog
+from mailbot.services import chainlog, dicechain
 from mailbot.services.gamedata import load_game_data
 from mailbot.services.gameoptions import game_options, try_setup
 from mailbot.services.letters import Letter, Postman
@@ -361,7 +361,10 @@ class Games:
                     invite_code=new_token(8),
                 )
             )
-        chainlog.append(session, self._id(game), "game-created", self._created_payload(game, seats), now)
+        # The seed chain's anchor is public before any letter counts (``dicechain``).
+        created = self._created_payload(game, seats)
+        created["server_anchor"] = dicechain.start(session, self._id(game), self.draw_seed())
+        chainlog.append(session, self._id(game), "game-created", created, now)
         self._setup_step(session, game, seats, now)
         return game
 
@@ -373,7 +376,7 @@ class Games:
         entropy of the JOIN letters: the GM can neither re-create a game until he likes
         its set-up without the players seeing it, nor predict the set-up dice.
         """
-        seed = self.draw_seed()
+        seed, round_ = dicechain.next_seed(session, self._id(game), self.draw_seed)
         row = new_row(
             StepRow,
             game_id=self._id(game),
@@ -385,14 +388,20 @@ class Games:
             opened_at=now,
             deadline_at=now,
             seed=seed.hex(),
-            commitment=commitment(seed),
+            commitment=dicechain.commitment_of(seed, round_),
         )
-        self._add_step(session, game, row, now)
+        self._add_step(session, game, row, now, round_)
 
-    def _add_step(self, session: Session, game: Game, row: StepRow, now: datetime) -> None:
-        """A step opened: its row and its "step-opened" link, written together (the reports read both)."""
+    def _add_step(
+        self, session: Session, game: Game, row: StepRow, now: datetime, round_: int | None = None
+    ) -> None:
+        """A step opened: its row and its "step-opened" link, written together (the reports read both).
+
+        ``round_``: the step attempt's element of the game's seed chain (``dicechain``)."""
         session.add(row)
         payload = {"step": row.key, "attempt": row.attempt, "commitment": row.commitment, "owing": row.owing}
+        if round_ is not None:
+            payload["round"] = round_
         chainlog.append(session, self._id(game), "step-opened", payload, now)
         session.flush()
 
@@ -486,12 +495,21 @@ class Games:
         setup = self.setup_step(session, self._id(game))
         if setup is None or setup.state is not StepState.OPEN:
             return []
-        return [
+        anchor = dicechain.anchor_of(session, self._id(game))
+        how = "SHA-256 of the seed" if anchor is None else "the seed's tagged hash, see verify.py"
+        lines = [
             "",
-            f"Set-up dice commitment (SHA-256 of the seed): {setup.commitment}",
+            f"Set-up dice commitment ({how}): {setup.commitment}",
             "The set-up is rolled when every seat has joined, mixed with the JOIN letters'",
             "Message-IDs and NONCE lines; the seed is revealed with the results.",
         ]
+        if anchor is not None:
+            lines += [
+                f"Seed chain anchor (every step's seed hashes to it, round by round): {anchor}",
+                f"Your dice chain: send CHAIN and the anchor python3 verify.py chain {self._id(game)} <seat>",
+                "prints from a passphrase you keep; each step's report then names its REVEAL.",
+            ]
+        return lines
 
     def resend_reports(self, session: Session, game: Game, seat: Seat, turn: int | None = None) -> int:
         """Send a seat's own past reports again, as they were written (HISTORY, substitutes)."""
@@ -626,7 +644,7 @@ class Games:
         if step is None:
             return None
         now = self.clock()
-        seed = self.draw_seed()
+        seed, round_ = dicechain.next_seed(session, self._id(game), self.draw_seed)
         row = new_row(
             StepRow,
             game_id=self._id(game),
@@ -640,10 +658,10 @@ class Games:
             opened_at=now,
             deadline_at=self.deadline_for(game, step, now),
             seed=seed.hex(),
-            commitment=commitment(seed),
+            commitment=dicechain.commitment_of(seed, round_),
             snapshot=dict(game.state),
         )
-        self._add_step(session, game, row, now)
+        self._add_step(session, game, row, now, round_)
         if row.kind == "sealed" and row.attempt > 1:
             self._carry_sealed(session, game, row)
         return row

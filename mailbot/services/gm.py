@@ -18,6 +18,7 @@ from mailbot.core import deadlines
 from mailbot.core.chain import salted
 from mailbot.core.commands import Command, CommandSpec
 from mailbot.core.dice import order_digest
+from mailbot.services import dicechain
 from mailbot.services.auth import Gatekeeper
 from mailbot.services.games import Games, new_salt
 from mailbot.services.inbound import Context, Handler, Reply
@@ -183,6 +184,7 @@ class GmActions:
             f"Its deadline is {when}.",
             f"New dice commitment (a fresh seed): {reopened.commitment}",
             "A letter with a NONCE line adds your own randomness to the new dice.",
+            *dicechain.round_lines(session, reopened),
         ]
         heading = f"{target.title} rolled back: its report is void"
         self._log(session, game, "rollback", reason, lines, moved=reopened, heading=heading)

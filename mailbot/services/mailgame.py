@@ -18,6 +18,7 @@ from sqlmodel import Session
 from mailbot.core import deadlines
 from mailbot.core.commands import ARCHIVE_COMMAND, Command, CommandSpec
 from mailbot.core.game import Line
+from mailbot.services import dicemail
 from mailbot.services.archive_mail import ArchiveMail
 from mailbot.services.auth import Gatekeeper, Seated, same_secret
 from mailbot.services.games import Games, new_salt, tag
@@ -106,6 +107,7 @@ class MailGame:
             # One answer for every failure: a stranger must not learn which games or seats exist.
             reply.problem(command.line, command.text, "no open invitation matches that game, seat and code")
             return
+        dicemail.anchor_with_join(ctx, game, seat, reply, self.clock())
         self.games.take_seat(ctx.session, game, seat, ctx.letter.sender, contribution=letter_entropy(ctx))
         reply.section(
             "Welcome", [f"You now play {seat.name} in {game.title}; your secret follows separately."]

@@ -33,7 +33,7 @@ from mailbot.mail.compose import Attachment
 from mailbot.render.ics import deadline_ics
 from mailbot.render.maps import MapError, draw_map
 from mailbot.render.templates import Rendered, Renderer
-from mailbot.services import chainlog
+from mailbot.services import chainlog, dicechain
 from mailbot.services.games import Games, new_salt, tag, untagged
 from mailbot.services.letters import Letter, Postman
 from mailbot.services.outbox import Thread
@@ -277,7 +277,8 @@ class Reports:
             [
                 f"Deadline: {deadlines.local_time(nxt.deadline_at, zone)}",
                 "You owe orders for this step." if owes else "Nothing is owed by you in this step.",
-                f"Dice commitment for this step (SHA-256 of its secret seed): {nxt.commitment}",
+                f"Dice commitment for this step ({dicechain.committed_how(session, nxt)}): {nxt.commitment}",
+                *dicechain.report_lines(session, nxt, seat.name),
                 *self._how_to_send(nxt),
             ],
         )

@@ -22,7 +22,7 @@ from sqlmodel import Session, col, select
 from mailbot.core import lifecycle
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Line, Outcome
-from mailbot.services import chainlog
+from mailbot.services import chainlog, dicechain
 from mailbot.services.games import Games, resolved_payload
 from mailbot.services.reports import Reports
 from mailbot.store.game_tables import (
@@ -48,6 +48,7 @@ class Resolution:
     digest: str
     rolls: list[dict[str, Any]] = field(default_factory=list)
     entropy: tuple[str, int] = ("", 0)  # the players' mixed entropy and how many letters gave it
+    dice: dict[str, Any] = field(default_factory=dict)  # the dice version 3 facts (``dicechain``)
 
 
 @dataclass(frozen=True)
@@ -91,14 +92,17 @@ class Turns:
         filled = lifecycle.fill_defaults(step.owing, held, lambda seat: plugin.default_orders(state, seat))
         orders, defaulted = filled.orders, filled.defaulted
         digest = order_digest(orders)
-        entropy = Games.step_entropy(session, step)
-        dice = DiceStream(seed or bytes.fromhex(step.seed), digest, step.key, entropy[0])
+        inputs = dicechain.step_dice(session, step, lambda: Games.step_entropy(session, step))
+        entropy = (inputs.entropy, inputs.count)
+        keyed = seed or bytes.fromhex(step.seed)
+        dice = DiceStream(keyed, inputs.digest_for_dice(digest), step.key, entropy[0])
         parsed = {
             seat: plugin.parse(state, seat, [Line(n, text) for n, text in enumerate(lines, 1)]).orders
             for seat, lines in orders.items()
         }
         outcome = plugin.resolve(state, parsed, dice=dice)
-        return Resolution(outcome, orders, defaulted, digest, [roll.as_dict() for roll in dice.log], entropy)
+        rolls = [roll.as_dict() for roll in dice.log]
+        return Resolution(outcome, orders, defaulted, digest, rolls, entropy, inputs.payload())
 
     def process(self, session: Session, game: Game, step: StepRow) -> None:
         """Resolve the open step for real: store, report to every seat, open the next step.
@@ -199,7 +203,7 @@ class Turns:
         step.revealed = not game.reveal_at_end  # open games show each seed with its results
         session.add(step)
         payload = resolved_payload(step, result.digest, result.rolls, result.entropy, result.defaulted)
-        chainlog.append(session, step.game_id, "step-resolved", payload, now)
+        chainlog.append(session, step.game_id, "step-resolved", payload | result.dice, now)
 
     def _late(self, session: Session, game: Game, step: StepRow, result: Resolution) -> None:
         """Count misses in a row; tell the GM who was late and who keeps missing."""

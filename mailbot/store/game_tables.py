@@ -211,3 +211,15 @@ class ChainRow(SQLModel, table=True):
     prev_hash: str = Field(max_length=64)
     hash: str = Field(max_length=64)
     created_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class ServerChain(SQLModel, table=True):
+    """A game's secret dice-seed chain (``mailbot.core.hashchain``): its root never leaves the
+    database; each step attempt takes the next element, the anchor is public from the start."""
+
+    __tablename__ = "server_chain"
+
+    game_id: int = Field(foreign_key="game.id", primary_key=True)
+    root: str = Field(max_length=64)  # hex; secret for good (elements are revealed, never the root)
+    length: int
+    used: int = 0  # rounds handed out so far: the next step attempt is round used + 1

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""CHAIN and REVEAL by mail: a seat's dice chain (``dicechain``, ``core.hashchain``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from sqlmodel import Session
+
+from mailbot.core import hashchain
+from mailbot.core.commands import Command, CommandSpec
+from mailbot.services import chainlog
+from mailbot.services.auth import Gatekeeper, Seated
+from mailbot.services.dicechain import Links, has_chain
+from mailbot.services.games import Games
+from mailbot.services.inbound import Context, Handler, Reply
+from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, row_id
+
+DICE_COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("CHAIN", "CHAIN <anchor>", "your dice chain's anchor, from verify.py chain (with JOIN)"),
+    CommandSpec(
+        "REVEAL", "REVEAL <round> <value>", "your dice value for the open step, from verify.py reveal"
+    ),
+)
+JOINED = "chain-with-join"  # ctx.extra: the letter's CHAIN line was handled with its JOIN line
+
+
+class DiceChains:
+    """CHAIN and REVEAL by mail."""
+
+    def __init__(self, *, gate: Gatekeeper, now: Callable[[], datetime]) -> None:
+        self.gate = gate
+        self.now = now
+
+    def handlers(self) -> dict[str, Handler]:
+        return {"CHAIN": self.chain, "REVEAL": self.reveal}
+
+    def chain(self, command: Command, ctx: Context, reply: Reply) -> None:
+        if ctx.extra.get(JOINED):  # handled with the JOIN line, before the seat counted
+            return
+        who = self.gate.player(ctx, reply)
+        if who is not None:
+            take_anchor(ctx, who, command, reply, self.now())
+
+    def reveal(self, command: Command, ctx: Context, reply: Reply) -> None:
+        who = self.gate.player(ctx, reply)
+        if who is None:
+            return
+        problem = self._reveal(command, ctx, who)
+        if problem:
+            reply.problem(command.line, command.text, problem)
+        else:
+            reply.section("Dice", [f"Your REVEAL {command.args[0]} counts for the dice of this step."])
+
+    def _reveal(self, command: Command, ctx: Context, who: Seated) -> str:
+        """Log the seat's value for the open step's round; the problem, or "" when it counts."""
+        if len(command.args) != 2 or not command.args[0].isdigit():
+            return "write REVEAL <round> <value>, as verify.py reveal prints it"
+        wanted, value = int(command.args[0]), command.args[1].lower()
+        step = _open_step(ctx.session, who.game)
+        if step is None:
+            return "no step is open: the value was not used"
+        links = Links.read(ctx.session, step.game_id)
+        position, round_ = links.opened(step)
+        if round_ is None or who.seat.name not in links.anchors(before=position):
+            return "your seat has no dice chain for this step (CHAIN counts from the next step)"
+        if wanted != round_:
+            return f"the open step is round {round_}, not {wanted}"
+        known = links.reveals(step).get(who.seat.name)
+        if known is not None:
+            return "" if known == value else "you revealed another value for this round: it stands"
+        last = links.last(who.seat.name)
+        if last is None or not hashchain.links(value, round_, last[1], last[0]):
+            return "this value does not link to your chain's anchor (check passphrase, game, seat, round)"
+        payload = {
+            "step": step.key,
+            "attempt": step.attempt,
+            "round": round_,
+            "seat": who.seat.name,
+            "value": value,
+            "message_id": ctx.letter.message_id or "",
+        }
+        chainlog.append(ctx.session, row_id(who.game), "reveal", payload, self.now())
+        return ""
+
+
+def take_anchor(ctx: Context, who: Seated, command: Command, reply: Reply, now: datetime) -> None:
+    """Log a seat's CHAIN anchor, once; it counts for every step opened after it."""
+    anchor = command.args[0].lower() if len(command.args) == 1 else ""
+    game_id = row_id(who.game)
+    if not hashchain.HEX64.match(anchor):
+        reply.problem(
+            command.line, command.text, "write CHAIN <anchor>: the 64 hex digits verify.py chain prints"
+        )
+        return
+    if not has_chain(ctx.session, game_id) or who.game.status is GameStatus.FINISHED:
+        reply.problem(command.line, command.text, "this game has no dice chains")
+        return
+    held = Links.read(ctx.session, game_id).anchors().get(who.seat.name)
+    if held is not None:
+        same = "the same one" if held == anchor else f"{held[:16]}..., not this one"
+        reply.problem(command.line, command.text, f"your dice chain is set ({same}); it cannot change")
+        return
+    payload = {"seat": who.seat.name, "anchor": anchor, "message_id": ctx.letter.message_id or ""}
+    chainlog.append(ctx.session, game_id, "dice-chain", payload, now)
+    reply.section(
+        "Dice chain",
+        [
+            f"Your anchor {anchor[:16]}... is logged; it counts from the next step that opens.",
+            "With the letter that brings each step's orders, send the line that",
+            f"  python3 verify.py reveal {game_id} {who.seat.name} <round>",
+            "prints (each report names the round). Keep your passphrase: without it your seat",
+            "has no say in the dice, and nobody can make a value up in your name.",
+        ],
+    )
+
+
+def anchor_with_join(ctx: Context, game: Game, seat: Seat, reply: Reply, now: datetime) -> None:
+    """A JOIN letter's CHAIN line, logged before the seat is taken: when the seat is the last,
+    the game starts with this letter and its anchor counts for the first step."""
+    command = next((c for c in ctx.reading.commands if c.name == "CHAIN"), None)
+    if command is not None:
+        ctx.extra[JOINED] = True
+        take_anchor(ctx, Seated(game, seat), command, reply, now)
+
+
+def _open_step(session: Session, game: Game) -> StepRow | None:
+    if game.status is not GameStatus.RUNNING:
+        return None
+    return Games.open_step(session, row_id(game))
