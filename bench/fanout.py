@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from cpu import CpuWindow  # a sibling bench script
 
 from mailbot.app import Bot
-from mailbot.services.games import GameSetup
+from mailbot.services.play.games import GameSetup
 from mailbot.settings import BotSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store.game_tables import Seat, StepRow, StepState
 from mailbot.store.models import Outbound, OutboundState

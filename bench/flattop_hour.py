@@ -43,8 +43,8 @@ from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line
 from mailbot.games.registry import find_game
 from mailbot.render.maps import PNG_WIDTH
-from mailbot.services import reports
-from mailbot.services.games import Games, GameSetup
+from mailbot.services.play import reports
+from mailbot.services.play.games import Games, GameSetup
 from mailbot.settings import BotSettings, Settings, StoreSettings
 from mailbot.store.game_tables import Game, row_id
 from mailbot.testing.fakes import Clock, FakeSink

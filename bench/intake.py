@@ -58,7 +58,7 @@ from cpu import CpuWindow  # a sibling bench script
 
 from mailbot.app import Bot, imap_config, utcnow
 from mailbot.mail.imap import ImapSource
-from mailbot.services.games import GameSetup
+from mailbot.services.play.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store.game_tables import Seat
 from mailbot.store.models import Inbound, InboundState, Outbound, OutboundState

@@ -42,27 +42,27 @@ from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
 from mailbot.scheduler.deadlines import DeadlineScheduler
-from mailbot.services.auth import Gatekeeper
-from mailbot.services.claims import lock_game
-from mailbot.services.dicemail import DICE_COMMANDS, DiceChains
-from mailbot.services.endgame import ENDGAME_COMMANDS, Endgame
-from mailbot.services.games import Games, fresh_seed
-from mailbot.services.gm import GM_COMMANDS, GmActions, GmMail
-from mailbot.services.inbound import Identity, InboundProcessor
-from mailbot.services.intake import Intake
-from mailbot.services.intake import describe as describe_raw
-from mailbot.services.letters import Postman
-from mailbot.services.mailgame import PLAYER_COMMANDS, MailGame
-from mailbot.services.notices import GmNotifier
-from mailbot.services.outbox import Outbox, RetryPolicy, Sink
-from mailbot.services.reports import Reports
-from mailbot.services.sealing import Sealing
-from mailbot.services.stalls import DEADLINES, LETTERS, OUTBOX, Stall, find_stalls
-from mailbot.services.status import Status, gather_status, serve_health
-from mailbot.services.throttle import Limits
-from mailbot.services.transactions import begin_writing
-from mailbot.services.turns import Interlock, Turns
-from mailbot.services.watchdog import Watchdog
+from mailbot.services.base.claims import lock_game
+from mailbot.services.base.transactions import begin_writing
+from mailbot.services.health.stalls import DEADLINES, LETTERS, OUTBOX, Stall, find_stalls
+from mailbot.services.health.status import Status, gather_status, serve_health
+from mailbot.services.health.watchdog import Watchdog
+from mailbot.services.inbox.auth import Gatekeeper
+from mailbot.services.inbox.inbound import Identity, InboundProcessor
+from mailbot.services.inbox.intake import Intake
+from mailbot.services.inbox.intake import describe as describe_raw
+from mailbot.services.inbox.throttle import Limits
+from mailbot.services.play.dicemail import DICE_COMMANDS, DiceChains
+from mailbot.services.play.endgame import ENDGAME_COMMANDS, Endgame
+from mailbot.services.play.games import Games, fresh_seed
+from mailbot.services.play.gm import GM_COMMANDS, GmActions, GmMail
+from mailbot.services.play.mailgame import PLAYER_COMMANDS, MailGame
+from mailbot.services.play.reports import Reports
+from mailbot.services.play.sealing import Sealing
+from mailbot.services.play.turns import Interlock, Turns
+from mailbot.services.post.letters import Postman
+from mailbot.services.post.notices import GmNotifier
+from mailbot.services.post.outbox import Outbox, RetryPolicy, Sink
 from mailbot.settings import Settings, secret
 from mailbot.store import db, lease, repo
 from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, StepState

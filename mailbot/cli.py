@@ -174,7 +174,7 @@ def archive_export(
     from sqlmodel import Session
 
     from mailbot.render.templates import Renderer
-    from mailbot.services.archive import export
+    from mailbot.services.archive.archive import export
     from mailbot.store import db
 
     settings = settings_or_exit(config)

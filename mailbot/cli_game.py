@@ -45,7 +45,7 @@ def _bot(config: Path | None, send: bool = False) -> Iterator[Any]:
 
 
 def _in_game(config: Path | None, game_id: int, send: bool, act: Callable[[Any, Session, Any], str]) -> None:
-    from mailbot.services.gm import GmError
+    from mailbot.services.play.gm import GmError
     from mailbot.store.game_tables import Game
 
     with _bot(config, send) as bot, Session(bot.engine) as session, session.begin():
@@ -93,7 +93,7 @@ def create(
     config: ConfigOption = None,
 ) -> None:
     """Create a game; prints its number, the GM secret and each seat's invite code."""
-    from mailbot.services.games import GameSetup, tag
+    from mailbot.services.play.games import GameSetup, tag
 
     if reveal not in ("", "each-step", "end"):
         raise typer.BadParameter("takes each-step or end", param_hint="--reveal")
@@ -157,7 +157,7 @@ def _options(given: list[str]) -> dict[str, str]:
 def game_options(game: str) -> None:
     """The options a game takes: name, values, default and what each does."""
     from mailbot.games.registry import find_game
-    from mailbot.services.gameoptions import option_specs
+    from mailbot.services.base.gameoptions import option_specs
 
     try:
         plugin = find_game(game)
@@ -178,7 +178,7 @@ def invite(
     send: SendOption = False,
 ) -> None:
     """Give a seat to a player's address; the player gets a welcome letter with a secret."""
-    from mailbot.services.gm import GmError
+    from mailbot.services.play.gm import GmError
 
     def act(bot: Any, session: Session, game: Any) -> str:
         row = bot.games.seat(session, game_id, seat)
@@ -198,7 +198,7 @@ def list_games(
     ] = False,
 ) -> None:
     """Every game with its status (--open: the games with a free seat, as players see them)."""
-    from mailbot.services.games import Games, tag
+    from mailbot.services.play.games import Games, tag
     from mailbot.store.game_tables import Game
 
     with _bot(config) as bot, Session(bot.engine) as session:
@@ -213,7 +213,7 @@ def list_games(
 def show(game_id: int, config: ConfigOption = None) -> None:
     """A game's options, seats, open step, deadline and early processing (the GM's view)."""
     from mailbot.core.options import set_options
-    from mailbot.services.gameoptions import option_specs
+    from mailbot.services.base.gameoptions import option_specs
 
     def act(bot: Any, session: Session, game: Any) -> str:
         lines = [f"{game.title} ({game.plugin}/{game.scenario}), status {game.status.value}"]

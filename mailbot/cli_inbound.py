@@ -33,7 +33,7 @@ def inbound_list(
     config: ConfigOption = None,
 ) -> None:
     """Stored letters, newest first: number, state, received, sender, subject, and why (shunted, ignored)."""
-    from mailbot.services.parked import stored_letters
+    from mailbot.services.inbox.parked import stored_letters
 
     wanted = _state(state)
     with store(config) as engine, Session(engine) as session:
@@ -55,7 +55,7 @@ def inbound_retry(
 ) -> None:
     """Hand shunted letters back: the running service handles them as if just arrived (a letter
     answered already is not handed back). Fix what parked them first (see `inbound list`)."""
-    from mailbot.services.parked import hand_back, shunted_ids
+    from mailbot.services.inbox.parked import hand_back, shunted_ids
 
     if (letter_id is None) == (not all_shunted):
         raise typer.BadParameter("give one letter number or --all-shunted (not both)")

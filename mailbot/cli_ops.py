@@ -270,7 +270,7 @@ def status(
 ) -> None:
     """Intake, inbound and outbox by state (failed and shunted stand out), stalled work, the next
     deadline, games. Exits 1 when something needs a look ("ok": false), so a health check sees it."""
-    from mailbot.services.status import gather_status, status_json, status_lines
+    from mailbot.services.health.status import gather_status, status_json, status_lines
     from mailbot.store.presence import reader_role
 
     settings = settings_or_exit(config)

@@ -57,7 +57,7 @@ class JsonFormatter(logging.Formatter):
 
 
 class TextFormatter(logging.Formatter):
-    """``2026-11-23T13:09:22.123Z INFO mailbot.services.inbound: message key=value ...``"""
+    """``2026-11-23T13:09:22.123Z INFO mailbot.services.inbox.inbound: message key=value ...``"""
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -46,8 +46,8 @@ BASIC_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("PING", "PING", "echo how your letter was read: sender, subject and the commands found"),
 )
 
-# A seat's own archive by mail: handled by ``mailbot.services.archive_mail``; listed with the
-# player commands (``mailbot.services.mailgame``), so it is in HELP where a game is played.
+# A seat's own archive by mail: handled by ``mailbot.services.archive.archive_mail``; listed with the
+# player commands (``mailbot.services.play.mailgame``), so it is in HELP where a game is played.
 ARCHIVE_COMMAND = CommandSpec("ARCHIVE", "ARCHIVE", "your letters and the game so far, as a .zip")
 
 # "Re:", "Fwd:", "AW:", "SV:", "[list tag]" and the like in front of a subject.

@@ -40,8 +40,8 @@ from mailbot.demo.replay import DEFAULT_SEED, demo_seed, message_ids, step_seeds
 from mailbot.demo.scripts import DemoGame, demos, find_demo
 from mailbot.errors import MailbotError
 from mailbot.mail.imap import ImapConfig, ImapSource
-from mailbot.services.archive import export
-from mailbot.services.games import GameSetup
+from mailbot.services.archive.archive import export
+from mailbot.services.play.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store import repo
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, Report, StepRow, StepState

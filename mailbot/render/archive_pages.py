@@ -6,7 +6,7 @@ Templates live in ``mailbot/templates/archive`` and get the view models below
 relative (``up`` leads from a page back to the site's root), no page names an
 outside address, and every page carries the same inline style, readable at
 360 px and in dark mode. The collecting of what a page may show is the
-service's (``mailbot.services.archive_site``); here it is only laid out.
+service's (``mailbot.services.archive.archive_site``); here it is only laid out.
 """
 
 from __future__ import annotations

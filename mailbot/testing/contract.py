@@ -28,7 +28,7 @@ from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Game, Line, Outcome, Parsed, Setup, Step, StepKind
 from mailbot.games.registry import GamePackage, Registry
 from mailbot.render.templates import Renderer
-from mailbot.services.gamedata import data_root, read_tree
+from mailbot.services.base.gamedata import data_root, read_tree
 
 #: a game that has not ended after this many steps is taken to be stuck
 MAX_STEPS = 400

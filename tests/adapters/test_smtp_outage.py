@@ -27,7 +27,7 @@ from sqlmodel import col, select
 from mailbot.mail.compose import Outgoing
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Rendered
-from mailbot.services.outbox import Outbox, RetryPolicy, enqueue
+from mailbot.services.post.outbox import Outbox, RetryPolicy, enqueue
 from mailbot.store import db
 from mailbot.store.models import Outbound, OutboundState
 

@@ -134,7 +134,7 @@ class BotProcess:
         """A running duel in the bot's store with both seats taken (the welcome letters wait in the
         outbox); returns the game number and each player's subject tag ``[DU-n secret]``."""
         from mailbot.app import Bot
-        from mailbot.services.games import GameSetup, tag
+        from mailbot.services.play.games import GameSetup, tag
         from mailbot.settings import BotSettings, Settings, StoreSettings
         from mailbot.testing.fakes import FakeSink
 

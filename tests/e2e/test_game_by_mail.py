@@ -18,7 +18,7 @@ from pydantic import SecretStr
 from sqlmodel import Session
 
 from mailbot.app import Bot
-from mailbot.services.games import GameSetup
+from mailbot.services.play.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.testing.mailrig import MailRig
 from tests.e2e.botproc import parse, ping, text_of

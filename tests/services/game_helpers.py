@@ -13,7 +13,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from mailbot.app import Bot
-from mailbot.services.games import GameSetup
+from mailbot.services.play.games import GameSetup
 from mailbot.settings import BotSettings, Settings, StoreSettings
 from mailbot.store.game_tables import Game, Seat, StepRow
 from mailbot.store.models import Outbound

@@ -11,10 +11,10 @@ from email.utils import format_datetime
 from sqlalchemy.engine import Engine
 
 from mailbot.render.templates import Renderer
-from mailbot.services.inbound import Identity, InboundProcessor
-from mailbot.services.intake import Intake
-from mailbot.services.notices import GmNotifier
-from mailbot.services.outbox import Outbox, RetryPolicy
+from mailbot.services.inbox.inbound import Identity, InboundProcessor
+from mailbot.services.inbox.intake import Intake
+from mailbot.services.post.notices import GmNotifier
+from mailbot.services.post.outbox import Outbox, RetryPolicy
 from mailbot.testing.fakes import Clock, FakeSink
 
 BOT = "bot@example.test"

@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from mailbot import verify_archive
 from mailbot.core.dice import DiceStream, order_digest
-from mailbot.services.archive import export
+from mailbot.services.archive.archive import export
 from mailbot.store.game_tables import GameStatus, StepState
 from mailbot.verify_archive import faces, verify
 from tests.services.game_helpers import Harness, text, to

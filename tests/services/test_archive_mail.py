@@ -109,7 +109,7 @@ def test_anonymous_press_keeps_its_author_out_of_every_archive(h: Harness, tmp_p
     carries (a seat's own zip and the GM's export), says "anonymous" instead of the seat."""
     from sqlmodel import Session
 
-    from mailbot.services.archive import export
+    from mailbot.services.archive.archive import export
     from mailbot.store.game_tables import Game
 
     game_id, north_tag, south_tag = _started(h)

@@ -29,9 +29,9 @@ from typer.testing import CliRunner
 
 from mailbot.cli import app
 from mailbot.mail.compose import Attachment
-from mailbot.services.archive import export, export_seat
-from mailbot.services.archive_letters import REMOVED, Redactor
-from mailbot.services.letters import Letter
+from mailbot.services.archive.archive import export, export_seat
+from mailbot.services.archive.archive_letters import REMOVED, Redactor
+from mailbot.services.post.letters import Letter
 from mailbot.store.game_tables import Game, OrderSet, Report, Seat, StepRow, StepState
 from tests.services.game_helpers import Harness
 from tests.services.test_archive import _play_to_the_end

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
-from mailbot.services.archive import export
+from mailbot.services.archive.archive import export
 from tests.services.game_helpers import Harness, parse
 from tests.services.test_games_by_mail import NORTH, _started
 from tests.services.test_reply_threads import _orders, _reply

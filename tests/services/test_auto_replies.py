@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from mailbot.services.status import gather_status
+from mailbot.services.health.status import gather_status
 from tests.services.game_helpers import Harness, text
 from tests.services.test_reply_threads import NORTH, _orders, _reply, _started
 

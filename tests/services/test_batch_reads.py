@@ -22,10 +22,11 @@ from sqlalchemy import inspect as sa_inspect
 from sqlmodel import Session, col, select
 
 from mailbot.core.commands import Command
-from mailbot.services import inbound, mailgame
-from mailbot.services.games import Games
-from mailbot.services.inbound import Context, Reply
-from mailbot.services.transactions import begin_writing
+from mailbot.services.base.transactions import begin_writing
+from mailbot.services.inbox import inbound
+from mailbot.services.inbox.inbound import Context, Reply
+from mailbot.services.play import mailgame
+from mailbot.services.play.games import Games
 from mailbot.store import repo
 from mailbot.store.game_tables import ChainRow, Game, OrderSet, Report, RollRow, Seat, StepRow, StepState
 from mailbot.store.models import Inbound, Outbound
@@ -212,7 +213,7 @@ def test_a_quick_batch_with_a_failing_letter_is_handled_again_with_savepoints(
 ) -> None:
     _boom_after_orders(monkeypatch)
     monkeypatch.setattr(inbound, "BATCH_SECONDS", 3600.0)
-    caplog.set_level(logging.DEBUG, logger="mailbot.services.inbound")
+    caplog.set_level(logging.DEBUG, logger="mailbot.services.inbox.inbound")
     outcomes, lines = [], []
     for name, handle in (("quick", in_batches), ("alone", one_by_one)):
         world = World(f"sqlite:///{tmp_path}/{name}.db", handle)

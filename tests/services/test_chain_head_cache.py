@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from mailbot.core.chain import GENESIS, verify_chain
-from mailbot.services import chainlog
+from mailbot.services.base import chainlog
 from mailbot.store.game_tables import Game
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)

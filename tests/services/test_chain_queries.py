@@ -14,9 +14,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from mailbot.core.dice import player_entropy
-from mailbot.services import chainlog
-from mailbot.services.games import Games
-from mailbot.services.reports import deadline_sequence
+from mailbot.services.base import chainlog
+from mailbot.services.play.games import Games
+from mailbot.services.play.reports import deadline_sequence
 from mailbot.store.game_tables import StepRow
 from tests.services.test_chain_head_cache import _game
 

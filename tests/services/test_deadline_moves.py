@@ -19,7 +19,7 @@ from sqlmodel import Session
 
 from mailbot.core import deadlines
 from mailbot.core.chain import verify_chain
-from mailbot.services import chainlog
+from mailbot.services.base import chainlog
 from mailbot.store.game_tables import GameStatus, StepRow, StepState
 from tests.services.game_helpers import Harness, tag_of, text, to
 from tests.services.helpers import GM

@@ -23,7 +23,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.core import hashchain
 from mailbot.core.dice import DiceStream
-from mailbot.services import chainlog, dicechain
+from mailbot.services.base import chainlog, dicechain
 from mailbot.store.game_tables import ChainRow, GameStatus, RollRow, ServerChain, StepRow, StepState
 from mailbot.store.models import Inbound
 from mailbot.verify_archive import seat_root

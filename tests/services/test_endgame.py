@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
-from mailbot.services.archive import export
+from mailbot.services.archive.archive import export
 from mailbot.store.game_tables import GameStatus, StepState
 from mailbot.verify_archive import verify
 from tests.services.game_helpers import Harness, text, to

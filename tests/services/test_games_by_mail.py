@@ -16,7 +16,7 @@ from mailbot.core.chain import verify_chain
 from mailbot.core.deadlines import local_time
 from mailbot.core.sealed import check_receipt
 from mailbot.scheduler.deadlines import DeadlineScheduler
-from mailbot.services import chainlog
+from mailbot.services.base import chainlog
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, SeatStatus, StepState
 from tests.services.game_helpers import Harness, tag_of, text, to
 from tests.services.helpers import GM, letter
@@ -520,7 +520,7 @@ def test_list_by_mail_names_the_games_open_to_join_and_nothing_private(h: Harnes
 
 
 def test_the_gms_copy_of_anonymous_press_stays_anonymous_when_the_gm_plays_another_seat(h: Harness) -> None:
-    from mailbot.services.games import GameSetup, tag
+    from mailbot.services.play.games import GameSetup, tag
 
     setup = GameSetup(
         plugin="atlantic-storm", scenario="3p", title="Storm", deadline="48h", timezone="UTC", gm_address=GM

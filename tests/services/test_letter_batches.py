@@ -12,9 +12,9 @@ from sqlmodel import Session, col, select
 from mailbot.core.commands import Command
 from mailbot.mail.compose import Outgoing
 from mailbot.render.templates import Rendered
-from mailbot.services import inbound
-from mailbot.services.inbound import Context, Reply
-from mailbot.services.outbox import Thread, enqueue
+from mailbot.services.inbox import inbound
+from mailbot.services.inbox.inbound import Context, Reply
+from mailbot.services.post.outbox import Thread, enqueue
 from mailbot.store.models import Inbound, InboundState, Outbound
 from mailbot.testing.fakes import FakeMailbox, FakeSource
 from tests.services.helpers import Wired, letter

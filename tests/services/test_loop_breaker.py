@@ -11,7 +11,7 @@ from email.message import EmailMessage
 import pytest
 from sqlmodel import Session, select
 
-from mailbot.services.status import gather_status, status_lines
+from mailbot.services.health.status import gather_status, status_lines
 from mailbot.store.models import Inbound, InboundState
 from tests.services.game_helpers import Harness, text, to
 from tests.services.helpers import BOT, letter

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from mailbot.services.letters import Letter
+from mailbot.services.post.letters import Letter
 from tests.services.game_helpers import Harness
 
 

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 from typer.testing import CliRunner
 
 from mailbot.cli import app
-from mailbot.services.parked import hand_back, shunted_ids
+from mailbot.services.inbox.parked import hand_back, shunted_ids
 from mailbot.store import db
 from mailbot.store.models import Inbound, InboundState, Outbound
 from mailbot.testing.fakes import FakeMailbox, FakeSource

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, col, select
 
-from mailbot.services.games import Games, GameSetup
+from mailbot.services.play.games import Games, GameSetup
 from mailbot.store.game_tables import Game, GameStatus
 from mailbot.store.models import Outbound
 from tests.services.game_helpers import Harness, parse, tag_of, text, to

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from mailbot.services.transactions import begin_writing
+from mailbot.services.base.transactions import begin_writing
 from mailbot.store.models import Inbound, Outbound
 from mailbot.store.rows import new_row
 

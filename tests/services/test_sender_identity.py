@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 import pytest
 
 from mailbot.core.letter import RawMessage
-from mailbot.services.intake import describe
+from mailbot.services.inbox.intake import describe
 from tests.services.game_helpers import Harness, tag_of, text, to
 from tests.services.helpers import letter
 from tests.services.test_reply_threads import NORTH, _orders, _started

@@ -17,8 +17,8 @@ from sqlmodel import Session, col, select
 
 from mailbot.app import DEAD_WORKER_SECONDS
 from mailbot.errors import GameBusy
-from mailbot.services import inbound
-from mailbot.services.claims import claim_letters, lock_game, try_games_on_load
+from mailbot.services.base.claims import claim_letters, lock_game, try_games_on_load
+from mailbot.services.inbox import inbound
 from mailbot.store.game_tables import Game, OrderSet, Seat
 from mailbot.store.models import Inbound, InboundState, Outbound, OutboundState
 from tests.services.game_helpers import Harness

@@ -12,8 +12,8 @@ import pytest
 from sqlmodel import Session
 
 from mailbot.core.letter import RawMessage
-from mailbot.services.intake import describe
-from mailbot.services.status import Status, gather_status, serve_health, status_json, status_lines
+from mailbot.services.health.status import Status, gather_status, serve_health, status_json, status_lines
+from mailbot.services.inbox.intake import describe
 from mailbot.store import repo
 from mailbot.store.game_tables import Game, GameStatus
 from mailbot.store.models import Inbound, InboundState, Outbound, OutboundState

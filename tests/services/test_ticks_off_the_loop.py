@@ -12,7 +12,7 @@ import pytest
 
 from mailbot import app
 from mailbot.letterproc import Watch
-from mailbot.services import inbound
+from mailbot.services.inbox import inbound
 from mailbot.store.game_tables import StepState
 from tests.services.game_helpers import Harness
 from tests.services.helpers import letter

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from mailbot.services.transactions import begin_writing, holds_write_lock, kept
+from mailbot.services.base.transactions import begin_writing, holds_write_lock, kept
 from mailbot.store import db
 
 

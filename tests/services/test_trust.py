@@ -21,8 +21,8 @@ from sqlmodel import Session, col, select
 
 from mailbot.core.chain import entry_hash
 from mailbot.core.dice import DiceStream, dice_key, order_digest, player_entropy
-from mailbot.services import chainlog
-from mailbot.services.games import GameSetup
+from mailbot.services.base import chainlog
+from mailbot.services.play.games import GameSetup
 from mailbot.store.game_tables import ChainRow, GameStatus, RollRow, StepRow, StepState
 from tests.services.game_helpers import Harness, text, to
 from tests.services.helpers import GM
@@ -318,7 +318,7 @@ def test_low_entropy_orders_cannot_be_tested_against_chain_heads(tmp_path: Path)
 
 
 def test_archive_holds_no_seat_secret(h: Harness, tmp_path: Path) -> None:
-    from mailbot.services.archive import export
+    from mailbot.services.archive.archive import export
 
     game_id, _, _ = _started(h)
     secrets = [h.seat(game_id, name).secret for name in ("north", "south")]

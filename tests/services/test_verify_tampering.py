@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
-from mailbot.services.archive import export
+from mailbot.services.archive.archive import export
 from mailbot.store.game_tables import GameStatus, StepRow, StepState
 from mailbot.verify_archive import (
     GENESIS,

@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from mailbot.services.transactions import begin_writing, holds_write_lock
+from mailbot.services.base.transactions import begin_writing, holds_write_lock
 from mailbot.store import db
 
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from mailbot.services.intake import Intake, IntakeResult
+from mailbot.services.inbox.intake import Intake, IntakeResult
 from mailbot.store import repo
 from mailbot.store.models import Inbound, InboundState
 from mailbot.testing.fakes import FakeMailbox, FakeSource

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy.engine import Engine
 
-from mailbot.services.status import gather_status, status_lines
+from mailbot.services.health.status import gather_status, status_lines
 from mailbot.store import db
 from mailbot.store.presence import Presence, role_held, workers_running
 
@@ -59,7 +59,7 @@ def test_one_reader_per_mailbox_and_the_next_takes_over_when_it_stops(pg: Engine
 
 _HOLDER = """
 import sys, time
-from mailbot.services.status import gather_status, status_lines
+from mailbot.services.health.status import gather_status, status_lines
 from mailbot.store import db
 from mailbot.store.presence import Presence, role_held, workers_running
 presence = Presence(db.make_engine(sys.argv[1]))

@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 from typer.testing import CliRunner, Result
 
 from mailbot.cli import app
-from mailbot.services import auth
+from mailbot.services.inbox import auth
 from mailbot.settings import PROJECT_ROOT, load_settings, sqlite_path_is_relative
 from mailbot.store import db
 from mailbot.store.game_tables import Seat

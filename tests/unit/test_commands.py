@@ -70,7 +70,7 @@ def test_a_letter_headed_surface_bht_number_seals_the_number_in_its_body() -> No
     """Seed 003, 19: the BHT number "should be sent in a separate message with "Surface BHT
     number" as the header, so the opponent will know not to open it"."""
     from mailbot.core.commands import index_specs, read_commands
-    from mailbot.services.mailgame import PLAYER_COMMANDS
+    from mailbot.services.play.mailgame import PLAYER_COMMANDS
 
     specs = index_specs(PLAYER_COMMANDS)
     reading = read_commands("Re: Surface BHT number", "4\n\n> quoted text\n", specs)

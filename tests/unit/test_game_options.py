@@ -7,7 +7,7 @@ import pytest
 
 from mailbot.core.options import COMMON_OPTIONS, GameOption, OptionProblem, read_options, set_options
 from mailbot.games.registry import GamePackage, default_registry
-from mailbot.services.gameoptions import option_specs
+from mailbot.services.base.gameoptions import option_specs
 
 SUBS = GameOption("submarines", "submarine rules", bool)
 CRT = GameOption("crt", "the table", str, "curve-fitted", choices=("curve-fitted", "standard"))

@@ -22,7 +22,7 @@ from tests.services.game_helpers import Harness
 from tests.services.helpers import letter
 
 NORTH, SOUTH = "north@players.test", "south@players.test"
-INBOUND, TURNS = "mailbot.services.inbound", "mailbot.services.turns"
+INBOUND, TURNS = "mailbot.services.inbox.inbound", "mailbot.services.play.turns"
 TURN_FIELDS = {
     "time",
     "level",

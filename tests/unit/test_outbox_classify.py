@@ -27,7 +27,7 @@ from mailbot.errors import (
     SmtpTransportError,
 )
 from mailbot.mail.smtp import _classify
-from mailbot.services.outbox import Outbox, RetryPolicy
+from mailbot.services.post.outbox import Outbox, RetryPolicy
 from mailbot.store import db
 from mailbot.store.models import Outbound, OutboundState
 
@@ -169,7 +169,7 @@ def test_transport_error_is_a_connection_error_but_not_a_letter_error() -> None:
 async def test_transport_outage_stops_the_batch_and_spends_no_attempts(
     rig: Rig, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="mailbot.services.outbox")
+    caplog.set_level(logging.DEBUG, logger="mailbot.services.post.outbox")
     rig.queue(5)
     rig.sink.down = SmtpTransportError("SMTPAuthenticationError: 535 5.7.8 Authentication failed")
 
@@ -208,7 +208,7 @@ async def test_a_paused_outbox_waits_for_its_backoff_then_probes_once(rig: Rig) 
 async def test_outage_is_logged_once_and_the_recovery_once(
     rig: Rig, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="mailbot.services.outbox")
+    caplog.set_level(logging.DEBUG, logger="mailbot.services.post.outbox")
     rig.queue(4)
     rig.sink.down = SmtpTransportError("SMTPServerDisconnected: gone")
     for _ in range(5):

@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.app import smtp_config
 from mailbot.errors import ConfigError, CrashInjected, SmtpTransportError
-from mailbot.services.outbox import Outbox, RetryPolicy
+from mailbot.services.post.outbox import Outbox, RetryPolicy
 from mailbot.settings import PROJECT_ROOT, Settings, SmtpSettings, load_settings
 from mailbot.store import db
 from mailbot.store.models import Outbound, OutboundState

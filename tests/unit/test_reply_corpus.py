@@ -18,8 +18,8 @@ import pytest
 
 from mailbot.core.commands import BASIC_COMMANDS, index_specs, read_commands
 from mailbot.mail.mime import parse_letter
-from mailbot.services.gm import GM_COMMANDS
-from mailbot.services.mailgame import PLAYER_COMMANDS
+from mailbot.services.play.gm import GM_COMMANDS
+from mailbot.services.play.mailgame import PLAYER_COMMANDS
 
 REPLIES = Path(__file__).resolve().parents[1] / "data" / "mail" / "replies"
 LAYOUTS = sorted(p for p in REPLIES.iterdir() if p.suffix in (".txt", ".html"))

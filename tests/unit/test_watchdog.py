@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import pytest
 import sqlalchemy as sa
 
-from mailbot.services.stalls import LETTERS, OUTBOX, Stall
-from mailbot.services.watchdog import Watchdog
+from mailbot.services.health.stalls import LETTERS, OUTBOX, Stall
+from mailbot.services.health.watchdog import Watchdog
 
 
 class Clock:

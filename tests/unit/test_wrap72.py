@@ -12,8 +12,8 @@ import pytest
 
 from mailbot.games.registry import GamePackage, default_registry
 from mailbot.render.templates import LONG_TOKEN, WIDTH, Renderer, wrap72
-from mailbot.services.inbound import Identity
-from mailbot.services.letters import Letter, Postman
+from mailbot.services.inbox.inbound import Identity
+from mailbot.services.post.letters import Letter, Postman
 from mailbot.testing import contract
 
 REGISTRY = default_registry()

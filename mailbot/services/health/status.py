@@ -6,7 +6,7 @@ running service, and so does the optional health endpoint (:func:`serve_health`)
 ``GET /health`` answers the same JSON document, always with HTTP 200. Its ``"ok"`` is
 false when outbox rows have ``failed``, letters are ``shunted``, or work is stalled (replies
 due, letters stored or a deadline passed for ``bot.stall_seconds`` with nothing of the kind
-done: :mod:`mailbot.services.stalls`), and ``mailbot status`` then exits 1; monitors read that
+done: :mod:`mailbot.services.health.stalls`), and ``mailbot status`` then exits 1; monitors read that
 field (a 503 would make load balancers and some monitors treat a living bot as dead,
 though only a few letters need a look). A failure to read the store answers 503.
 
@@ -31,8 +31,8 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
-from mailbot.services.stalls import Stall, find_stalls
-from mailbot.services.throttle import throttled
+from mailbot.services.health.stalls import Stall, find_stalls
+from mailbot.services.inbox.throttle import throttled
 from mailbot.store import repo
 from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 from mailbot.store.models import Inbound, InboundState, MailboxCursor, Outbound, OutboundState

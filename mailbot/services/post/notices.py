@@ -10,8 +10,8 @@ from sqlmodel import Session
 
 from mailbot.mail.compose import Outgoing
 from mailbot.render.templates import Renderer
-from mailbot.services.inbound import Identity
-from mailbot.services.outbox import enqueue
+from mailbot.services.inbox.inbound import Identity
+from mailbot.services.post.outbox import enqueue
 from mailbot.store.models import Outbound
 
 GM_NOTICE = "gm-notice"

@@ -33,11 +33,11 @@ from mailbot.mail.compose import Outgoing, reply_subject
 from mailbot.mail.mime import parse_headers, parse_letter
 from mailbot.mail.quoting import split_reply
 from mailbot.render.templates import Renderer
-from mailbot.services import thread
-from mailbot.services.claims import claim_letters, try_games_on_load
-from mailbot.services.outbox import Thread, collect_queued, enqueue
-from mailbot.services.throttle import Limits, Verdict, admit, silent_until
-from mailbot.services.transactions import begin_writing, holds_write_lock
+from mailbot.services.base.claims import claim_letters, try_games_on_load
+from mailbot.services.base.transactions import begin_writing, holds_write_lock
+from mailbot.services.inbox import thread
+from mailbot.services.inbox.throttle import Limits, Verdict, admit, silent_until
+from mailbot.services.post.outbox import Thread, collect_queued, enqueue
 from mailbot.store import repo
 from mailbot.store.models import AnswerCount, Inbound, InboundState, Outbound
 from mailbot.store.transient import describe, is_transient, writable
@@ -182,7 +182,7 @@ class InboundProcessor:
     def process_pending(self) -> int:
         """Handle every stored letter in order of receipt; returns how many.
 
-        Letters another worker has, or that wait for one (:mod:`mailbot.services.claims`),
+        Letters another worker has, or that wait for one (:mod:`mailbot.services.base.claims`),
         are counted in ``self.waiting`` and left for the next call. A store that fails under
         a letter (locked, connection lost, full) ends the call with StoreUnavailable: that
         letter and those after it stay ``new``, to be handled once the store is back; nothing

@@ -64,7 +64,7 @@ def known(letters: Sequence[Answered]) -> Known | None:
 
 def open_step_asked(session: Session, letters: Sequence[Answered], sender: str) -> StepRow | None:
     """The open step that one of the answered letters (sent to ``sender``) asked orders for."""
-    from mailbot.services.games import Games  # games -> letters -> inbound -> thread: not at the top
+    from mailbot.services.play.games import Games  # games -> letters -> inbound -> thread: not at the top
 
     for item in letters:
         if not item.step_key or item.game_id is None or item.recipient.lower() != sender.lower():

@@ -2,7 +2,7 @@
 """Games by mail: creating a game, taking seats, opening steps, finishing.
 
 Every method runs inside the caller's transaction (``session``); the caller
-commits. Resolution, deadlines and GM actions are in ``mailbot.services.turns``.
+commits. Resolution, deadlines and GM actions are in ``mailbot.services.play.turns``.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from mailbot.core.dice import MAX_NONCE, DiceStream, order_digest, player_entrop
 from mailbot.core.game import Setup, Step
 from mailbot.errors import ConfigError
 from mailbot.games.registry import AnyGame, find_game
-from mailbot.services import chainlog, dicechain
-from mailbot.services.gamedata import load_game_data
-from mailbot.services.gameoptions import game_options, try_setup
-from mailbot.services.letters import Letter, Postman
-from mailbot.services.transactions import kept
+from mailbot.services.base import chainlog, dicechain
+from mailbot.services.base.gamedata import load_game_data
+from mailbot.services.base.gameoptions import game_options, try_setup
+from mailbot.services.base.transactions import kept
+from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import (
     ChainRow,
     Game,
@@ -47,7 +47,7 @@ from mailbot.store.game_tables import (
 from mailbot.store.rows import new_row
 
 if TYPE_CHECKING:  # Reports renders with Games' queries; the import is for typing only
-    from mailbot.services.reports import Reports
+    from mailbot.services.play.reports import Reports
 
 TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no look-alikes
 

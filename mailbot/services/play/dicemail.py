@@ -10,11 +10,11 @@ from sqlmodel import Session
 
 from mailbot.core import hashchain
 from mailbot.core.commands import Command, CommandSpec
-from mailbot.services import chainlog
-from mailbot.services.auth import Gatekeeper, Seated
-from mailbot.services.dicechain import Links, has_chain
-from mailbot.services.games import Games
-from mailbot.services.inbound import Context, Handler, Reply
+from mailbot.services.base import chainlog
+from mailbot.services.base.dicechain import Links, has_chain
+from mailbot.services.inbox.auth import Gatekeeper, Seated
+from mailbot.services.inbox.inbound import Context, Handler, Reply
+from mailbot.services.play.games import Games
 from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, row_id
 
 DICE_COMMANDS: tuple[CommandSpec, ...] = (

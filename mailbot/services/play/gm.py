@@ -18,12 +18,12 @@ from mailbot.core import deadlines
 from mailbot.core.chain import salted
 from mailbot.core.commands import Command, CommandSpec
 from mailbot.core.dice import order_digest
-from mailbot.services import dicechain
-from mailbot.services.auth import Gatekeeper
-from mailbot.services.games import Games, new_salt
-from mailbot.services.inbound import Context, Handler, Reply
-from mailbot.services.letters import Postman
-from mailbot.services.turns import Turns
+from mailbot.services.base import dicechain
+from mailbot.services.inbox.auth import Gatekeeper
+from mailbot.services.inbox.inbound import Context, Handler, Reply
+from mailbot.services.play.games import Games, new_salt
+from mailbot.services.play.turns import Turns
+from mailbot.services.post.letters import Postman
 from mailbot.store.game_tables import Game, GameStatus, Seat, SeatStatus, StepRow, StepState, row_id
 
 GM_COMMANDS: tuple[CommandSpec, ...] = (
@@ -253,7 +253,7 @@ class GmActions:
 
 
 def _new_secret() -> str:
-    from mailbot.services.games import new_token
+    from mailbot.services.play.games import new_token
 
     return new_token()
 

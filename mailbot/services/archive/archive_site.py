@@ -32,7 +32,7 @@ from sqlmodel import Session, col, select
 from mailbot.errors import StoreError
 from mailbot.render.archive_pages import GmAction, LetterView, Link, RefereeView, SeatView, Site, StepView
 from mailbot.render.templates import Renderer
-from mailbot.services.archive_letters import (
+from mailbot.services.archive.archive_letters import (
     GameLetter,
     ReadLetter,
     Redactor,
@@ -40,8 +40,8 @@ from mailbot.services.archive_letters import (
     read_letter,
     redactor_of,
 )
-from mailbot.services.archive_referee import referee_views
-from mailbot.services.games import Games, tag
+from mailbot.services.archive.archive_referee import referee_views
+from mailbot.services.play.games import Games, tag
 from mailbot.store.game_tables import (
     ChainRow,
     Game,

@@ -23,7 +23,7 @@ from sqlalchemy.orm import SessionTransaction
 from sqlmodel import Session, and_, col, func, select
 
 from mailbot.core.chain import GENESIS, ChainEntry, entry_hash
-from mailbot.services.transactions import holds_write_lock
+from mailbot.services.base.transactions import holds_write_lock
 from mailbot.store.game_tables import ChainRow
 from mailbot.store.rows import new_row
 

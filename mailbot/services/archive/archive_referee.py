@@ -25,8 +25,8 @@ from mailbot.errors import MailbotError
 from mailbot.games.registry import AnyGame
 from mailbot.render.archive_pages import RefereeView
 from mailbot.render.templates import Renderer
-from mailbot.services import dicechain
-from mailbot.services.games import Games
+from mailbot.services.base import dicechain
+from mailbot.services.play.games import Games
 from mailbot.store.game_tables import Game, RollRow, StepRow, row_id
 
 NOT_REPLAYED = (

@@ -22,14 +22,14 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
-from mailbot.services import throttle
-from mailbot.services.games import Games, tag
-from mailbot.services.inbound import Context, Reply
-from mailbot.services.letters import Letter, Postman
-from mailbot.services.outbox import Thread
-from mailbot.services.thread import Answered
-from mailbot.services.throttle import Limits, Verdict, admit, silent_until
-from mailbot.services.transactions import kept
+from mailbot.services.base.transactions import kept
+from mailbot.services.inbox import throttle
+from mailbot.services.inbox.inbound import Context, Reply
+from mailbot.services.inbox.thread import Answered
+from mailbot.services.inbox.throttle import Limits, Verdict, admit, silent_until
+from mailbot.services.play.games import Games, tag
+from mailbot.services.post.letters import Letter, Postman
+from mailbot.services.post.outbox import Thread
 from mailbot.store.game_tables import Game, Seat, row_id
 from mailbot.store.models import AnswerCount, Inbound, InboundState
 

@@ -19,11 +19,11 @@ from typing import Any
 from mailbot.core.commands import Command
 from mailbot.core.game import Line
 from mailbot.core.sealed import Refusal, RefusalKind, SealBox
-from mailbot.services.auth import Gatekeeper, Seated
-from mailbot.services.games import Games, tag
-from mailbot.services.inbound import Context, Reply
-from mailbot.services.letters import Letter, Postman
-from mailbot.services.mailgame import contribute, open_step_for
+from mailbot.services.inbox.auth import Gatekeeper, Seated
+from mailbot.services.inbox.inbound import Context, Reply
+from mailbot.services.play.games import Games, tag
+from mailbot.services.play.mailgame import contribute, open_step_for
+from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import OrderSet, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
 

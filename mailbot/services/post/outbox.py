@@ -53,7 +53,7 @@ from mailbot.errors import (
     StoreError,
 )
 from mailbot.mail.compose import Outgoing, compose
-from mailbot.services.transactions import begin_writing
+from mailbot.services.base.transactions import begin_writing
 from mailbot.store import repo
 from mailbot.store.models import Outbound, OutboundState
 from mailbot.store.rows import new_row

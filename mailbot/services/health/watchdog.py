@@ -2,7 +2,7 @@
 """The watchdog over the service's long-running loops: none may go silent while work is due.
 
 Each loop (reading the mailbox, handling letters, judging deadlines, sending) says how it
-counts as stalled: work due in the store (:mod:`mailbot.services.stalls`) that nothing has
+counts as stalled: work due in the store (:mod:`mailbot.services.health.stalls`) that nothing has
 touched for ``stall_seconds``, or a sign of life of its own that is too old (the reader's
 last read, the last tick, the outbox's last run), or its task that ended. The watchdog looks
 every few seconds; a stalled loop is restarted in the process, then left alone for
@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mailbot.services.stalls import Stall
+from mailbot.services.health.stalls import Stall
 from mailbot.store.transient import describe, is_transient
 
 log = logging.getLogger(__name__)

@@ -18,13 +18,13 @@ from sqlmodel import Session
 from mailbot.core import deadlines
 from mailbot.core.commands import ARCHIVE_COMMAND, Command, CommandSpec
 from mailbot.core.game import Line
-from mailbot.services import dicemail
-from mailbot.services.archive_mail import ArchiveMail
-from mailbot.services.auth import Gatekeeper, Seated, same_secret
-from mailbot.services.games import Games, new_salt, tag
-from mailbot.services.inbound import Context, Handler, Reply
-from mailbot.services.lateness import late_letter
-from mailbot.services.letters import Letter, Postman
+from mailbot.services.archive.archive_mail import ArchiveMail
+from mailbot.services.inbox.auth import Gatekeeper, Seated, same_secret
+from mailbot.services.inbox.inbound import Context, Handler, Reply
+from mailbot.services.play import dicemail
+from mailbot.services.play.games import Games, new_salt, tag
+from mailbot.services.play.lateness import late_letter
+from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
 

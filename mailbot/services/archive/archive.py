@@ -35,10 +35,10 @@ from sqlmodel import Session, col, select
 from mailbot import verify_archive
 from mailbot.render.archive_pages import Link, render_site
 from mailbot.render.templates import Renderer
-from mailbot.services import chainlog
-from mailbot.services.archive_letters import redactor_of, write_mbox
-from mailbot.services.archive_site import collect
-from mailbot.services.games import tag, untagged
+from mailbot.services.archive.archive_letters import redactor_of, write_mbox
+from mailbot.services.archive.archive_site import collect
+from mailbot.services.base import chainlog
+from mailbot.services.play.games import tag, untagged
 from mailbot.store.game_tables import Game, OrderSet, Report, RollRow, StepRow, StepState
 
 FORMAT = "mailbot-archive-1"

@@ -33,12 +33,12 @@ from mailbot.mail.compose import Attachment
 from mailbot.render.ics import deadline_ics
 from mailbot.render.maps import MapError, draw_map
 from mailbot.render.templates import Rendered, Renderer
-from mailbot.services import chainlog, dicechain
-from mailbot.services.games import Games, new_salt, tag, untagged
-from mailbot.services.letters import Letter, Postman
-from mailbot.services.outbox import Thread
-from mailbot.services.sealing import box_of
-from mailbot.services.transactions import kept
+from mailbot.services.base import chainlog, dicechain
+from mailbot.services.base.transactions import kept
+from mailbot.services.play.games import Games, new_salt, tag, untagged
+from mailbot.services.play.sealing import box_of
+from mailbot.services.post.letters import Letter, Postman
+from mailbot.services.post.outbox import Thread
 from mailbot.store.game_tables import ChainRow, Game, Report, Seat, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
 

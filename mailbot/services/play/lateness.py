@@ -21,9 +21,9 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, col
 
 from mailbot.core import deadlines
-from mailbot.services.auth import Seated
-from mailbot.services.inbound import Context
-from mailbot.services.transactions import kept
+from mailbot.services.base.transactions import kept
+from mailbot.services.inbox.auth import Seated
+from mailbot.services.inbox.inbound import Context
 from mailbot.store.game_tables import StepRow
 from mailbot.store.models import Outbound
 

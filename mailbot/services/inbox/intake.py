@@ -34,7 +34,7 @@ from sqlmodel import Session
 
 from mailbot.core.letter import RawMessage
 from mailbot.mail.mime import read_sender
-from mailbot.services.transactions import begin_writing
+from mailbot.services.base.transactions import begin_writing
 from mailbot.store import repo
 
 log = logging.getLogger(__name__)

@@ -22,9 +22,9 @@ from sqlmodel import Session, col, select
 from mailbot.core import lifecycle
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Line, Outcome
-from mailbot.services import chainlog, dicechain
-from mailbot.services.games import Games, resolved_payload
-from mailbot.services.reports import Reports
+from mailbot.services.base import chainlog, dicechain
+from mailbot.services.play.games import Games, resolved_payload
+from mailbot.services.play.reports import Reports
 from mailbot.store.game_tables import (
     Game,
     GameStatus,

@@ -18,12 +18,12 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from mailbot.core.commands import Command, CommandSpec
-from mailbot.services.auth import Gatekeeper, Seated
-from mailbot.services.games import Games, tag
-from mailbot.services.inbound import Context, Handler, Reply
-from mailbot.services.letters import Letter, Postman
-from mailbot.services.reports import Reports
-from mailbot.services.turns import Turns
+from mailbot.services.inbox.auth import Gatekeeper, Seated
+from mailbot.services.inbox.inbound import Context, Handler, Reply
+from mailbot.services.play.games import Games, tag
+from mailbot.services.play.reports import Reports
+from mailbot.services.play.turns import Turns
+from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import ChainRow, Game, GameStatus, Seat, SeatStatus, row_id
 
 ENDGAME_COMMANDS: tuple[CommandSpec, ...] = (

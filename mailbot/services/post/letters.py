@@ -14,8 +14,8 @@ from sqlmodel import Session
 
 from mailbot.mail.compose import Attachment, Outgoing
 from mailbot.render.templates import Rendered, Renderer
-from mailbot.services.inbound import Identity
-from mailbot.services.outbox import Thread, enqueue
+from mailbot.services.inbox.inbound import Identity
+from mailbot.services.post.outbox import Thread, enqueue
 
 
 @dataclass
@@ -102,7 +102,7 @@ def thread_of(session: Session, subject: str) -> Thread | None:
     found = _SUBJECT_TAG.search(subject)
     if found is None:
         return None
-    from mailbot.services.games import Games  # games imports this module: not at the top
+    from mailbot.services.play.games import Games  # games imports this module: not at the top
 
     game_id, secret = int(found.group(1)), found.group(2)
     if secret == "GM":

@@ -1,0 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Letters coming in: intake, the handling loop and its vocabulary, authentication, the loop breaker.
+
+Imports ``services.base`` and ``services.post``."""
