@@ -43,6 +43,7 @@ from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
 from mailbot.scheduler.deadlines import DeadlineScheduler
 from mailbot.services.base.claims import lock_game
+from mailbot.services.base.tags import fresh_seed
 from mailbot.services.base.transactions import begin_writing
 from mailbot.services.health.stalls import DEADLINES, LETTERS, OUTBOX, Stall, find_stalls
 from mailbot.services.health.status import Status, gather_status, serve_health
@@ -54,7 +55,7 @@ from mailbot.services.inbox.intake import describe as describe_raw
 from mailbot.services.inbox.throttle import Limits
 from mailbot.services.play.dicemail import DICE_COMMANDS, DiceChains
 from mailbot.services.play.endgame import ENDGAME_COMMANDS, Endgame
-from mailbot.services.play.games import Games, fresh_seed
+from mailbot.services.play.games import Games
 from mailbot.services.play.gm import GM_COMMANDS, GmActions, GmMail
 from mailbot.services.play.mailgame import PLAYER_COMMANDS, MailGame
 from mailbot.services.play.reports import Reports

@@ -93,7 +93,8 @@ def create(
     config: ConfigOption = None,
 ) -> None:
     """Create a game; prints its number, the GM secret and each seat's invite code."""
-    from mailbot.services.play.games import GameSetup, tag
+    from mailbot.services.base.tags import tag
+    from mailbot.services.play.games import GameSetup
 
     if reveal not in ("", "each-step", "end"):
         raise typer.BadParameter("takes each-step or end", param_hint="--reveal")
@@ -198,7 +199,8 @@ def list_games(
     ] = False,
 ) -> None:
     """Every game with its status (--open: the games with a free seat, as players see them)."""
-    from mailbot.services.play.games import Games, tag
+    from mailbot.services.base.tags import tag
+    from mailbot.services.play.games import Games
     from mailbot.store.game_tables import Game
 
     with _bot(config) as bot, Session(bot.engine) as session:

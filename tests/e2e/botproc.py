@@ -134,7 +134,8 @@ class BotProcess:
         """A running duel in the bot's store with both seats taken (the welcome letters wait in the
         outbox); returns the game number and each player's subject tag ``[DU-n secret]``."""
         from mailbot.app import Bot
-        from mailbot.services.play.games import GameSetup, tag
+        from mailbot.services.base.tags import tag
+        from mailbot.services.play.games import GameSetup
         from mailbot.settings import BotSettings, Settings, StoreSettings
         from mailbot.testing.fakes import FakeSink
 

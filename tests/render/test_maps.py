@@ -32,7 +32,8 @@ from mailbot.games.saltntar import SaltNTarGame
 from mailbot.games.saltntar.geometry import find_grid
 from mailbot.games.saltntar.view import MAP_MAX_CELLS, compass, plane
 from mailbot.render.maps import DRAWERS, PNG_WIDTH, PNG_WIDTHS, MapError, MapPicture, draw_map
-from mailbot.services.play.games import GameSetup, tag
+from mailbot.services.base.tags import tag
+from mailbot.services.play.games import GameSetup
 from mailbot.store.game_tables import Report
 from tests.games.saltntar.conftest import load_data
 from tests.services.game_helpers import Harness, to

@@ -520,7 +520,8 @@ def test_list_by_mail_names_the_games_open_to_join_and_nothing_private(h: Harnes
 
 
 def test_the_gms_copy_of_anonymous_press_stays_anonymous_when_the_gm_plays_another_seat(h: Harness) -> None:
-    from mailbot.services.play.games import GameSetup, tag
+    from mailbot.services.base.tags import tag
+    from mailbot.services.play.games import GameSetup
 
     setup = GameSetup(
         plugin="atlantic-storm", scenario="3p", title="Storm", deadline="48h", timezone="UTC", gm_address=GM

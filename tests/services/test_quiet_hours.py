@@ -17,7 +17,8 @@ import pytest
 from sqlmodel import Session, col, select
 
 from mailbot.core import lifecycle
-from mailbot.services.play.games import GameSetup, tag
+from mailbot.services.base.tags import tag
+from mailbot.services.play.games import GameSetup
 from mailbot.store.game_tables import OrderSet, Report, Seat, StepState
 from tests.services.game_helpers import Harness, to
 from tests.services.helpers import GM

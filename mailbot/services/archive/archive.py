@@ -38,7 +38,7 @@ from mailbot.render.templates import Renderer
 from mailbot.services.archive.archive_letters import redactor_of, write_mbox
 from mailbot.services.archive.archive_site import collect
 from mailbot.services.base import chainlog
-from mailbot.services.play.games import tag, untagged
+from mailbot.services.base.tags import tag, untagged
 from mailbot.store.game_tables import Game, OrderSet, Report, RollRow, StepRow, StepState
 
 FORMAT = "mailbot-archive-1"

@@ -18,9 +18,9 @@ from datetime import datetime
 from mailbot.core.commands import Command
 from mailbot.mail.compose import Attachment
 from mailbot.services.archive.archive import seat_zip
+from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper
 from mailbot.services.inbox.inbound import Context, Reply
-from mailbot.services.play.games import tag
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import row_id
 

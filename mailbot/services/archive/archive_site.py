@@ -41,7 +41,8 @@ from mailbot.services.archive.archive_letters import (
     redactor_of,
 )
 from mailbot.services.archive.archive_referee import referee_views
-from mailbot.services.play.games import Games, tag
+from mailbot.services.base.tags import tag
+from mailbot.services.play.games import Games
 from mailbot.store.game_tables import (
     ChainRow,
     Game,

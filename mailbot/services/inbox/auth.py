@@ -22,12 +22,13 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
+from mailbot.services.base.tags import tag
 from mailbot.services.base.transactions import kept
 from mailbot.services.inbox import throttle
 from mailbot.services.inbox.inbound import Context, Reply
 from mailbot.services.inbox.thread import Answered
 from mailbot.services.inbox.throttle import Limits, Verdict, admit, silent_until
-from mailbot.services.play.games import Games, tag
+from mailbot.services.play.games import Games
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.services.post.outbox import Thread
 from mailbot.store.game_tables import Game, Seat, row_id

@@ -18,9 +18,10 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from mailbot.core.commands import Command, CommandSpec
+from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated
 from mailbot.services.inbox.inbound import Context, Handler, Reply
-from mailbot.services.play.games import Games, tag
+from mailbot.services.play.games import Games
 from mailbot.services.play.reports import Reports
 from mailbot.services.play.turns import Turns
 from mailbot.services.post.letters import Letter, Postman

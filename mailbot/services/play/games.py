@@ -8,7 +8,6 @@ commits. Resolution, deadlines and GM actions are in ``mailbot.services.play.tur
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from mailbot.games.registry import AnyGame, find_game
 from mailbot.services.base import chainlog, dicechain
 from mailbot.services.base.gamedata import load_game_data
 from mailbot.services.base.gameoptions import game_options, try_setup
+from mailbot.services.base.tags import fresh_seed, new_token, tag, untagged
 from mailbot.services.base.transactions import kept
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import (
@@ -48,17 +48,6 @@ from mailbot.store.rows import new_row
 
 if TYPE_CHECKING:  # Reports renders with Games' queries; the import is for typing only
     from mailbot.services.play.reports import Reports
-
-TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no look-alikes
-
-
-def new_token(length: int = 6) -> str:
-    return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(length))
-
-
-def new_salt() -> str:
-    """32 random bytes as hex: the salt of one piece of hidden content's chain commitment."""
-    return secrets.token_hex(32)
 
 
 def resolved_payload(
@@ -100,24 +89,6 @@ class GameSetup:
     reminders: Sequence[timedelta] = (timedelta(hours=12),)
     late_limit: int = 2
     anonymous_press: bool = False
-
-
-SUBJECT_TAG = re.compile(r"\[[A-Z]{2}-\d+ [A-Za-z0-9]+\]\s*")
-
-
-def untagged(subject: str) -> str:
-    """A subject without its [XX-n secret] tag: for letters that may reach someone else."""
-    return SUBJECT_TAG.sub("", subject)
-
-
-def tag(game: Game) -> str:
-    """The short game code used in subjects, e.g. ``DU-3``."""
-    return f"{game.plugin[:2].upper()}-{game.id}"
-
-
-def fresh_seed() -> bytes:
-    """A step's secret dice seed: 256 bits from the operating system."""
-    return secrets.token_bytes(32)
 
 
 _CURRENT = "current-orders"  # kept: {step id: {seat: OrderSet}}, the step's current orders

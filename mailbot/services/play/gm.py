@@ -19,9 +19,10 @@ from mailbot.core.chain import salted
 from mailbot.core.commands import Command, CommandSpec
 from mailbot.core.dice import order_digest
 from mailbot.services.base import dicechain
+from mailbot.services.base.tags import new_salt
 from mailbot.services.inbox.auth import Gatekeeper
 from mailbot.services.inbox.inbound import Context, Handler, Reply
-from mailbot.services.play.games import Games, new_salt
+from mailbot.services.play.games import Games
 from mailbot.services.play.turns import Turns
 from mailbot.services.post.letters import Postman
 from mailbot.store.game_tables import Game, GameStatus, Seat, SeatStatus, StepRow, StepState, row_id
@@ -253,7 +254,7 @@ class GmActions:
 
 
 def _new_secret() -> str:
-    from mailbot.services.play.games import new_token
+    from mailbot.services.base.tags import new_token
 
     return new_token()
 

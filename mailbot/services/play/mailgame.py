@@ -19,10 +19,11 @@ from mailbot.core import deadlines
 from mailbot.core.commands import ARCHIVE_COMMAND, Command, CommandSpec
 from mailbot.core.game import Line
 from mailbot.services.archive.archive_mail import ArchiveMail
+from mailbot.services.base.tags import new_salt, tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated, same_secret
 from mailbot.services.inbox.inbound import Context, Handler, Reply
 from mailbot.services.play import dicemail
-from mailbot.services.play.games import Games, new_salt, tag
+from mailbot.services.play.games import Games
 from mailbot.services.play.lateness import late_letter
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, row_id

@@ -19,9 +19,10 @@ from typing import Any
 from mailbot.core.commands import Command
 from mailbot.core.game import Line
 from mailbot.core.sealed import Refusal, RefusalKind, SealBox
+from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated
 from mailbot.services.inbox.inbound import Context, Reply
-from mailbot.services.play.games import Games, tag
+from mailbot.services.play.games import Games
 from mailbot.services.play.mailgame import contribute, open_step_for
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import OrderSet, SeatStatus, StepRow, row_id
