@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from cpu import CpuWindow  # a sibling bench script
 
 from mailbot.app import Bot
+from mailbot.services.base import queries
 from mailbot.services.play.games import GameSetup
 from mailbot.settings import BotSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store.game_tables import Seat, StepRow, StepState
@@ -93,7 +94,7 @@ def create_games(bot: Bot, games: int) -> None:
     for n in range(games):
         with Session(bot.engine) as session, session.begin():
             game = bot.games.create(session, setup)
-            for seat in bot.games.seats(session, int(game.id or 0)):
+            for seat in queries.seats(session, int(game.id or 0)):
                 bot.games.take_seat(session, game, seat, f"{seat.name}{n}@{PLAYERS}")
     with Session(bot.engine) as session:
         seats = list(session.exec(select(Seat).order_by(col(Seat.id))))

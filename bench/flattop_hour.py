@@ -43,8 +43,9 @@ from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line
 from mailbot.games.registry import find_game
 from mailbot.render.maps import PNG_WIDTH
+from mailbot.services.base import queries
 from mailbot.services.play import reports
-from mailbot.services.play.games import Games, GameSetup
+from mailbot.services.play.games import GameSetup
 from mailbot.settings import BotSettings, Settings, StoreSettings
 from mailbot.store.game_tables import Game, row_id
 from mailbot.testing.fakes import Clock, FakeSink
@@ -77,14 +78,14 @@ def create_game(bot: Bot) -> int:
     )
     with Session(bot.engine) as session, session.begin():
         game = bot.games.create(session, setup)
-        for seat in bot.games.seats(session, row_id(game)):
+        for seat in queries.seats(session, row_id(game)):
             bot.games.take_seat(session, game, seat, f"{seat.name}@players.bench.test")
         return row_id(game)
 
 
 def first_snapshot(bot: Bot, game_id: int) -> dict[str, Any]:
     with Session(bot.engine) as session:
-        step = Games.open_step(session, game_id)
+        step = queries.open_step(session, game_id)
         assert step is not None
         return dict(step.snapshot)
 
@@ -122,7 +123,7 @@ def through_store(
     times = []
     for _ in range(hours):
         with Session(bot.engine) as session:
-            step = Games.open_step(session, game_id)
+            step = queries.open_step(session, game_id)
             game = session.get_one(Game, game_id)
             if step is None or game.status.value != "running":
                 break

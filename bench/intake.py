@@ -58,6 +58,7 @@ from cpu import CpuWindow  # a sibling bench script
 
 from mailbot.app import Bot, imap_config, utcnow
 from mailbot.mail.imap import ImapSource
+from mailbot.services.base import queries
 from mailbot.services.play.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store.game_tables import Seat
@@ -204,7 +205,7 @@ def seat_players(bot: Bot, games: int, players: list[str]) -> list[BenchSeat]:
     for _ in range(games):
         with Session(bot.engine) as session, session.begin():
             game = bot.games.create(session, setup)
-            for seat in bot.games.seats(session, int(game.id or 0)):
+            for seat in queries.seats(session, int(game.id or 0)):
                 bot.games.take_seat(session, game, seat, next(addresses))
     # Sent when set up (as the outbox would mark them): the players write after reading them.
     with Session(bot.engine) as session, session.begin():

@@ -42,6 +42,7 @@ from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
 from mailbot.scheduler.deadlines import DeadlineScheduler
+from mailbot.services.base import queries
 from mailbot.services.base.claims import lock_game
 from mailbot.services.base.tags import fresh_seed
 from mailbot.services.base.transactions import begin_writing
@@ -672,7 +673,7 @@ class Bot:
             begin_writing(session)
             lock_game(session, game_id)  # the service's letters and ticks to it wait until we commit
             game = session.get_one(Game, game_id)
-            step = Games.open_step(session, game_id)
+            step = queries.open_step(session, game_id)
             if step is None:
                 return "no open step"
             opened, seats = self.turns.facts(session, game, step)

@@ -93,6 +93,7 @@ def create(
     config: ConfigOption = None,
 ) -> None:
     """Create a game; prints its number, the GM secret and each seat's invite code."""
+    from mailbot.services.base import queries
     from mailbot.services.base.tags import tag
     from mailbot.services.play.games import GameSetup
 
@@ -124,7 +125,7 @@ def create(
         typer.echo(f"game {row.id} created: {tag(row)} {row.title} ({row.plugin}/{row.scenario})")
         typer.echo(f"database: {store_name(bot.settings.store.url)}")
         typer.echo(f"GM secret: {row.gm_secret} (GM letters carry [{tag(row)} {row.gm_secret}])")
-        for seat in bot.games.seats(session, int(row.id or 0)):
+        for seat in queries.seats(session, int(row.id or 0)):
             join = f"JOIN {row.id} {seat.name} {seat.invite_code}"
             typer.echo(f"seat {seat.name}: invite code {seat.invite_code}  ({join})")
 
@@ -179,10 +180,11 @@ def invite(
     send: SendOption = False,
 ) -> None:
     """Give a seat to a player's address; the player gets a welcome letter with a secret."""
+    from mailbot.services.base import queries
     from mailbot.services.play.gm import GmError
 
     def act(bot: Any, session: Session, game: Any) -> str:
-        row = bot.games.seat(session, game_id, seat)
+        row = queries.seat(session, game_id, seat)
         if row is None or row.address:
             raise GmError(f"seat {seat!r} does not exist or is taken")
         bot.games.take_seat(session, game, row, address)
@@ -215,13 +217,14 @@ def list_games(
 def show(game_id: int, config: ConfigOption = None) -> None:
     """A game's options, seats, open step, deadline and early processing (the GM's view)."""
     from mailbot.core.options import set_options
+    from mailbot.services.base import queries
     from mailbot.services.base.gameoptions import option_specs
 
     def act(bot: Any, session: Session, game: Any) -> str:
         lines = [f"{game.title} ({game.plugin}/{game.scenario}), status {game.status.value}"]
-        chosen = set_options(option_specs(bot.games.plugin(game)), game.options)
+        chosen = set_options(option_specs(queries.plugin(game)), game.options)
         lines.append(f"  options: {', '.join(chosen) or 'as the scenario sets them'}")
-        for seat in bot.games.seats(session, game_id):
+        for seat in queries.seats(session, game_id):
             lines.append(f"  seat {seat.name:10s} {seat.status.value:9s} {seat.address or '(open)'}")
         lines += bot.mailgame.status_lines(session, game, None)
         return "\n".join(lines)

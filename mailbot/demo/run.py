@@ -41,6 +41,7 @@ from mailbot.demo.scripts import DemoGame, demos, find_demo
 from mailbot.errors import MailbotError
 from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.services.archive.archive import export
+from mailbot.services.base import queries
 from mailbot.services.play.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.store import repo
@@ -175,7 +176,7 @@ def _create_game(bot: Bot, demo: DemoGame, players: list[str]) -> tuple[int, lis
     with Session(bot.engine) as session, session.begin():
         game = bot.games.create(session, setup)
         game_id = int(game.id or 0)
-        seats = bot.games.seats(session, game_id)
+        seats = queries.seats(session, game_id)
         bot.games.take_seat(session, game, seats[0], players[0])
         return game_id, [(seat.name, seat.invite_code) for seat in seats[1:]]
 
@@ -231,7 +232,7 @@ async def _script(
 
 def _seat_names(bot: Bot, game_id: int) -> list[str]:
     with Session(bot.engine) as session:
-        return [seat.name for seat in bot.games.seats(session, game_id)]
+        return [seat.name for seat in queries.seats(session, game_id)]
 
 
 def _quiet(bot: Bot, game_id: int) -> str:
@@ -263,7 +264,7 @@ def _battles(bot: Bot, game_id: int) -> str:
     scripts that read it; other tallies (submarine fights) show in the letters."""
     with Session(bot.engine) as session:
         game = session.get_one(Game, game_id)
-        plugin = bot.games.plugin(game)
+        plugin = queries.plugin(game)
         if not isinstance(plugin, Tallied):
             return ""
         tallies = plugin.tallies(plugin.load(game.state))

@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from mailbot.services.base import queries
 from mailbot.store import db
 from mailbot.store.models import Inbound, Outbound
 from mailbot.testing.mailrig import AsyncLMTP, MailRig
@@ -151,7 +152,7 @@ class BotProcess:
                 game_id = int(game.id or 0)
                 tags = {}
                 for name, address in (("north", north), ("south", south)):
-                    seat = bot.games.seat(session, game_id, name)
+                    seat = queries.seat(session, game_id, name)
                     assert seat is not None
                     bot.games.take_seat(session, game, seat, address)
                     tags[address] = f"[{tag(game)} {seat.secret}]"

@@ -18,6 +18,7 @@ from pydantic import SecretStr
 from sqlmodel import Session
 
 from mailbot.app import Bot
+from mailbot.services.base import queries
 from mailbot.services.play.games import GameSetup
 from mailbot.settings import BotSettings, ImapSettings, Settings, SmtpSettings, StoreSettings
 from mailbot.testing.mailrig import MailRig
@@ -72,8 +73,8 @@ async def test_a_game_by_mail_from_invitation_to_a_deadline_with_a_late_player(
             GameSetup("duel", "standard", "E2E duel", "48h", "Europe/Berlin", gm, options={"turns": 2}),
         )
         game_id = int(game.id or 0)
-        north = bot.games.seat(session, game_id, "north")
-        south = bot.games.seat(session, game_id, "south")
+        north = queries.seat(session, game_id, "north")
+        south = queries.seat(session, game_id, "south")
         assert north is not None and south is not None
         bot.games.take_seat(session, game, north, alice)
         code = south.invite_code

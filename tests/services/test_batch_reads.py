@@ -22,11 +22,11 @@ from sqlalchemy import inspect as sa_inspect
 from sqlmodel import Session, col, select
 
 from mailbot.core.commands import Command
+from mailbot.services.base import queries
 from mailbot.services.base.transactions import begin_writing
 from mailbot.services.inbox import inbound
 from mailbot.services.inbox.inbound import Context, Reply
 from mailbot.services.play import mailgame
-from mailbot.services.play.games import Games
 from mailbot.store import repo
 from mailbot.store.game_tables import ChainRow, Game, OrderSet, Report, RollRow, Seat, StepRow, StepState
 from mailbot.store.models import Inbound, Outbound
@@ -330,7 +330,7 @@ def test_orders_letters_of_a_batch_read_each_table_once_and_flush_once_each(harn
 def _running_step(h: Harness) -> tuple[int, int]:
     game = _seated_games(h, 1)[0][0]
     with Session(h.bot.engine) as session:
-        step = Games.open_step(session, game)
+        step = queries.open_step(session, game)
         assert step is not None
         return game, int(step.id or 0)
 
@@ -342,7 +342,7 @@ def _orders(step_id: int, seat: str, h: Harness) -> OrderSet:
 def _failing_letter(session: Session, step_id: int, h: Harness) -> None:
     with session.begin_nested():
         session.add(_orders(step_id, "south", h))
-        assert set(Games.current_orders(session, step_id)) == {"south"}
+        assert set(queries.current_orders(session, step_id)) == {"south"}
         raise RuntimeError("the letter failed")
 
 
@@ -351,15 +351,15 @@ def test_kept_orders_follow_rows_added_or_replaced_by_anyone(tmp_path: Path) -> 
     _game, step_id = _running_step(h)
     with Session(h.bot.engine) as session, session.begin():
         begin_writing(session)
-        assert Games.current_orders(session, step_id) == {}
+        assert queries.current_orders(session, step_id) == {}
         north = _orders(step_id, "north", h)
         session.add(north)  # not through MailGame: the kept orders are read again
-        assert Games.current_orders(session, step_id) == {"north": north}
+        assert queries.current_orders(session, step_id) == {"north": north}
         north.current = False
-        assert Games.current_orders(session, step_id) == {}
+        assert queries.current_orders(session, step_id) == {}
         with pytest.raises(RuntimeError):
             _failing_letter(session, step_id, h)
-        assert Games.current_orders(session, step_id) == {}  # its savepoint's rows are gone
+        assert queries.current_orders(session, step_id) == {}  # its savepoint's rows are gone
 
 
 def test_a_kept_open_step_closed_in_the_transaction_is_read_again(tmp_path: Path) -> None:
@@ -367,9 +367,9 @@ def test_a_kept_open_step_closed_in_the_transaction_is_read_again(tmp_path: Path
     game, step_id = _running_step(h)
     with Session(h.bot.engine) as session, session.begin():
         begin_writing(session)
-        step = Games.open_step(session, game)
+        step = queries.open_step(session, game)
         assert step is not None and step.id == step_id
         step.state = StepState.RESOLVED
-        assert Games.open_step(session, game) is None
+        assert queries.open_step(session, game) is None
         following = h.bot.games.open_next(session, session.get_one(Game, game))
-        assert following is not None and Games.open_step(session, game) is following
+        assert following is not None and queries.open_step(session, game) is following

@@ -14,8 +14,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from mailbot.core.dice import player_entropy
-from mailbot.services.base import chainlog
-from mailbot.services.play.games import Games
+from mailbot.services.base import chainlog, queries
 from mailbot.services.play.reports import deadline_sequence
 from mailbot.store.game_tables import StepRow
 from tests.services.test_chain_head_cache import _game
@@ -40,7 +39,7 @@ def test_a_steps_entropy_is_its_own_attempts_letters_only(engine: Engine) -> Non
         chainlog.append(session, game_id, "step-opened", {"step": "t1", "attempt": 2}, NOW)
     with Session(engine) as session:
         step = StepRow(game_id=game_id, key="t1", attempt=2, turn=1, kind="orders", title="t1")
-        entropy, letters = Games.step_entropy(session, step)
+        entropy, letters = queries.step_entropy(session, step)
     assert letters == 2
     assert entropy == player_entropy([("north", "<b@t>", "b"), ("south", "<d@t>", "d")])
 

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, col, select
 
-from mailbot.services.play.games import Games, GameSetup
+from mailbot.services.base import queries
+from mailbot.services.play.games import GameSetup
 from mailbot.store.game_tables import Game, GameStatus
 from mailbot.store.models import Outbound
 from tests.services.game_helpers import Harness, parse, tag_of, text, to
@@ -80,9 +81,9 @@ def _reply(
 
 def _orders(h: Harness, game_id: int, seat: str) -> list[str] | None:
     with Session(h.bot.engine) as session:
-        step = Games.open_step(session, game_id)
+        step = queries.open_step(session, game_id)
         assert step is not None
-        held = Games.current_orders(session, int(step.id or 0)).get(seat)
+        held = queries.current_orders(session, int(step.id or 0)).get(seat)
         return list(held.lines) if held else None
 
 

@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.core.chain import entry_hash
 from mailbot.core.dice import DiceStream, dice_key, order_digest, player_entropy
-from mailbot.services.base import chainlog
+from mailbot.services.base import chainlog, queries
 from mailbot.services.play.games import GameSetup
 from mailbot.store.game_tables import ChainRow, GameStatus, RollRow, StepRow, StepState
 from tests.services.game_helpers import Harness, text, to
@@ -127,7 +127,7 @@ def test_wif_rollback_attack_the_old_seed_predicts_nothing(h: Harness) -> None:
     assert new_rolls
     with Session(h.bot.engine) as session:
         step = session.get_one(StepRow, reopened.id)
-        entropy = h.bot.games.step_entropy(session, step)[0]
+        entropy = queries.step_entropy(session, step)[0]
         digest = step.orders_digest
     # Even given the players' entropy and the real orders digest, the old seed gives other dice.
     replay = DiceStream(old_seed, digest, first.key, entropy)
@@ -175,7 +175,7 @@ def test_a_rolled_back_sealed_step_keeps_the_values_as_opened(h: Harness) -> Non
     (refused,) = to(h.mail(SOUTH, f"{south_tag} bid", "SEAL bid 3\n"), SOUTH)
     assert "opened before the rollback" in text(refused)
     with Session(h.bot.engine) as session:
-        held = h.bot.games.current_orders(session, int(again.id or 0))
+        held = queries.current_orders(session, int(again.id or 0))
         assert {seat: row.sealed["bid"]["value"] for seat, row in held.items()} == {
             "north": "2",
             "south": "1",

@@ -25,8 +25,7 @@ from mailbot.errors import MailbotError
 from mailbot.games.registry import AnyGame
 from mailbot.render.archive_pages import RefereeView
 from mailbot.render.templates import Renderer
-from mailbot.services.base import dicechain
-from mailbot.services.play.games import Games
+from mailbot.services.base import dicechain, queries
 from mailbot.store.game_tables import Game, RollRow, StepRow, row_id
 
 NOT_REPLAYED = (
@@ -39,7 +38,7 @@ def referee_views(
     session: Session, game: Game, steps: Sequence[StepRow], renderer: Renderer
 ) -> dict[int, RefereeView]:
     """The referee's view of every played step, by step id (the set-up: the starting position)."""
-    plugin = Games.plugin(game)
+    plugin = queries.plugin(game)
     views: dict[int, RefereeView] = {}
     first = next((s for s in steps if s.key != "setup"), None)
     for step in steps:
@@ -76,12 +75,12 @@ def _played(session: Session, game: Game, plugin: AnyGame, step: StepRow, render
 def replay(session: Session, plugin: AnyGame, step: StepRow) -> Outcome[Any] | None:
     """Resolve a played step again; None when it does not give the logged digest and rolls."""
     state = plugin.load(step.snapshot)
-    held = {seat: row.lines for seat, row in Games.current_orders(session, row_id(step)).items()}
+    held = {seat: row.lines for seat, row in queries.current_orders(session, row_id(step)).items()}
     filled = lifecycle.fill_defaults(step.owing, held, lambda seat: plugin.default_orders(state, seat))
     digest = order_digest(filled.orders)
     if digest != step.orders_digest:
         return None
-    inputs = dicechain.step_dice(session, step, lambda: Games.step_entropy(session, step))
+    inputs = dicechain.step_dice(session, step, lambda: queries.step_entropy(session, step))
     dice = DiceStream(bytes.fromhex(step.seed), inputs.digest_for_dice(digest), step.key, inputs.entropy)
     parsed = {
         seat: plugin.parse(state, seat, [Line(n, text) for n, text in enumerate(lines, 1)]).orders

@@ -41,8 +41,8 @@ from mailbot.services.archive.archive_letters import (
     redactor_of,
 )
 from mailbot.services.archive.archive_referee import referee_views
+from mailbot.services.base import queries
 from mailbot.services.base.tags import tag
-from mailbot.services.play.games import Games
 from mailbot.store.game_tables import (
     ChainRow,
     Game,
@@ -105,7 +105,7 @@ def collect(
         result=game.result,
         viewer=viewer,
         finished=finished,
-        seats=tuple((seat.name, seat.status.value) for seat in Games.seats(session, game_id)),
+        seats=tuple((seat.name, seat.status.value) for seat in queries.seats(session, game_id)),
         steps=tuple(step_views),
         press=tuple(view for _, view in outgoing if view.kind == "press"),
         gm_actions=tuple(_gm_actions(session, game_id)),
@@ -243,8 +243,8 @@ def _step_view(
     *,
     referee: Mapping[int, RefereeView],
 ) -> StepView:
-    held = Games.current_orders(session, row_id(step))
-    names = [seat.name for seat in Games.seats(session, row_id(game))]
+    held = queries.current_orders(session, row_id(step))
+    names = [seat.name for seat in queries.seats(session, row_id(game))]
     shown = [viewer] if viewer is not None else [*names, ""]
     seats = [
         _seat_view(name, step, viewer, held.get(name), [v for v in letters if v.seat == name])

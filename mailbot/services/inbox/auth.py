@@ -22,6 +22,7 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
+from mailbot.services.base import queries
 from mailbot.services.base.tags import tag
 from mailbot.services.base.transactions import kept
 from mailbot.services.inbox import throttle
@@ -127,14 +128,16 @@ class Gatekeeper:
             ctx.letter.headers.get("Authentication-Results", ""), seat.address, self.authserv_id
         ):
             return self._refuse(ctx, reply, game, seat.address, "its DKIM signature did not verify")
-        self.games.note(ctx.session, game, "letter", {"seat": seat.name, "message": self._fingerprint(ctx)})
+        queries.note(
+            ctx.session, game, "letter", {"seat": seat.name, "message": self._fingerprint(ctx)}, self.clock()
+        )
         return Who(game, seat)
 
     def _seats(self, session: Session, game: Game | None, secret: str) -> list[Seat]:
         """The game's seats; none for no game or the GM's secret (nothing then looks at them)."""
         if game is None or same_secret(secret, game.gm_secret):
             return []
-        return Games.seats(session, self._gid(game))
+        return queries.seats(session, self._gid(game))
 
     @staticmethod
     def _holds_secret(game: Game | None, seats: Sequence[Seat], secret: str) -> bool:
@@ -161,7 +164,7 @@ class Gatekeeper:
                 continue
             if not item.seat and game.gm_address.lower() == sender:
                 return Who(game, None, gm=True)
-            seat = Games.seat(ctx.session, item.game_id, item.seat) if item.seat else None
+            seat = queries.seat(ctx.session, item.game_id, item.seat) if item.seat else None
             if seat is not None and seat.address == sender:
                 return self._seated(ctx, reply, game, seat)
         return False
@@ -283,7 +286,7 @@ def read_ahead(session: Session) -> None:
         if isinstance(row, Inbound) and row.state is InboundState.NEW
     ]
     named = (TAG.search(row.subject) for row in letters)
-    Games.read_ahead(session, {int(found.group(2)) for found in named if found is not None})
+    queries.read_ahead(session, {int(found.group(2)) for found in named if found is not None})
     throttle.read_ahead(session, [row.sender for row in letters])
 
 

@@ -64,13 +64,13 @@ def known(letters: Sequence[Answered]) -> Known | None:
 
 def open_step_asked(session: Session, letters: Sequence[Answered], sender: str) -> StepRow | None:
     """The open step that one of the answered letters (sent to ``sender``) asked orders for."""
-    from mailbot.services.play.games import Games  # games -> letters -> inbound -> thread: not at the top
+    from mailbot.services.base import queries
 
     for item in letters:
         if not item.step_key or item.game_id is None or item.recipient.lower() != sender.lower():
             continue
         game = session.get(Game, item.game_id)
-        step = Games.open_step(session, item.game_id)  # kept for the batch: the orders read it again
+        step = queries.open_step(session, item.game_id)  # kept for the batch: the orders read it again
         if game is not None and game.status is GameStatus.RUNNING and step is not None:
             return step if step.key == item.step_key else None
     return None

@@ -10,11 +10,10 @@ from sqlmodel import Session
 
 from mailbot.core import hashchain
 from mailbot.core.commands import Command, CommandSpec
-from mailbot.services.base import chainlog
+from mailbot.services.base import chainlog, queries
 from mailbot.services.base.dicechain import Links, has_chain
 from mailbot.services.inbox.auth import Gatekeeper, Seated
 from mailbot.services.inbox.inbound import Context, Handler, Reply
-from mailbot.services.play.games import Games
 from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, row_id
 
 DICE_COMMANDS: tuple[CommandSpec, ...] = (
@@ -128,4 +127,4 @@ def anchor_with_join(ctx: Context, game: Game, seat: Seat, reply: Reply, now: da
 def _open_step(session: Session, game: Game) -> StepRow | None:
     if game.status is not GameStatus.RUNNING:
         return None
-    return Games.open_step(session, row_id(game))
+    return queries.open_step(session, row_id(game))

@@ -18,6 +18,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from mailbot.core.commands import Command, CommandSpec
+from mailbot.services.base import queries
 from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated
 from mailbot.services.inbox.inbound import Context, Handler, Reply
@@ -76,7 +77,7 @@ class Endgame:
         if (seat.name in draw_votes(ctx.session, row_id(game))) == voting:
             reply.section(command.name, ["You said so already: nothing changed."])
             return
-        self.games.note(ctx.session, game, command.name.lower(), {"seat": seat.name})
+        queries.note(ctx.session, game, command.name.lower(), {"seat": seat.name}, self.clock())
         votes = draw_votes(ctx.session, row_id(game)) | ({seat.name} if voting else set())
         active = _active(ctx.session, game)
         if voting and {s.name for s in active} <= votes:
@@ -104,7 +105,7 @@ class Endgame:
         game, seat = who.game, who.seat
         seat.status = SeatStatus.RESIGNED
         ctx.session.add(seat)
-        self.games.note(ctx.session, game, "concede", {"seat": seat.name})
+        queries.note(ctx.session, game, "concede", {"seat": seat.name}, self.clock())
         left = _active(ctx.session, game)
         if len(left) == 1:
             self._end(ctx.session, game, f"{left[0].name} wins: {seat.name} conceded", also=(seat,))
@@ -130,7 +131,7 @@ class Endgame:
 
 
 def _active(session: Session, game: Game) -> list[Seat]:
-    return [s for s in Games.seats(session, row_id(game)) if s.status is SeatStatus.ACTIVE]
+    return [s for s in queries.seats(session, row_id(game)) if s.status is SeatStatus.ACTIVE]
 
 
 def draw_votes(session: Session, game_id: int) -> set[str]:

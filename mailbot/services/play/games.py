@@ -9,33 +9,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, event
-from sqlalchemy.orm import Session as OrmSession
-from sqlalchemy.orm import object_session
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, func, select
 
 from mailbot.core import deadlines, lifecycle
 from mailbot.core.chain import roll_log, salted, step_salt
-from mailbot.core.dice import MAX_NONCE, DiceStream, order_digest, player_entropy
+from mailbot.core.dice import MAX_NONCE, DiceStream, order_digest
 from mailbot.core.game import Setup, Step
 from mailbot.errors import ConfigError
-from mailbot.games.registry import AnyGame, find_game
-from mailbot.services.base import chainlog, dicechain
+from mailbot.games.registry import find_game
+from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.base.gamedata import load_game_data
 from mailbot.services.base.gameoptions import game_options, try_setup
 from mailbot.services.base.tags import fresh_seed, new_token, tag, untagged
 from mailbot.services.base.transactions import kept
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import (
-    ChainRow,
     Game,
     GameStatus,
-    OrderSet,
     Report,
     RollRow,
     Seat,
@@ -91,61 +86,10 @@ class GameSetup:
     anonymous_press: bool = False
 
 
-_CURRENT = "current-orders"  # kept: {step id: {seat: OrderSet}}, the step's current orders
-
-# The queries of every letter and every tick, built once with their values as parameters:
-# building a statement (its clauses, then its cache key) cost twice as much as running it.
-_SEATS = select(Seat).where(Seat.game_id == bindparam("game_id")).order_by(col(Seat.id))
-_OPEN_STEP = select(StepRow).where(StepRow.game_id == bindparam("game_id"), StepRow.state == StepState.OPEN)
-_CURRENT_ORDERS = select(OrderSet).where(OrderSet.step_id == bindparam("step_id"), col(OrderSet.current))
-_ENTROPY = (
-    select(ChainRow.payload)
-    .where(
-        ChainRow.game_id == bindparam("game_id"),
-        ChainRow.kind == "entropy",
-        col(ChainRow.payload)["step"].as_string() == bindparam("key"),
-        col(ChainRow.payload)["attempt"].as_integer() == bindparam("attempt"),
-    )
-    .order_by(col(ChainRow.position))
-)
+# Built once with its values as parameters, as the queries of ``services.base.queries`` are.
 _LAST_ATTEMPT = select(func.max(StepRow.attempt)).where(
     StepRow.game_id == bindparam("game_id"), StepRow.key == bindparam("key")
 )
-
-
-def _forget_orders(session: OrmSession, step_id: int) -> None:
-    known = kept(session, _CURRENT) if isinstance(session, Session) else None
-    if known is not None:
-        known.pop(step_id, None)
-
-
-@event.listens_for(OrmSession, "transient_to_pending")
-def _orders_added(session: OrmSession, row: object) -> None:
-    """New orders for a step: its kept current orders are read again (whoever added them)."""
-    if isinstance(row, OrderSet):
-        _forget_orders(session, row.step_id)
-
-
-@event.listens_for(OrderSet.current, "set")
-def _orders_changed(row: OrderSet, _value: object, _old: object, _initiator: object) -> None:
-    session = object_session(row)
-    if session is not None:
-        _forget_orders(session, row.step_id)
-
-
-def settled(session: Session, model: type[Any]) -> bool:
-    """Whether no row of ``model`` waits in the session to be written (added, changed, deleted)."""
-    pending = (session.new, session.dirty, session.deleted)
-    return not any(isinstance(row, model) for rows in pending for row in rows)
-
-
-def quiet(session: Session, model: type[Any]) -> AbstractContextManager[object]:
-    """Where a query reads ``model``'s table alone: without autoflush when no row of it waits.
-
-    The autoflush would write every pending row of the letter (its chain links, the reply) in a
-    flush of its own, and the query would read the same; the rows go with the next flush.
-    """
-    return session.no_autoflush if settled(session, model) else nullcontext()
 
 
 class Games:
@@ -166,10 +110,6 @@ class Games:
 
     # -- queries -------------------------------------------------------------
 
-    @staticmethod
-    def plugin(game: Game) -> AnyGame:
-        return find_game(game.plugin)
-
     @classmethod
     def open_to_join(cls, session: Session) -> list[str]:
         """LIST: one line per game in set-up with a seat nobody holds yet (its free seats and
@@ -178,7 +118,7 @@ class Games:
         for game in session.exec(select(Game).where(Game.status == GameStatus.SETUP).order_by(col(Game.id))):
             free = [
                 s.name
-                for s in cls.seats(session, row_id(game))
+                for s in queries.seats(session, row_id(game))
                 if s.status is SeatStatus.INVITED and not s.address
             ]
             if free:
@@ -187,103 +127,6 @@ class Games:
                     f" deadlines {cls.describe_deadline(game)}; free seats: {', '.join(free)}"
                 )
         return lines
-
-    @staticmethod
-    def seats(session: Session, game_id: int) -> list[Seat]:
-        known = kept(session, "seats")  # a batch of letters asks for the same game's seats often
-        if known is not None and game_id in known:
-            return list(known[game_id])
-        rows = list(session.exec(_SEATS, params={"game_id": game_id}))
-        if known is not None:
-            known[game_id] = rows
-        return list(rows)
-
-    @staticmethod
-    def seat(session: Session, game_id: int, name: str) -> Seat | None:
-        """A seat by name, in any case (players write "axis" for the plugin's "Axis")."""
-        wanted = name.strip().lower()
-        return next((s for s in Games.seats(session, game_id) if s.name.lower() == wanted), None)
-
-    @staticmethod
-    def open_step(session: Session, game_id: int) -> StepRow | None:
-        """The game's open step; a batch of letters keeps it for its transaction (``kept``)."""
-        known = kept(session, "open-step")
-        step: StepRow | None = known.get(game_id) if known is not None else None
-        if step is not None and step.state is StepState.OPEN:  # one closed meanwhile is read again
-            return step
-        with quiet(session, StepRow):
-            step = session.exec(_OPEN_STEP, params={"game_id": game_id}).first()
-        if known is not None and step is not None:
-            known[game_id] = step
-        return step
-
-    @staticmethod
-    def current_orders(session: Session, step_id: int) -> dict[str, OrderSet]:
-        """Each seat's current orders for the step, in the table's order (the oldest first)."""
-        known = kept(session, _CURRENT)  # a batch of letters reads one step's orders again and again
-        if known is not None and step_id in known:
-            return dict(known[step_id])
-        with quiet(session, OrderSet):
-            found = {row.seat: row for row in session.exec(_CURRENT_ORDERS, params={"step_id": step_id})}
-        if known is not None:
-            known[step_id] = dict(found)
-        return found
-
-    @staticmethod
-    def orders_replaced(
-        session: Session, step_id: int, before: Mapping[str, OrderSet], row: OrderSet
-    ) -> None:
-        """``row`` is now its seat's current set (``before``: the step's current orders until now).
-
-        Kept as the step's current orders, as the table will read: the seat's earlier set is
-        no longer current, and the new row is the newest.
-        """
-        known = kept(session, _CURRENT)
-        if known is not None:
-            held = {seat: held for seat, held in before.items() if seat != row.seat}
-            known[step_id] = held | {row.seat: row}
-
-    @staticmethod
-    def read_ahead(session: Session, game_ids: Collection[int]) -> None:
-        """Read, for many games at once, what handling their letters reads: each game, its seats,
-        its open step, that step's current orders and the chain's last link (a query for each).
-
-        Only where the transaction keeps what it reads (``kept``); games whose seats it keeps
-        already are left alone. The caches fill as the one-game queries would fill them.
-        """
-        seats, held = kept(session, "seats"), kept(session, "read-ahead")
-        if seats is None or held is None:
-            return
-        wanted = sorted({game_id for game_id in game_ids if game_id not in seats})
-        if not wanted:
-            return
-        # The games stay loaded for the transaction: ``session.get`` finds them.
-        held[tuple(wanted)] = session.exec(select(Game).where(col(Game.id).in_(wanted))).all()
-        found: dict[int, list[Seat]] = {game_id: [] for game_id in wanted}
-        for seat in session.exec(select(Seat).where(col(Seat.game_id).in_(wanted)).order_by(col(Seat.id))):
-            found[seat.game_id].append(seat)
-        seats.update(found)
-        Games._read_steps_ahead(session, wanted)
-        chainlog.read_heads(session, wanted)
-
-    @staticmethod
-    def _read_steps_ahead(session: Session, game_ids: Sequence[int]) -> None:
-        steps, orders = kept(session, "open-step"), kept(session, _CURRENT)
-        if steps is None or orders is None:
-            return
-        query = select(StepRow).where(col(StepRow.game_id).in_(game_ids), StepRow.state == StepState.OPEN)
-        for step in session.exec(query.order_by(col(StepRow.id))):
-            known = steps.get(step.game_id)
-            if known is None or known.state is not StepState.OPEN:  # the first, as ``open_step`` reads
-                steps[step.game_id] = step
-        ids = [row_id(steps[game_id]) for game_id in game_ids if game_id in steps]
-        current: dict[int, dict[str, OrderSet]] = {step_id: {} for step_id in ids if step_id not in orders}
-        if not current:
-            return
-        query_orders = select(OrderSet).where(col(OrderSet.step_id).in_(list(current)), col(OrderSet.current))
-        for row in session.exec(query_orders.order_by(col(OrderSet.id))):  # the table's order
-            current[row.step_id][row.seat] = row
-        orders.update(current)
 
     # -- creating and joining ---------------------------------------------------
 
@@ -321,11 +164,11 @@ class Games:
         session.flush()
         known = kept(session, "seats")
         if known is not None:
-            known.pop(self._id(game), None)  # read before its seats existed
+            known.pop(queries.id_of(game), None)  # read before its seats existed
         for name in seats:
             session.add(
                 Seat(
-                    game_id=self._id(game),
+                    game_id=queries.id_of(game),
                     name=name,
                     address="",
                     secret=new_token(),
@@ -334,8 +177,8 @@ class Games:
             )
         # The seed chain's anchor is public before any letter counts (``dicechain``).
         created = self._created_payload(game, seats)
-        created["server_anchor"] = dicechain.start(session, self._id(game), self.draw_seed())
-        chainlog.append(session, self._id(game), "game-created", created, now)
+        created["server_anchor"] = dicechain.start(session, queries.id_of(game), self.draw_seed())
+        chainlog.append(session, queries.id_of(game), "game-created", created, now)
         self._setup_step(session, game, seats, now)
         return game
 
@@ -347,10 +190,10 @@ class Games:
         entropy of the JOIN letters: the GM can neither re-create a game until he likes
         its set-up without the players seeing it, nor predict the set-up dice.
         """
-        seed, round_ = dicechain.next_seed(session, self._id(game), self.draw_seed)
+        seed, round_ = dicechain.next_seed(session, queries.id_of(game), self.draw_seed)
         row = new_row(
             StepRow,
-            game_id=self._id(game),
+            game_id=queries.id_of(game),
             key="setup",
             turn=0,
             kind="setup",
@@ -373,21 +216,16 @@ class Games:
         payload = {"step": row.key, "attempt": row.attempt, "commitment": row.commitment, "owing": row.owing}
         if round_ is not None:
             payload["round"] = round_
-        chainlog.append(session, self._id(game), "step-opened", payload, now)
+        chainlog.append(session, queries.id_of(game), "step-opened", payload, now)
         session.flush()
-
-    @staticmethod
-    def setup_step(session: Session, game_id: int) -> StepRow | None:
-        query = select(StepRow).where(StepRow.game_id == game_id, StepRow.key == "setup")
-        return session.exec(query.order_by(col(StepRow.id).desc())).first()
 
     def _set_up(self, session: Session, game: Game) -> None:
         """Roll the set-up with its committed seed and the joining players' entropy."""
-        row = self.setup_step(session, self._id(game))
+        row = queries.setup_step(session, queries.id_of(game))
         if row is None or row.state is not StepState.OPEN:
             return
-        plugin, data, now = self.plugin(game), load_game_data(game.plugin), self.clock()
-        entropy = self.step_entropy(session, row)
+        plugin, data, now = queries.plugin(game), load_game_data(game.plugin), self.clock()
+        entropy = queries.step_entropy(session, row)
         dice = DiceStream(bytes.fromhex(row.seed), order_digest({}), row.key, entropy[0])
         seats = plugin.seats(game.scenario, data)
         game.state = plugin.dump(
@@ -401,7 +239,7 @@ class Games:
         row.revealed = not game.reveal_at_end
         session.add(row)
         payload = resolved_payload(row, row.orders_digest, rolls, entropy, [])
-        chainlog.append(session, self._id(game), "step-resolved", payload, now)
+        chainlog.append(session, queries.id_of(game), "step-resolved", payload, now)
 
     @staticmethod
     def _created_payload(game: Game, seats: Sequence[str]) -> dict[str, Any]:
@@ -412,12 +250,6 @@ class Games:
             "seats": list(seats),
             "deadline": game.deadline_spec,
         }
-
-    @staticmethod
-    def _id(game: Game) -> int:
-        if game.id is None:
-            raise ConfigError("game has no id yet")
-        return game.id
 
     def take_seat(
         self,
@@ -436,12 +268,12 @@ class Games:
         seat.address = address.lower()
         seat.status = SeatStatus.ACTIVE
         session.add(seat)
-        chainlog.append(session, self._id(game), "seat-taken", {"seat": seat.name}, now)
-        setup = self.setup_step(session, self._id(game))
+        chainlog.append(session, queries.id_of(game), "seat-taken", {"seat": seat.name}, now)
+        setup = queries.setup_step(session, queries.id_of(game))
         if contribution is not None and setup is not None and setup.state is StepState.OPEN:
             self.note_entropy(session, game, setup, seat.name, contribution)
         self._welcome(session, game, seat, now)
-        seats = self.seats(session, self._id(game))
+        seats = queries.seats(session, queries.id_of(game))
         if game.status is GameStatus.SETUP and all(s.status is SeatStatus.ACTIVE for s in seats):
             self.start(session, game)
 
@@ -463,10 +295,10 @@ class Games:
         self.postman.post(session, letter, kind="welcome", now=now)
 
     def _setup_lines(self, session: Session, game: Game) -> list[str]:
-        setup = self.setup_step(session, self._id(game))
+        setup = queries.setup_step(session, queries.id_of(game))
         if setup is None or setup.state is not StepState.OPEN:
             return []
-        anchor = dicechain.anchor_of(session, self._id(game))
+        anchor = dicechain.anchor_of(session, queries.id_of(game))
         how = "SHA-256 of the seed" if anchor is None else "the seed's tagged hash, see verify.py"
         lines = [
             "",
@@ -475,9 +307,10 @@ class Games:
             "Message-IDs and NONCE lines; the seed is revealed with the results.",
         ]
         if anchor is not None:
+            number = queries.id_of(game)
             lines += [
                 f"Seed chain anchor (every step's seed hashes to it, round by round): {anchor}",
-                f"Your dice chain: send CHAIN and the anchor python3 verify.py chain {self._id(game)} <seat>",
+                f"Your dice chain: send CHAIN and the anchor python3 verify.py chain {number} <seat>",
                 "prints from a passphrase you keep; each step's report then names its REVEAL.",
             ]
         return lines
@@ -488,7 +321,7 @@ class Games:
         if turn is not None:
             query = query.where(Report.turn == turn)
         reports = session.exec(query.order_by(col(Report.id))).all()
-        step = self.open_step(session, self._id(game))
+        step = queries.open_step(session, queries.id_of(game))
         open_title = step.title if step is not None else None
         for report in reports:
             title = untagged(report.subject)
@@ -515,9 +348,6 @@ class Games:
         self.postman.post(session, letter, kind="announcement", now=self.clock())
 
     # -- the log ---------------------------------------------------------------------
-
-    def note(self, session: Session, game: Game, kind: str, payload: Mapping[str, Any]) -> None:
-        chainlog.append(session, self._id(game), kind, payload, self.clock())
 
     def note_orders(
         self,
@@ -547,10 +377,10 @@ class Games:
                 "seat": seat,
                 "commitment": salted(digest, bytes.fromhex(salt)),
             }
-            self.note(session, game, "orders-replaced" if replaced else "orders", payload)
+            queries.note(session, game, "orders-replaced" if replaced else "orders", payload, self.clock())
         if held is None:
             session.flush()
-            held = self.current_orders(session, row_id(step)).keys()
+            held = queries.current_orders(session, row_id(step)).keys()
         sent = {name: lifecycle.SeatFacts(name, sent=name in held) for name in step.owing}
         opened = lifecycle.StepFacts(step.key, tuple(step.owing), step.opened_at, step.deadline_at)
         early = lifecycle.Policy(early=timedelta(seconds=game.early_seconds))
@@ -569,18 +399,7 @@ class Games:
             "message_id": message_id,
             "nonce": " ".join(nonce.split())[:MAX_NONCE],
         }
-        self.note(session, game, "entropy", payload)
-
-    @staticmethod
-    def step_entropy(session: Session, step: StepRow) -> tuple[str, int]:
-        """The mixed player entropy of one step attempt and how many letters contributed."""
-        # The step is picked out by the database: a game's entropy links grow with every letter.
-        params = {"game_id": step.game_id, "key": step.key, "attempt": step.attempt}
-        found = [
-            (str(p["seat"]), str(p["message_id"]), str(p["nonce"]))
-            for p in session.exec(_ENTROPY, params=params)
-        ]
-        return player_entropy(found), len(found)
+        queries.note(session, game, "entropy", payload, self.clock())
 
     # -- steps -------------------------------------------------------------------
 
@@ -588,14 +407,14 @@ class Games:
         self._set_up(session, game)
         game.status = GameStatus.RUNNING
         session.add(game)
-        chainlog.append(session, self._id(game), "game-started", {}, self.clock())
+        chainlog.append(session, queries.id_of(game), "game-started", {}, self.clock())
         first = self.open_next(session, game)
         self.reports.opening(session, game, first)
         self._tell_gm_started(session, game, first)
 
     def _tell_gm_started(self, session: Session, game: Game, first: StepRow | None) -> None:
         """The GM's start letter: who plays which seat, the first step and its deadline."""
-        seats = self.seats(session, self._id(game))
+        seats = queries.seats(session, queries.id_of(game))
         lines = [
             "Every seat is taken; the players have their first reports.",
             "Seats:",
@@ -610,15 +429,15 @@ class Games:
 
     def open_next(self, session: Session, game: Game) -> StepRow | None:
         """Open the step the plugin declares now; finish the game when there is none."""
-        plugin = self.plugin(game)
+        plugin = queries.plugin(game)
         step = plugin.step(plugin.load(game.state))
         if step is None:
             return None
         now = self.clock()
-        seed, round_ = dicechain.next_seed(session, self._id(game), self.draw_seed)
+        seed, round_ = dicechain.next_seed(session, queries.id_of(game), self.draw_seed)
         row = new_row(
             StepRow,
-            game_id=self._id(game),
+            game_id=queries.id_of(game),
             key=step.key,
             attempt=self._next_attempt(session, game, step.key),
             turn=step.turn,
@@ -637,28 +456,17 @@ class Games:
             self._carry_sealed(session, game, row)
         return row
 
-    @staticmethod
-    def opened_before(session: Session, step: StepRow) -> StepRow | None:
-        """The first earlier attempt of a sealed step whose values were opened (it was resolved)."""
-        query = select(StepRow).where(
-            StepRow.game_id == step.game_id,
-            StepRow.key == step.key,
-            StepRow.attempt < step.attempt,
-            col(StepRow.closed_at).is_not(None),
-        )
-        return session.exec(query.order_by(col(StepRow.attempt))).first()
-
     def _carry_sealed(self, session: Session, game: Game, row: StepRow) -> None:
         """A sealed step opened again after a rollback: the values as they were opened stand.
 
         Everyone has seen them, so sealing anew would let a seat answer the other's value;
         SEAL is refused in this attempt (``Sealing``) and the opened values are used.
         """
-        earlier = self.opened_before(session, row)
+        earlier = queries.opened_before(session, row)
         if earlier is None:
             return
         receipts: dict[str, dict[str, str]] = {}
-        for held in self.current_orders(session, row_id(earlier)).values():
+        for held in queries.current_orders(session, row_id(earlier)).values():
             if held.defaulted or held.seat not in row.owing:
                 continue
             session.add(held.copied_to(row_id(row)))
@@ -669,7 +477,7 @@ class Games:
             "from_attempt": earlier.attempt,
             "receipts": receipts,
         }
-        chainlog.append(session, self._id(game), "sealed-carried", payload, self.clock())
+        chainlog.append(session, queries.id_of(game), "sealed-carried", payload, self.clock())
 
     def _next_attempt(self, session: Session, game: Game, key: str) -> int:
         # The number alone: loading the rows would read back each one's saved game state.

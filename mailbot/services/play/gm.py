@@ -18,7 +18,7 @@ from mailbot.core import deadlines
 from mailbot.core.chain import salted
 from mailbot.core.commands import Command, CommandSpec
 from mailbot.core.dice import order_digest
-from mailbot.services.base import dicechain
+from mailbot.services.base import dicechain, queries
 from mailbot.services.base.tags import new_salt
 from mailbot.services.inbox.auth import Gatekeeper
 from mailbot.services.inbox.inbound import Context, Handler, Reply
@@ -72,7 +72,7 @@ class GmActions:
             # Naming the step lets Reports count the moves of its deadline (the calendar SEQUENCE).
             deadline = moved.deadline_at.isoformat()
             payload |= {"step": moved.key, "attempt": moved.attempt, "deadline": deadline}
-        self.games.note(session, game, f"gm-{action}", payload)
+        queries.note(session, game, f"gm-{action}", payload, self.clock())
         title, lines = f"Game master: {action}", [*announce, f"Reason: {reason or '(none given)'}"]
         if moved is None:
             self.turns.reports.announce(session, game, title, lines)
@@ -80,7 +80,7 @@ class GmActions:
             self.turns.reports.deadline_moved(session, game, moved, title, lines, heading=heading)
 
     def _open(self, session: Session, game: Game) -> StepRow:
-        step = Games.open_step(session, row_id(game))
+        step = queries.open_step(session, row_id(game))
         if step is None:
             raise GmError("no step is open")
         return step
@@ -98,7 +98,7 @@ class GmActions:
             raise GmError(f"the game is {game.status.value}")
         game.status, game.pause_reason = GameStatus.RUNNING, ""
         session.add(game)
-        step = Games.open_step(session, row_id(game))
+        step = queries.open_step(session, row_id(game))
         if step is None or step.deadline_at >= self.clock():
             self._log(session, game, "resume", reason, ["The game goes on."])
             return "resumed"
@@ -139,7 +139,7 @@ class GmActions:
         """
         step = self._open(session, game)
         if step.kind == "sealed":
-            held = Games.current_orders(session, row_id(step))
+            held = queries.current_orders(session, row_id(step))
             return [
                 f"Preview of {step.title}: not resolved, its values are sealed until the opening.",
                 f"  Sealed so far: {', '.join(sorted(held)) or 'nobody'}; owing: {', '.join(step.owing)}.",
@@ -209,7 +209,7 @@ class GmActions:
 
     def _copy_orders(self, session: Session, game: Game, source: StepRow, target: StepRow) -> None:
         """The orders of the rolled-back attempt stand in the new one, each logged with a new salt."""
-        for row in Games.current_orders(session, row_id(source)).values():
+        for row in queries.current_orders(session, row_id(source)).values():
             if not row.defaulted:
                 salt = new_salt()
                 session.add(row.copied_to(row_id(target), salt=salt))
@@ -220,7 +220,7 @@ class GmActions:
                     "seat": row.seat,
                     "commitment": salted(digest, bytes.fromhex(salt)),
                 }
-                self.games.note(session, game, "orders-carried", payload)
+                queries.note(session, game, "orders-carried", payload, self.clock())
 
     def replace(self, session: Session, game: Game, seat_name: str, address: str, reason: str) -> str:
         seat = self._seat(session, game, seat_name)
@@ -247,7 +247,7 @@ class GmActions:
 
     @staticmethod
     def _seat(session: Session, game: Game, name: str) -> Seat:
-        seat = Games.seat(session, row_id(game), name)
+        seat = queries.seat(session, row_id(game), name)
         if seat is None:
             raise GmError(f"no seat {name!r}")
         return seat

@@ -19,6 +19,7 @@ from mailbot.core import deadlines
 from mailbot.core.commands import ARCHIVE_COMMAND, Command, CommandSpec
 from mailbot.core.game import Line
 from mailbot.services.archive.archive_mail import ArchiveMail
+from mailbot.services.base import queries
 from mailbot.services.base.tags import new_salt, tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated, same_secret
 from mailbot.services.inbox.inbound import Context, Handler, Reply
@@ -98,7 +99,7 @@ class MailGame:
             reply.problem(command.line, command.text, "write JOIN <game number> <seat> <invite code>")
             return
         game = ctx.session.get(Game, int(command.args[0]))
-        seat = Games.seat(ctx.session, int(command.args[0]), command.args[1]) if game else None
+        seat = queries.seat(ctx.session, int(command.args[0]), command.args[1]) if game else None
         if (
             game is None
             or seat is None
@@ -123,7 +124,7 @@ class MailGame:
         step = open_step_for(who, command, ctx, reply)
         if step is None:
             return
-        plugin = self.games.plugin(who.game)
+        plugin = queries.plugin(who.game)
         lines = [Line(line.number, line.text) for line in _without_nonces(command, ctx)]
         parsed = plugin.parse(plugin.load(step.snapshot), who.seat.name, lines)
         if parsed.accepted or not parsed.problems:
@@ -139,7 +140,7 @@ class MailGame:
     def _store_orders(
         self, ctx: Context, who: Seated, step: StepRow, lines: list[str], reply: Reply, *, dropped: list[str]
     ) -> None:
-        current = Games.current_orders(ctx.session, row_id(step))
+        current = queries.current_orders(ctx.session, row_id(step))
         previous = current.get(who.seat.name)
         if previous is not None:
             previous.current = False
@@ -155,7 +156,7 @@ class MailGame:
             dropped=dropped,
         )
         ctx.session.add(row)
-        Games.orders_replaced(ctx.session, row_id(step), current, row)
+        queries.orders_replaced(ctx.session, row_id(step), current, row)
         self.games.note_orders(
             ctx.session,
             who.game,
@@ -193,8 +194,8 @@ class MailGame:
         who = self.gate.player(ctx, reply)
         if who is None:
             return
-        step = Games.open_step(ctx.session, row_id(who.game))
-        held = None if step is None else Games.current_orders(ctx.session, row_id(step)).get(who.seat.name)
+        step = queries.open_step(ctx.session, row_id(who.game))
+        held = None if step is None else queries.current_orders(ctx.session, row_id(step)).get(who.seat.name)
         if step is None or held is None:
             reply.problem(
                 command.line, command.text, "you hold no orders for an open step: nothing to confirm"
@@ -221,7 +222,7 @@ class MailGame:
         who = self.gate.player(ctx, reply)
         if who is None:
             return
-        step = Games.open_step(ctx.session, row_id(who.game))
+        step = queries.open_step(ctx.session, row_id(who.game))
         if who.game.status is not GameStatus.RUNNING or step is None:
             reply.problem(command.line, command.text, "no step is open: the nonce was not used")
             return
@@ -243,11 +244,11 @@ class MailGame:
         if who is None or who.seat is None:
             return
         game, seat = who.game, who.seat
-        step = Games.open_step(ctx.session, row_id(game))
+        step = queries.open_step(ctx.session, row_id(game))
         if step is None:
             reply.section(f"Orders in {game.title}", ["No step is open: nothing to send now."])
             return
-        plugin = Games.plugin(game)
+        plugin = queries.plugin(game)
         lines = plugin.order_help(plugin.load(game.state), seat.name)
         reply.section(f"Orders for {seat.name}", [f"{game.title} ({tag(game)}): {step.title}", "", *lines])
 
@@ -255,8 +256,8 @@ class MailGame:
         who = self.gate.player(ctx, reply)
         if who is None:
             return
-        step = Games.open_step(ctx.session, row_id(who.game))
-        held = Games.current_orders(ctx.session, row_id(step)).get(who.seat.name) if step else None
+        step = queries.open_step(ctx.session, row_id(who.game))
+        held = queries.current_orders(ctx.session, row_id(step)).get(who.seat.name) if step else None
         title = step.title if step else "no open step"
         reply.section(
             f"Your orders for {title}", [f"  {line}" for line in held.lines] if held else ["  (none yet)"]
@@ -275,13 +276,13 @@ class MailGame:
         )
 
     def status_lines(self, session: Session, game: Game, seat: Seat | None) -> list[str]:
-        step = Games.open_step(session, row_id(game))
+        step = queries.open_step(session, row_id(game))
         lines = [
             f"Game status: {game.status.value}" + (f" ({game.pause_reason})" if game.pause_reason else "")
         ]
         if step is None:
             return [*lines, game.result] if game.result else lines
-        held = Games.current_orders(session, row_id(step))
+        held = queries.current_orders(session, row_id(step))
         zone = (seat.timezone if seat else "") or game.timezone
         missing = [name for name in step.owing if name not in held]
         return [
@@ -322,7 +323,7 @@ class MailGame:
         target = command.args[0].lower() if command.args else ""
         seats = [
             s
-            for s in Games.seats(ctx.session, row_id(who.game))
+            for s in queries.seats(ctx.session, row_id(who.game))
             if s.status is SeatStatus.ACTIVE and s.name != who.seat.name
         ]
         chosen = seats if target == "all" else [s for s in seats if s.name.lower() == target]
@@ -343,7 +344,9 @@ class MailGame:
         # The chain goes into every archive, a seat's own included: an anonymous author stays out of it
         # (the GM still has the letter itself among the game's inbound mail).
         sender = "anonymous" if anonymous else who.seat.name
-        self.games.note(ctx.session, who.game, "press", {"from": sender, "to": [s.name for s in chosen]})
+        queries.note(
+            ctx.session, who.game, "press", {"from": sender, "to": [s.name for s in chosen]}, self.clock()
+        )
         reply.section(
             "Press relayed",
             [f"to {', '.join(s.name for s in chosen)}" + (" (anonymously)" if anonymous else "")],
@@ -355,7 +358,7 @@ class MailGame:
         """A copy of the press to the GM, naming its author (the GM referees; an anonymous author
         stays anonymous where the GM's address plays a seat too); none when the GM wrote or got it."""
         gm = who.game.gm_address.lower()
-        seats = Games.seats(ctx.session, row_id(who.game))
+        seats = queries.seats(ctx.session, row_id(who.game))
         if gm in {who.seat.address.lower(), *(s.address.lower() for s in chosen)}:
             return
         plays = any(s.address.lower() == gm for s in seats)
@@ -394,7 +397,7 @@ class MailGame:
         who.seat.vacation_from, who.seat.vacation_to = span
         ctx.session.add(who.seat)
         payload = {"seat": who.seat.name, "from": command.args[0], "to": command.args[1]}
-        self.games.note(ctx.session, who.game, "vacation", payload)
+        queries.note(ctx.session, who.game, "vacation", payload, self.clock())
         reply.section(
             "Vacation",
             [
@@ -409,7 +412,7 @@ class MailGame:
             return
         who.seat.status = SeatStatus.RESIGNED
         ctx.session.add(who.seat)
-        self.games.note(ctx.session, who.game, "resign", {"seat": who.seat.name})
+        queries.note(ctx.session, who.game, "resign", {"seat": who.seat.name}, self.clock())
         reply.section("Resigned", [f"You have left {who.game.title}; your seat plays its default orders."])
 
 
@@ -418,9 +421,9 @@ def early_line(session: Session, game: Game, step: StepRow, zone: str, *, gm: bo
 
     Only the game master hears whose WAIT holds it back; a player learns nothing of who waits.
     """
-    seats = Games.seats(session, row_id(game))
+    seats = queries.seats(session, row_id(game))
     waiting = sorted(seat.name for seat in seats if seat.wait and seat.name in step.owing)
-    held = Games.current_orders(session, row_id(step))
+    held = queries.current_orders(session, row_id(step))
     unconfirmed = sorted(name for name, row in held.items() if row.held_back and name in step.owing)
     if waiting and gm:
         return f"Early processing: held back, {', '.join(waiting)} asked to WAIT"
@@ -468,7 +471,7 @@ def contribute(games: Games, ctx: Context, who: Seated, step: StepRow) -> None:
 
 def open_step_for(who: Seated, command: Command, ctx: Context, reply: Reply) -> StepRow | None:
     """The open step if the seat owes input there and the letter names no other step."""
-    step = Games.open_step(ctx.session, row_id(who.game))
+    step = queries.open_step(ctx.session, row_id(who.game))
     if who.game.status is not GameStatus.RUNNING or step is None:
         reply.problem(
             command.line, command.text, f"the game is {who.game.status.value}: no step takes orders"

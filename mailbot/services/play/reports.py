@@ -33,10 +33,9 @@ from mailbot.mail.compose import Attachment
 from mailbot.render.ics import deadline_ics
 from mailbot.render.maps import MapError, draw_map
 from mailbot.render.templates import Rendered, Renderer
-from mailbot.services.base import chainlog, dicechain
+from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.base.tags import new_salt, tag, untagged
 from mailbot.services.base.transactions import kept
-from mailbot.services.play.games import Games
 from mailbot.services.play.sealing import box_of
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.services.post.outbox import Thread
@@ -113,10 +112,10 @@ class Reports:
 
     def opening(self, session: Session, game: Game, first: StepRow | None) -> None:
         """Every seat's first report: the starting position and the first step with its deadline."""
-        plugin = Games.plugin(game)
+        plugin = queries.plugin(game)
         state = plugin.load(game.state)
         now = self.clock()
-        for seat in Games.seats(session, row_id(game)):
+        for seat in queries.seats(session, row_id(game)):
             view = plugin.view(state, (), seat.name)
             body = self.renderer.render(f"{game.plugin}/report", {"r": view})
             letter = Letter(
@@ -146,10 +145,10 @@ class Reports:
         dropped: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         """Every active seat's report on ``step`` and the ``quiet`` steps played after it without mail."""
-        plugin = Games.plugin(game)
+        plugin = queries.plugin(game)
         state = plugin.load(game.state)
         now = self.clock()
-        for seat in Games.seats(session, row_id(game)):
+        for seat in queries.seats(session, row_id(game)):
             if seat.status is not SeatStatus.ACTIVE:
                 continue
             view = plugin.view(state, events, seat.name)
@@ -205,7 +204,7 @@ class Reports:
 
     @staticmethod
     def _setup_section(session: Session, letter: Letter, game: Game) -> None:
-        setup = Games.setup_step(session, row_id(game))
+        setup = queries.setup_step(session, row_id(game))
         if setup is None:
             return
         seed = (
@@ -229,7 +228,7 @@ class Reports:
             "Keep this letter with your reports: python3 verify.py ARCHIVE --letters YOUR_MAILBOX",
             "checks that the published archive holds exactly the log you were shown.",
         ]
-        for seat in Games.seats(session, row_id(game)):
+        for seat in queries.seats(session, row_id(game)):
             if seat.status is SeatStatus.ACTIVE or seat in also:
                 letter = Letter(
                     seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game log is closed"
@@ -256,7 +255,7 @@ class Reports:
         """Seal opening: every value with its salt, so every seat can check every receipt."""
         if step.kind != "sealed" or not step.seal_labels:
             return
-        box = box_of(step, Games.current_orders(session, row_id(step)))
+        box = box_of(step, queries.current_orders(session, row_id(step)))
         lines = [
             f"{seat} {label}: value {item.value}, salt {item.salt_hex}, receipt {item.receipt}"
             for (seat, label), item in sorted(box.entries.items())
@@ -360,7 +359,7 @@ class Reports:
         self, session: Session, game: Game, title: str, lines: Sequence[str], *, skip: Collection[str] = ()
     ) -> None:
         """Tell every active seat, except those named in ``skip`` (they were told otherwise)."""
-        for seat in Games.seats(session, row_id(game)):
+        for seat in queries.seats(session, row_id(game)):
             if seat.status is SeatStatus.ACTIVE and seat.name not in skip:
                 letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] {title}").section(title, lines)
                 self.postman.post(session, letter, kind="announcement", now=self.clock())
@@ -386,8 +385,8 @@ class Reports:
         """
         now, owing = self.clock(), set(step.owing)
         ics = self.ics_for(session, game, step)
-        held = Games.current_orders(session, row_id(step))
-        for seat in Games.seats(session, row_id(game)):
+        held = queries.current_orders(session, row_id(step))
+        for seat in queries.seats(session, row_id(game)):
             if seat.status is not SeatStatus.ACTIVE or seat.name not in owing:
                 continue
             subject = heading or f"New deadline for {step.title}"

@@ -19,6 +19,7 @@ from typing import Any
 from mailbot.core.commands import Command
 from mailbot.core.game import Line
 from mailbot.core.sealed import Refusal, RefusalKind, SealBox
+from mailbot.services.base import queries
 from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated
 from mailbot.services.inbox.inbound import Context, Reply
@@ -68,7 +69,7 @@ class Sealing:
         if step.kind != "sealed":
             reply.problem(command.line, command.text, f"no sealed value is open; the open step is {step.key}")
             return
-        if Games.opened_before(ctx.session, step) is not None:
+        if queries.opened_before(ctx.session, step) is not None:
             reply.problem(
                 command.line,
                 command.text,
@@ -79,14 +80,14 @@ class Sealing:
         if len(command.args) != 2:
             reply.problem(command.line, command.text, f"write SEAL <label> <value>; labels: {labels}")
             return
-        current = Games.current_orders(ctx.session, row_id(step))
+        current = queries.current_orders(ctx.session, row_id(step))
         box, answer = box_of(step, current).put(who.seat.name, command.args[0], command.args[1], _salt())
         if isinstance(answer, Refusal):
             hint = f"; labels: {labels}" if answer.kind is RefusalKind.UNKNOWN_LABEL else ""
             reply.problem(command.line, command.text, answer.reason + hint)
             return
         label, value = answer.label, command.args[1]
-        plugin = self.games.plugin(who.game)
+        plugin = queries.plugin(who.game)
         parsed = plugin.parse(
             plugin.load(step.snapshot), who.seat.name, [Line(command.line, f"{label.upper()} {value}")]
         )
@@ -142,14 +143,18 @@ class Sealing:
             )
         )
         receipts = {name: item["receipt"] for name, item in sealed.items()}
-        self.games.note(
-            ctx.session, who.game, "sealed", {"step": step.key, "seat": who.seat.name, "receipts": receipts}
+        queries.note(
+            ctx.session,
+            who.game,
+            "sealed",
+            {"step": step.key, "seat": who.seat.name, "receipts": receipts},
+            self.clock(),
         )
         self.games.note_orders(
             ctx.session, who.game, step, who.seat.name, [], replaced=held is not None, log=False
         )
         contribute(self.games, ctx, who, step)
-        for other in Games.seats(ctx.session, row_id(who.game)):
+        for other in queries.seats(ctx.session, row_id(who.game)):
             if other.name != who.seat.name and other.status is SeatStatus.ACTIVE:
                 letter = Letter(other.address, f"[{tag(who.game)} {other.secret}] A sealed value arrived")
                 letter.section("Sealed value", [f"{who.seat.name} has sealed a value for {step.title}."])

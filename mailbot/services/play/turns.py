@@ -22,7 +22,7 @@ from sqlmodel import Session, col, select
 from mailbot.core import lifecycle
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Line, Outcome
-from mailbot.services.base import chainlog, dicechain
+from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.play.games import Games, resolved_payload
 from mailbot.services.play.reports import Reports
 from mailbot.store.game_tables import (
@@ -86,13 +86,13 @@ class Turns:
         self, session: Session, game: Game, step: StepRow, *, seed: bytes | None = None
     ) -> Resolution:
         """Resolve ``step`` without writing anything (processing; PREVIEW passes a throwaway ``seed``)."""
-        plugin = self.games.plugin(game)
+        plugin = queries.plugin(game)
         state = plugin.load(step.snapshot)
-        held = {seat: row.lines for seat, row in Games.current_orders(session, row_id(step)).items()}
+        held = {seat: row.lines for seat, row in queries.current_orders(session, row_id(step)).items()}
         filled = lifecycle.fill_defaults(step.owing, held, lambda seat: plugin.default_orders(state, seat))
         orders, defaulted = filled.orders, filled.defaulted
         digest = order_digest(orders)
-        inputs = dicechain.step_dice(session, step, lambda: Games.step_entropy(session, step))
+        inputs = dicechain.step_dice(session, step, lambda: queries.step_entropy(session, step))
         entropy = (inputs.entropy, inputs.count)
         keyed = seed or bytes.fromhex(step.seed)
         dice = DiceStream(keyed, inputs.digest_for_dice(digest), step.key, entropy[0])
@@ -122,7 +122,7 @@ class Turns:
         defaults = {seat: result.orders[seat] for seat in result.defaulted}
         dropped = {
             seat: row.dropped
-            for seat, row in Games.current_orders(session, row_id(step)).items()
+            for seat, row in queries.current_orders(session, row_id(step)).items()
             if row.dropped
         }
         events = self._combined(step, result, quiet)
@@ -154,7 +154,7 @@ class Turns:
         """Resolve ``step`` and store it, and the game's new state."""
         result = self.compute(session, game, step)
         self._store(session, game, step, result, now)
-        game.state = self.games.plugin(game).dump(result.outcome.state)
+        game.state = queries.plugin(game).dump(result.outcome.state)
         session.add(game)
         return result
 
@@ -165,7 +165,7 @@ class Turns:
 
         Returns the steps played with their resolutions, and the step open after them."""
         settings = lifecycle.quiet_settings(game.options)
-        plugin = self.games.plugin(game)
+        plugin = queries.plugin(game)
         played: list[tuple[StepRow, Resolution]] = []
         while nxt is not None:
             declared = plugin.step(plugin.load(game.state))
@@ -209,7 +209,7 @@ class Turns:
         """Count misses in a row; tell the GM who was late and who keeps missing."""
         opened, seats = self.facts(session, game, step)
         misses = lifecycle.count_misses(opened, seats, policy(game), result.defaulted)
-        rows = {seat.name: seat for seat in Games.seats(session, row_id(game))}
+        rows = {seat.name: seat for seat in queries.seats(session, row_id(game))}
         for name, in_row in misses.in_row.items():
             rows[name].missed_in_row = in_row
             session.add(rows[name])
@@ -223,7 +223,7 @@ class Turns:
 
     def finish(self, session: Session, game: Game, result: str, now: datetime) -> None:
         """End the game before its rules do (a draw, a concession): the open step is void."""
-        step = Games.open_step(session, row_id(game))
+        step = queries.open_step(session, row_id(game))
         if step is not None:
             step.state, step.closed_at = StepState.ROLLED_BACK, now
             session.add(step)
@@ -244,7 +244,7 @@ class Turns:
     @staticmethod
     def facts(session: Session, game: Game, step: StepRow) -> tuple[lifecycle.StepFacts, SeatMap]:
         """The open step and its seats as the lifecycle's plain values."""
-        held = Games.current_orders(session, row_id(step))
+        held = queries.current_orders(session, row_id(step))
         seats = {
             seat.name: lifecycle.SeatFacts(
                 seat.name,
@@ -255,7 +255,7 @@ class Turns:
                 active=seat.status is SeatStatus.ACTIVE,
                 missed_in_row=seat.missed_in_row,
             )
-            for seat in Games.seats(session, row_id(game))
+            for seat in queries.seats(session, row_id(game))
         }
         opened = lifecycle.StepFacts(
             step.key,
@@ -270,7 +270,7 @@ class Turns:
     def tick(self, session: Session, game: Game, interlock: Interlock) -> str:
         """Act on one running game at the injected now; returns what was done."""
         now = self.clock()
-        step = Games.open_step(session, row_id(game))
+        step = queries.open_step(session, row_id(game))
         if game.status is not GameStatus.RUNNING or step is None:
             return "idle"
         opened, seats = self.facts(session, game, step)
@@ -292,7 +292,7 @@ class Turns:
     ) -> None:
         step.reminders_sent = [*step.reminders_sent, *decision.marks]
         session.add(step)
-        for seat in Games.seats(session, row_id(game)):
+        for seat in queries.seats(session, row_id(game)):
             if seat.name in decision.remind:
                 self.reports.reminder(session, game, step, seat, now)
 

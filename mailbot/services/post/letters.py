@@ -102,11 +102,11 @@ def thread_of(session: Session, subject: str) -> Thread | None:
     found = _SUBJECT_TAG.search(subject)
     if found is None:
         return None
-    from mailbot.services.play.games import Games  # games imports this module: not at the top
+    from mailbot.services.base import queries
 
     game_id, secret = int(found.group(1)), found.group(2)
     if secret == "GM":
         return Thread(game_id)
     # The game's seats, as a batch or tick keeps them for its transaction (the first by id, like a query).
-    seat = next((seat for seat in Games.seats(session, game_id) if seat.secret == secret), None)
+    seat = next((seat for seat in queries.seats(session, game_id) if seat.secret == secret), None)
     return Thread(game_id, seat.name) if seat is not None else None

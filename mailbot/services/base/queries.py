@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What use cases read about a game: its plugin, seats, open step, current orders, entropy.
+
+Plain functions over the caller's session. A batch of letters keeps what it reads for its
+transaction (``kept``): a game's seats, its open step and that step's current orders are read
+once, and the listeners below forget a step's kept orders when orders are added or changed.
+``note`` appends to the game's chain log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, event
+from sqlalchemy.orm import Session as OrmSession
+from sqlalchemy.orm import object_session
+from sqlmodel import Session, col, select
+
+from mailbot.core.dice import player_entropy
+from mailbot.errors import ConfigError
+from mailbot.games.registry import AnyGame, find_game
+from mailbot.services.base import chainlog
+from mailbot.services.base.transactions import kept
+from mailbot.store.game_tables import ChainRow, Game, OrderSet, Seat, StepRow, StepState, row_id
+
+_CURRENT = "current-orders"  # kept: {step id: {seat: OrderSet}}, the step's current orders
+
+
+# The queries of every letter and every tick, built once with their values as parameters:
+# building a statement (its clauses, then its cache key) cost twice as much as running it.
+_SEATS = select(Seat).where(Seat.game_id == bindparam("game_id")).order_by(col(Seat.id))
+_OPEN_STEP = select(StepRow).where(StepRow.game_id == bindparam("game_id"), StepRow.state == StepState.OPEN)
+_CURRENT_ORDERS = select(OrderSet).where(OrderSet.step_id == bindparam("step_id"), col(OrderSet.current))
+_ENTROPY = (
+    select(ChainRow.payload)
+    .where(
+        ChainRow.game_id == bindparam("game_id"),
+        ChainRow.kind == "entropy",
+        col(ChainRow.payload)["step"].as_string() == bindparam("key"),
+        col(ChainRow.payload)["attempt"].as_integer() == bindparam("attempt"),
+    )
+    .order_by(col(ChainRow.position))
+)
+
+
+def _forget_orders(session: OrmSession, step_id: int) -> None:
+    known = kept(session, _CURRENT) if isinstance(session, Session) else None
+    if known is not None:
+        known.pop(step_id, None)
+
+
+@event.listens_for(OrmSession, "transient_to_pending")
+def _orders_added(session: OrmSession, row: object) -> None:
+    """New orders for a step: its kept current orders are read again (whoever added them)."""
+    if isinstance(row, OrderSet):
+        _forget_orders(session, row.step_id)
+
+
+@event.listens_for(OrderSet.current, "set")
+def _orders_changed(row: OrderSet, _value: object, _old: object, _initiator: object) -> None:
+    session = object_session(row)
+    if session is not None:
+        _forget_orders(session, row.step_id)
+
+
+def settled(session: Session, model: type[Any]) -> bool:
+    """Whether no row of ``model`` waits in the session to be written (added, changed, deleted)."""
+    pending = (session.new, session.dirty, session.deleted)
+    return not any(isinstance(row, model) for rows in pending for row in rows)
+
+
+def quiet(session: Session, model: type[Any]) -> AbstractContextManager[object]:
+    """Where a query reads ``model``'s table alone: without autoflush when no row of it waits.
+
+    The autoflush would write every pending row of the letter (its chain links, the reply) in a
+    flush of its own, and the query would read the same; the rows go with the next flush.
+    """
+    return session.no_autoflush if settled(session, model) else nullcontext()
+
+
+def plugin(game: Game) -> AnyGame:
+    return find_game(game.plugin)
+
+
+def seats(session: Session, game_id: int) -> list[Seat]:
+    known = kept(session, "seats")  # a batch of letters asks for the same game's seats often
+    if known is not None and game_id in known:
+        return list(known[game_id])
+    rows = list(session.exec(_SEATS, params={"game_id": game_id}))
+    if known is not None:
+        known[game_id] = rows
+    return list(rows)
+
+
+def seat(session: Session, game_id: int, name: str) -> Seat | None:
+    """A seat by name, in any case (players write "axis" for the plugin's "Axis")."""
+    wanted = name.strip().lower()
+    return next((s for s in seats(session, game_id) if s.name.lower() == wanted), None)
+
+
+def open_step(session: Session, game_id: int) -> StepRow | None:
+    """The game's open step; a batch of letters keeps it for its transaction (``kept``)."""
+    known = kept(session, "open-step")
+    step: StepRow | None = known.get(game_id) if known is not None else None
+    if step is not None and step.state is StepState.OPEN:  # one closed meanwhile is read again
+        return step
+    with quiet(session, StepRow):
+        step = session.exec(_OPEN_STEP, params={"game_id": game_id}).first()
+    if known is not None and step is not None:
+        known[game_id] = step
+    return step
+
+
+def current_orders(session: Session, step_id: int) -> dict[str, OrderSet]:
+    """Each seat's current orders for the step, in the table's order (the oldest first)."""
+    known = kept(session, _CURRENT)  # a batch of letters reads one step's orders again and again
+    if known is not None and step_id in known:
+        return dict(known[step_id])
+    with quiet(session, OrderSet):
+        found = {row.seat: row for row in session.exec(_CURRENT_ORDERS, params={"step_id": step_id})}
+    if known is not None:
+        known[step_id] = dict(found)
+    return found
+
+
+def orders_replaced(session: Session, step_id: int, before: Mapping[str, OrderSet], row: OrderSet) -> None:
+    """``row`` is now its seat's current set (``before``: the step's current orders until now).
+
+    Kept as the step's current orders, as the table will read: the seat's earlier set is
+    no longer current, and the new row is the newest.
+    """
+    known = kept(session, _CURRENT)
+    if known is not None:
+        held = {seat: held for seat, held in before.items() if seat != row.seat}
+        known[step_id] = held | {row.seat: row}
+
+
+def read_ahead(session: Session, game_ids: Collection[int]) -> None:
+    """Read, for many games at once, what handling their letters reads: each game, its seats,
+    its open step, that step's current orders and the chain's last link (a query for each).
+
+    Only where the transaction keeps what it reads (``kept``); games whose seats it keeps
+    already are left alone. The caches fill as the one-game queries would fill them.
+    """
+    seats, held = kept(session, "seats"), kept(session, "read-ahead")
+    if seats is None or held is None:
+        return
+    wanted = sorted({game_id for game_id in game_ids if game_id not in seats})
+    if not wanted:
+        return
+    # The games stay loaded for the transaction: ``session.get`` finds them.
+    held[tuple(wanted)] = session.exec(select(Game).where(col(Game.id).in_(wanted))).all()
+    found: dict[int, list[Seat]] = {game_id: [] for game_id in wanted}
+    for seat in session.exec(select(Seat).where(col(Seat.game_id).in_(wanted)).order_by(col(Seat.id))):
+        found[seat.game_id].append(seat)
+    seats.update(found)
+    _read_steps_ahead(session, wanted)
+    chainlog.read_heads(session, wanted)
+
+
+def _read_steps_ahead(session: Session, game_ids: Sequence[int]) -> None:
+    steps, orders = kept(session, "open-step"), kept(session, _CURRENT)
+    if steps is None or orders is None:
+        return
+    query = select(StepRow).where(col(StepRow.game_id).in_(game_ids), StepRow.state == StepState.OPEN)
+    for step in session.exec(query.order_by(col(StepRow.id))):
+        known = steps.get(step.game_id)
+        if known is None or known.state is not StepState.OPEN:  # the first, as ``open_step`` reads
+            steps[step.game_id] = step
+    ids = [row_id(steps[game_id]) for game_id in game_ids if game_id in steps]
+    current: dict[int, dict[str, OrderSet]] = {step_id: {} for step_id in ids if step_id not in orders}
+    if not current:
+        return
+    query_orders = select(OrderSet).where(col(OrderSet.step_id).in_(list(current)), col(OrderSet.current))
+    for row in session.exec(query_orders.order_by(col(OrderSet.id))):  # the table's order
+        current[row.step_id][row.seat] = row
+    orders.update(current)
+
+
+def setup_step(session: Session, game_id: int) -> StepRow | None:
+    query = select(StepRow).where(StepRow.game_id == game_id, StepRow.key == "setup")
+    return session.exec(query.order_by(col(StepRow.id).desc())).first()
+
+
+def opened_before(session: Session, step: StepRow) -> StepRow | None:
+    """The first earlier attempt of a sealed step whose values were opened (it was resolved)."""
+    query = select(StepRow).where(
+        StepRow.game_id == step.game_id,
+        StepRow.key == step.key,
+        StepRow.attempt < step.attempt,
+        col(StepRow.closed_at).is_not(None),
+    )
+    return session.exec(query.order_by(col(StepRow.attempt))).first()
+
+
+def step_entropy(session: Session, step: StepRow) -> tuple[str, int]:
+    """The mixed player entropy of one step attempt and how many letters contributed."""
+    # The step is picked out by the database: a game's entropy links grow with every letter.
+    params = {"game_id": step.game_id, "key": step.key, "attempt": step.attempt}
+    found = [
+        (str(p["seat"]), str(p["message_id"]), str(p["nonce"])) for p in session.exec(_ENTROPY, params=params)
+    ]
+    return player_entropy(found), len(found)
+
+
+def note(session: Session, game: Game, kind: str, payload: Mapping[str, Any], now: datetime) -> None:
+    chainlog.append(session, id_of(game), kind, payload, now)
+
+
+def id_of(game: Game) -> int:
+    if game.id is None:
+        raise ConfigError("game has no id yet")
+    return game.id
