@@ -20,6 +20,7 @@ from sqlalchemy.orm import object_session
 from sqlmodel import Session, col, select
 
 from mailbot.core.dice import player_entropy
+from mailbot.core.sealed import SealBox
 from mailbot.errors import ConfigError
 from mailbot.games.registry import AnyGame, find_game
 from mailbot.services.base import chainlog
@@ -214,3 +215,18 @@ def id_of(game: Game) -> int:
     if game.id is None:
         raise ConfigError("game has no id yet")
     return game.id
+
+
+def step_labels(step: StepRow) -> list[str]:
+    return [str(label).lower() for label in step.seal_labels]
+
+
+def box_of(step: StepRow, held: Mapping[str, OrderSet]) -> SealBox:
+    """The step's seal box as stored: every value held, receipts recomputed (never read from storage)."""
+    box = SealBox.new(step.key, step.owing, step_labels(step))
+    entries = [
+        {"seat": seat, "label": label, "value": item["value"], "salt": item["salt"], "defaulted": False}
+        for seat, row in held.items()
+        for label, item in row.sealed.items()
+    ]
+    return SealBox.load({**box.dump(), "entries": entries})

@@ -25,7 +25,7 @@ from mailbot.services.inbox.auth import Gatekeeper, Seated, same_secret
 from mailbot.services.inbox.inbound import Context, Handler, Reply
 from mailbot.services.play import dicemail
 from mailbot.services.play.games import Games
-from mailbot.services.play.lateness import late_letter
+from mailbot.services.play.steps import contribute, letter_entropy, open_step_for, without_nonces
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
@@ -125,7 +125,7 @@ class MailGame:
         if step is None:
             return
         plugin = queries.plugin(who.game)
-        lines = [Line(line.number, line.text) for line in _without_nonces(command, ctx)]
+        lines = [Line(line.number, line.text) for line in without_nonces(command, ctx)]
         parsed = plugin.parse(plugin.load(step.snapshot), who.seat.name, lines)
         if parsed.accepted or not parsed.problems:
             dropped = [f"{problem.text}: {problem.reason}" for problem in parsed.problems]
@@ -435,79 +435,6 @@ def early_line(session: Session, game: Game, step: StepRow, zone: str, *, gm: bo
     if not delay:
         return "Early processing: as soon as every order is in"
     return f"Early processing: {deadlines.delay_text(delay)} after every order is in"
-
-
-def letter_entropy(ctx: Context) -> tuple[str, str]:
-    """The letter's contribution to the dice: its Message-ID and its first NONCE line's text
-    (one inside its ORDERS block too)."""
-    nonce = next((" ".join(c.args) for c in ctx.reading.commands if c.name == "NONCE"), "")
-    return ctx.letter.message_id or "", nonce or str(ctx.extra.get(_BLOCK_NONCE, ""))
-
-
-_BLOCK_NONCE = "nonce-in-orders"  # ctx.extra: the text of the first NONCE line inside ORDERS ... END
-
-
-def _without_nonces(command: Command, ctx: Context) -> list[Line]:
-    """The ORDERS block without its NONCE lines: the rollback letter invites a NONCE, and players
-    write it beside their orders. The first one adds to the dice as a NONCE line outside would."""
-    kept = []
-    for line in command.block:
-        word, _, rest = line.text.strip().partition(" ")
-        if word.upper() != "NONCE":
-            kept.append(line)
-        elif rest.strip():
-            ctx.extra.setdefault(_BLOCK_NONCE, " ".join(rest.split()))
-    return kept
-
-
-def contribute(games: Games, ctx: Context, who: Seated, step: StepRow) -> None:
-    """Log the letter's entropy for ``step`` once, however many of its commands were accepted."""
-    done: set[tuple[int, str]] = ctx.extra.setdefault("entropy", set())
-    key = (row_id(step), who.seat.name)
-    if key not in done:
-        done.add(key)
-        games.note_entropy(ctx.session, who.game, step, who.seat.name, letter_entropy(ctx))
-
-
-def open_step_for(who: Seated, command: Command, ctx: Context, reply: Reply) -> StepRow | None:
-    """The open step if the seat owes input there and the letter names no other step."""
-    step = queries.open_step(ctx.session, row_id(who.game))
-    if who.game.status is not GameStatus.RUNNING or step is None:
-        reply.problem(
-            command.line, command.text, f"the game is {who.game.status.value}: no step takes orders"
-        )
-        return None
-    wanted = command.args[0] if command.args else ""
-    if wanted and wanted.upper() not in {step.key.upper(), f"T{step.turn}", str(step.turn)}:
-        state = "is not open yet" if _turn_named(wanted) > step.turn else "is closed"
-        reply.problem(command.line, command.text, f"that step {state}; the open step is {step.key}")
-        return None
-    if who.seat.name not in step.owing:
-        reply.problem(command.line, command.text, f"your seat owes nothing in the open step {step.key}")
-        return None
-    closing = step.deadline_at + timedelta(seconds=who.game.grace_seconds)
-    if ctx.row.received_at > closing:
-        # The mail server's receipt time decides, not when the moderator got round to reading
-        # the letter: after downtime, letters that came in time count and late ones do not.
-        zone = who.seat.timezone or who.game.timezone
-        reply.problem(
-            command.line,
-            command.text,
-            f"your letter reached the mail server after the deadline ({deadlines.local_time(closing, zone)})",
-        )
-        return None
-    late, what_happens = ("", []) if wanted else late_letter(ctx, who, step)
-    if late:
-        reply.section(f"Late for {late}", what_happens)
-        reply.problem(command.line, command.text, f"late for {late}: not used (see above)")
-        return None
-    return step
-
-
-def _turn_named(word: str) -> int:
-    """The turn a step name like ``T5.orders``, ``T5`` or ``5`` names (0 if none)."""
-    digits = word.upper().removeprefix("T").split(".", 1)[0]
-    return int(digits) if digits.isdigit() else 0
 
 
 def vacation_span(

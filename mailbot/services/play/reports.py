@@ -34,9 +34,9 @@ from mailbot.render.ics import deadline_ics
 from mailbot.render.maps import MapError, draw_map
 from mailbot.render.templates import Rendered, Renderer
 from mailbot.services.base import chainlog, dicechain, queries
+from mailbot.services.base.queries import box_of
 from mailbot.services.base.tags import new_salt, tag, untagged
 from mailbot.services.base.transactions import kept
-from mailbot.services.play.sealing import box_of
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.services.post.outbox import Thread
 from mailbot.store.game_tables import ChainRow, Game, Report, Seat, SeatStatus, StepRow, row_id

@@ -12,37 +12,23 @@ value and salt, so every seat can check every receipt.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from mailbot.core.commands import Command
 from mailbot.core.game import Line
-from mailbot.core.sealed import Refusal, RefusalKind, SealBox
+from mailbot.core.sealed import Refusal, RefusalKind
 from mailbot.services.base import queries
+from mailbot.services.base.queries import box_of, step_labels
 from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated
 from mailbot.services.inbox.inbound import Context, Reply
 from mailbot.services.play.games import Games
-from mailbot.services.play.mailgame import contribute, open_step_for
+from mailbot.services.play.steps import contribute, open_step_for
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import OrderSet, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
-
-
-def step_labels(step: StepRow) -> list[str]:
-    return [str(label).lower() for label in step.seal_labels]
-
-
-def box_of(step: StepRow, held: Mapping[str, OrderSet]) -> SealBox:
-    """The step's seal box as stored: every value held, receipts recomputed (never read from storage)."""
-    box = SealBox.new(step.key, step.owing, step_labels(step))
-    entries = [
-        {"seat": seat, "label": label, "value": item["value"], "salt": item["salt"], "defaulted": False}
-        for seat, row in held.items()
-        for label, item in row.sealed.items()
-    ]
-    return SealBox.load({**box.dump(), "entries": entries})
 
 
 def _salt() -> bytes:
