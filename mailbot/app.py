@@ -42,6 +42,7 @@ from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
 from mailbot.scheduler.deadlines import DeadlineScheduler
+from mailbot.services.archive.archive_mail import ArchiveMail
 from mailbot.services.base import queries
 from mailbot.services.base.claims import lock_game
 from mailbot.services.base.tags import fresh_seed
@@ -230,7 +231,6 @@ class Bot:
         self.turns = Turns(games=self.games, reports=self.reports, clock=clock)
         self.gm = GmActions(games=self.games, turns=self.turns, postman=self.postman, clock=clock)
         self.gate = Gatekeeper(
-            games=self.games,
             postman=self.postman,
             clock=clock,
             authserv_id=settings.bot.trusted_authserv_id,
@@ -238,7 +238,11 @@ class Bot:
         )
         self.mailgame = MailGame(games=self.games, gate=self.gate, postman=self.postman, clock=clock)
         sealing = Sealing(games=self.games, gate=self.gate, postman=self.postman, clock=clock)
-        self.processor.register(PLAYER_COMMANDS, {**self.mailgame.handlers(), "SEAL": sealing.seal})
+        archive_mail = ArchiveMail(gate=self.gate, postman=self.postman, clock=clock)
+        self.processor.register(
+            PLAYER_COMMANDS,
+            {**self.mailgame.handlers(), "ARCHIVE": archive_mail.archive, "SEAL": sealing.seal},
+        )
         self.processor.register(DICE_COMMANDS, DiceChains(gate=self.gate, now=clock).handlers())
         self.processor.help_extras.append(self.mailgame.game_help)
         self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, gate=self.gate).handlers())

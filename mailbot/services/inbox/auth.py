@@ -29,7 +29,6 @@ from mailbot.services.inbox import throttle
 from mailbot.services.inbox.inbound import Context, Reply
 from mailbot.services.inbox.thread import Answered
 from mailbot.services.inbox.throttle import Limits, Verdict, admit, silent_until
-from mailbot.services.play.games import Games
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.services.post.outbox import Thread
 from mailbot.store.game_tables import Game, Seat, row_id
@@ -64,13 +63,11 @@ class Gatekeeper:
     def __init__(
         self,
         *,
-        games: Games,
         postman: Postman,
         clock: Callable[[], datetime],
         authserv_id: str = "",
         limits: Limits | None = None,
     ) -> None:
-        self.games = games
         self.postman = postman
         self.clock = clock
         self.authserv_id = authserv_id  # the receiving server whose DKIM verdicts we trust

@@ -20,6 +20,7 @@ from mailbot.core.game import Line
 from mailbot.core.letter import Letter
 from mailbot.mail.known import Known
 from mailbot.mail.mime import letter_texts
+from mailbot.services.base import queries
 from mailbot.store.game_tables import Game, GameStatus, StepRow
 from mailbot.store.models import Outbound
 
@@ -64,8 +65,6 @@ def known(letters: Sequence[Answered]) -> Known | None:
 
 def open_step_asked(session: Session, letters: Sequence[Answered], sender: str) -> StepRow | None:
     """The open step that one of the answered letters (sent to ``sender``) asked orders for."""
-    from mailbot.services.base import queries
-
     for item in letters:
         if not item.step_key or item.game_id is None or item.recipient.lower() != sender.lower():
             continue

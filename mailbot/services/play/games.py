@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import bindparam
 from sqlmodel import Session, col, func, select
@@ -27,6 +27,7 @@ from mailbot.services.base.gamedata import load_game_data
 from mailbot.services.base.gameoptions import game_options, try_setup
 from mailbot.services.base.tags import fresh_seed, new_token, tag, untagged
 from mailbot.services.base.transactions import kept
+from mailbot.services.play.reports import Reports
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import (
     Game,
@@ -40,9 +41,6 @@ from mailbot.store.game_tables import (
     row_id,
 )
 from mailbot.store.rows import new_row
-
-if TYPE_CHECKING:  # Reports renders with Games' queries; the import is for typing only
-    from mailbot.services.play.reports import Reports
 
 
 def resolved_payload(

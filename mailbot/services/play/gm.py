@@ -19,7 +19,7 @@ from mailbot.core.chain import salted
 from mailbot.core.commands import Command, CommandSpec
 from mailbot.core.dice import order_digest
 from mailbot.services.base import dicechain, queries
-from mailbot.services.base.tags import new_salt
+from mailbot.services.base.tags import new_salt, new_token
 from mailbot.services.inbox.auth import Gatekeeper
 from mailbot.services.inbox.inbound import Context, Handler, Reply
 from mailbot.services.play.games import Games
@@ -254,8 +254,6 @@ class GmActions:
 
 
 def _new_secret() -> str:
-    from mailbot.services.base.tags import new_token
-
     return new_token()
 
 

@@ -18,7 +18,6 @@ from sqlmodel import Session
 from mailbot.core import deadlines
 from mailbot.core.commands import ARCHIVE_COMMAND, Command, CommandSpec
 from mailbot.core.game import Line
-from mailbot.services.archive.archive_mail import ArchiveMail
 from mailbot.services.base import queries
 from mailbot.services.base.tags import new_salt, tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated, same_secret
@@ -57,7 +56,8 @@ PLAYER_COMMANDS: tuple[CommandSpec, ...] = (
 
 
 class MailGame:
-    """Handlers for the player commands; authentication is the Gatekeeper's, SEAL is Sealing's."""
+    """Handlers for the player commands; authentication is the Gatekeeper's, SEAL is Sealing's,
+    ARCHIVE is ``ArchiveMail``'s (the archive reads games: ``app`` puts them together)."""
 
     def __init__(
         self, *, games: Games, gate: Gatekeeper, postman: Postman, clock: Callable[[], datetime]
@@ -80,7 +80,6 @@ class MailGame:
             "NOWAIT": self.wait,
             "CONFIRM": self.confirm,
             "HISTORY": self.history,
-            "ARCHIVE": ArchiveMail(gate=self.gate, postman=self.postman, clock=self.clock).archive,
             "PRESS": self.press,
             "TIMEZONE": self.timezone,
             "RESIGN": self.resign,

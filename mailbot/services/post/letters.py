@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from mailbot.mail.compose import Attachment, Outgoing
 from mailbot.render.templates import Rendered, Renderer
+from mailbot.services.base import queries
 from mailbot.services.inbox.inbound import Identity
 from mailbot.services.post.outbox import Thread, enqueue
 
@@ -102,8 +103,6 @@ def thread_of(session: Session, subject: str) -> Thread | None:
     found = _SUBJECT_TAG.search(subject)
     if found is None:
         return None
-    from mailbot.services.base import queries
-
     game_id, secret = int(found.group(1)), found.group(2)
     if secret == "GM":
         return Thread(game_id)
