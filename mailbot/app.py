@@ -54,7 +54,6 @@ from mailbot.services.inbox.auth import Gatekeeper
 from mailbot.services.inbox.inbound import Identity, InboundProcessor
 from mailbot.services.inbox.intake import Intake
 from mailbot.services.inbox.intake import describe as describe_raw
-from mailbot.services.inbox.throttle import Limits
 from mailbot.services.play.dicemail import DICE_COMMANDS, DiceChains
 from mailbot.services.play.endgame import ENDGAME_COMMANDS, Endgame
 from mailbot.services.play.games import Games
@@ -66,6 +65,7 @@ from mailbot.services.play.turns import Interlock, Turns
 from mailbot.services.post.letters import Postman
 from mailbot.services.post.notices import GmNotifier
 from mailbot.services.post.outbox import Outbox, RetryPolicy, Sink
+from mailbot.services.post.throttle import Limits
 from mailbot.settings import Settings, secret
 from mailbot.store import db, lease, repo
 from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, StepState

@@ -82,7 +82,7 @@ class Inbound(SQLModel, table=True):
 
 class AnswerCount(SQLModel, table=True):
     """How often the bot answered one address in the current hour: the loop breaker's counter
-    (:mod:`mailbot.services.inbox.throttle`), a row so that it survives a restart."""
+    (:mod:`mailbot.services.post.throttle`), a row so that it survives a restart."""
 
     __tablename__ = "answer_count"
 

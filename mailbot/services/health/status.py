@@ -32,7 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
 from mailbot.services.health.stalls import Stall, find_stalls
-from mailbot.services.inbox.throttle import throttled
+from mailbot.services.post.throttle import throttled
 from mailbot.store import repo
 from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
 from mailbot.store.models import Inbound, InboundState, MailboxCursor, Outbound, OutboundState

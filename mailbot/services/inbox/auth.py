@@ -25,12 +25,12 @@ from sqlmodel import Session, select
 from mailbot.services.base import queries
 from mailbot.services.base.tags import tag
 from mailbot.services.base.transactions import kept
-from mailbot.services.inbox import throttle
 from mailbot.services.inbox.inbound import Context, Reply
 from mailbot.services.inbox.thread import Answered
-from mailbot.services.inbox.throttle import Limits, Verdict, admit, silent_until
+from mailbot.services.post import throttle
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.services.post.outbox import Thread
+from mailbot.services.post.throttle import Limits, Verdict, admit, silent_until
 from mailbot.store.game_tables import Game, Seat, row_id
 from mailbot.store.models import AnswerCount, Inbound, InboundState
 

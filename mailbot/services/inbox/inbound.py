@@ -36,8 +36,8 @@ from mailbot.render.templates import Renderer
 from mailbot.services.base.claims import claim_letters, try_games_on_load
 from mailbot.services.base.transactions import begin_writing, holds_write_lock
 from mailbot.services.inbox import thread
-from mailbot.services.inbox.throttle import Limits, Verdict, admit, silent_until
 from mailbot.services.post.outbox import Thread, collect_queued, enqueue
+from mailbot.services.post.throttle import Limits, Verdict, admit, silent_until
 from mailbot.store import repo
 from mailbot.store.models import AnswerCount, Inbound, InboundState, Outbound
 from mailbot.store.transient import describe, is_transient, writable
