@@ -51,7 +51,7 @@ from mailbot.services.health.stalls import DEADLINES, LETTERS, OUTBOX, Stall, fi
 from mailbot.services.health.status import Status, gather_status, serve_health
 from mailbot.services.health.watchdog import Watchdog
 from mailbot.services.inbox.auth import Gatekeeper
-from mailbot.services.inbox.inbound import Identity, InboundProcessor
+from mailbot.services.inbox.inbound import InboundProcessor
 from mailbot.services.inbox.intake import Intake
 from mailbot.services.inbox.intake import describe as describe_raw
 from mailbot.services.play.dicemail import DICE_COMMANDS, DiceChains
@@ -62,6 +62,7 @@ from mailbot.services.play.mailgame import PLAYER_COMMANDS, MailGame
 from mailbot.services.play.reports import Reports
 from mailbot.services.play.sealing import Sealing
 from mailbot.services.play.turns import Interlock, Turns
+from mailbot.services.post.identity import Identity
 from mailbot.services.post.letters import Postman
 from mailbot.services.post.notices import GmNotifier
 from mailbot.services.post.outbox import Outbox, RetryPolicy, Sink

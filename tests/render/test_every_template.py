@@ -24,7 +24,8 @@ import pytest
 from mailbot.games.registry import GamePackage, default_registry
 from mailbot.mail.compose import Outgoing, compose
 from mailbot.render.templates import WIDTH, Rendered, Renderer, fits, wrap72
-from mailbot.services.inbox.inbound import Identity, Reply
+from mailbot.services.inbox.handling import Reply
+from mailbot.services.post.identity import Identity
 from mailbot.services.post.letters import Letter, Postman, letter_title
 from mailbot.testing import contract, html_check
 

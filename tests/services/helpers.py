@@ -11,8 +11,9 @@ from email.utils import format_datetime
 from sqlalchemy.engine import Engine
 
 from mailbot.render.templates import Renderer
-from mailbot.services.inbox.inbound import Identity, InboundProcessor
+from mailbot.services.inbox.inbound import InboundProcessor
 from mailbot.services.inbox.intake import Intake
+from mailbot.services.post.identity import Identity
 from mailbot.services.post.notices import GmNotifier
 from mailbot.services.post.outbox import Outbox, RetryPolicy
 from mailbot.testing.fakes import Clock, FakeSink

@@ -25,7 +25,7 @@ from mailbot.core.commands import Command
 from mailbot.services.base import queries
 from mailbot.services.base.transactions import begin_writing
 from mailbot.services.inbox import inbound
-from mailbot.services.inbox.inbound import Context, Reply
+from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.play import mailgame
 from mailbot.store import repo
 from mailbot.store.game_tables import ChainRow, Game, OrderSet, Report, RollRow, Seat, StepRow, StepState

@@ -13,7 +13,7 @@ from mailbot.core.commands import Command
 from mailbot.mail.compose import Outgoing
 from mailbot.render.templates import Rendered
 from mailbot.services.inbox import inbound
-from mailbot.services.inbox.inbound import Context, Reply
+from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.post.outbox import Thread, enqueue
 from mailbot.store.models import Inbound, InboundState, Outbound
 from mailbot.testing.fakes import FakeMailbox, FakeSource

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from mailbot.services.inbox.inbound import MAX_PROBLEMS, MAX_SECTION_LINES, Reply
+from mailbot.services.inbox.handling import MAX_PROBLEMS, MAX_SECTION_LINES, Reply
 
 
 def test_the_same_problem_on_many_lines_is_quoted_once_with_its_numbers() -> None:

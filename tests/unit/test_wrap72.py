@@ -12,7 +12,7 @@ import pytest
 
 from mailbot.games.registry import GamePackage, default_registry
 from mailbot.render.templates import LONG_TOKEN, WIDTH, Renderer, wrap72
-from mailbot.services.inbox.inbound import Identity
+from mailbot.services.post.identity import Identity
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.testing import contract
 

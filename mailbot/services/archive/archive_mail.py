@@ -20,7 +20,7 @@ from mailbot.mail.compose import Attachment
 from mailbot.services.archive.archive import seat_zip
 from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper
-from mailbot.services.inbox.inbound import Context, Reply
+from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.post.letters import Letter, Postman
 from mailbot.store.game_tables import row_id
 

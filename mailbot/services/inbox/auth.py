@@ -25,7 +25,7 @@ from sqlmodel import Session, select
 from mailbot.services.base import queries
 from mailbot.services.base.tags import tag
 from mailbot.services.base.transactions import kept
-from mailbot.services.inbox.inbound import Context, Reply
+from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.inbox.thread import Answered
 from mailbot.services.post import throttle
 from mailbot.services.post.letters import Letter, Postman

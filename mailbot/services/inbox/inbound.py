@@ -18,7 +18,7 @@ import logging
 import time
 import traceback
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -36,8 +36,10 @@ from mailbot.render.templates import Renderer
 from mailbot.services.base.claims import claim_letters, try_games_on_load
 from mailbot.services.base.transactions import begin_writing, holds_write_lock
 from mailbot.services.inbox import thread
+from mailbot.services.inbox.handling import Context, Handler, Reply, _cut
+from mailbot.services.post.identity import Identity
 from mailbot.services.post.outbox import Thread, collect_queued, enqueue
-from mailbot.services.post.throttle import Limits, Verdict, admit, silent_until
+from mailbot.services.post.throttle import Verdict, admit, silent_until
 from mailbot.store import repo
 from mailbot.store.models import AnswerCount, Inbound, InboundState, Outbound
 from mailbot.store.transient import describe, is_transient, writable
@@ -45,25 +47,6 @@ from mailbot.store.transient import describe, is_transient, writable
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Identity:
-    """Who the bot is on the wire, and its limits."""
-
-    address: str
-    name: str
-    gm_address: str | None = None
-    max_message_bytes: int = 256_000
-    max_text_chars: int = 64_000
-    limits: Limits = field(default_factory=Limits)  # answers an hour to one address (the loop breaker)
-
-
-# A reply stays small whatever the letter was: its size grows at most linearly with the
-# letter and is capped (a 6,000-line letter once produced a 265 MB reply).
-MAX_PROBLEMS = 40  # problems quoted; the rest are counted
-MAX_SECTION_LINES = 120
-MAX_LINE_CHARS = 200
-MAX_REASON_CHARS = 300
-MAX_LINE_NUMBERS = 8  # numbers shown for one problem repeated on many lines
 ROW_REASON_CHARS = 200  # a stored letter's reason (its column's width)
 #: all an unreadable letter gets back: one line, short enough not to be wrapped
 UNREADABLE_LINE = "It could not be read; please send your commands again as plain text."
@@ -77,70 +60,6 @@ QUICK_BATCHES = True
 #: a letter the store refuses this many times running while it takes other writes is parked:
 #: the error is the letter's, though it looks like the store's
 LETTER_STRIKES = 3
-
-
-def _cut(text: str, limit: int = MAX_LINE_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-@dataclass
-class Reply:
-    """A reply being assembled: titled sections of lines, and quoted problems, both bounded.
-
-    The same problem on many lines is quoted once with its line numbers; past
-    ``MAX_PROBLEMS`` problems are only counted ("and K more").
-    """
-
-    sections: list[dict[str, Any]] = field(default_factory=list)
-    problems: list[dict[str, Any]] = field(default_factory=list)
-    more_problems: int = 0
-    _seen: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict, repr=False)
-
-    def section(self, title: str, lines: Sequence[str]) -> None:
-        shown = [_cut(line) for line in lines[:MAX_SECTION_LINES]]
-        if len(lines) > MAX_SECTION_LINES:
-            shown.append(f"... and {len(lines) - MAX_SECTION_LINES} more lines")
-        self.sections.append({"title": _cut(title), "lines": shown})
-
-    def problem(self, line: int, text: str, reason: str) -> None:
-        entry = self._seen.get((text, reason))
-        if entry is not None:
-            if len(entry["numbers"]) < MAX_LINE_NUMBERS:
-                entry["numbers"].append(line)
-            entry["count"] += 1
-            entry["line"] = _line_numbers(entry["numbers"], entry["count"])
-            return
-        if len(self.problems) >= MAX_PROBLEMS:
-            self.more_problems += 1
-            return
-        entry = {"line": _line_numbers([line], 1), "numbers": [line], "count": 1}
-        entry |= {"text": _cut(text), "reason": _cut(reason, MAX_REASON_CHARS)}
-        self._seen[(text, reason)] = entry
-        self.problems.append(entry)
-
-
-def _line_numbers(numbers: Sequence[int], count: int) -> str:
-    shown = ", ".join("subject" if n == 0 else str(n) for n in numbers)
-    return shown + (f" (and {count - len(numbers)} more)" if count > len(numbers) else "")
-
-
-@dataclass
-class Context:
-    """What a command handler may look at: the letter, its stored row, all commands read.
-
-    ``session`` is the letter's transaction: handlers write through it, so a
-    failure anywhere rolls back everything the letter caused. ``extra`` caches
-    what handlers work out once per letter (e.g. who the sender is).
-    """
-
-    letter: Letter
-    row: Inbound
-    reading: Reading
-    session: Session
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-Handler = Callable[[Command, Context, Reply], None]
 
 
 @dataclass(frozen=True)

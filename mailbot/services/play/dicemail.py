@@ -13,7 +13,7 @@ from mailbot.core.commands import Command, CommandSpec
 from mailbot.services.base import chainlog, queries
 from mailbot.services.base.dicechain import Links, has_chain
 from mailbot.services.inbox.auth import Gatekeeper, Seated
-from mailbot.services.inbox.inbound import Context, Handler, Reply
+from mailbot.services.inbox.handling import Context, Handler, Reply
 from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, row_id
 
 DICE_COMMANDS: tuple[CommandSpec, ...] = (

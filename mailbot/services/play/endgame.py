@@ -21,7 +21,7 @@ from mailbot.core.commands import Command, CommandSpec
 from mailbot.services.base import queries
 from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated
-from mailbot.services.inbox.inbound import Context, Handler, Reply
+from mailbot.services.inbox.handling import Context, Handler, Reply
 from mailbot.services.play.games import Games
 from mailbot.services.play.reports import Reports
 from mailbot.services.play.turns import Turns

@@ -21,7 +21,7 @@ from mailbot.core.dice import order_digest
 from mailbot.services.base import dicechain, queries
 from mailbot.services.base.tags import new_salt, new_token
 from mailbot.services.inbox.auth import Gatekeeper
-from mailbot.services.inbox.inbound import Context, Handler, Reply
+from mailbot.services.inbox.handling import Context, Handler, Reply
 from mailbot.services.play.games import Games
 from mailbot.services.play.turns import Turns
 from mailbot.services.post.letters import Postman

@@ -23,7 +23,7 @@ from sqlmodel import Session, col
 from mailbot.core import deadlines
 from mailbot.services.base.transactions import kept
 from mailbot.services.inbox.auth import Seated
-from mailbot.services.inbox.inbound import Context
+from mailbot.services.inbox.handling import Context
 from mailbot.store.game_tables import StepRow
 from mailbot.store.models import Outbound
 

@@ -21,7 +21,7 @@ from mailbot.core.game import Line
 from mailbot.services.base import queries
 from mailbot.services.base.tags import new_salt, tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated, same_secret
-from mailbot.services.inbox.inbound import Context, Handler, Reply
+from mailbot.services.inbox.handling import Context, Handler, Reply
 from mailbot.services.play import dicemail
 from mailbot.services.play.games import Games
 from mailbot.services.play.steps import contribute, letter_entropy, open_step_for, without_nonces

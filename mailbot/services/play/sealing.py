@@ -23,7 +23,7 @@ from mailbot.services.base import queries
 from mailbot.services.base.queries import box_of, step_labels
 from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated
-from mailbot.services.inbox.inbound import Context, Reply
+from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.play.games import Games
 from mailbot.services.play.steps import contribute, open_step_for
 from mailbot.services.post.letters import Letter, Postman

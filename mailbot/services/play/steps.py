@@ -14,7 +14,7 @@ from mailbot.core.commands import Command
 from mailbot.core.game import Line
 from mailbot.services.base import queries
 from mailbot.services.inbox.auth import Seated
-from mailbot.services.inbox.inbound import Context, Reply
+from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.play.games import Games
 from mailbot.services.play.lateness import late_letter
 from mailbot.store.game_tables import GameStatus, StepRow, row_id

@@ -15,7 +15,7 @@ from sqlmodel import Session
 from mailbot.mail.compose import Attachment, Outgoing
 from mailbot.render.templates import Rendered, Renderer
 from mailbot.services.base import queries
-from mailbot.services.inbox.inbound import Identity
+from mailbot.services.post.identity import Identity
 from mailbot.services.post.outbox import Thread, enqueue
 
 

@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 from mailbot.mail.compose import Outgoing
 from mailbot.render.templates import Renderer
-from mailbot.services.inbox.inbound import Identity
+from mailbot.services.post.identity import Identity
 from mailbot.services.post.outbox import enqueue
 from mailbot.store.models import Outbound
 
