@@ -113,6 +113,17 @@ def freeze_long_lived() -> None:
     gc.freeze()
 
 
+def letter_worker(settings: Settings) -> Bot:
+    """The moderator of the letter process (``mailbot.letterproc``), built there from the settings.
+
+    Handed to the process as a function of this module, so the process module never imports
+    this one: app builds, and the process asks what it built for rounds.
+    """
+    bot = Bot(settings)
+    freeze_long_lived()
+    return bot
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -523,7 +534,7 @@ class Bot:
         """Start the process that handles letters, where settings and the store allow one."""
         if self._apart and not db.in_memory(self.settings.store.url) and self.letters is None:
             # An injected clock or seed stays in this process (the demo, tests): letters too.
-            letters = LetterProcess(self.settings)
+            letters = LetterProcess(self.settings, build=letter_worker)
             try:
                 await asyncio.to_thread(letters.start)
             except LetterProcessError as exc:  # this machine cannot start one: letters stay here

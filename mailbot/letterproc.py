@@ -11,6 +11,8 @@ loops go on.
 
 The process is a second :class:`~mailbot.app.Bot` on the same store that handles letters and
 ticks games when asked and nothing else: it holds no lease, reads no mailbox, sends no mail.
+It is built there by the function the moderator hands over (``mailbot.app.letter_worker``):
+this module never imports the app, which imports it.
 The store is all the two share (the letters the reader stored, the letters the outbox sends),
 so all that passes between them is "handle what is stored" and how many were handled, or
 "tick, judging the mailbox as this ``Watch`` says" and each game's line as it is done (the
@@ -32,11 +34,11 @@ import logging
 import multiprocessing
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from mailbot.errors import MailbotError, StoreUnavailable
 from mailbot.logsetup import JsonFormatter, configure
@@ -45,7 +47,6 @@ from mailbot.store.transient import describe, is_transient
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
-    from mailbot.app import Bot
     from mailbot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,27 @@ READY_SECONDS = 60.0
 _HANDLE, _TICK, _GAME, _DONE, _STOP, _READY = "handle", "tick", "game", "done", "stop", "ready"
 #: how a failed round's answer starts when the store, not the round, was at fault
 _STORE = "store unavailable: "
+
+
+class _Processor(Protocol):
+    @property
+    def waiting(self) -> int: ...
+
+
+class Worker(Protocol):
+    """What the process asks of the moderator it builds (``mailbot.app.Bot``)."""
+
+    @property
+    def processor(self) -> _Processor: ...
+
+    def handle_letters(self) -> int: ...
+
+    def ticks(self, watch: Watch) -> Iterator[str]: ...
+
+
+#: builds the process's moderator from the settings; a module-level function (spawn pickles it
+#: by name, and the new process imports its module afresh)
+Build = Callable[["Settings"], Worker]
 
 
 class LetterProcessError(MailbotError):
@@ -80,8 +102,9 @@ class Watch:
 class LetterProcess:
     """The parent's end: starts the process, asks it for rounds, starts it again after a death."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, build: Build) -> None:
         self._settings = settings
+        self._build = build
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
         self._lock = threading.Lock()  # one round at a time (rounds are asked from worker threads)
@@ -188,7 +211,10 @@ class LetterProcess:
         context = multiprocessing.get_context("spawn")  # no copy of this process's threads and locks
         ours, theirs = context.Pipe()
         process = context.Process(
-            target=serve, args=(self._settings, theirs, _log_setup()), name="mailbot-letters", daemon=True
+            target=serve,
+            args=(self._settings, self._build, theirs, _log_setup()),
+            name="mailbot-letters",
+            daemon=True,
         )
         process.start()
         theirs.close()
@@ -228,15 +254,12 @@ def _log_setup() -> tuple[str, str] | None:
     return logging.getLevelName(root.level), form
 
 
-def serve(settings: Settings, conn: Connection, logs: tuple[str, str] | None) -> None:
+def serve(settings: Settings, build: Build, conn: Connection, logs: tuple[str, str] | None) -> None:
     """The process: a round of handling for each request, until told to stop or orphaned."""
-    from mailbot.app import Bot, freeze_long_lived  # the process imports the moderator afresh (spawn)
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the moderator, which stops us
     if logs is not None:
         configure(logs[0], "json" if logs[1] == "json" else "text")
-    bot = Bot(settings)
-    freeze_long_lived()
+    bot = build(settings)  # the process imports the moderator afresh (spawn)
     try:
         conn.send(_READY)
     except OSError:
@@ -257,7 +280,7 @@ def serve(settings: Settings, conn: Connection, logs: tuple[str, str] | None) ->
             return  # the moderator is gone
 
 
-def _handle(bot: Bot) -> tuple[int, bool] | str:
+def _handle(bot: Worker) -> tuple[int, bool] | str:
     try:
         return bot.handle_letters(), bool(bot.processor.waiting)
     except Exception as exc:  # one bad round must not end the process: the parent backs off
@@ -267,7 +290,7 @@ def _handle(bot: Bot) -> tuple[int, bool] | str:
         return _failure(exc)
 
 
-def _tick(bot: Bot, watch: Watch, conn: Connection) -> None:
+def _tick(bot: Worker, watch: Watch, conn: Connection) -> None:
     """A game's line as each is done (the moderator sends its reports meanwhile), then done."""
     try:
         for line in bot.ticks(watch):  # a game that raises is paused there; the others go on

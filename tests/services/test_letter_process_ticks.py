@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from mailbot.app import letter_worker
 from mailbot.letterproc import LetterProcess, LetterProcessError, Watch
 from mailbot.store.game_tables import GameStatus
 from tests.services.game_helpers import Harness
@@ -28,7 +29,7 @@ def h(db_url: str) -> Iterator[Harness]:
 
 @pytest.fixture
 def letters(h: Harness) -> Iterator[LetterProcess]:
-    process = LetterProcess(h.bot.settings)
+    process = LetterProcess(h.bot.settings, build=letter_worker)
     process.start()
     yield process
     process.stop()
@@ -99,7 +100,8 @@ def test_a_tick_the_letter_process_cannot_do_is_done_in_the_moderator(
         raise LetterProcessError("the letter process died (exit code -9)")
 
     monkeypatch.setattr(LetterProcess, "tick", died)
-    h.bot.letters = LetterProcess(h.bot.settings)  # never started: its tick is the one above
+    # never started: its tick is the one above
+    h.bot.letters = LetterProcess(h.bot.settings, build=letter_worker)
     h.clock.advance(49 * 3600)
     (line,) = asyncio.run(h.bot.tick_all())  # not an async test: the set-up runs loops of its own
     assert line.startswith(f"game {game_id}: processed")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mailbot.app import letter_worker
 from mailbot.letterproc import LetterProcess, LetterProcessError
 from mailbot.settings import BotSettings, Settings, StoreSettings
 from mailbot.store import db
@@ -20,7 +21,7 @@ def _settings(path: Path) -> Settings:
 
 def test_a_failed_round_is_reported_and_the_process_goes_on(tmp_path: Path) -> None:
     settings = _settings(tmp_path / "bot.db")
-    letters = LetterProcess(settings)
+    letters = LetterProcess(settings, build=letter_worker)
     letters.start()
     try:
         first = letters.pid
@@ -40,7 +41,7 @@ def test_a_failed_round_is_reported_and_the_process_goes_on(tmp_path: Path) -> N
 def test_a_process_that_cannot_start_says_so(tmp_path: Path) -> None:
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the store's folder would be")
-    letters = LetterProcess(_settings(blocked / "bot.db"))
+    letters = LetterProcess(_settings(blocked / "bot.db"), build=letter_worker)
     with pytest.raises(LetterProcessError, match="ended as it started"):
         letters.start()
     assert letters.pid is None
