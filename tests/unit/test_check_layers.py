@@ -306,3 +306,124 @@ def test_a_games_no_leak_kit_may_use_test_tools_but_no_rules_module_may_import_i
     assert_reported(errors, DUEL, "imports a game's no-leak kit (test tooling, never rules)", "worlds")
     nested = "mailbot/games/duel/rules/worlds.py"
     assert_reported(errors, nested, "imports a third-party package", "hypothesis")
+
+
+# -- The import drawing of all of mailbot/: no circle, services one way ------------------------
+
+CIRCLE = "import circle"
+UPWARD = "imports a services layer above or beside its own"
+LOOSE = "services module outside the layers"
+IMPORTS_TOP = "imports the top (what builds and runs the moderator)"
+IMPORTS_SERVICES = "imports the services from below"
+STALE = "known circle is gone: remove it from KNOWN_CIRCLES"
+A, B, C = "mailbot/pkg/a.py", "mailbot/pkg/b.py", "mailbot/pkg/c.py"
+TYPING_ONLY = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from mailbot.pkg.a import A\n"
+LAZY = "def later():\n    from mailbot.pkg import a\n    return a\n"
+
+CIRCLES = [
+    pytest.param(
+        {A: "import mailbot.pkg.b\n", B: "from mailbot.pkg.a import x\n"}, "a -> mailbot.pkg.b", id="top"
+    ),
+    pytest.param({A: "from mailbot.pkg import b\n", B: LAZY}, "a -> mailbot.pkg.b", id="lazy-in-a-function"),
+    pytest.param(
+        {A: "from mailbot.pkg.b import B\n", B: TYPING_ONLY}, "a -> mailbot.pkg.b", id="type-checking"
+    ),
+    pytest.param({A: "from . import b\n", B: "from .a import x\n"}, "a -> mailbot.pkg.b", id="relative"),
+    pytest.param(
+        {A: "from mailbot.pkg import b\n", B: "import mailbot.pkg.c\n", C: "from mailbot.pkg.a import x\n"},
+        "mailbot.pkg.a -> mailbot.pkg.b -> mailbot.pkg.c -> mailbot.pkg.a",
+        id="three-round",
+    ),
+    pytest.param(
+        {A: "import importlib\nimportlib.import_module('mailbot.pkg.b')\n", B: "import mailbot.pkg.a\n"},
+        "a -> mailbot.pkg.b",
+        id="import-module",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "detail"), CIRCLES)
+def test_an_import_circle_is_reported(tmp_path: Path, files: dict[str, str], detail: str) -> None:
+    errors = run(tmp_path, {"mailbot/pkg/__init__.py": "", **files})
+    assert_reported(errors, A, CIRCLE, detail)
+    assert len(errors) == 1, errors
+
+
+def test_a_package_and_its_modules_make_no_circle(tmp_path: Path) -> None:
+    files = {
+        "mailbot/pkg/__init__.py": "from mailbot.pkg.a import x\nfrom . import b\n",
+        A: "from mailbot.pkg import b\nx = b.y\n",
+        B: "y = 1\n",
+    }
+    assert run(tmp_path, files) == []
+
+
+SERVICES = {
+    "mailbot/services/__init__.py": "",
+    **{f"mailbot/services/{layer}/__init__.py": "" for layer in ("base", "post", "inbox", "play", "archive")},
+    "mailbot/services/health/__init__.py": "",
+    "mailbot/services/base/queries.py": "x = 1\n",
+    "mailbot/services/post/letters.py": "from mailbot.services.base import queries\n",
+    "mailbot/services/play/games.py": "from mailbot.services.post.letters import x\n",
+    "mailbot/services/archive/site.py": "from mailbot.services.play import games\n",
+}
+
+
+def test_services_import_down_only(tmp_path: Path) -> None:
+    assert run(tmp_path, SERVICES) == []
+    up = "mailbot/services/post/outbox.py"
+    late = "mailbot/services/base/claims.py"
+    beside = "mailbot/services/health/status.py"
+    files = {
+        **SERVICES,
+        up: "from mailbot.services.inbox.handling import Reply\n",
+        late: "def f():\n    from mailbot.services.play.games import Games\n",
+        beside: "from mailbot.services.archive import site\n",
+        "mailbot/services/inbox/handling.py": "Reply = object\n",
+    }
+    errors = run(tmp_path, files)
+    assert_reported(errors, up, UPWARD, "mailbot.services.inbox.handling")
+    assert_reported(errors, late, UPWARD, "mailbot.services.play.games")
+    assert_reported(errors, beside, UPWARD, "mailbot.services.archive.site")
+    assert len(errors) == 3, errors
+
+
+def test_a_services_module_is_in_a_layer(tmp_path: Path) -> None:
+    flat, unlisted = "mailbot/services/games.py", "mailbot/services/misc/tools.py"
+    errors = run(tmp_path, {**SERVICES, flat: "", unlisted: "", "mailbot/services/misc/__init__.py": ""})
+    assert_reported(errors, flat, LOOSE, "mailbot.services.games")
+    assert_reported(errors, unlisted, LOOSE, "mailbot.services.misc.tools")
+
+
+def test_nothing_below_imports_the_services_or_the_top(tmp_path: Path) -> None:
+    store, render, games = (
+        "mailbot/store/repo.py",
+        "mailbot/render/pages.py",
+        "mailbot/services/play/games.py",
+    )
+    files = {
+        **SERVICES,
+        "mailbot/app.py": "from mailbot.services.play import games\n",
+        "mailbot/letterproc.py": "",
+        "mailbot/cli_ops.py": "import mailbot.app\n",
+        store: "def f():\n    from mailbot.letterproc import serve\n",
+        render: "from mailbot.services.base.queries import x\n",
+        games: "from mailbot import cli_ops\n",
+    }
+    errors = run(tmp_path, files)
+    assert_reported(errors, store, IMPORTS_TOP, "mailbot.letterproc")
+    assert_reported(errors, render, IMPORTS_SERVICES, "mailbot.services.base.queries")
+    assert_reported(errors, games, IMPORTS_TOP, "mailbot.cli_ops")
+    circle = "mailbot.app -> mailbot.services.play.games -> mailbot.cli_ops -> mailbot.app"
+    assert_reported(errors, "mailbot/app.py", CIRCLE, circle)
+
+
+def test_a_known_circle_that_is_gone_is_reported(tmp_path: Path) -> None:
+    (known,) = tool.KNOWN_CIRCLES
+    first, second = sorted(known)
+    path = {name: name.replace(".", "/") + ".py" for name in known}
+    inits = {f"{'/'.join(first.split('.')[:i])}/__init__.py": "" for i in range(1, first.count(".") + 1)}
+    both_ways = {path[first]: f"import {second}\n", path[second]: f"import {first}\n"}
+    assert run(tmp_path, {**inits, **both_ways}) == []
+    errors = run(tmp_path, {path[second]: "x = 1\n"})
+    assert_reported(errors, path[first], STALE, second)
