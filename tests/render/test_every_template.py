@@ -26,7 +26,7 @@ from mailbot.mail.compose import Outgoing, compose
 from mailbot.render.templates import WIDTH, Rendered, Renderer, fits, wrap72
 from mailbot.services.inbox.handling import Reply
 from mailbot.services.post.identity import Identity
-from mailbot.services.post.letters import Letter, Postman, letter_title
+from mailbot.services.post.letters import Draft, Postman, letter_title
 from mailbot.testing import contract, html_check
 
 REGISTRY = default_registry()
@@ -87,10 +87,10 @@ def moments(package: GamePackage) -> list[tuple[str, Any, tuple[Any, ...]]]:
     ]
 
 
-def report_letter(package: GamePackage, moment: str, body: Rendered) -> Letter:
-    """A report as ``services.reports`` writes one: the game's body, dice, next step and chain head."""
+def report_letter(package: GamePackage, moment: str, body: Rendered) -> Draft:
+    """A report as ``services.play.reports`` writes one: the game's body, dice, next step and chain head."""
     code = package.name[:2].upper()
-    letter = Letter("player@example.org", f"[{code}-7 {SECRET}] {package.game.title}: {moment}", body=body)
+    letter = Draft("player@example.org", f"[{code}-7 {SECRET}] {package.game.title}: {moment}", body=body)
     if moment == "opening":
         seed = "Its seed is revealed when the game ends."
         letter.section("Dice of the set-up", [f"Commitment: {HEX}", seed])
@@ -130,7 +130,7 @@ def common_letters(renderer: Renderer) -> dict[str, tuple[str, str, str]]:
     reply.problem(4, "FLY AF1 PATH " + " ".join(f"VI-N{n}" for n in range(30)), "no such air formation")
     reply.more_problems = 2
     notice = ["Last error: " + "e" * 90, "To: x@example.org"]
-    letter = Letter("gm@example.org", "[DU-7 GM] Reminder & <notice>").section("Ticks", ["a " * 60])
+    letter = Draft("gm@example.org", "[DU-7 GM] Reminder & <notice>").section("Ticks", ["a " * 60])
     contexts = {
         "common/reply": {"bot": "mailbot", "sender_name": None, "reply": reply},
         "common/notice": {"bot": "mailbot", "title": "delivery failed to x@example.org", "lines": notice},

@@ -31,7 +31,7 @@ from mailbot.cli import app
 from mailbot.mail.compose import Attachment
 from mailbot.services.archive.archive import export, export_seat
 from mailbot.services.archive.archive_letters import REMOVED, Redactor
-from mailbot.services.post.letters import Letter
+from mailbot.services.post.letters import Draft
 from mailbot.store.game_tables import Game, OrderSet, Report, Seat, StepRow, StepState
 from tests.services.game_helpers import Harness
 from tests.services.test_archive import _play_to_the_end
@@ -234,7 +234,7 @@ def _map_letters(h: Harness, game_id: int, png: bytes, svg: str) -> None:
     h.clock.advance(60)  # later than every earlier letter: a report is known by its seat and time
     with Session(h.bot.engine) as session, session.begin():
         for seat in session.exec(select(Seat).where(Seat.game_id == game_id)).all():
-            letter = Letter(seat.address, f"[DU-{game_id} {seat.secret}] Your map")
+            letter = Draft(seat.address, f"[DU-{game_id} {seat.secret}] Your map")
             letter.section("Map", ["attached"])
             letter.attachments.append(Attachment("map.png", png, "image", "png"))
             h.bot.postman.post(session, letter, kind="report", now=h.clock.now)

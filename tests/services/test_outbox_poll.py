@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from mailbot.services.post.letters import Letter
+from mailbot.services.post.letters import Draft
 from tests.services.game_helpers import Harness
 
 
@@ -26,7 +26,7 @@ def test_a_letter_queued_elsewhere_goes_out_from_the_idle_service(tmp_path: Path
         working = asyncio.create_task(service.bot.work_loop(stop))
         await asyncio.sleep(0.5)  # the service has nothing to do: it sleeps
         with Session(command.bot.engine) as session, session.begin():
-            letter = Letter("north@players.test", "An announcement").section("News", ["Hello."])
+            letter = Draft("north@players.test", "An announcement").section("News", ["Hello."])
             command.bot.postman.post(session, letter, kind="notice", now=command.clock.now)
         queued = time.monotonic()
         while not service.sink.sent and time.monotonic() - queued < 10:

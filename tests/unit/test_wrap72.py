@@ -13,7 +13,7 @@ import pytest
 from mailbot.games.registry import GamePackage, default_registry
 from mailbot.render.templates import LONG_TOKEN, WIDTH, Renderer, wrap72
 from mailbot.services.post.identity import Identity
-from mailbot.services.post.letters import Letter, Postman
+from mailbot.services.post.letters import Draft, Postman
 from mailbot.testing import contract
 
 REGISTRY = default_registry()
@@ -44,7 +44,7 @@ def views(package: GamePackage) -> Iterator[tuple[str, Any]]:
 def letter_text(package: GamePackage, view: Any) -> str:
     """The text part as the bot mails it: the game's report inside ``common/letter``."""
     body = RENDERER.render(f"{package.name}/report", {"r": view})
-    letter = Letter("player@example.org", "report", body=body)
+    letter = Draft("player@example.org", "report", body=body)
     letter.section("Orders", ["Send: ORDERS 3a followed by your orders, one per line, then END."])
     letter.footer.append("Game log chain head: " + "ab" * 32)
     return POSTMAN.render(letter).text

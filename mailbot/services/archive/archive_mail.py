@@ -21,7 +21,7 @@ from mailbot.services.archive.archive import seat_zip
 from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper
 from mailbot.services.inbox.handling import Context, Reply
-from mailbot.services.post.letters import Letter, Postman
+from mailbot.services.post.letters import Draft, Postman
 from mailbot.store.game_tables import row_id
 
 
@@ -49,7 +49,7 @@ class ArchiveMail:
         game, seat = seated.game, seated.seat
         data = seat_zip(ctx.session, row_id(game), seat.name, renderer=self.postman.renderer)
         name = f"{tag(game).lower()}-{seat.name.lower()}-archive.zip"
-        letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] Your archive of {game.title}")
+        letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] Your archive of {game.title}")
         letter.section(
             "Your archive",
             [

@@ -28,7 +28,7 @@ from mailbot.services.base.transactions import kept
 from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.inbox.thread import Answered
 from mailbot.services.post import throttle
-from mailbot.services.post.letters import Letter, Postman
+from mailbot.services.post.letters import Draft, Postman
 from mailbot.services.post.outbox import Thread
 from mailbot.services.post.throttle import Limits, Verdict, admit, silent_until
 from mailbot.store.game_tables import Game, Seat, row_id
@@ -239,7 +239,7 @@ class Gatekeeper:
         if verdict is Verdict.SILENT:
             log.info("refusal to the seat's address withheld (too many this hour)")
             return
-        letter = Letter(registered, "A letter in your name was refused").section("Letter refused", lines)
+        letter = Draft(registered, "A letter in your name was refused").section("Draft refused", lines)
         if verdict is Verdict.NOTICE:
             until = silent_until(ctx.session.get_one(AnswerCount, key)).strftime("%Y-%m-%d %H:%M UTC")
             letter.section(

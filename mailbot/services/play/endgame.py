@@ -25,7 +25,7 @@ from mailbot.services.inbox.handling import Context, Handler, Reply
 from mailbot.services.play.games import Games
 from mailbot.services.play.reports import Reports
 from mailbot.services.play.turns import Turns
-from mailbot.services.post.letters import Letter, Postman
+from mailbot.services.post.letters import Draft, Postman
 from mailbot.store.game_tables import ChainRow, Game, GameStatus, Seat, SeatStatus, row_id
 
 ENDGAME_COMMANDS: tuple[CommandSpec, ...] = (
@@ -126,7 +126,7 @@ class Endgame:
         self.reports.closing(session, game, also=also)
 
     def _tell(self, session: Session, game: Game, seat: Seat, title: str, lines: Sequence[str]) -> None:
-        letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] {game.title}: {title}")
+        letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] {game.title}: {title}")
         self.postman.post(session, letter.section(title, lines), kind="notice", now=self.clock())
 
 

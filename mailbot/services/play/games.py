@@ -28,7 +28,7 @@ from mailbot.services.base.gameoptions import game_options, try_setup
 from mailbot.services.base.tags import fresh_seed, new_token, tag, untagged
 from mailbot.services.base.transactions import kept
 from mailbot.services.play.reports import Reports
-from mailbot.services.post.letters import Letter, Postman
+from mailbot.services.post.letters import Draft, Postman
 from mailbot.store.game_tables import (
     Game,
     GameStatus,
@@ -276,7 +276,7 @@ class Games:
             self.start(session, game)
 
     def _welcome(self, session: Session, game: Game, seat: Seat, now: datetime) -> None:
-        letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] Welcome to {game.title}")
+        letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] Welcome to {game.title}")
         letter.section(
             f"You play {seat.name} in {game.title}",
             [
@@ -326,14 +326,14 @@ class Games:
             # The tag stays (issue 13): a reply to a HISTORY letter is known like any other.
             subject = f"[{tag(game)} {seat.secret}] History: {title}"
             lines = closed_steps_marked(report.text, open_title)
-            letter = Letter(seat.address, subject).section(title, lines)
+            letter = Draft(seat.address, subject).section(title, lines)
             self.postman.post(session, letter, kind="history", now=self.clock())
         return len(reports)
 
     def seat_released(self, session: Session, game: Game, seat: Seat, address: str, reason: str) -> None:
         """Tell the player a seat was taken from (REPLACE) that it was; the new player is not named.
         The old secret is not in the subject: it is void."""
-        letter = Letter(address, f"[{tag(game)}] You no longer play {seat.name} in {game.title}")
+        letter = Draft(address, f"[{tag(game)}] You no longer play {seat.name} in {game.title}")
         letter.section(
             f"You no longer play {seat.name}",
             [

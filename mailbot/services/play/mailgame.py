@@ -25,7 +25,7 @@ from mailbot.services.inbox.handling import Context, Handler, Reply
 from mailbot.services.play import dicemail
 from mailbot.services.play.games import Games
 from mailbot.services.play.steps import contribute, letter_entropy, open_step_for, without_nonces
-from mailbot.services.post.letters import Letter, Postman
+from mailbot.services.post.letters import Draft, Postman
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, Seat, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
 
@@ -332,7 +332,7 @@ class MailGame:
         anonymous = who.game.anonymous_press and "anon" in (a.lower() for a in command.args[1:])
         author = "an anonymous player" if anonymous else who.seat.name
         for seat in chosen:
-            letter = Letter(seat.address, f"[{tag(who.game)} {seat.secret}] Press from {author}")
+            letter = Draft(seat.address, f"[{tag(who.game)} {seat.secret}] Press from {author}")
             self.postman.post(
                 ctx.session,
                 letter.section(f"Press from {author}", [line.text for line in command.block]),

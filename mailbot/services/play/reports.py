@@ -37,7 +37,7 @@ from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.base.queries import box_of
 from mailbot.services.base.tags import new_salt, tag, untagged
 from mailbot.services.base.transactions import kept
-from mailbot.services.post.letters import Letter, Postman
+from mailbot.services.post.letters import Draft, Postman
 from mailbot.services.post.outbox import Thread
 from mailbot.store.game_tables import ChainRow, Game, Report, Seat, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
@@ -88,7 +88,7 @@ def map_of(game: Game, seat: str, turn: int, view: Mapping[str, Any]) -> tuple[A
     return Attachment(f"map-{safe}-turn{turn}.png", png, "image", "png"), picture.svg
 
 
-def _part_commitments(letter: Letter, rendered: Rendered, map_svg: str, salt: bytes) -> dict[str, str]:
+def _part_commitments(letter: Draft, rendered: Rendered, map_svg: str, salt: bytes) -> dict[str, str]:
     """Every part of the letter as sent beside its text, and the map kept for the archive, salted
     like the text: an edited HTML part or map is found (``mailbot.core.chain``)."""
     parts = {"text/html": part_hash(rendered.html.encode("utf-8"), "text")}
@@ -118,7 +118,7 @@ class Reports:
         for seat in queries.seats(session, row_id(game)):
             view = plugin.view(state, (), seat.name)
             body = self.renderer.render(f"{game.plugin}/report", {"r": view})
-            letter = Letter(
+            letter = Draft(
                 seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game begins", body=body
             )
             letter.thread = step_thread(game, seat, first)
@@ -154,7 +154,7 @@ class Reports:
             view = plugin.view(state, events, seat.name)
             body = self.renderer.render(f"{game.plugin}/report", {"r": view})
             more = f" and {len(quiet)} quiet step(s)" if quiet else ""
-            letter = Letter(
+            letter = Draft(
                 seat.address,
                 f"[{tag(game)} {seat.secret}] {game.title}: {step.title} resolved{more}",
                 body=body,
@@ -178,7 +178,7 @@ class Reports:
             self.postman.post(session, letter, kind="report", now=now, rendered=kept_as)
 
     @staticmethod
-    def _map_section(letter: Letter, game: Game, seat: str, view: Mapping[str, Any], turn: int) -> str:
+    def _map_section(letter: Draft, game: Game, seat: str, view: Mapping[str, Any], turn: int) -> str:
         """Attach the seat's map as PNG; returns its SVG for the archive ("" when there is none)."""
         shown = view.get("turn")  # the hour the map shows (a resolved step's report: the next one)
         number = shown if isinstance(shown, int) and not isinstance(shown, bool) else turn
@@ -189,7 +189,7 @@ class Reports:
         return drawn[1]
 
     @staticmethod
-    def _quiet_section(letter: Letter, quiet: Sequence[StepRow]) -> None:
+    def _quiet_section(letter: Draft, quiet: Sequence[StepRow]) -> None:
         """The steps played at once on standing orders (``core.lifecycle``, "Quiet steps")."""
         if not quiet:
             return
@@ -203,7 +203,7 @@ class Reports:
         letter.section("Played without mail", lines)
 
     @staticmethod
-    def _setup_section(session: Session, letter: Letter, game: Game) -> None:
+    def _setup_section(session: Session, letter: Draft, game: Game) -> None:
         setup = queries.setup_step(session, row_id(game))
         if setup is None:
             return
@@ -230,7 +230,7 @@ class Reports:
         ]
         for seat in queries.seats(session, row_id(game)):
             if seat.status is SeatStatus.ACTIVE or seat in also:
-                letter = Letter(
+                letter = Draft(
                     seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game log is closed"
                 )
                 self.postman.post(
@@ -238,7 +238,7 @@ class Reports:
                 )
 
     @staticmethod
-    def _defaults_section(letter: Letter, seat: str, defaults: Mapping[str, Sequence[str]]) -> None:
+    def _defaults_section(letter: Draft, seat: str, defaults: Mapping[str, Sequence[str]]) -> None:
         """Who sent nothing (public); what was played for you (yours alone)."""
         if seat in defaults:
             letter.section(
@@ -251,7 +251,7 @@ class Reports:
             )
 
     @staticmethod
-    def _opening_section(session: Session, letter: Letter, step: StepRow) -> None:
+    def _opening_section(session: Session, letter: Draft, step: StepRow) -> None:
         """Seal opening: every value with its salt, so every seat can check every receipt."""
         if step.kind != "sealed" or not step.seal_labels:
             return
@@ -265,7 +265,7 @@ class Reports:
             letter.section("Sealed values opened", lines)
 
     def _next_step_section(
-        self, session: Session, letter: Letter, game: Game, seat: Seat, nxt: StepRow | None
+        self, session: Session, letter: Draft, game: Game, seat: Seat, nxt: StepRow | None
     ) -> None:
         if nxt is None:
             letter.section("The game is over", [game.result or "Thank you for playing."])
@@ -302,7 +302,7 @@ class Reports:
         seat: str,
         step: StepRow | None,
         *,
-        letter: Letter,
+        letter: Draft,
         head: str,
         now: datetime,
         map_svg: str = "",
@@ -340,12 +340,12 @@ class Reports:
         return rendered
 
     def gm(self, session: Session, game: Game, title: str, lines: Sequence[str]) -> None:
-        letter = Letter(game.gm_address, f"[{tag(game)} GM] {title}").section(title, lines)
+        letter = Draft(game.gm_address, f"[{tag(game)} GM] {title}").section(title, lines)
         self.postman.post(session, letter, kind="gm-notice", now=self.clock())
 
     def reminder(self, session: Session, game: Game, step: StepRow, seat: Seat, now: datetime) -> None:
         zone = seat.timezone or game.timezone
-        letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] Reminder: orders due for {step.title}")
+        letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] Reminder: orders due for {step.title}")
         letter.thread = step_thread(game, seat, step)
         letter.section(
             "Your orders are still missing",
@@ -361,7 +361,7 @@ class Reports:
         """Tell every active seat, except those named in ``skip`` (they were told otherwise)."""
         for seat in queries.seats(session, row_id(game)):
             if seat.status is SeatStatus.ACTIVE and seat.name not in skip:
-                letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] {title}").section(title, lines)
+                letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] {title}").section(title, lines)
                 self.postman.post(session, letter, kind="announcement", now=self.clock())
 
     def deadline_moved(
@@ -390,7 +390,7 @@ class Reports:
             if seat.status is not SeatStatus.ACTIVE or seat.name not in owing:
                 continue
             subject = heading or f"New deadline for {step.title}"
-            letter = Letter(seat.address, f"[{tag(game)} {seat.secret}] {subject}").section(title, lines)
+            letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] {subject}").section(title, lines)
             letter.thread = step_thread(game, seat, step)
             zone = seat.timezone or game.timezone
             sent = "Your orders for this step are in; you may replace them until then."

@@ -26,7 +26,7 @@ from mailbot.services.inbox.auth import Gatekeeper, Seated
 from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.play.games import Games
 from mailbot.services.play.steps import contribute, open_step_for
-from mailbot.services.post.letters import Letter, Postman
+from mailbot.services.post.letters import Draft, Postman
 from mailbot.store.game_tables import OrderSet, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
 
@@ -142,6 +142,6 @@ class Sealing:
         contribute(self.games, ctx, who, step)
         for other in queries.seats(ctx.session, row_id(who.game)):
             if other.name != who.seat.name and other.status is SeatStatus.ACTIVE:
-                letter = Letter(other.address, f"[{tag(who.game)} {other.secret}] A sealed value arrived")
+                letter = Draft(other.address, f"[{tag(who.game)} {other.secret}] A sealed value arrived")
                 letter.section("Sealed value", [f"{who.seat.name} has sealed a value for {step.title}."])
                 self.postman.post(ctx.session, letter, kind="sealed-notice", now=self.clock())

@@ -20,8 +20,11 @@ from mailbot.services.post.outbox import Thread, enqueue
 
 
 @dataclass
-class Letter:
-    """A letter being written: titled sections of lines, plus an optional game body."""
+class Draft:
+    """A letter being written: titled sections of lines, plus an optional game body.
+
+    (A letter that came in is a ``mailbot.core.letter.Letter``: read, never written.)
+    """
 
     recipient: str
     subject: str
@@ -31,7 +34,7 @@ class Letter:
     footer: list[str] = field(default_factory=list)
     thread: Thread | None = None  # game, seat and step: a reply to the letter is known by them
 
-    def section(self, title: str, lines: Sequence[str]) -> Letter:
+    def section(self, title: str, lines: Sequence[str]) -> Draft:
         self.sections.append({"title": title, "lines": list(lines)})
         return self
 
@@ -50,10 +53,10 @@ class Postman:
         self.identity = identity
         self.new_message_id = new_message_id
 
-    def render(self, letter: Letter) -> Rendered:
+    def render(self, letter: Draft) -> Rendered:
         return self.renderer.render("common/letter", self.context(letter))
 
-    def context(self, letter: Letter) -> Mapping[str, Any]:
+    def context(self, letter: Draft) -> Mapping[str, Any]:
         """What ``common/letter`` is rendered with (a GM's override of it may use every name)."""
         return {
             "bot": self.identity.name,
@@ -65,7 +68,7 @@ class Postman:
         }
 
     def post(
-        self, session: Session, letter: Letter, *, kind: str, now: datetime, rendered: Rendered | None = None
+        self, session: Session, letter: Draft, *, kind: str, now: datetime, rendered: Rendered | None = None
     ) -> str:
         """Queue the letter (``rendered``: as :meth:`render` already made it); returns its Message-ID.
 
