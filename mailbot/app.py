@@ -37,7 +37,7 @@ from sqlmodel import Session, col, select
 from mailbot.core import deadlines, lifecycle
 from mailbot.core.letter import RawMessage
 from mailbot.errors import ImapError, StallError
-from mailbot.letterproc import LetterProcess, LetterProcessError, Watch
+from mailbot.letterproc import LetterProcess, LetterProcessError, MailboxHealth
 from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.render.templates import Renderer
@@ -61,7 +61,7 @@ from mailbot.services.play.gm import GM_COMMANDS, GmActions, GmMail
 from mailbot.services.play.mailgame import PLAYER_COMMANDS, MailGame
 from mailbot.services.play.reports import Reports
 from mailbot.services.play.sealing import Sealing
-from mailbot.services.play.turns import Interlock, Turns
+from mailbot.services.play.turns import Turns
 from mailbot.services.post.identity import Identity
 from mailbot.services.post.letters import Postman
 from mailbot.services.post.notices import GmNotifier
@@ -240,7 +240,12 @@ class Bot:
         self.games = Games(
             postman=self.postman, reports=self.reports, clock=clock, draw_seed=draw_seed or fresh_seed
         )
-        self.turns = Turns(games=self.games, reports=self.reports, clock=clock)
+        self.turns = Turns(
+            games=self.games,
+            reports=self.reports,
+            clock=clock,
+            max_missed_share=settings.bot.max_missed_share,
+        )
         self.gm = GmActions(games=self.games, turns=self.turns, postman=self.postman, clock=clock)
         self.gate = Gatekeeper(
             postman=self.postman,
@@ -584,22 +589,20 @@ class Bot:
 
     # -- games -----------------------------------------------------------------
 
-    def interlock(self, watch: Watch) -> Interlock:
+    def interlock(self, mailbox: MailboxHealth) -> lifecycle.Watch:
         """A deadline waits for the mailbox to be read through after any failure to read it (its
         letters may not be in yet); only when reading has failed for ``imap_trouble_minutes``
         with no good read since is the game paused and the GM asked. An outage that heals by
         itself (a server restarted, a store locked for a minute) delays a deadline by that
         long, and pauses nothing."""
         lasting = timedelta(minutes=self.settings.bot.imap_trouble_minutes)
-        failures = watch.imap_failures
+        failures = mailbox.imap_failures
         trouble = bool(failures) and self.clock() - min(failures) >= lasting
-        return Interlock(
-            mailbox_read=watch.mailbox_read and (trouble or not failures),
-            max_missed_share=self.settings.bot.max_missed_share,
-            imap_trouble=lambda _now: trouble,
+        return lifecycle.Watch(
+            mailbox_read=mailbox.mailbox_read and (trouble or not failures), imap_trouble=trouble
         )
 
-    def watch(self) -> Watch:
+    def watch(self) -> MailboxHealth:
         """What this moderator knows of its mailbox, for a tick's interlock: whether it was read
         since start, and the failures to read it since the last good read.
 
@@ -609,7 +612,7 @@ class Bot:
         """
         read_at = self.mailbox_read_at
         failures = tuple(t for t in self.imap_failures if read_at is None or t >= read_at)
-        return Watch(read_at is not None, failures)
+        return MailboxHealth(read_at is not None, failures)
 
     def tick_once(self) -> list[str]:
         """Do whatever is due in every running game (one transaction per game), here and now.
@@ -620,7 +623,7 @@ class Bot:
         """
         return list(self.ticks(self.watch()))
 
-    def ticks(self, watch: Watch) -> Iterator[str]:
+    def ticks(self, watch: MailboxHealth) -> Iterator[str]:
         """``tick_once`` a game at a time (what the letter process does when asked for a tick)."""
         if watch.mailbox_read:
             # Every letter read so far is handled before any deadline is judged.
@@ -698,7 +701,7 @@ class Bot:
                 return f"every seat is in: {step.key} processed, as the service does after its early delay"
             return f"{step.key} stays open: {lifecycle.why_open(opened, seats)}"
 
-    def _tick_game(self, game_id: int, watch: Watch) -> str:
+    def _tick_game(self, game_id: int, watch: MailboxHealth) -> str:
         with self._game_lock:
             try:
                 # Nothing is read from the game's rows after the commit: expiring them is waste.

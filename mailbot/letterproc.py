@@ -15,8 +15,8 @@ It is built there by the function the moderator hands over (``mailbot.app.letter
 this module never imports the app, which imports it.
 The store is all the two share (the letters the reader stored, the letters the outbox sends),
 so all that passes between them is "handle what is stored" and how many were handled, or
-"tick, judging the mailbox as this ``Watch`` says" and each game's line as it is done (the
-moderator sends that game's reports meanwhile). One request at a time: letters and ticks
+"tick, judging the mailbox as this ``MailboxHealth`` says" and each game's line as it is
+done (the moderator sends that game's reports meanwhile). One request at a time: letters and ticks
 take turns there as they did under one lock in the one process, and the database keeps the
 guarantees it keeps between workers (SQLite's write lock, PostgreSQL's claims and game locks).
 
@@ -73,7 +73,7 @@ class Worker(Protocol):
 
     def handle_letters(self) -> int: ...
 
-    def ticks(self, watch: Watch) -> Iterator[str]: ...
+    def ticks(self, watch: MailboxHealth) -> Iterator[str]: ...
 
 
 #: builds the process's moderator from the settings; a module-level function (spawn pickles it
@@ -92,8 +92,10 @@ class Round:
 
 
 @dataclass(frozen=True)
-class Watch:
-    """What a tick's interlock knows of the moderator's mailbox (``Bot.interlock``)."""
+class MailboxHealth:
+    """What this moderator knows of its mailbox, taken once for a tick: read through since start,
+    and the failures to read it since. ``Bot.interlock`` judges it, game by game, into the
+    interlock's ``mailbot.core.lifecycle.Watch``."""
 
     mailbox_read: bool  # read through since the moderator started
     imap_failures: tuple[datetime, ...]  # recent failures to read it
@@ -132,7 +134,7 @@ class LetterProcess:
         finally:
             self._lock.release()
 
-    def tick(self, watch: Watch, game_done: Callable[[str], None]) -> list[str]:
+    def tick(self, watch: MailboxHealth, game_done: Callable[[str], None]) -> list[str]:
         """Have the process do what is due in every running game (``Bot.ticks``), calling
         ``game_done`` with each game's line as it is done; returns the lines (blocking)."""
         with self._lock:
@@ -290,7 +292,7 @@ def _handle(bot: Worker) -> tuple[int, bool] | str:
         return _failure(exc)
 
 
-def _tick(bot: Worker, watch: Watch, conn: Connection) -> None:
+def _tick(bot: Worker, watch: MailboxHealth, conn: Connection) -> None:
     """A game's line as each is done (the moderator sends its reports meanwhile), then done."""
     try:
         for line in bot.ticks(watch):  # a game that raises is paused there; the others go on

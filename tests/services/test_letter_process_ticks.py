@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Deadline ticks in the letter process (``LetterProcess.tick``), against SQLite and PostgreSQL:
 every running game judged there, each game's line passed back as it is done, the moderator's
-view of its mailbox (``Watch``) obeyed, a failed tick reported and the process still serving."""
+view of its mailbox (``MailboxHealth``) obeyed, a failed tick reported and the process still serving."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from mailbot.app import letter_worker
-from mailbot.letterproc import LetterProcess, LetterProcessError, Watch
+from mailbot.letterproc import LetterProcess, LetterProcessError, MailboxHealth
 from mailbot.store.game_tables import GameStatus
 from tests.services.game_helpers import Harness
 from tests.services.helpers import GM
@@ -49,7 +49,7 @@ def _running(h: Harness, *, orders: bool) -> int:
 def test_every_game_is_judged_there_and_said_as_it_is_done(h: Harness, letters: LetterProcess) -> None:
     silent, ordered = _running(h, orders=False), _running(h, orders=True)
     said: list[str] = []
-    lines = letters.tick(Watch(mailbox_read=True, imap_failures=()), said.append)
+    lines = letters.tick(MailboxHealth(mailbox_read=True, imap_failures=()), said.append)
     assert lines == said
     assert lines[0] == f"game {silent}: paused"  # every seat silent: the interlock asks the GM
     assert lines[1].startswith(f"game {ordered}: processed")
@@ -60,7 +60,7 @@ def test_every_game_is_judged_there_and_said_as_it_is_done(h: Harness, letters: 
 
 def test_a_mailbox_not_yet_read_holds_every_deadline(h: Harness, letters: LetterProcess) -> None:
     game_id = _running(h, orders=True)
-    lines = letters.tick(Watch(mailbox_read=False, imap_failures=()), lambda _line: None)
+    lines = letters.tick(MailboxHealth(mailbox_read=False, imap_failures=()), lambda _line: None)
     assert lines == [f"game {game_id}: idle"]
     assert [s.key for s in h.steps(game_id)][-1] == "T1.orders"
 
@@ -72,11 +72,11 @@ def test_a_failed_tick_is_reported_and_the_process_goes_on(h: Harness, letters: 
         conn.exec_driver_sql("ALTER TABLE game RENAME TO game_away")
     try:
         with pytest.raises(LetterProcessError, match="failed a tick"):
-            letters.tick(Watch(mailbox_read=False, imap_failures=()), lambda _line: None)
+            letters.tick(MailboxHealth(mailbox_read=False, imap_failures=()), lambda _line: None)
     finally:
         with h.bot.engine.begin() as conn:
             conn.exec_driver_sql("ALTER TABLE game_away RENAME TO game")
-    assert letters.tick(Watch(mailbox_read=False, imap_failures=()), lambda _line: None) == [
+    assert letters.tick(MailboxHealth(mailbox_read=False, imap_failures=()), lambda _line: None) == [
         f"game {game_id}: idle"
     ]
     assert letters.pid == first
@@ -96,7 +96,7 @@ def test_a_tick_the_letter_process_cannot_do_is_done_in_the_moderator(
 ) -> None:
     game_id = _running(h, orders=True)
 
-    def died(_self: LetterProcess, _watch: Watch, _done: object) -> list[str]:
+    def died(_self: LetterProcess, _watch: MailboxHealth, _done: object) -> list[str]:
         raise LetterProcessError("the letter process died (exit code -9)")
 
     monkeypatch.setattr(LetterProcess, "tick", died)
@@ -118,7 +118,7 @@ def test_a_tick_cut_short_here_leaves_no_answer_for_the_next_request(
         raise RuntimeError("the moderator's event loop has closed")
 
     with pytest.raises(RuntimeError):
-        letters.tick(Watch(mailbox_read=False, imap_failures=()), cut)  # the second line is unread
+        letters.tick(MailboxHealth(mailbox_read=False, imap_failures=()), cut)  # the second line is unread
     assert letters.pid is None  # that process is ended, not asked again
     done = letters.handle()  # a new process answers this request, not the old tick's rest
     assert (done.handled, done.waiting) == (0, False)

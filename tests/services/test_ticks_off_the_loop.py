@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from mailbot import app
-from mailbot.letterproc import Watch
+from mailbot.letterproc import MailboxHealth
 from mailbot.services.inbox import inbound
 from mailbot.store.game_tables import StepState
 from tests.services.game_helpers import Harness
@@ -48,7 +48,7 @@ def _slow_games(h: Harness, monkeypatch: pytest.MonkeyPatch, seconds: float) -> 
     real = h.bot._tick_game
     started: list[tuple[int, int]] = []
 
-    def slow(game_id: int, watch: Watch) -> str:
+    def slow(game_id: int, watch: MailboxHealth) -> str:
         started.append((game_id, len(h.sink.sent)))
         time.sleep(seconds)
         return real(game_id, watch)

@@ -51,34 +51,34 @@ class Resolution:
     dice: dict[str, Any] = field(default_factory=dict)  # the dice version 3 facts (``dicechain``)
 
 
-@dataclass(frozen=True)
-class Interlock:
-    """When not to process a deadline but pause the game and ask the GM (``core.lifecycle``)."""
-
-    mailbox_read: bool = True  # the mailbox was read and its letters handled since the bot started
-    max_missed_share: float = 0.5
-    imap_trouble: Callable[[datetime], bool] = lambda _now: False
-
-
 SeatMap = dict[str, lifecycle.SeatFacts]
 
 
-def policy(game: Game, interlock: Interlock | None = None) -> lifecycle.Policy:
+def policy(game: Game, max_missed_share: float = lifecycle.Policy.max_missed_share) -> lifecycle.Policy:
     """The game's timing rules as the lifecycle's plain values."""
     return lifecycle.Policy(
         grace=timedelta(seconds=game.grace_seconds),
         early=timedelta(seconds=game.early_seconds),
         reminders=tuple(timedelta(seconds=s) for s in game.reminders),
         late_limit=game.late_limit,
-        max_missed_share=interlock.max_missed_share if interlock else lifecycle.Policy.max_missed_share,
+        max_missed_share=max_missed_share,
     )
 
 
 class Turns:
-    def __init__(self, *, games: Games, reports: Reports, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        *,
+        games: Games,
+        reports: Reports,
+        clock: Callable[[], datetime],
+        max_missed_share: float = lifecycle.Policy.max_missed_share,
+    ) -> None:
         self.games = games
         self.reports = reports
         self.clock = clock
+        # the interlock: a deadline with more seats silent than this pauses the game instead
+        self.max_missed_share = max_missed_share
 
     # -- resolving ---------------------------------------------------------------
 
@@ -267,15 +267,15 @@ class Turns:
         )
         return opened, seats
 
-    def tick(self, session: Session, game: Game, interlock: Interlock) -> str:
-        """Act on one running game at the injected now; returns what was done."""
+    def tick(self, session: Session, game: Game, watch: lifecycle.Watch) -> str:
+        """Act on one running game at the injected now, with the moderator's own health as the
+        interlock sees it (``watch``); returns what was done."""
         now = self.clock()
         step = queries.open_step(session, row_id(game))
         if game.status is not GameStatus.RUNNING or step is None:
             return "idle"
         opened, seats = self.facts(session, game, step)
-        watch = lifecycle.Watch(interlock.mailbox_read, interlock.imap_trouble(now))
-        decision = lifecycle.decide(opened, seats, policy(game, interlock), watch, now)
+        decision = lifecycle.decide(opened, seats, policy(game, self.max_missed_share), watch, now)
         if decision.action is lifecycle.Action.PAUSE:
             self.pause(session, game, decision.why)
             return "paused"
