@@ -27,6 +27,7 @@ from mailbot.cli_ops import (
 from mailbot.cli_tools import envelope, simulate_app
 from mailbot.demo.replay import DEFAULT_SEED
 from mailbot.errors import ConfigError, MailbotError, StallError
+from mailbot.games.registry import default_registry
 from mailbot.settings import Settings, incomplete
 
 app = typer.Typer(help="mailbot: an e-mail game moderator.", no_args_is_help=True, add_completion=False)
@@ -263,7 +264,10 @@ def check_game(
 
 @app.command()
 def demo(
-    game: str = typer.Option("duel", help="Which game: duel, wif, atlantic-storm, salt-n-tar, flattop."),
+    game: str = typer.Option(
+        "duel", help="Which game: any installed game with a demo script (--list names them)."
+    ),
+    listed: bool = typer.Option(False, "--list", help="List the installed games that have a demo, and stop."),
     archive: Path | None = typer.Option(
         None, help="Export the finished game's archive here (else into the work folder's archive/)."
     ),
@@ -288,6 +292,11 @@ def demo(
     """
     from mailbot.demo.run import play_demo
 
+    if listed:  # built-in and installed packages alike: the registry finds both
+        for package in default_registry():
+            if package.demo is not None:
+                typer.echo(f"{package.name}: {package.game.title}")
+        return
     setup_logging(verbose)
     logging.getLogger().setLevel(logging.DEBUG if verbose else logging.WARNING)
     try:

@@ -62,3 +62,10 @@ def test_an_unknown_game_is_said_plainly() -> None:
     assert done.exit_code == 2
     assert "no game called 'battleship'" in done.output
     assert "Traceback" not in done.output
+
+
+def test_demo_lists_every_installed_game_with_a_demo() -> None:
+    done = RUNNER.invoke(app, ["demo", "--list"])
+    assert done.exit_code == 0, done.output
+    names = [line.split(":")[0] for line in done.output.splitlines()]
+    assert {"duel", "flattop", "salt-n-tar", "atlantic-storm", "wif-turn-end"} <= set(names)
