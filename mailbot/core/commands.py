@@ -147,7 +147,13 @@ def _read_body(lines: list[Line], specs: Mapping[str, CommandSpec]) -> Reading:
     return Reading(tuple(commands), tuple(unknown))
 
 
-def reply_orders(reading: Reading, step_key: str, template: tuple[Line, ...] | None) -> Reading:
+def reply_orders(
+    reading: Reading,
+    step_key: str,
+    template: tuple[Line, ...] | None,
+    *,
+    source: str = "the lines of your reply",
+) -> Reading:
     """A reply to the letter that asked for ``step_key``'s orders, read as those orders.
 
     An order template the writer edited inside the quote is the orders; without
@@ -163,7 +169,7 @@ def reply_orders(reading: Reading, step_key: str, template: tuple[Line, ...] | N
             reading.unknown,
         )
     if reading.unknown:
-        text = f"ORDERS {step_key} (the lines of your reply)"
+        text = f"ORDERS {step_key} ({source})"
         command = Command("ORDERS", (step_key,), reading.unknown[0].number, text, reading.unknown)
         return Reading((*reading.commands, command), ())
     return reading

@@ -23,6 +23,8 @@ def new_salt() -> str:
     return secrets.token_hex(32)
 
 
+#: a seat's tag as it stands in a subject: game code, game number, secret (and anything after)
+TAG = re.compile(r"\[([A-Za-z]{2})-(\d+)\s+([A-Za-z0-9]+)(?:\s+[^\]]*)?\]")
 SUBJECT_TAG = re.compile(r"\[[A-Z]{2}-\d+ [A-Za-z0-9]+\]\s*")
 
 

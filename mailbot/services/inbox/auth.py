@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +22,7 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from mailbot.services.base import queries
-from mailbot.services.base.tags import tag
+from mailbot.services.base.tags import TAG, tag
 from mailbot.services.base.transactions import kept
 from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.inbox.thread import Answered
@@ -38,8 +37,6 @@ log = logging.getLogger(__name__)
 #: the loop breaker's key for the refusals sent to one seat's address (beside its own answers)
 REFUSALS = "refusals:"
 ADDRESS_CHARS = 320  # the counter's key column
-
-TAG = re.compile(r"\[([A-Za-z]{2})-(\d+)\s+([A-Za-z0-9]+)(?:\s+[^\]]*)?\]")
 
 
 @dataclass(frozen=True)

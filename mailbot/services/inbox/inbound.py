@@ -417,6 +417,8 @@ class InboundProcessor:
         reading = read_commands(letter.subject, letter.command_text, self.specs)
         if letters and "ORDERS" in self.specs:
             reading = thread.as_orders(session, reading, letters, letter.sender, template)
+        elif "ORDERS" in self.specs:
+            reading = thread.tagged_orders(session, reading, letter.subject, letter.sender)
         reply = Reply()
         context = Context(letter, row, reading, session, {"answered": letters})
         for command in reading.commands:

@@ -21,6 +21,7 @@ from mailbot.core.letter import Letter
 from mailbot.mail.known import Known
 from mailbot.mail.mime import letter_texts
 from mailbot.services.base import queries
+from mailbot.services.base.tags import TAG
 from mailbot.store.game_tables import Game, GameStatus, StepRow
 from mailbot.store.models import Outbound
 
@@ -73,6 +74,24 @@ def open_step_asked(session: Session, letters: Sequence[Answered], sender: str) 
         if game is not None and game.status is GameStatus.RUNNING and step is not None:
             return step if step.key == item.step_key else None
     return None
+
+
+def tagged_orders(session: Session, reading: Reading, subject: str, sender: str) -> Reading:
+    """A letter that is no reply but carries a seat's tag (``[DU-12 secret]``), from that seat's
+    address while the open step asks it for orders: its loose lines are those orders, as the
+    e-mail judges read a letter's lines (ORDERS ... END is not needed). Whether the tag's
+    secret is right is the ORDERS handler's to judge, as for any letter."""
+    if not reading.unknown or any(command.name == "ORDERS" for command in reading.commands):
+        return reading
+    found = TAG.search(subject)
+    game = session.get(Game, int(found.group(2))) if found else None
+    step = queries.open_step(session, int(found.group(2))) if found and game else None
+    if game is None or game.status is not GameStatus.RUNNING or step is None:
+        return reading
+    owing = [s for s in queries.seats(session, game.id or 0) if s.name in step.owing]
+    if not any(s.address.lower() == sender.lower() for s in owing):
+        return reading
+    return reply_orders(reading, step.key, None, source="the lines of your letter")
 
 
 def as_orders(
