@@ -223,3 +223,6 @@ class ServerChain(SQLModel, table=True):
     root: str = Field(max_length=64)  # hex; secret for good (elements are revealed, never the root)
     length: int
     used: int = 0  # rounds handed out so far: the next step attempt is round used + 1
+    # H^(i*STRIDE)(root) for i = 0, 1, ...: a round's element is then at most STRIDE hashes
+    # away (``core.hashchain.element_from``), not up to ``length`` (secret like the root)
+    checkpoints: list[str] = Field(default_factory=list, sa_type=sa.JSON)

@@ -42,3 +42,11 @@ def test_the_reveals_digest_is_the_same_in_verify() -> None:
     assert hashchain.SEED_TAG == verify_archive.SEED_TAG
     assert hashchain.CHAIN_LENGTH == verify_archive.CHAIN_LENGTH
     assert hashchain.PBKDF2_ROUNDS == verify_archive.PBKDF2_ROUNDS
+
+
+def test_checkpoints_give_every_element_the_long_way_gives() -> None:
+    root = bytes(range(32))
+    kept = hashchain.checkpoints(root, 1000)
+    assert len(kept) == 11 and kept[0] == root
+    for k in (0, 1, 99, 100, 101, 555, 999, 1000):
+        assert hashchain.element_from(kept, k, 1000) == hashchain.element(root, k, 1000)

@@ -28,17 +28,20 @@ from mailbot.store.game_tables import ChainRow
 from mailbot.store.rows import new_row
 
 _HEADS = "mailbot.chain-heads"  # session.info key: {game_id: (position, hash)} of this transaction
+_ADDED = "mailbot.chain-added"  # session.info key: {(game_id, kind): position} appended in it
 
 
 @event.listens_for(OrmSession, "after_soft_rollback")
 def _forget_on_rollback(session: OrmSession, _previous: SessionTransaction) -> None:
     session.info.pop(_HEADS, None)  # a savepoint or the whole transaction rolled back
+    session.info.pop(_ADDED, None)
 
 
 @event.listens_for(OrmSession, "after_transaction_end")
 def _forget_on_end(session: OrmSession, transaction: SessionTransaction) -> None:
     if transaction.parent is None:  # committed, rolled back or closed: others may append now
         session.info.pop(_HEADS, None)
+        session.info.pop(_ADDED, None)
 
 
 def _known(session: Session) -> dict[int, tuple[int, str]]:
@@ -94,6 +97,13 @@ def head(session: Session, game_id: int) -> str:
     return _last(session, game_id)[1]
 
 
+def added_since(session: Session, game_id: int, kinds: Collection[str]) -> int:
+    """The position of the last link of one of ``kinds`` this transaction appended to the
+    game's chain (-1: none), so that what was read of those kinds can be kept until it changes."""
+    added: dict[tuple[int, str], int] = session.info.get(_ADDED, {})
+    return max((added.get((game_id, kind), -1) for kind in kinds), default=-1)
+
+
 def append(session: Session, game_id: int, kind: str, payload: Mapping[str, Any], now: datetime) -> ChainRow:
     """Add one event to the game's chain, inside the caller's transaction.
 
@@ -117,6 +127,7 @@ def append(session: Session, game_id: int, kind: str, payload: Mapping[str, Any]
     if not kept and not holds_write_lock(session):
         session.flush()  # our link is in: from now on nobody appends to this game before we commit
     _known(session)[game_id] = (position, row.hash)
+    session.info.setdefault(_ADDED, {})[(game_id, kind)] = position
     return row
 
 

@@ -20,12 +20,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import event
+from sqlalchemy.orm import Session as OrmSession
+from sqlalchemy.orm import SessionTransaction
 from sqlmodel import Session, col, select
 
 from mailbot.core import hashchain
+from mailbot.services.base import chainlog
 from mailbot.store.game_tables import ChainRow, ServerChain, StepRow
 
 _KINDS = ("dice-chain", "reveal", "step-opened")
+_MEMO = "mailbot.dice-links"  # session.info: game id -> (``chainlog.added_since``, its Links)
+
+
+@event.listens_for(OrmSession, "after_soft_rollback")
+def _forget_on_rollback(session: OrmSession, _previous: SessionTransaction) -> None:
+    session.info.pop(_MEMO, None)  # links read in a rolled-back savepoint may be gone
+
+
+@event.listens_for(OrmSession, "after_transaction_end")
+def _forget_at_end(session: OrmSession, transaction: SessionTransaction) -> None:
+    if transaction.parent is None:
+        session.info.pop(_MEMO, None)  # another transaction may have added links since
 
 
 # -- the server's chain ---------------------------------------------------------------------
@@ -33,8 +49,12 @@ _KINDS = ("dice-chain", "reveal", "step-opened")
 
 def start(session: Session, game_id: int, root: bytes) -> str:
     """A new game's seed chain; returns its anchor (the set-up step's commitment)."""
-    session.add(ServerChain(game_id=game_id, root=root.hex(), length=hashchain.CHAIN_LENGTH))
-    return hashchain.anchor(root)
+    kept = hashchain.checkpoints(root)
+    steps = [value.hex() for value in kept]
+    session.add(
+        ServerChain(game_id=game_id, root=root.hex(), length=hashchain.CHAIN_LENGTH, checkpoints=steps)
+    )
+    return hashchain.element_from(kept, 0).hex()
 
 
 def next_seed(session: Session, game_id: int, draw_seed: Callable[[], bytes]) -> tuple[bytes, int | None]:
@@ -45,6 +65,8 @@ def next_seed(session: Session, game_id: int, draw_seed: Callable[[], bytes]) ->
         return draw_seed(), None
     chain.used += 1
     session.add(chain)
+    if chain.checkpoints:
+        return hashchain.element_from(chain.checkpoints, chain.used, chain.length), chain.used
     return hashchain.element(bytes.fromhex(chain.root), chain.used, chain.length), chain.used
 
 
@@ -79,6 +101,19 @@ class Links:
 
     @classmethod
     def read(cls, session: Session, game_id: int) -> Links:
+        """The game's links, read once while this transaction appends none of their kinds (a
+        step's reports ask for them for every seat, and each report is a link of its own)."""
+        memo: dict[int, tuple[int, Links]] = session.info.setdefault(_MEMO, {})
+        position = chainlog.added_since(session, game_id, _KINDS)
+        known = memo.get(game_id)
+        if known is not None and known[0] == position:
+            return known[1]
+        links = cls._query(session, game_id)
+        memo[game_id] = (position, links)
+        return links
+
+    @classmethod
+    def _query(cls, session: Session, game_id: int) -> Links:
         query = (
             select(ChainRow.position, ChainRow.kind, ChainRow.payload)
             .where(ChainRow.game_id == game_id, col(ChainRow.kind).in_(_KINDS))

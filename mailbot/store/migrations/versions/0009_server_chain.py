@@ -25,6 +25,7 @@ def upgrade() -> None:
         sa.Column("root", sa.String(length=64), nullable=False),
         sa.Column("length", sa.Integer(), nullable=False),
         sa.Column("used", sa.Integer(), nullable=False),
+        sa.Column("checkpoints", sa.JSON(), nullable=False, server_default="[]"),
         sa.ForeignKeyConstraint(["game_id"], ["game.id"]),
         sa.PrimaryKeyConstraint("game_id"),
     )
