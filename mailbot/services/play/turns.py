@@ -49,6 +49,7 @@ class Resolution:
     rolls: list[dict[str, Any]] = field(default_factory=list)
     entropy: tuple[str, int] = ("", 0)  # the players' mixed entropy and how many letters gave it
     dice: dict[str, Any] = field(default_factory=dict)  # the dice version 3 facts (``dicechain``)
+    dropped: dict[str, list[str]] = field(default_factory=dict)  # refused lines of the orders used
 
 
 SeatMap = dict[str, lifecycle.SeatFacts]
@@ -88,7 +89,9 @@ class Turns:
         """Resolve ``step`` without writing anything (processing; PREVIEW passes a throwaway ``seed``)."""
         plugin = queries.plugin(game)
         state = plugin.load(step.snapshot)
-        held = {seat: row.lines for seat, row in queries.current_orders(session, row_id(step)).items()}
+        current = queries.current_orders(session, row_id(step))
+        held = {seat: row.lines for seat, row in current.items()}
+        dropped = {seat: list(row.dropped) for seat, row in current.items() if row.dropped}
         filled = lifecycle.fill_defaults(step.owing, held, lambda seat: plugin.default_orders(state, seat))
         orders, defaulted = filled.orders, filled.defaulted
         digest = order_digest(orders)
@@ -102,7 +105,7 @@ class Turns:
         }
         outcome = plugin.resolve(state, parsed, dice=dice)
         rolls = [roll.as_dict() for roll in dice.log]
-        return Resolution(outcome, orders, defaulted, digest, rolls, entropy, inputs.payload())
+        return Resolution(outcome, orders, defaulted, digest, rolls, entropy, inputs.payload(), dropped)
 
     def process(self, session: Session, game: Game, step: StepRow) -> None:
         """Resolve the open step for real: store, report to every seat, open the next step.
@@ -120,11 +123,7 @@ class Turns:
         if nxt is None:
             self._finish(session, game, final.result or "the game has no further step", now)
         defaults = {seat: result.orders[seat] for seat in result.defaulted}
-        dropped = {
-            seat: row.dropped
-            for seat, row in queries.current_orders(session, row_id(step)).items()
-            if row.dropped
-        }
+        dropped = result.dropped
         events = self._combined(step, result, quiet)
         rows = [row for row, _ in quiet]
         self.reports.resolved(
