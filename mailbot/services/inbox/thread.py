@@ -84,11 +84,12 @@ def tagged_orders(session: Session, reading: Reading, subject: str, sender: str)
     if not reading.unknown or any(command.name == "ORDERS" for command in reading.commands):
         return reading
     found = TAG.search(subject)
-    game = session.get(Game, int(found.group(2))) if found else None
-    step = queries.open_step(session, int(found.group(2))) if found and game else None
+    game_id = int(found.group(2)) if found else 0
+    game = session.get(Game, game_id) if found else None
+    step = queries.open_step(session, game_id) if game is not None else None
     if game is None or game.status is not GameStatus.RUNNING or step is None:
         return reading
-    owing = [s for s in queries.seats(session, game.id or 0) if s.name in step.owing]
+    owing = [s for s in queries.seats(session, game_id) if s.name in step.owing]
     if not any(s.address.lower() == sender.lower() for s in owing):
         return reading
     return reply_orders(reading, step.key, None, source="the lines of your letter")

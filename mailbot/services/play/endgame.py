@@ -74,11 +74,12 @@ class Endgame:
             return
         game, seat = who.game, who.seat
         voting = command.name == "DRAW"
-        if (seat.name in draw_votes(ctx.session, row_id(game))) == voting:
+        before = draw_votes(ctx.session, row_id(game))
+        if (seat.name in before) == voting:
             reply.section(command.name, ["You said so already: nothing changed."])
             return
         queries.note(ctx.session, game, command.name.lower(), {"seat": seat.name}, self.clock())
-        votes = draw_votes(ctx.session, row_id(game)) | ({seat.name} if voting else set())
+        votes = before | {seat.name} if voting else before - {seat.name}
         active = _active(ctx.session, game)
         if voting and {s.name for s in active} <= votes:
             self._end(ctx.session, game, "Drawn by agreement of every seat")
