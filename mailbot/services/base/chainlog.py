@@ -28,7 +28,7 @@ from mailbot.store.game_tables import ChainRow
 from mailbot.store.rows import new_row
 
 _HEADS = "mailbot.chain-heads"  # session.info key: {game_id: (position, hash)} of this transaction
-_ADDED = "mailbot.chain-added"  # session.info key: {(game_id, kind): position} appended in it
+_ADDED = "mailbot.chain-added"  # session.info key: {game_id: [links appended in it, in order]}
 
 
 @event.listens_for(OrmSession, "after_soft_rollback")
@@ -97,11 +97,11 @@ def head(session: Session, game_id: int) -> str:
     return _last(session, game_id)[1]
 
 
-def added_since(session: Session, game_id: int, kinds: Collection[str]) -> int:
-    """The position of the last link of one of ``kinds`` this transaction appended to the
-    game's chain (-1: none), so that what was read of those kinds can be kept until it changes."""
-    added: dict[tuple[int, str], int] = session.info.get(_ADDED, {})
-    return max((added.get((game_id, kind), -1) for kind in kinds), default=-1)
+def appended(session: Session, game_id: int) -> list[ChainRow]:
+    """The links this transaction appended to the game's chain, in order, flushed or not: what
+    was read of the chain before them plus these is the chain, without a query (or a flush)."""
+    added: dict[int, list[ChainRow]] = session.info.get(_ADDED, {})
+    return added.get(game_id, [])
 
 
 def append(session: Session, game_id: int, kind: str, payload: Mapping[str, Any], now: datetime) -> ChainRow:
@@ -127,7 +127,7 @@ def append(session: Session, game_id: int, kind: str, payload: Mapping[str, Any]
     if not kept and not holds_write_lock(session):
         session.flush()  # our link is in: from now on nobody appends to this game before we commit
     _known(session)[game_id] = (position, row.hash)
-    session.info.setdefault(_ADDED, {})[(game_id, kind)] = position
+    session.info.setdefault(_ADDED, {}).setdefault(game_id, []).append(row)
     return row
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import bindparam, event, insert, update
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
 from sqlmodel import Session, col, select
@@ -30,7 +30,7 @@ from mailbot.services.base import chainlog
 from mailbot.store.game_tables import ChainRow, ServerChain, StepRow
 
 _KINDS = ("dice-chain", "reveal", "step-opened")
-_MEMO = "mailbot.dice-links"  # session.info: game id -> (``chainlog.added_since``, its Links)
+_MEMO = "mailbot.dice-links"  # session.info: game id -> (how many ``chainlog.appended`` it has, its Links)
 
 
 @event.listens_for(OrmSession, "after_soft_rollback")
@@ -47,27 +47,42 @@ def _forget_at_end(session: OrmSession, transaction: SessionTransaction) -> None
 # -- the server's chain ---------------------------------------------------------------------
 
 
+# One statement a step: the chain's next element is taken and read on the connection, so
+# nothing waits to be flushed first (and no row is loaded into the session to be written back).
+_SERVER_CHAIN = ServerChain.__table__  # type: ignore[attr-defined]
+_C = _SERVER_CHAIN.c
+_TAKE = (
+    update(_SERVER_CHAIN)
+    .where(_C.game_id == bindparam("game"), _C.used < _C.length)
+    .values(used=_C.used + 1)
+    .returning(_C.used, _C.length, _C.root, _C.checkpoints)
+)
+
+
 def start(session: Session, game_id: int, root: bytes) -> str:
     """A new game's seed chain; returns its anchor (the set-up step's commitment)."""
     kept = hashchain.checkpoints(root)
-    steps = [value.hex() for value in kept]
-    session.add(
-        ServerChain(game_id=game_id, root=root.hex(), length=hashchain.CHAIN_LENGTH, checkpoints=steps)
-    )
+    values = {
+        "game_id": game_id,
+        "root": root.hex(),
+        "length": hashchain.CHAIN_LENGTH,
+        "used": 0,
+        "checkpoints": [value.hex() for value in kept],
+    }
+    session.connection().execute(insert(_SERVER_CHAIN), values)  # as ``next_seed`` reads it
     return hashchain.element_from(kept, 0).hex()
 
 
 def next_seed(session: Session, game_id: int, draw_seed: Callable[[], bytes]) -> tuple[bytes, int | None]:
     """The next step attempt's seed and round: the chain's next element (a game from before the
-    chain draws a fresh seed, round None)."""
-    chain = session.get(ServerChain, game_id)
-    if chain is None or chain.used >= chain.length:
+    chain, or one that used all of it, draws a fresh seed, round None)."""
+    taken = session.connection().execute(_TAKE, {"game": game_id}).first()
+    if taken is None:
         return draw_seed(), None
-    chain.used += 1
-    session.add(chain)
-    if chain.checkpoints:
-        return hashchain.element_from(chain.checkpoints, chain.used, chain.length), chain.used
-    return hashchain.element(bytes.fromhex(chain.root), chain.used, chain.length), chain.used
+    used, length, root, checkpoints = taken
+    if checkpoints:
+        return hashchain.element_from(checkpoints, used, length), used
+    return hashchain.element(bytes.fromhex(root), used, length), used
 
 
 def commitment_of(seed: bytes, round_: int | None) -> str:
@@ -92,6 +107,13 @@ def has_chain(session: Session, game_id: int) -> bool:
 
 # -- the seats' chains, as the event chain holds them ---------------------------------------
 
+# Built once (building a statement cost more than running it): read by every step's tick.
+_LINKS = (
+    select(ChainRow.position, ChainRow.kind, ChainRow.payload)
+    .where(ChainRow.game_id == bindparam("game_id"), col(ChainRow.kind).in_(_KINDS))
+    .order_by(col(ChainRow.position))
+)
+
 
 @dataclass(frozen=True)
 class Links:
@@ -101,25 +123,32 @@ class Links:
 
     @classmethod
     def read(cls, session: Session, game_id: int) -> Links:
-        """The game's links, read once while this transaction appends none of their kinds (a
-        step's reports ask for them for every seat, and each report is a link of its own)."""
+        """The game's links, read from the store once a transaction (a step's reports ask for
+        them for every seat, and each report is a link of its own); the links the transaction
+        appends later are added from ``chainlog.appended``, not read again."""
         memo: dict[int, tuple[int, Links]] = session.info.setdefault(_MEMO, {})
-        position = chainlog.added_since(session, game_id, _KINDS)
+        added = chainlog.appended(session, game_id)
         known = memo.get(game_id)
-        if known is not None and known[0] == position:
+        if known is not None and known[0] == len(added):
             return known[1]
-        links = cls._query(session, game_id)
-        memo[game_id] = (position, links)
+        if known is None:
+            rows = cls._query(session, game_id)  # flushed links, this transaction's included
+            fresh = added
+        else:
+            rows = list(known[1].rows)
+            fresh = added[known[0] :]
+        have = {position for position, _, _ in rows}
+        more = [(r.position, r.kind, dict(r.payload)) for r in fresh if r.kind in _KINDS]
+        more = [link for link in more if link[0] not in have]
+        links = cls(sorted(rows + more, key=lambda link: link[0])) if more else cls(rows)
+        memo[game_id] = (len(added), links)
         return links
 
     @classmethod
-    def _query(cls, session: Session, game_id: int) -> Links:
-        query = (
-            select(ChainRow.position, ChainRow.kind, ChainRow.payload)
-            .where(ChainRow.game_id == game_id, col(ChainRow.kind).in_(_KINDS))
-            .order_by(col(ChainRow.position))
-        )
-        return cls([(int(p), str(k), dict(d)) for p, k, d in session.exec(query)])
+    def _query(cls, session: Session, game_id: int) -> list[tuple[int, str, dict[str, Any]]]:
+        # On the connection: nothing is flushed first (``read`` adds what waits to be written).
+        found = session.connection().execute(_LINKS, {"game_id": game_id})
+        return [(int(p), str(k), dict(d)) for p, k, d in found]
 
     def opened(self, step: StepRow) -> tuple[int, int | None]:
         """The step attempt's (chain position, round); round None before the server chain."""
