@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from mailbot.app import Bot, freeze_long_lived
 from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line
-from mailbot.games.registry import find_game
+from mailbot.registry import find_game
 from mailbot.render.maps import PNG_WIDTH
 from mailbot.services.base import queries
 from mailbot.services.play import reports

@@ -27,7 +27,7 @@ from mailbot.cli_ops import (
 from mailbot.cli_tools import envelope, simulate_app
 from mailbot.demo.replay import DEFAULT_SEED
 from mailbot.errors import ConfigError, MailbotError, StallError
-from mailbot.games.registry import default_registry
+from mailbot.registry import default_registry
 from mailbot.settings import Settings, incomplete
 
 app = typer.Typer(help="mailbot: an e-mail game moderator.", no_args_is_help=True, add_completion=False)

@@ -158,7 +158,7 @@ def _options(given: list[str]) -> dict[str, str]:
 @game_app.command("options")
 def game_options(game: str) -> None:
     """The options a game takes: name, values, default and what each does."""
-    from mailbot.games.registry import find_game
+    from mailbot.registry import find_game
     from mailbot.services.base.gameoptions import option_specs
 
     try:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from mailbot.core.demo import DemoScript
 from mailbot.errors import UnknownGameError
-from mailbot.games.registry import Registry, default_registry
+from mailbot.registry import Registry, default_registry
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from jinja2 import (
     select_autoescape,
 )
 
-from mailbot.games.registry import Registry, default_registry
+from mailbot.registry import Registry, default_registry
 
 
 @dataclass(frozen=True)

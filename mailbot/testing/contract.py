@@ -26,7 +26,7 @@ from jinja2 import Environment
 
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Game, Line, Outcome, Parsed, Setup, Step, StepKind
-from mailbot.games.registry import GamePackage, Registry
+from mailbot.registry import GamePackage, Registry
 from mailbot.render.templates import Renderer
 from mailbot.services.base.gamedata import data_root, read_tree
 

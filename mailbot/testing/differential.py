@@ -56,7 +56,7 @@ from jinja2 import Environment
 
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Game, Outcome, Parsed, Step
-from mailbot.games.registry import GamePackage
+from mailbot.registry import GamePackage
 from mailbot.testing.contract import numbered, render_report
 
 #: the orders digest both worlds roll with (see the module docstring: the dice are coupled)

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from mailbot.games.registry import GamePackage, Registry, default_registry, load_package
+from mailbot.registry import GamePackage, Registry, default_registry, load_package
 from mailbot.testing import contract
 from mailbot.testing.differential import assert_no_leak, compare_worlds
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pkgutil
 from pathlib import Path
 
-from mailbot.games.registry import Registry, builtin_modules, plugin_modules
+from mailbot.registry import Registry, builtin_modules, plugin_modules
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -7,7 +7,7 @@ from functools import cache
 
 import pytest
 
-from mailbot.games.registry import GamePackage
+from mailbot.registry import GamePackage
 from mailbot.testing import contract
 from tests.contract.conftest import REGISTRY
 

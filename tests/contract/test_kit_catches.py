@@ -16,7 +16,7 @@ import pytest
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Line, Outcome, Parsed
-from mailbot.games.registry import GamePackage
+from mailbot.registry import GamePackage
 from mailbot.testing import contract
 from tests.contract.conftest import REGISTRY
 from tests.contract.fixtures.auction.game import AuctionGame, AuctionState, Bid

@@ -20,7 +20,7 @@ from mailbot.games.atlantic_storm import worlds as aw
 from mailbot.games.atlantic_storm.deck import card_key
 from mailbot.games.atlantic_storm.orders import StormOrder
 from mailbot.games.atlantic_storm.state import StormState
-from mailbot.games.registry import default_registry
+from mailbot.registry import default_registry
 from mailbot.testing.contract import report_env
 from mailbot.testing.differential import LeakFound, assert_no_leak, compare_worlds
 

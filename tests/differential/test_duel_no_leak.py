@@ -20,7 +20,7 @@ from mailbot.core.game import Event
 from mailbot.games.duel import view
 from mailbot.games.duel import worlds as dw
 from mailbot.games.duel.state import Strike, TurnRecord
-from mailbot.games.registry import default_registry
+from mailbot.registry import default_registry
 from mailbot.testing.contract import report_env
 from mailbot.testing.differential import LeakFound, assert_no_leak, compare_worlds
 

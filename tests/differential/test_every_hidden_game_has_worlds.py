@@ -20,7 +20,7 @@ from types import ModuleType
 
 import pytest
 
-from mailbot.games.registry import default_registry
+from mailbot.registry import default_registry
 
 HERE = Path(__file__).parent
 #: game name -> its no-leak kit (the package's ``worlds`` module)

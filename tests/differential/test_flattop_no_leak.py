@@ -13,7 +13,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 
 from mailbot.games.flattop import worlds as fw
-from mailbot.games.registry import default_registry
+from mailbot.registry import default_registry
 from mailbot.testing.contract import report_env
 from mailbot.testing.differential import assert_no_leak, compare_worlds
 

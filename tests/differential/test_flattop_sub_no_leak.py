@@ -19,7 +19,7 @@ from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.combat.submarines import Depth
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side
-from mailbot.games.registry import default_registry
+from mailbot.registry import default_registry
 from mailbot.testing.contract import report_env
 from mailbot.testing.differential import World, assert_no_leak, compare_worlds
 from tests.games.flattop.combat.test_sub_play import at_sea

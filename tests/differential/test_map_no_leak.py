@@ -21,7 +21,7 @@ from mailbot.core.game import Event, Game
 from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.games.flattop.units import Side, TaskForce
-from mailbot.games.registry import GamePackage, default_registry
+from mailbot.registry import GamePackage, default_registry
 from mailbot.render.maps import draw_map
 from mailbot.testing.contract import report_env
 from mailbot.testing.differential import World, assert_no_leak, compare_worlds

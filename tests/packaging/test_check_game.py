@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from mailbot.cli import app
 from mailbot.games.duel import GAME, view
 from mailbot.games.duel.state import TurnRecord
-from mailbot.games.registry import GamePackage
+from mailbot.registry import GamePackage
 from mailbot.testing import kit
 
 RUNNER = CliRunner()

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from mailbot.games.registry import GamePackage, default_registry
 from mailbot.mail.compose import Outgoing, compose
+from mailbot.registry import GamePackage, default_registry
 from mailbot.render.templates import WIDTH, Rendered, Renderer, fits, wrap72
 from mailbot.services.inbox.handling import Reply
 from mailbot.services.post.identity import Identity

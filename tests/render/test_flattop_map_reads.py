@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from mailbot.games.flattop.drawing.symbols import SEA
 from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.render.maps import canvas as cv
 from mailbot.render.maps import draw_map
-from mailbot.render.maps.flattop_symbols import SEA
 from tests.games.flattop.conftest import load_scenario_data
 from tests.games.flattop.play import GAME, game_data, new, play
 from tests.render.test_maps import flattop_model

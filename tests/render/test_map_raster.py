@@ -330,9 +330,9 @@ def test_a_text_at_the_sheets_edge_is_painted_on_the_sheet_as_cairosvg_paints_it
 
 
 def test_a_bank_of_hexes_drawn_as_its_outline_fills_what_its_hexes_fill() -> None:
+    from mailbot.games.flattop.drawing import board as flattop
     from mailbot.games.flattop.map.hexes import Hex, within
     from mailbot.render.maps import canvas as cv
-    from mailbot.render.maps import flattop
 
     board = flattop.board_for([0, 0, 11, 11])
     ring = sorted({*within(Hex(5, 5), 3)} - {Hex(5, 5), Hex(5, 4)}, key=lambda h: (h.col, h.row))  # a hole

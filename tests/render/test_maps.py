@@ -24,14 +24,17 @@ import pytest
 from PIL import Image
 from sqlmodel import Session, col, select
 
+from mailbot import render
 from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line, Setup
+from mailbot.games.flattop import drawing as flattop_drawing
 from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.games.saltntar import SaltNTarGame
 from mailbot.games.saltntar.geometry import find_grid
 from mailbot.games.saltntar.view import MAP_MAX_CELLS, compass, plane
-from mailbot.render.maps import DRAWERS, PNG_WIDTH, PNG_WIDTHS, MapError, MapPicture, draw_map
+from mailbot.registry import Registry
+from mailbot.render.maps import PNG_WIDTH, MapError, MapPicture, draw_map
 from mailbot.services.base.tags import tag
 from mailbot.services.play.games import GameSetup
 from mailbot.store.game_tables import Report
@@ -339,7 +342,7 @@ def test_every_flattop_report_carries_the_seats_map_and_the_report_row_keeps_its
         (report,) = [m for m in to(letters, address) if "the game begins" in m["Subject"]]
         ((name, data),) = maps_in(report)
         assert name == f"map-{seat}-turn1.png"
-        check_png(data, PNG_WIDTHS["flattop"])
+        check_png(data, flattop_drawing.PNG_WIDTH)
     step = h.steps(game_id)[-1]
     for seat, address in FLATTOP.items():
         secret = h.seat(game_id, seat).secret
@@ -386,7 +389,7 @@ def test_a_map_that_cannot_be_drawn_never_stops_the_letter(
     def broken(model: Any) -> str:
         raise KeyError("hex 'VII-Q4' has no coordinates in map.hexes")
 
-    monkeypatch.setitem(DRAWERS, "flattop", broken)
+    monkeypatch.setattr(flattop_drawing, "draw", broken)
     game_id = start(h, "flattop", "test-small", FLATTOP)
     letters = h.flush()
     reports = [m for m in letters if "the game begins" in m["Subject"]]
@@ -396,3 +399,28 @@ def test_a_map_that_cannot_be_drawn_never_stops_the_letter(
         rows = list(session.exec(select(Report).where(Report.game_id == game_id)))
     assert len(rows) == 2 and all(r.map_svg == "" for r in rows)
     assert "goes out without its map" in caplog.text and "VII-Q4" in caplog.text
+
+
+def test_an_outside_game_package_draws_its_map_with_its_own_drawing_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A package outside mailbot gets a map as a built-in one does: by its ``drawing`` module."""
+    package = tmp_path / "outside_maps"
+    package.mkdir()
+    (package / "__init__.py").write_text("from tests.contract.fixtures.auction import GAME\n")
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><title>{}</title></svg>'
+    drawer = f"PNG_WIDTH = 320\n\n\ndef draw(model):\n    return {svg!r}.format(model['name'])\n"
+    (package / "drawing.py").write_text(drawer)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry = Registry(["outside_maps"])
+    monkeypatch.setattr(render.maps, "default_registry", lambda: registry)
+    name = registry.packages()[0].name
+    picture = draw_map(name, {"map": {"name": "Midway"}})
+    assert picture is not None and picture.width == 320 and picture.colours is None
+    assert "<title>Midway</title>" in picture.svg
+    assert draw_map(name, {"no map": True}) is None
+    # A game without a drawer (the auction itself) has no map, whatever its view holds.
+    monkeypatch.setattr(
+        render.maps, "default_registry", lambda: Registry(["tests.contract.fixtures.auction"])
+    )
+    assert draw_map(name, {"map": {"name": "Midway"}}) is None

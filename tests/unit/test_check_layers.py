@@ -14,7 +14,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 CORE = "mailbot/core/x.py"
 DUEL = "mailbot/games/duel/rules.py"
-REGISTRY = "mailbot/games/registry.py"
 DEADLINES = "mailbot/core/deadlines.py"
 
 
@@ -96,9 +95,7 @@ IMPORTS = [
     case("private", "import _socket\n", "imports a private stdlib module", "_socket"),
     case("importlib-resources", "import importlib.resources\n", IO, "importlib.resources"),
     case("zoneinfo-outside-deadlines", "import zoneinfo\n", IO, "zoneinfo"),
-    case(
-        "registry-constant", "import importlib\nimportlib.import_module('socket')\n", IO, "socket", REGISTRY
-    ),
+    case("import-module-constant", "import importlib\nimportlib.import_module('socket')\n", IO, "socket"),
 ]
 
 FILE_IO_CASES = [
@@ -258,7 +255,8 @@ def test_clean_rules_code_passes(tmp_path: Path) -> None:
     assert run(tmp_path, {CORE: CLEAN}) == []
 
 
-def test_registry_may_import_plugins_by_name_and_deadlines_may_use_zoneinfo(tmp_path: Path) -> None:
+def test_deadlines_may_use_zoneinfo_and_no_rules_module_loads_plugins(tmp_path: Path) -> None:
+    # Loading game packages by name is the registry's (``mailbot/registry.py``, an adapter).
     registry = """\
         import importlib
         import importlib.util
@@ -268,12 +266,13 @@ def test_registry_may_import_plugins_by_name_and_deadlines_may_use_zoneinfo(tmp_
         def load(module):
             return importlib.import_module(module), importlib.util.find_spec(f"{module}.demo")
     """
-    files = {REGISTRY: registry, DEADLINES: "from zoneinfo import ZoneInfo\nZoneInfo('UTC')\n"}
+    files = {DEADLINES: "from zoneinfo import ZoneInfo\nZoneInfo('UTC')\n", "mailbot/registry.py": registry}
     assert run(tmp_path, files) == []
-    # The same code anywhere else is reported.
-    errors = run(tmp_path, {CORE: registry, DUEL: files[DEADLINES]})
+    # The same code in core or in a game is reported.
+    errors = run(tmp_path, {CORE: registry, DUEL: files[DEADLINES], "mailbot/games/registry.py": registry})
     assert_reported(errors, CORE, DYNAMIC_IMPORT, "importlib.import_module(module)")
     assert_reported(errors, CORE, IO, "pkgutil")
+    assert_reported(errors, "mailbot/games/registry.py", IO, "pkgutil")
     assert_reported(errors, DUEL, IO, "zoneinfo")
 
 
@@ -306,6 +305,21 @@ def test_a_games_no_leak_kit_may_use_test_tools_but_no_rules_module_may_import_i
     assert_reported(errors, DUEL, "imports a game's no-leak kit (test tooling, never rules)", "worlds")
     nested = "mailbot/games/duel/rules/worlds.py"
     assert_reported(errors, nested, "imports a third-party package", "hypothesis")
+
+
+def test_a_games_map_drawer_may_draw_but_no_rules_module_may_import_it(tmp_path: Path) -> None:
+    drawer = "import drawsvg as dw\nfrom mailbot.render.maps import canvas\n"
+    files = {"mailbot/games/duel/drawing.py": drawer, "mailbot/games/saga/drawing/board.py": drawer}
+    assert run(tmp_path, files) == []
+    errors = run(tmp_path, {DUEL: "from .drawing import draw\n", "mailbot/games/duel/map/drawing.py": drawer})
+    assert_reported(errors, DUEL, "imports a game's map drawer (presentation, never rules)", "drawing")
+    nested = "mailbot/games/duel/map/drawing.py"
+    assert_reported(errors, nested, "imports a third-party package", "drawsvg")
+    # Like the rest of the game it stays below the services.
+    below = {"mailbot/games/duel/drawing.py": "from mailbot.services.base import queries\n"}
+    layer = {"mailbot/services/base/queries.py": "", "mailbot/services/base/__init__.py": ""}
+    services = run(tmp_path, {**below, **layer})
+    assert_reported(services, "mailbot/games/duel/drawing.py", "imports the services from below", "queries")
 
 
 # -- The import drawing of all of mailbot/: no circle, services one way ------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mailbot.core.options import COMMON_OPTIONS, GameOption, OptionProblem, read_options, set_options
-from mailbot.games.registry import GamePackage, default_registry
+from mailbot.registry import GamePackage, default_registry
 from mailbot.services.base.gameoptions import option_specs
 
 SUBS = GameOption("submarines", "submarine rules", bool)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mailbot.errors import UnknownGameError
-from mailbot.games.registry import Registry, builtin_modules, installed_modules
+from mailbot.registry import Registry, builtin_modules, installed_modules
 from mailbot.render.templates import Renderer
 
 FIXTURE = "tests.contract.fixtures.auction"  # a game package outside mailbot, with templates

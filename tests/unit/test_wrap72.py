@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mailbot.games.registry import GamePackage, default_registry
+from mailbot.registry import GamePackage, default_registry
 from mailbot.render.templates import LONG_TOKEN, WIDTH, Renderer, wrap72
 from mailbot.services.post.identity import Identity
 from mailbot.services.post.letters import Draft, Postman

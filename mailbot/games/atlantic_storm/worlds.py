@@ -38,7 +38,7 @@ from mailbot.core.dice import DiceStream
 from mailbot.core.game import Event, Setup
 from mailbot.games.atlantic_storm.game import AtlanticStormGame
 from mailbot.games.atlantic_storm.state import StormState
-from mailbot.games.registry import default_registry
+from mailbot.registry import default_registry
 from mailbot.services.base.gamedata import data_root, read_tree
 from mailbot.testing.contract import numbered
 from mailbot.testing.differential import World

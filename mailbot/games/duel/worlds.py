@@ -39,7 +39,7 @@ from mailbot.core.dice import DiceStream
 from mailbot.core.game import Event, Setup
 from mailbot.games.duel import DuelGame
 from mailbot.games.duel.state import DuelState, Phase, Split, Strike, TurnRecord
-from mailbot.games.registry import default_registry
+from mailbot.registry import default_registry
 from mailbot.testing.contract import numbered
 from mailbot.testing.differential import World
 

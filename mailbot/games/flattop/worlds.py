@@ -51,7 +51,7 @@ from mailbot.games.flattop.observation.observe import tf_target
 from mailbot.games.flattop.observation.reports import Deception
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Side, TaskForce
-from mailbot.games.registry import default_registry
+from mailbot.registry import default_registry
 from mailbot.services.base.gamedata import data_root, read_tree
 from mailbot.testing.differential import World
 

@@ -329,7 +329,7 @@ def build_view(state: State, events: Sequence[Event], seat: str | None) -> dict[
     }
 
 
-# --- the map (drawn by mailbot/render/maps/saltntar.py from this dict alone) -------------------
+# --- the map (drawn by the package's drawing.py from this dict alone) -------------------
 
 #: cells drawn around the ships and the finish line
 MAP_MARGIN = 2

@@ -11,60 +11,42 @@ few milliseconds) or, for an SVG with more in it, by cairosvg. Each picture is
 painted when asked for: a step's maps all differ (the hour is in the title), so
 keeping whole pictures found none again.
 
-Drawers: ``flattop`` (a side's map of the hour) and ``salt-n-tar`` (the course,
-every ship and the wind), found by the game's name with case, hyphens and
-apostrophes ignored (``saltntar``, ``Salt'n'Tar``). Other games have no map:
-:func:`draw_map` answers None.
+A game that draws a map says so by its package's ``drawing`` module (``drawing.py`` or a
+``drawing/`` package, found by the registry): ``draw(model) -> str`` gives the SVG, and
+``PNG_WIDTH`` and ``PNG_COLOURS`` (a palette size), when present, how its PNG is painted.
+Flat Top's draws a side's map of the hour, Salt'n'Tar's the course, every ship and the wind.
+Other games have no map: :func:`draw_map` answers None.
 """
 
 from __future__ import annotations
 
 import importlib
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
-from mailbot.errors import RenderError
+from mailbot.errors import RenderError, UnknownGameError
+from mailbot.registry import default_registry
 
 #: default PNG width in pixels: a phone screen's width at two CSS pixels a pixel; wider costs time and bytes
 #: in every letter (through cairosvg a 900 px picture took 100 ms to convert, 640 px 60 ms)
 PNG_WIDTH = 640
 
-Drawer = Callable[[Mapping[str, Any]], str]
 
-
-def _drawn_by(module: str) -> Drawer:
-    """The ``draw`` of ``module``, imported when the first map is drawn: the drawers read their
-    games' modules (Flat Top's is a fifth of the moderator's start), which a moderator whose
-    games draw no map, and every process that draws none, need not load."""
-
-    def draw(model: Mapping[str, Any]) -> str:
-        drawn: str = importlib.import_module(module).draw(model)
-        return drawn
-
-    return draw
-
-
-DRAWERS: dict[str, Drawer] = {
-    "flattop": _drawn_by("mailbot.render.maps.flattop"),
-    "saltntar": _drawn_by("mailbot.render.maps.saltntar"),
-}
-
-
-def drawer_key(game: str) -> str:
-    """``salt-n-tar`` and ``Salt'n'Tar`` -> ``saltntar``: the key of :data:`DRAWERS`."""
-    return re.sub(r"[^a-z0-9]", "", game.lower())
+def drawing_of(game: str) -> ModuleType | None:
+    """The map drawer of the game named ``game``: its package's ``drawing`` module, imported when
+    the game's first map is drawn (a drawer reads its game's modules, which a moderator whose
+    games draw no map, and every process that draws none, need not load); None: no map."""
+    try:
+        module = default_registry().find(game).drawing
+    except UnknownGameError:
+        return None
+    return None if module is None else importlib.import_module(module)
 
 
 class MapError(RenderError):
     """A view's ``map`` entry cannot be drawn (a hex id without coordinates, a missing key)."""
-
-
-#: a drawer's PNG width where it is not :data:`PNG_WIDTH` (Flat Top's whole theatre is a pixel a unit)
-PNG_WIDTHS = {"flattop": 960}
-#: a drawer's PNG palette size, where its pictures are quantised (Flat Top's: a fifth of the bytes)
-PNG_COLOURS = {"flattop": 64}
 
 
 @dataclass(frozen=True)
@@ -101,13 +83,13 @@ def png_of(svg: str, width: int, colours: int | None = None) -> bytes:
 
 def draw_map(game: str, view: Mapping[str, Any]) -> MapPicture | None:
     """The map of ``view`` for the game named ``game``; None when there is none to draw."""
-    drawer = DRAWERS.get(drawer_key(game))
     model = view.get("map")
-    if drawer is None or not isinstance(model, Mapping):
+    drawing = drawing_of(game) if isinstance(model, Mapping) else None
+    if drawing is None or not isinstance(model, Mapping):
         return None
     try:
-        key = drawer_key(game)
-        return MapPicture(drawer(model), PNG_WIDTHS.get(key, PNG_WIDTH), PNG_COLOURS.get(key))
+        svg: str = drawing.draw(model)
     except (KeyError, TypeError, ValueError) as error:
         # A view that breaks the schema is a bug in its game; say which part.
         raise MapError(f"{game} map cannot be drawn: {type(error).__name__}: {error}") from error
+    return MapPicture(svg, getattr(drawing, "PNG_WIDTH", PNG_WIDTH), getattr(drawing, "PNG_COLOURS", None))

@@ -22,7 +22,7 @@ from mailbot.core import lifecycle
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Line, Outcome
 from mailbot.errors import MailbotError
-from mailbot.games.registry import AnyGame
+from mailbot.registry import AnyGame
 from mailbot.render.archive_pages import RefereeView
 from mailbot.render.templates import Renderer
 from mailbot.services.base import dicechain, queries

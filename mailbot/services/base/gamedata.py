@@ -16,7 +16,7 @@ from importlib.resources.abc import Traversable
 from typing import Any
 
 from mailbot.errors import ConfigError
-from mailbot.games.registry import GamePackage, find_package
+from mailbot.registry import GamePackage, find_package
 
 DATA_FOLDER = "data"
 TEMPLATE_FOLDER = "templates"

@@ -10,7 +10,7 @@ from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Setup
 from mailbot.core.options import GameOption, OptionProblem, OptionValue, declared, read_options
 from mailbot.errors import ConfigError, GameError
-from mailbot.games.registry import AnyGame
+from mailbot.registry import AnyGame
 
 
 def option_specs(plugin: AnyGame) -> dict[str, GameOption]:

@@ -22,7 +22,7 @@ from sqlmodel import Session, col, select
 from mailbot.core.dice import player_entropy
 from mailbot.core.sealed import SealBox
 from mailbot.errors import ConfigError
-from mailbot.games.registry import AnyGame, find_game
+from mailbot.registry import AnyGame, find_game
 from mailbot.services.base import chainlog
 from mailbot.services.base.transactions import kept
 from mailbot.store.game_tables import ChainRow, Game, OrderSet, Seat, StepRow, StepState, row_id

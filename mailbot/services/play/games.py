@@ -21,7 +21,7 @@ from mailbot.core.chain import roll_log, salted, step_salt
 from mailbot.core.dice import MAX_NONCE, DiceStream, order_digest
 from mailbot.core.game import Setup, Step
 from mailbot.errors import ConfigError
-from mailbot.games.registry import find_game
+from mailbot.registry import find_game
 from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.base.gamedata import load_game_data
 from mailbot.services.base.gameoptions import game_options, try_setup

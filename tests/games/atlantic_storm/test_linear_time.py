@@ -22,7 +22,7 @@ from mailbot.games.atlantic_storm.deck import read_parts
 from mailbot.games.atlantic_storm.simulate import format_report, simulate
 from mailbot.games.atlantic_storm.state import StormState
 from mailbot.games.atlantic_storm.timeline import hand_size, modifier, next_columns, seed_round, sheet_row
-from mailbot.games.registry import find_game
+from mailbot.registry import find_game
 
 ROOT = Path(__file__).resolve().parents[3]
 GAME = AtlanticStormGame()

@@ -17,7 +17,7 @@ from mailbot.core.game import Event, Line, Outcome, ProblemKind, Setup, StepKind
 from mailbot.errors import GameError
 from mailbot.games.duel import DuelGame
 from mailbot.games.duel.state import DuelState, Phase, Split
-from mailbot.games.registry import find_game
+from mailbot.registry import find_game
 
 ROOT = Path(__file__).resolve().parents[3]
 GAME = DuelGame()

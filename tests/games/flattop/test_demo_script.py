@@ -27,7 +27,7 @@ from mailbot.games.flattop.demo import (
     type_damage,
 )
 from mailbot.games.flattop.map.hexes import Direction, parse_hex_id
-from mailbot.games.registry import Registry, builtin_modules
+from mailbot.registry import Registry, builtin_modules
 from mailbot.render.templates import wrap72
 from mailbot.testing import contract
 

@@ -17,7 +17,7 @@ from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side
-from mailbot.games.registry import find_game
+from mailbot.registry import find_game
 
 from .play import GAME, game_data, new, parse, play
 

@@ -24,7 +24,7 @@ from mailbot.games.flattop.observation.knowledge import ContactReport, Knowledge
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side
 from mailbot.games.flattop.view_weather import WEATHER_RADIUS
-from mailbot.games.registry import Registry, builtin_modules
+from mailbot.registry import Registry, builtin_modules
 from mailbot.render.templates import wrap72
 from mailbot.testing import contract
 

@@ -29,7 +29,7 @@ from mailbot.games.flattop.orders.types import BhtNumber
 from mailbot.games.flattop.quiet import quiet_turn
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import ShipType, Side
-from mailbot.games.registry import Registry, builtin_modules
+from mailbot.registry import Registry, builtin_modules
 from mailbot.render.templates import Renderer
 from mailbot.testing.contract import lines_of, numbered
 

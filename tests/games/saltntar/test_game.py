@@ -8,9 +8,9 @@ from typing import Any
 
 from mailbot.core.dice import DiceStream, FixedDice
 from mailbot.core.game import EVERYONE, Event, Line, Setup, StepKind
-from mailbot.games.registry import find_game
 from mailbot.games.saltntar import SaltNTarGame
 from mailbot.games.saltntar.state import State
+from mailbot.registry import find_game
 from tests.games.saltntar.conftest import new_state, play, race, ship, texts
 
 

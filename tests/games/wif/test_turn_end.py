@@ -14,10 +14,10 @@ import pytest
 
 from mailbot.core.dice import FixedDice
 from mailbot.core.game import Line, Outcome, ProblemKind, Setup
-from mailbot.games.registry import find_game
 from mailbot.games.wif import WifTurnEndGame
 from mailbot.games.wif.rules import apply_impulse, threshold
 from mailbot.games.wif.state import STANDARD_SCENARIO, WifState
+from mailbot.registry import find_game
 
 ROOT = Path(__file__).resolve().parents[3]
 GAME = WifTurnEndGame()

@@ -18,7 +18,7 @@ import importlib.util
 import pkgutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -43,6 +43,13 @@ class GamePackage:
     @property
     def name(self) -> str:
         return self.game.name
+
+    @cached_property
+    def drawing(self) -> str | None:
+        """The module of the game's map drawer (``drawing``: ``draw(model)`` gives the SVG of a
+        view's ``map``; see ``mailbot.render.maps``), when the package has one."""
+        name = f"{self.module}.drawing"
+        return name if importlib.util.find_spec(name) is not None else None
 
     @property
     def worlds(self) -> str | None:

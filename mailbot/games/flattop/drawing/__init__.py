@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A Flat Top side's map of the hour, drawn from the report view's ``r["map"]`` alone.
+"""A Flat Top side's map of the hour, drawn from the report view's ``r["map"]`` alone (the
+game's map drawer: ``mailbot.render.maps`` finds it as the package's ``drawing``).
 
 The schema (``mailbot/games/flattop/view.py`` builds it from the side's own
 units, its knowledge and the public board)::
@@ -31,16 +32,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
 
 import drawsvg as dw
 
-from mailbot.games.flattop.map.hexes import Hex, within
-from mailbot.render.maps import canvas as cv
-from mailbot.render.maps.canvas import Entry, num
-from mailbot.render.maps.flattop_symbols import (
+from mailbot.games.flattop.drawing.board import (
+    FADE,
+    GRID_SIZE,
+    ID_SIZE,
+    KEY_COLUMNS,
+    LABEL,
+    MAP_TOP,
+    PLACE_SIZE,
+    ROOT3,
+    SHEET,
+    board_for,
+    grid_outline,
+    weather_outline,
+)
+from mailbot.games.flattop.drawing.labels import Placed, Printed, fragment
+from mailbot.games.flattop.drawing.symbols import (
     BASE_INK,
     CLOUD,
     COAST,
@@ -50,7 +63,6 @@ from mailbot.render.maps.flattop_symbols import (
     ID_INK,
     LAND,
     LAND_INK,
-    LEADER,
     LEGEND,
     SEA,
     SEARCH,
@@ -65,144 +77,13 @@ from mailbot.render.maps.flattop_symbols import (
     polyline,
     swatch,
 )
+from mailbot.games.flattop.map.hexes import Hex
+from mailbot.render.maps import canvas as cv
+from mailbot.render.maps.canvas import Entry, num
 
-ROOT3 = math.sqrt(3)
-SHEET = 960  # the sheet's width in units: the whole theatre, drawn a pixel a unit (PNG_WIDTH)
+#: the PNG of a map is the whole sheet a pixel a unit, in a palette (a fifth of the bytes)
 PNG_WIDTH = SHEET
-MAP_TOP = 34
-MAX_MAP_HEIGHT = 720
-MAX_HEX = 28  # circumradius: a small board need not fill the page
-LABEL = 10  # a named hex's label block: its id, then what is there
-ID_SIZE = 9  # a named hex's id alone (a path's hexes)
-PLACE_SIZE = 9  # bases and islands printed on the board
-GRID_SIZE = 7  # the regular grid of ids
-KEY_COLUMNS = 2
-#: a contact's opacity by age in hours (0 = seen this hour); older ones fade
-FADE = (1.0, 0.7, 0.5, 0.35)
-
-
-@dataclass(frozen=True)
-class Board:
-    """Where the bounds' hexes fall on the sheet."""
-
-    bounds: tuple[int, int, int, int]
-    size: float  # hex circumradius
-    left: float
-    top: float
-
-    @property
-    def width(self) -> float:
-        c0, _, c1, _ = self.bounds
-        return self.size * (1.5 * (c1 - c0) + 2)
-
-    @property
-    def height(self) -> float:
-        _, r0, _, r1 = self.bounds
-        return self.size * ROOT3 * (r1 - r0 + 1.5)
-
-    def centre(self, h: Hex) -> tuple[float, float]:
-        c0, r0, _, _ = self.bounds
-        x = self.left + self.size * (1 + 1.5 * (h.col - c0))
-        y = self.top + self.size * ROOT3 * (h.row - r0 + 0.5 + 0.5 * (h.col & 1))
-        return x, y
-
-    def inside(self, h: Hex) -> bool:
-        c0, r0, c1, r1 = self.bounds
-        return c0 <= h.col <= c1 and r0 <= h.row <= r1
-
-    def hexes(self) -> list[Hex]:
-        c0, r0, c1, r1 = self.bounds
-        return [Hex(c, r) for c in range(c0, c1 + 1) for r in range(r0, r1 + 1)]
-
-    def outline(self, hexes: Iterable[Hex]) -> str:
-        """The hexes' outlines, one closed piece each, in relative steps (:func:`canvas.relative_path`)."""
-        return cv.relative_path([(cv.hexagon(*self.centre(h), self.size), True) for h in hexes])
-
-
-# The outlines are pure functions of immutable inputs, and the same board comes back every hour
-# (bounds follow a side's units): kept, they cost a lookup instead of trigonometry and rounding
-# per corner, which was most of drawing a map. Keyed by value, so nothing of one map reaches another.
-@lru_cache(maxsize=32)
-def grid_outline(board: Board) -> str:
-    """Every hex of the board: the grid's one path (a few thousand hexes on a whole-sea map).
-
-    Each edge is written once: a hex gives its north, north-west and south-west edges as one
-    open line, the others being its neighbours' (a stroke covers the union of its lines, so
-    the picture is the same); a hex on the board's east, south or (an even column's) north
-    edge, whose neighbours there are not drawn, gives its whole outline. Written hex by hex the
-    grid was seven tenths of a Coral Sea map's SVG (249 kB); so it is a third shorter, and in
-    relative steps (:func:`canvas.relative_path`) a third again (167 kB -> 107 kB).
-    """
-    _, r0, c1, r1 = board.bounds
-    pieces: list[tuple[Sequence[tuple[float, float]], bool]] = []
-    for h in board.hexes():
-        corners = cv.hexagon(*board.centre(h), board.size)
-        if h.col == c1 or h.row == r1 or (h.col % 2 == 0 and h.row == r0):
-            pieces.append((corners, True))
-        else:
-            pieces.append(([corners[5], corners[4], corners[3], corners[2]], False))
-    return cv.relative_path(pieces)
-
-
-@lru_cache(maxsize=16)
-def weather_outline(board: Board, centres: tuple[tuple[int, int], ...], radius: int) -> str:
-    """The outline of every hex of ``board`` within ``radius`` of one of ``centres`` (col, row),
-    in (col, row) order: the hour's clouds or storms, the same for every side's map of the hour,
-    kept by value."""
-    hexes = {h for c, r in centres for h in _disc(c, r, radius)}
-    return union_outline(board, sorted((h for h in hexes if board.inside(h)), key=lambda h: (h.col, h.row)))
-
-
-@lru_cache(maxsize=1024)
-def _disc(col: int, row: int, radius: int) -> tuple[Hex, ...]:
-    """The hexes within ``radius`` of (col, row): a cloud's, kept (clouds drift a hex or two an hour)."""
-    return tuple(within(Hex(col, row), radius))
-
-
-def union_outline(board: Board, hexes: Sequence[Hex]) -> str:
-    """One path filling what the outlines of ``hexes`` fill: each hex's edges with every edge two
-    of them share (once each way, so adding nothing to the winding) left out, chained into
-    closed loops. A cloud bank of 450 hexes is 8 loops: a quarter of the points to paint and
-    to keep in the SVG."""
-    edges: dict[tuple[str, str], None] = {}
-    for h in hexes:
-        for a, b in hex_edges(board, h):
-            if (b, a) in edges:
-                del edges[(b, a)]
-            else:
-                edges[(a, b)] = None
-    onward: dict[str, list[str]] = {}
-    for a, b in edges:
-        onward.setdefault(a, []).append(b)
-    loops = []
-    for start in list(onward):
-        while onward[start]:  # every corner has as many edges in as out: a walk comes back
-            loop, at = [start], onward[start].pop(0)
-            while at != start:
-                loop.append(at)
-                at = onward[at].pop(0)
-            loops.append("M" + "L".join(loop) + "Z")
-    return "".join(loops)
-
-
-@lru_cache(maxsize=8192)
-def hex_edges(board: Board, h: Hex) -> tuple[tuple[str, str], ...]:
-    """The six edges of ``h`` as pairs of written corners, in order round the hex: kept, since
-    most of an hour's cloud hexes were under cloud the hour before (trigonometry and rounding
-    for each corner were two thirds of an outline's time)."""
-    corners = [f"{num(x)},{num(y)}" for x, y in cv.hexagon(*board.centre(h), board.size)]
-    return tuple(zip(corners, corners[1:] + corners[:1], strict=True))
-
-
-def board_for(bounds: Sequence[int]) -> Board:
-    c0, r0, c1, r1 = (int(v) for v in bounds)
-    if c1 < c0 or r1 < r0:
-        raise ValueError(f"bounds {list(bounds)} are empty")
-    box = (c0, r0, c1, r1)
-    units = Board(box, 1.0, 0.0, 0.0)
-    size = min((SHEET - 2 * cv.PAD) / units.width, MAX_MAP_HEIGHT / units.height, MAX_HEX)
-    left = (SHEET - units.width * size) / 2
-    return Board(box, size, left, MAP_TOP)
+PNG_COLOURS = 64
 
 
 @dataclass(frozen=True)
@@ -631,88 +512,6 @@ class Map:
         if self.model["storms"]:
             entries.append(Entry(swatch(STORM), "Storm"))
         return entries
-
-
-@dataclass
-class Placed:
-    """The labels placed, drawn after the symbols; and the key of those with no room."""
-
-    parts: list[dw.Group] = field(default_factory=list)
-    key: list[tuple[str, str, list[str], str]] = field(default_factory=list)
-
-    def add(  # noqa: PLR0917 (each label's parts, in reading order)
-        self,
-        cls: str,
-        hex_id: str,
-        lines: Sequence[str],
-        inks: Sequence[str],
-        spot: tuple[float, float, str, tuple[float, float, float, float]],
-        at: tuple[float, float],
-        near: float,
-        opacity: float = 1.0,
-    ) -> None:
-        """``lines`` at ``spot``, each in its ink; a leader line from ``at`` when the label
-        stands farther than ``near`` from it."""
-        x, baseline, anchor, box = spot
-        group = dw.Group(class_=cls, data_hex=hex_id)
-        left, top, width, height = box
-        bx, by = min(max(at[0], left), left + width), min(max(at[1], top), top + height)
-        if math.hypot(bx - at[0], by - at[1]) > near:
-            group.append(
-                dw.Path(
-                    f"M{num(at[0])},{num(at[1])}L{num(bx)},{num(by)}",
-                    stroke=LEADER,
-                    stroke_width=0.8,
-                    fill="none",
-                    class_="leader",
-                )
-            )
-        size = (height / len(lines)) / 1.2
-        if cls == "grid-id":  # in a free place by construction: no halo (half the text to paint)
-            group.append(
-                dw.Text(
-                    lines[0],
-                    num(size),
-                    num(x),
-                    num(baseline),
-                    fill=inks[0],
-                    font_family=cv.FONT,
-                    text_anchor=anchor,
-                )
-            )
-            self.parts.append(group)
-            return
-        for index, (line, ink) in enumerate(zip(lines, inks, strict=True)):
-            cv.text(
-                group, line, size, x, baseline + index * size * 1.2, fill=ink, anchor=anchor, opacity=opacity
-            )
-        self.parts.append(group)
-
-    def draw(self, d: dw.Drawing | dw.Group) -> None:
-        for part in self.parts:
-            d.append(part)
-
-
-@dataclass(frozen=True)
-class Printed:
-    """The printed board drawn once (:func:`printed_board`): SVG fragments and label room."""
-
-    under: str  # sea, land and grid: a group the weather is laid over
-    over: str  # hexsides, sections, base rings, compass, scale, names and grid ids
-    placed: cv.Labels = field(repr=False, compare=False)  # the names' and ids' boxes
-
-    def labels(self) -> cv.Labels:
-        """A fresh placer with the board's names and ids already in the way."""
-        return self.placed.copy()
-
-
-def fragment(group: dw.Group) -> str:
-    """``group`` as the SVG text drawsvg writes for it inside a drawing."""
-    d = dw.Drawing(SHEET, SHEET, id_prefix="board")
-    d.append(group)
-    svg = str(d.as_svg())
-    start = svg.index("</defs>") + len("</defs>")
-    return svg[start : svg.rindex("</svg>")].strip("\n")
 
 
 def board_key(model: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A Flat Top map's labels once placed, and the printed board drawn once per game."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import drawsvg as dw
+
+from mailbot.games.flattop.drawing.board import SHEET
+from mailbot.games.flattop.drawing.symbols import (
+    LEADER,
+)
+from mailbot.render.maps import canvas as cv
+from mailbot.render.maps.canvas import num
+
+
+@dataclass
+class Placed:
+    """The labels placed, drawn after the symbols; and the key of those with no room."""
+
+    parts: list[dw.Group] = field(default_factory=list)
+    key: list[tuple[str, str, list[str], str]] = field(default_factory=list)
+
+    def add(  # noqa: PLR0917 (each label's parts, in reading order)
+        self,
+        cls: str,
+        hex_id: str,
+        lines: Sequence[str],
+        inks: Sequence[str],
+        spot: tuple[float, float, str, tuple[float, float, float, float]],
+        at: tuple[float, float],
+        near: float,
+        opacity: float = 1.0,
+    ) -> None:
+        """``lines`` at ``spot``, each in its ink; a leader line from ``at`` when the label
+        stands farther than ``near`` from it."""
+        x, baseline, anchor, box = spot
+        group = dw.Group(class_=cls, data_hex=hex_id)
+        left, top, width, height = box
+        bx, by = min(max(at[0], left), left + width), min(max(at[1], top), top + height)
+        if math.hypot(bx - at[0], by - at[1]) > near:
+            group.append(
+                dw.Path(
+                    f"M{num(at[0])},{num(at[1])}L{num(bx)},{num(by)}",
+                    stroke=LEADER,
+                    stroke_width=0.8,
+                    fill="none",
+                    class_="leader",
+                )
+            )
+        size = (height / len(lines)) / 1.2
+        if cls == "grid-id":  # in a free place by construction: no halo (half the text to paint)
+            group.append(
+                dw.Text(
+                    lines[0],
+                    num(size),
+                    num(x),
+                    num(baseline),
+                    fill=inks[0],
+                    font_family=cv.FONT,
+                    text_anchor=anchor,
+                )
+            )
+            self.parts.append(group)
+            return
+        for index, (line, ink) in enumerate(zip(lines, inks, strict=True)):
+            cv.text(
+                group, line, size, x, baseline + index * size * 1.2, fill=ink, anchor=anchor, opacity=opacity
+            )
+        self.parts.append(group)
+
+    def draw(self, d: dw.Drawing | dw.Group) -> None:
+        for part in self.parts:
+            d.append(part)
+
+
+@dataclass(frozen=True)
+class Printed:
+    """The printed board drawn once (:func:`printed_board`): SVG fragments and label room."""
+
+    under: str  # sea, land and grid: a group the weather is laid over
+    over: str  # hexsides, sections, base rings, compass, scale, names and grid ids
+    placed: cv.Labels = field(repr=False, compare=False)  # the names' and ids' boxes
+
+    def labels(self) -> cv.Labels:
+        """A fresh placer with the board's names and ids already in the way."""
+        return self.placed.copy()
+
+
+def fragment(group: dw.Group) -> str:
+    """``group`` as the SVG text drawsvg writes for it inside a drawing."""
+    d = dw.Drawing(SHEET, SHEET, id_prefix="board")
+    d.append(group)
+    svg = str(d.as_svg())
+    start = svg.index("</defs>") + len("</defs>")
+    return svg[start : svg.rindex("</svg>")].strip("\n")
