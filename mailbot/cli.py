@@ -24,8 +24,9 @@ from mailbot.cli_ops import (
     status,
     store_name,
 )
-from mailbot.cli_tools import envelope, simulate_app
+from mailbot.cli_tools import simulate_app
 from mailbot.demo.replay import DEFAULT_SEED
+from mailbot.envelope.command import envelope
 from mailbot.errors import ConfigError, MailbotError, StallError
 from mailbot.registry import default_registry
 from mailbot.settings import Settings, incomplete

@@ -24,6 +24,7 @@ from typing import Any
 
 from mailbot.core.demo import DemoScript
 from mailbot.core.game import Game
+from mailbot.core.simulation import Simulation
 from mailbot.errors import UnknownGameError
 
 ENTRY_POINT_GROUP = "mailbot.games"
@@ -50,6 +51,16 @@ class GamePackage:
         view's ``map``; see ``mailbot.render.maps``), when the package has one."""
         name = f"{self.module}.drawing"
         return name if importlib.util.find_spec(name) is not None else None
+
+    @cached_property
+    def simulation(self) -> Simulation | None:
+        """The game's ``mailbot simulate`` command (``simulate.SIMULATION``), when it has one;
+        its module is imported only when asked for (the command line asks when it runs one)."""
+        name = f"{self.module}.simulate"
+        if importlib.util.find_spec(name) is None:
+            return None
+        found: Simulation | None = getattr(importlib.import_module(name), "SIMULATION", None)
+        return found
 
     @property
     def worlds(self) -> str | None:

@@ -53,6 +53,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PURE = ("mailbot/core", "mailbot/games")
+#: pure modules outside those folders: seed 004's envelope arithmetic, a utility beside the games
+PURE_FILES = ("mailbot/envelope/rules.py",)
 ALLOWED_MAILBOT = ("mailbot.core", "mailbot.games", "mailbot.errors")
 
 ADAPTER = "imports an adapter"
@@ -560,6 +562,7 @@ BELOW_SERVICES = (
     "mailbot.render",
     "mailbot.scheduler",
     "mailbot.registry",
+    "mailbot.envelope",
     *(p.replace("/", ".") for p in PURE),
 )
 # Circles known and owned elsewhere, each to be removed (then its entry goes too).
@@ -771,6 +774,9 @@ def check(root: Path = ROOT) -> list[str]:
         for path in sorted((root / folder).rglob("*.py")):
             if not is_edge(root, path):
                 errors.extend(check_file(root, path))
+    for rel in PURE_FILES:
+        if (root / rel).is_file():
+            errors.extend(check_file(root, root / rel))
     return errors + check_imports(root)
 
 

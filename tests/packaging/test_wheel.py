@@ -130,7 +130,7 @@ def test_the_wheel_ships_every_module_template_and_data_file(install: Install) -
     assert {
         "mailbot/py.typed",
         "mailbot/__main__.py",
-        "mailbot/data/envelope-hex-values.toml",
+        "mailbot/envelope/data/hex-values.toml",
         "mailbot/store/migrations/env.py",
         "mailbot/store/migrations/script.py.mako",
     } <= expected

@@ -441,3 +441,13 @@ def test_a_known_circle_that_is_gone_is_reported(tmp_path: Path) -> None:
     assert run(tmp_path, {**inits, **both_ways}) == []
     errors = run(tmp_path, {path[second]: "x = 1\n"})
     assert_reported(errors, path[first], STALE, second)
+
+
+def test_the_envelope_arithmetic_is_held_to_the_rules_standard(tmp_path: Path) -> None:
+    errors = run(tmp_path, {"mailbot/envelope/rules.py": "import random\nrandom.random()\n"})
+    assert_reported(errors, "mailbot/envelope/rules.py", "uses the global random generator", "random.random")
+    # Its command, the edge, reads the shipped files.
+    assert (
+        run(tmp_path, {"mailbot/envelope/rules.py": "", "mailbot/envelope/command.py": "import pathlib\n"})
+        == []
+    )

@@ -4,10 +4,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+from mailbot import cli_tools
 from mailbot.cli import app
+from mailbot.registry import Registry, default_registry
 
 runner = CliRunner()
 
@@ -98,3 +102,37 @@ def test_envelope_lists_its_defaults_in_one_place() -> None:
     assert "design default: numeric hex ids by their first two digits" in numeric.output
     assert "design default: the full sum, not unit digits" in numeric.output
     assert runner.invoke(app, ["envelope"]).exit_code != 0
+
+
+def test_an_outside_game_adds_its_simulation_from_its_own_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``mailbot simulate`` lists what the installed game packages declare, outside ones too."""
+    package = tmp_path / "outside_sim"
+    package.mkdir()
+    (package / "__init__.py").write_text("from tests.contract.fixtures.auction import GAME\n")
+    (package / "simulate.py").write_text(
+        "from mailbot.core.simulation import Option, Simulation\n\n\n"
+        "def run(options, rng, data):\n"
+        "    bid = rng.randint(1, 100)\n"
+        "    return [f\"{options['lots']} lots, mode {options['mode']}, first bid {bid}\"]\n\n\n"
+        "SIMULATION = Simulation('auction-bids', 'Bids at auction.', (\n"
+        "    Option('lots', int, 3, 'Lots.', low=1),\n"
+        "    Option('mode', str, 'open', 'Open or sealed.', choices=('open', 'sealed')),\n"
+        "), run)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry = Registry([*default_registry().modules, "outside_sim"])
+    monkeypatch.setattr(cli_tools, "default_registry", lambda: registry)
+    cli_tools._simulations.cache_clear()
+    try:
+        listed = runner.invoke(app, ["simulate", "--help"])
+        assert "auction-bids" in listed.output and "wif-turn-end" in listed.output
+        args = ["simulate", "auction-bids", "--lots", "7", "--mode", "sealed", "--seed", "4"]
+        first, again = runner.invoke(app, args), runner.invoke(app, args)
+        assert first.exit_code == 0, first.output
+        assert first.output.startswith("7 lots, mode sealed, first bid ") and first.output == again.output
+        refused = runner.invoke(app, ["simulate", "auction-bids", "--lots", "0"])
+        assert refused.exit_code == 2 and "--lots" in refused.output
+    finally:
+        cli_tools._simulations.cache_clear()

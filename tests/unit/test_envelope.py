@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mailbot.core.envelope import (
+from mailbot.envelope.rules import (
     Attack,
     envelope_number,
     listing_order,
@@ -21,7 +21,7 @@ from mailbot.core.envelope import (
 )
 from mailbot.errors import ConfigError
 
-CHART_FILE = Path(__file__).resolve().parents[2] / "mailbot" / "data" / "envelope-hex-values.toml"
+CHART_FILE = Path(__file__).resolve().parents[2] / "mailbot" / "envelope" / "data" / "hex-values.toml"
 CHART = load_chart(CHART_FILE.read_text(encoding="utf-8"))
 
 
@@ -237,7 +237,7 @@ def test_more_than_ten_combats_name_each_envelope_in_the_summary() -> None:
 
 def test_defaults_used_names_what_shaped_a_result() -> None:
     """Issue 37: the 0 envelope (seed 004's "marked 101"), the chart, numeric ids and the full sum."""
-    from mailbot.core.envelope import defaults_used
+    from mailbot.envelope.rules import defaults_used
 
     chart = {"F": (0, 0, 7, 0, 0, 0, 0, 0, 0, 0), "G": (0, 0, 0, 5, 0, 0, 0, 0, 0, 0)}
     assert defaults_used(envelope_number([Attack.of("5-1", "G13")], chart)) == ("zero",)

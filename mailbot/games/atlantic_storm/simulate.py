@@ -14,7 +14,9 @@ import random
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from mailbot.core.simulation import Option, Simulation
 from mailbot.games.atlantic_storm.timeline import (
     CONVOYS,
     DICE,
@@ -84,3 +86,18 @@ def format_report(stats: Stats) -> list[str]:
     lines.append(f"share 15-25: {stats.share(15, 25):.4f}")
     lines.append(f"share no 1943 convoys: {stats.no_1943 / stats.games:.4f}")
     return lines
+
+
+def _run(options: Mapping[str, Any], rng: random.Random, _data: Mapping[str, Any]) -> list[str]:
+    return format_report(simulate(int(options["games"]), bool(options["enhanced"]), rng))
+
+
+SIMULATION = Simulation(
+    "atlantic-storm",
+    "Atlantic Storm linear time (seed 000): how many convoys a campaign selects.",
+    (
+        Option("games", int, 100_000, "Campaigns to play.", low=1),
+        Option("enhanced", bool, False, "Use the enhanced selection algorithm."),
+    ),
+    _run,
+)

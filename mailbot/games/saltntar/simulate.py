@@ -28,6 +28,7 @@ from typing import Any
 
 from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line, Setup
+from mailbot.core.simulation import Option, Simulation
 from mailbot.games.saltntar.game import SaltNTarGame
 from mailbot.games.saltntar.movement import gale, motion
 from mailbot.games.saltntar.state import FURLED, REEFED, SET, Ship, State
@@ -182,3 +183,43 @@ def format_report(stats: Stats) -> list[str]:
         f"share with a winner: {stats.winner_share:.3f}",
         f"share of ships sunk: {stats.sunk_share:.3f}",
     ]
+
+
+def _run(options: Mapping[str, Any], rng: random.Random, data: Mapping[str, Any]) -> list[str]:
+    recovery = options["recovery"]
+    stats = simulate(
+        data,
+        int(options["races"]),
+        int(options["ships"]),
+        options["luck"] == "always",
+        rng,
+        recovery=None if recovery is None else str(recovery),
+        distance=int(options["distance"]),
+    )
+    return format_report(stats)
+
+
+SIMULATION = Simulation(
+    "salt-n-tar",
+    "Salt'n'Tar (seed 001): whole races with scripted captains; winners and sinkings.",
+    (
+        Option("ships", int, 3, "Ships in each race, one side each.", low=1, high=12),
+        Option("races", int, 1000, "Races to sail.", low=1),
+        Option(
+            "luck",
+            str,
+            "always",
+            "Every side takes its luck roll, or none does.",
+            choices=("always", "never"),
+        ),
+        Option(
+            "recovery",
+            str,
+            None,
+            "Strain recovery (default: the rule in tables.toml).",
+            choices=("none", "reefed", "any"),
+        ),
+        Option("distance", int, 40, "Cells (3'' each) to the finish line.", low=1),
+    ),
+    _run,
+)

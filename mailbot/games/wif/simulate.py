@@ -15,7 +15,9 @@ import random
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from mailbot.core.simulation import Option, Simulation
 from mailbot.games.wif.rules import DIE_SIDES, apply_impulse, threshold
 
 #: dice per impulse: a fixed circled weather number, or one chosen per impulse (impulse number, rng)
@@ -119,3 +121,25 @@ def format_report(stats: Stats) -> list[str]:
     lines.append(f"standard deviation: {stats.stdev:.3f}")
     lines.append(f"mean impulses per turn: {stats.mean:.3f}")
     return lines
+
+
+def _run(options: Mapping[str, Any], rng: random.Random, _data: Mapping[str, Any]) -> list[str]:
+    bonus = int(options["pass_bonus"])
+    passes = always_pass(bonus) if bonus else no_passes
+    stats = simulate_turn_end(
+        int(options["dice"]), int(options["turns"]), rng, passes=passes, sides=int(options["sides"])
+    )
+    return format_report(stats)
+
+
+SIMULATION = Simulation(
+    "wif-turn-end",
+    "World in Flames last impulse test (seed 002): impulses per turn.",
+    (
+        Option("dice", int, 2, "d10s per impulse (circled weather number).", low=1, high=4),
+        Option("turns", int, 100_000, "Turns to play.", low=1),
+        Option("pass_bonus", int, 0, "Pass bonus on each die, every impulse.", low=0),
+        Option("sides", int, 2, "Sides taking impulses.", low=2),
+    ),
+    _run,
+)

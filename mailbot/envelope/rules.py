@@ -8,7 +8,7 @@ multiply both 3-1 and 1-3 odds"); the products are added and divided by five;
 "any remainder is the coin envelope number you open". Any other number of
 envelopes works the same way (``modulus``).
 
-The chart is data (``mailbot/data/envelope-hex-values.toml``); the edge reads the
+The chart is data (``mailbot/envelope/data/hex-values.toml``); the edge reads the
 file and passes its text to :func:`load_chart`, so this module stays pure.
 
 Hex ids accepted: a letter and a number (``F12``, ``I-11``, ``I11``, ``f 12``;
@@ -222,7 +222,7 @@ def envelope_number(
     is a shortcut that holds for a modulus of 5; the full sum is kept here.)
     No remainder means envelope 0: the seed's "Always be sure one envelope is
     marked 101" for that case reads as a garbled "0", as envelopes run 0 to 4
-    (a design default, ``zero`` in ``mailbot/data/envelope-defaults.toml``;
+    (a design default, ``zero`` in ``mailbot/envelope/data/defaults.toml``;
     :func:`defaults_used` says which defaults shaped a result).
 
     ``known``: the cells (row letter + last digit, ``"F2"``) whose values come
@@ -249,7 +249,7 @@ def envelope_number(
 
 
 def defaults_used(result: EnvelopeResult) -> tuple[str, ...]:
-    """The keys of ``envelope-defaults.toml`` that shaped ``result``, in the file's order."""
+    """The keys of ``data/defaults.toml`` that shaped ``result``, in the file's order."""
     used = []
     if 0 in result.envelopes():
         used.append("zero")
