@@ -27,6 +27,16 @@ from typing import Any
 
 from mailbot.errors import GameError
 
+#: the plug-in API of this module (docs/writing-a-game.md); the rest is the moderator's own
+__all__ = [
+    "DesignDefault",
+    "cite",
+    "dump_defaults",
+    "find_default",
+    "load_defaults",
+    "read_defaults",
+]
+
 
 @dataclass(frozen=True)
 class DesignDefault:

@@ -14,6 +14,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+#: the plug-in API of this module (docs/writing-a-game.md); the rest is the moderator's own
+__all__ = [
+    "Answer",
+    "DemoScript",
+    "orders",
+]
+
 #: (seat, step key, step kind "orders"/"sealed"/"choice", steps this seat answered before,
 #: the text of the letter that asked) -> the body of the player's answer
 Answer = Callable[[str, str, str, int, str], str]

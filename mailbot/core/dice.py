@@ -92,6 +92,17 @@ from typing import Any, Protocol
 
 from mailbot.errors import GameError
 
+#: the plug-in API of this module (docs/writing-a-game.md); the rest is the moderator's own
+__all__ = [
+    "Dice",
+    "DiceStream",
+    "FixedDice",
+    "Roll",
+    "parse_spec",
+    "verify_log",
+    "verify_roll",
+]
+
 ORDERS_TAG = "mailbot-orders-v1"
 DICE_TAG = "mailbot-dice-v1"
 ENTROPY_TAG = "mailbot-entropy-v2"

@@ -24,6 +24,24 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from mailbot.core.dice import Dice
 
+#: the plug-in API of this module (docs/writing-a-game.md); the rest is the moderator's own
+__all__ = [
+    "EVERYONE",
+    "Accepted",
+    "Event",
+    "Game",
+    "Line",
+    "Outcome",
+    "Parsed",
+    "Problem",
+    "ProblemKind",
+    "Setup",
+    "Step",
+    "StepKind",
+    "Tallied",
+    "refuse_all",
+]
+
 StateT = TypeVar("StateT")
 OrderT = TypeVar("OrderT")
 

@@ -16,6 +16,13 @@ from typing import Any
 
 from mailbot.core.lifecycle import QUIET_MAX
 
+#: the plug-in API of this module (docs/writing-a-game.md); the rest is the moderator's own
+__all__ = [
+    "GameOption",
+    "OptionProblem",
+    "OptionValue",
+]
+
 OptionValue = bool | int | str | list[str]
 
 _YES = frozenset({"on", "yes", "true", "1"})

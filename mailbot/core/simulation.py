@@ -15,6 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+#: the plug-in API of this module (docs/writing-a-game.md); the rest is the moderator's own
+__all__ = [
+    "Option",
+    "Runner",
+    "Simulation",
+]
+
 #: what an option's value may be
 Kind = type[int] | type[bool] | type[str]
 
