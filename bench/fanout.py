@@ -140,8 +140,8 @@ async def fan_out(bot: Bot) -> tuple[float, float, int]:
     until every report is accepted by SMTP."""
     stop = asyncio.Event()
     started = time.perf_counter()
-    sending = asyncio.create_task(bot.work_loop(stop))
-    done = await bot.tick_all()
+    sending = asyncio.create_task(bot.work.loop(stop))
+    done = await bot.deadlines.tick_all()
     ticked = time.perf_counter() - started
     waiting = await asyncio.to_thread(unsent, bot)
     print(f"reports not yet accepted when the tick ended: {waiting} (sent while later games resolved)")
@@ -200,14 +200,14 @@ async def main(games: int, apart: bool) -> None:
         create_games(bot, games)
         await open_mailboxes(rig, bot)
         last_id = settle_outbox(bot)
-        await bot.start_letter_process()  # as ``mailbot run`` does before any tick
-        where = "its letter process" if bot.letters is not None else "worker threads of the moderator"
+        await bot.letters.start()  # as ``mailbot run`` does before any tick
+        where = "its letter process" if bot.letters.process is not None else "worker threads of the moderator"
         print(f"set up {games} duel games, both seats' orders in, in {time.perf_counter() - t0:.1f} s")
         deadlines_passed(bot)
         cpu = CpuWindow().start()
         elapsed, ticked, processed = await fan_out(bot)
         print(cpu.report("the fan-out (the moderator and its letter process)"))
-        await bot.stop_letter_process()
+        await bot.letters.stop()
         messages = sent_since(bot, last_id)
         links = bot.settings.smtp.connections
         print(

@@ -248,7 +248,7 @@ async def to_queued(bot: Bot, expected: int) -> tuple[float, int]:
         reading = asyncio.create_task(bot.intake.poll(source, uidvalidity))
         handled = 0
         while handled < expected:
-            done = await bot.handling_round(wait=True)
+            done = await bot.letters.round(wait=True)
             handled += done
             if not done:
                 if reading.done() and handled < expected and not await asyncio.to_thread(_pending, bot):
@@ -325,11 +325,11 @@ async def end_to_end(mails: int, games: int, players: int) -> None:
             f"set up {games} duel games ({len(seats)} seats, {players} players) and delivered "
             f"{mails} ORDERS letters in {time.perf_counter() - t0:.1f} s"
         )
-        await bot.start_letter_process()  # as ``mailbot run`` starts it, before any letter comes
+        await bot.letters.start()  # as ``mailbot run`` starts it, before any letter comes
         cpu = CpuWindow().start()
         elapsed, handled = await to_queued(bot, mails)
         print(cpu.report("fetching and handling (the moderator: this process and its letter process)"))
-        await bot.stop_letter_process()
+        await bot.letters.stop()
         messages = queued(bot)
         print(
             f"bot: {handled} letters fetched, stored, handled and {len(messages)} confirmations queued "

@@ -149,7 +149,7 @@ def inject(
     bot.handle_letters()
     if close:
         sender = parseaddr(str(message_from_bytes(raw).get("From", "")))[1]
-        for line in bot.close_if_all_in(sender):
+        for line in bot.ticker.close_if_all_in(sender):
             typer.echo(line)
     for line in recent_outbound(bot.engine):
         typer.echo(line)

@@ -94,7 +94,7 @@ class Round:
 @dataclass(frozen=True)
 class MailboxHealth:
     """What this moderator knows of its mailbox, taken once for a tick: read through since start,
-    and the failures to read it since. ``Bot.interlock`` judges it, game by game, into the
+    and the failures to read it since. ``runners.games.GameTicks.interlock`` judges it, game by game, into the
     interlock's ``mailbot.core.lifecycle.Watch``."""
 
     mailbox_read: bool  # read through since the moderator started

@@ -553,7 +553,14 @@ SERVICES_LAYERS: dict[str, frozenset[str]] = {
     "health": frozenset({"base", "post", "inbox"}),
 }
 # What builds and runs the moderator: nothing below it imports it.
-TOP = ("mailbot.app", "mailbot.letterproc", "mailbot.cli", "mailbot.demo", "mailbot.__main__")
+TOP = (
+    "mailbot.app",
+    "mailbot.runners",
+    "mailbot.letterproc",
+    "mailbot.cli",
+    "mailbot.demo",
+    "mailbot.__main__",
+)
 TOP_PREFIXES = ("mailbot.cli_",)
 # Adapters and the pure layers: below the services.
 BELOW_SERVICES = (

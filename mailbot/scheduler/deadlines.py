@@ -2,7 +2,7 @@
 """APScheduler drives deadlines, early processing and reminders; the database is the truth.
 
 Jobs are only wake-up calls: each one runs ``tick``, which looks at the
-database and does whatever is due (``Bot.tick_games``: one tick at a time; a
+database and does whatever is due (``runners.deadlines.Deadlines.tick_games``: one tick at a time; a
 call during a tick makes it go round once more). So the job list can be thrown away and
 rebuilt from the open steps at any moment (start-up, after every change),
 and a job that fires twice does nothing the second time.

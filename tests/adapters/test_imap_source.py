@@ -105,7 +105,7 @@ async def test_the_bot_reconnects_after_the_server_drops_it(tmp_path: Path) -> N
         await running
         await server.stop()
         bot.engine.dispose()
-    assert bot.imap_failures, "the drop was not noticed"
+    assert bot.reader.imap_failures, "the drop was not noticed"
 
 
 async def test_mail_announced_during_a_search_ends_the_next_wait(

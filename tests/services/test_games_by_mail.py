@@ -243,14 +243,14 @@ def test_pause_resume_and_interlock_when_most_seats_are_silent(h: Harness) -> No
 
 def test_orders_that_reached_the_server_in_time_count_after_a_restart_past_the_deadline(h: Harness) -> None:
     game_id, north_tag, south_tag = _started(h)
-    h.bot.mailbox_read_at = None  # the bot is down: letters reach the server but are not read
+    h.bot.reader.read_at = None  # the bot is down: letters reach the server but are not read
     h.clock.advance(3600)
     h.bot.inject(letter(sender=NORTH, subject=f"{north_tag} orders", body="ORDERS\nATTACK 3\nEND\n"))
     h.clock.advance(49 * 3600)  # past the deadline (48 h) while still down
     h.bot.inject(letter(sender=SOUTH, subject=f"{south_tag} orders", body="ORDERS\nATTACK 3\nEND\n"))
     assert h.bot.tick_once() == [f"game {game_id}: idle"]  # held: the mailbox is not read yet
     assert h.game(game_id).status is GameStatus.RUNNING
-    h.bot.mailbox_read_at = h.clock.now  # restarted and read the mailbox
+    h.bot.reader.read_at = h.clock.now  # restarted and read the mailbox
     letters = h.tick()
     assert h.game(game_id).status is GameStatus.RUNNING
     with Session(h.bot.engine) as session:
@@ -265,7 +265,8 @@ class _Rebuilds(DeadlineScheduler):
     """A scheduler that counts the times it was asked to look at the deadlines again."""
 
     def __init__(self, h: Harness) -> None:
-        super().__init__(tick=h.bot.tick_games, wake_times=h.bot.wake_times, clock=lambda: h.clock.now)
+        runner = h.bot.deadlines
+        super().__init__(tick=runner.tick_games, wake_times=runner.wake_times, clock=lambda: h.clock.now)
         self.asked = 0
 
     def rebuild(self) -> None:
@@ -276,13 +277,13 @@ def test_the_first_read_of_the_mailbox_asks_again_for_the_tick_that_waited_for_i
     # A restart past a deadline: the tick at start is held until the mailbox is read, and the
     # letters of that read may be handled before it ends; the read itself must ask for the tick.
     game_id, _, _ = _started(h)
-    h.bot.mailbox_read_at = None
+    h.bot.reader.read_at = None
     h.clock.advance(49 * 3600)
     assert h.bot.tick_once() == [f"game {game_id}: idle"]
-    h.bot.scheduler = scheduler = _Rebuilds(h)
-    h.bot.mailbox_was_read(fetched=0)
-    assert (scheduler.asked, h.bot.mailbox_read_at) == (1, h.clock.now)
-    h.bot.mailbox_was_read(fetched=0)  # later reads ask for nothing: handling rounds do
+    h.bot.deadlines.scheduler = scheduler = _Rebuilds(h)
+    h.bot.reader.was_read(fetched=0)
+    assert (scheduler.asked, h.bot.reader.read_at) == (1, h.clock.now)
+    h.bot.reader.was_read(fetched=0)  # later reads ask for nothing: handling rounds do
     assert scheduler.asked == 1
     assert h.bot.tick_once() != [f"game {game_id}: idle"]
 
@@ -291,13 +292,13 @@ def test_a_read_that_ends_while_a_tick_runs_counts_from_the_next_tick(h: Harness
     # The tick took its watch before the read ended, so it did not handle that read's letters:
     # its games are held as unread, not judged as read with every seat silent (a pause).
     game_id, north_tag, south_tag = _started(h)
-    h.bot.mailbox_read_at = None
+    h.bot.reader.read_at = None
     h.clock.advance(3600)
     for sender, tag in ((NORTH, north_tag), (SOUTH, south_tag)):
         h.bot.inject(letter(sender=sender, subject=f"{tag} orders", body="ORDERS\nATTACK 3\nEND\n"))
     h.clock.advance(48 * 3600)
-    watch = h.bot.watch()
-    h.bot.mailbox_read_at = h.clock.now  # the read ends after the tick began
+    watch = h.bot.reader.health()
+    h.bot.reader.read_at = h.clock.now  # the read ends after the tick began
     assert list(h.bot.ticks(watch)) == [f"game {game_id}: idle"]
     assert h.game(game_id).status is GameStatus.RUNNING
     assert h.bot.tick_once() == [f"game {game_id}: processed (deadline)"]

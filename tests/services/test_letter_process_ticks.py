@@ -84,9 +84,9 @@ def test_a_failed_tick_is_reported_and_the_process_goes_on(h: Harness, letters: 
 
 def test_the_moderator_ticks_there_and_is_woken_to_send(h: Harness, letters: LetterProcess) -> None:
     game_id = _running(h, orders=True)
-    h.bot.letters = letters
+    h.bot.letters.process = letters
     h.bot.wake.clear()
-    (line,) = asyncio.run(h.bot.tick_all())  # not an async test: the set-up runs loops of its own
+    (line,) = asyncio.run(h.bot.deadlines.tick_all())  # not an async test: the set-up runs loops of its own
     assert line.startswith(f"game {game_id}: processed")
     assert h.bot.wake.is_set()
 
@@ -101,9 +101,9 @@ def test_a_tick_the_letter_process_cannot_do_is_done_in_the_moderator(
 
     monkeypatch.setattr(LetterProcess, "tick", died)
     # never started: its tick is the one above
-    h.bot.letters = LetterProcess(h.bot.settings, build=letter_worker)
+    h.bot.letters.process = LetterProcess(h.bot.settings, build=letter_worker)
     h.clock.advance(49 * 3600)
-    (line,) = asyncio.run(h.bot.tick_all())  # not an async test: the set-up runs loops of its own
+    (line,) = asyncio.run(h.bot.deadlines.tick_all())  # not an async test: the set-up runs loops of its own
     assert line.startswith(f"game {game_id}: processed")
     assert "died (exit code -9); this tick is done in the moderator's process" in caplog.text
 

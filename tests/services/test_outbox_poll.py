@@ -23,7 +23,7 @@ def test_a_letter_queued_elsewhere_goes_out_from_the_idle_service(tmp_path: Path
 
     async def scenario() -> None:
         stop = asyncio.Event()
-        working = asyncio.create_task(service.bot.work_loop(stop))
+        working = asyncio.create_task(service.bot.work.loop(stop))
         await asyncio.sleep(0.5)  # the service has nothing to do: it sleeps
         with Session(command.bot.engine) as session, session.begin():
             letter = Draft("north@players.test", "An announcement").section("News", ["Hello."])

@@ -78,9 +78,9 @@ async def test_the_work_loop_survives_a_failure_and_goes_on(
         return real()
 
     monkeypatch.setattr(h.bot.processor, "process_pending", flaky)
-    monkeypatch.setattr("mailbot.app.WORK_BACKOFF_MIN", 0.01)
+    monkeypatch.setattr("mailbot.runners.work.WORK_BACKOFF_MIN", 0.01)
     stop = asyncio.Event()
-    loop = asyncio.create_task(h.bot.work_loop(stop))
+    loop = asyncio.create_task(h.bot.work.loop(stop))
     await asyncio.sleep(0.2)
     h.bot.wake.set()
     await asyncio.sleep(0.2)
@@ -103,9 +103,9 @@ async def test_the_reading_loop_survives_a_non_imap_failure(
             raise ValueError("a letter the store cannot hold")
         stop.set()
 
-    monkeypatch.setattr(h.bot, "_serve_mailbox", serve)
+    monkeypatch.setattr(h.bot.reader, "_serve", serve)
     h.bot.settings.imap.reconnect_min = 0.01
-    await asyncio.wait_for(h.bot.intake_loop(stop), 5)
+    await asyncio.wait_for(h.bot.reader.loop(stop), 5)
     assert len(calls) == 2
     assert h.bot.loop_failures["intake"] == 1
 
@@ -127,9 +127,9 @@ async def test_the_work_loop_survives_the_store_failing_while_it_waits(
         return real()
 
     monkeypatch.setattr(h.bot.outbox, "next_due", failing_once)
-    monkeypatch.setattr("mailbot.app.WORK_BACKOFF_MIN", 0.01)
+    monkeypatch.setattr("mailbot.runners.work.WORK_BACKOFF_MIN", 0.01)
     stop = asyncio.Event()
-    loop = asyncio.create_task(h.bot.work_loop(stop))
+    loop = asyncio.create_task(h.bot.work.loop(stop))
     for _ in range(100):
         if len(calls) >= 2:
             break

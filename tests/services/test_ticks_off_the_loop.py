@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from mailbot import app
 from mailbot.letterproc import MailboxHealth
+from mailbot.runners import deadlines as deadlines_runner
 from mailbot.services.inbox import inbound
 from mailbot.store.game_tables import StepState
 from tests.services.game_helpers import Harness
@@ -45,7 +45,7 @@ def _ready(h: Harness, games: int) -> list[int]:
 def _slow_games(h: Harness, monkeypatch: pytest.MonkeyPatch, seconds: float) -> list[tuple[int, int]]:
     """Each game's tick takes ``seconds`` longer (in its worker thread); records (game, letters sent
     so far) as each tick begins."""
-    real = h.bot._tick_game
+    real = h.bot.ticker.tick_game
     started: list[tuple[int, int]] = []
 
     def slow(game_id: int, watch: MailboxHealth) -> str:
@@ -53,7 +53,7 @@ def _slow_games(h: Harness, monkeypatch: pytest.MonkeyPatch, seconds: float) -> 
         time.sleep(seconds)
         return real(game_id, watch)
 
-    monkeypatch.setattr(h.bot, "_tick_game", slow)
+    monkeypatch.setattr(h.bot.ticker, "tick_game", slow)
     return started
 
 
@@ -70,7 +70,7 @@ def test_the_loop_stays_free_and_every_game_is_judged_once(
 
     async def scenario() -> list[str]:
         nonlocal beats
-        ticking = asyncio.create_task(h.bot.tick_all())
+        ticking = asyncio.create_task(h.bot.deadlines.tick_all())
         while not ticking.done():
             beats += 1
             await asyncio.sleep(0.005)
@@ -94,8 +94,8 @@ def test_reports_go_out_while_later_games_are_still_resolving(
 
     async def scenario() -> None:
         stop = asyncio.Event()
-        working = asyncio.create_task(h.bot.work_loop(stop))
-        await h.bot.tick_all()
+        working = asyncio.create_task(h.bot.work.loop(stop))
+        await h.bot.deadlines.tick_all()
         for _ in range(200):  # the last game's reports
             if not h.bot.outbox.next_due():
                 break
@@ -128,13 +128,13 @@ def test_a_wake_up_during_a_tick_makes_it_go_round_again_never_beside_it(
         running -= 1
         return []
 
-    monkeypatch.setattr(h.bot, "tick_all", tick_all)
+    monkeypatch.setattr(h.bot.deadlines, "tick_all", tick_all)
 
     async def scenario() -> None:
-        first = asyncio.create_task(h.bot.tick_games())
+        first = asyncio.create_task(h.bot.deadlines.tick_games())
         await asyncio.sleep(0.01)
-        await h.bot.tick_games()  # comes while the first runs: returns at once
-        await h.bot.tick_games()  # so does this one; both ask for one more round
+        await h.bot.deadlines.tick_games()  # comes while the first runs: returns at once
+        await h.bot.deadlines.tick_games()  # so does this one; both ask for one more round
         await first
 
     asyncio.run(scenario())
@@ -146,7 +146,7 @@ async def test_the_sender_is_woken_for_games_done_at_most_every_so_often(
     h: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A wake-up for each game of a long tick had the sender claim two or three rows at a time.
-    monkeypatch.setattr(app, "TICK_WAKE_SECONDS", 60.0)
+    monkeypatch.setattr(deadlines_runner, "TICK_WAKE_SECONDS", 60.0)
 
     async def woken_by(line: str) -> bool:
         h.bot.wake.clear()
@@ -154,12 +154,12 @@ async def test_the_sender_is_woken_for_games_done_at_most_every_so_often(
         await asyncio.sleep(0)  # the wake-up is handed to the loop from the tick's thread
         return h.bot.wake.is_set()
 
-    game_done = h.bot._sender_waker(asyncio.get_running_loop())
+    game_done = h.bot.deadlines.sender_waker(asyncio.get_running_loop())
     assert not await woken_by("game 1: idle")  # nothing to send
     assert await woken_by("game 2: processed (deadline)")
     assert not await woken_by("game 3: processed (deadline)")  # within the minute: sent with the next
-    monkeypatch.setattr(app, "TICK_WAKE_SECONDS", 0.0)
-    game_done = h.bot._sender_waker(asyncio.get_running_loop())
+    monkeypatch.setattr(deadlines_runner, "TICK_WAKE_SECONDS", 0.0)
+    game_done = h.bot.deadlines.sender_waker(asyncio.get_running_loop())
     assert [await woken_by(f"game {n}: reminded") for n in range(3)] == [True] * 3
 
 
@@ -187,7 +187,7 @@ def test_replies_go_out_while_a_long_round_of_letters_is_still_being_handled(
 
     monkeypatch.setattr(h.bot.processor, "_process_batch", slow)
 
-    asyncio.run(h.bot.work_once())
+    asyncio.run(h.bot.work.once())
 
     assert len(sent_after) == 4  # one round handled the four letters
     assert sent_after[-1] >= 2  # the first batches' replies were out before the last batch began

@@ -51,7 +51,7 @@ async def test_a_hung_work_loop_is_restarted_and_the_letter_answered(
 ) -> None:
     bot = _bot(tmp_path)
     _letter_waiting(bot)
-    real, calls = bot.work_once, []
+    real, calls = bot.work.once, []
 
     async def hangs_once() -> None:
         calls.append(1)
@@ -59,7 +59,7 @@ async def test_a_hung_work_loop_is_restarted_and_the_letter_answered(
             await asyncio.Event().wait()  # as a conversation with no timeout would
         await real()
 
-    monkeypatch.setattr(bot, "work_once", hangs_once)
+    monkeypatch.setattr(bot.work, "once", hangs_once)
     stop = asyncio.Event()
     run = asyncio.create_task(bot.run(stop))
     try:
@@ -85,7 +85,7 @@ async def test_a_loop_that_stays_hung_stops_the_service_with_stall_error(
     async def hangs() -> None:
         await asyncio.Event().wait()
 
-    monkeypatch.setattr(bot, "work_once", hangs)
+    monkeypatch.setattr(bot.work, "once", hangs)
     with pytest.raises(
         StallError, match=r"letters and outbox: 1 letter stored .* no progress after 2 restart"
     ):

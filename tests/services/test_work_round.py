@@ -38,7 +38,7 @@ async def test_queued_mail_goes_out_while_letters_are_still_being_handled(
         return real()
 
     monkeypatch.setattr(h.bot.processor, "process_pending", slow_pass)
-    round_ = asyncio.create_task(h.bot.work_once())
+    round_ = asyncio.create_task(h.bot.work.once())
     try:
         for _ in range(500):  # up to 5 s: the queued answer must go out during the pass
             if h.sink.sent and handling.is_set():  # (the pass's thread may start after the send)
@@ -50,5 +50,5 @@ async def test_queued_mail_goes_out_while_letters_are_still_being_handled(
         release.set()
         await round_
     h.bot.wake.clear()
-    await h.bot.work_once()  # the PING's answer, handled in the first round, goes in the next
+    await h.bot.work.once()  # the PING's answer, handled in the first round, goes in the next
     assert len(h.sink.sent) == 2

@@ -59,9 +59,9 @@ async def test_a_moderator_whose_letter_process_cannot_start_handles_letters_its
     bot = Bot(_settings(tmp_path / "bot.db"))
     bot.upgrade()
     try:
-        await bot.start_letter_process()
-        assert bot.letters is None
+        await bot.letters.start()
+        assert bot.letters.process is None
         assert "letters are handled in this process" in caplog.text
-        assert await bot.handling_round(wait=True) == 0  # the round runs here
+        assert await bot.letters.round(wait=True) == 0  # the round runs here
     finally:
         bot.engine.dispose()
