@@ -84,7 +84,7 @@ SALTNTAR = [("race", ("red", "blue")), ("hex-chase", ("merchant", "viking"))]
 def test_every_drawer_map_is_painted_as_cairosvg_paints_it(width: int) -> None:
     for svg in every_map():
         ours = raster.render(svg, width)
-        assert ours is not None, "a drawer wrote SVG the fast painter does not know: teach raster.py"
+        assert ours is not None, "a drawer wrote SVG the fast painter does not know: teach raster/paint.py"
         assert worst_difference(ours, by_cairosvg(svg, width)) <= 2
 
 

@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A map's SVG painted with cairo directly: the small part of SVG the drawers write, quickly.
+
+cairosvg reads any SVG and pays for that in Python: a Coral Sea map took 50-65 ms to convert,
+most of it spent reading the hex grid's path one point at a time. The drawers (``flattop``,
+``saltntar``) write only ``rect``, ``circle``, ``path`` (M, L, H, V, Z, absolute or relative), ``text``
+without ``tspan``, ``g`` and ``title``, in flat ``#rgb`` colours with opacities, dashes,
+joins and caps (:mod:`.svgsubset`). :func:`render` paints exactly that with the cairo calls
+cairosvg makes for it (the same scale and clip, text filled as glyphs and stroked as outlines
+letter by letter, ink-box anchoring, miter limit 4, a group's opacity through an intermediate
+group) and answers None for an SVG with anything more in it: the caller then asks cairosvg, so
+a new drawing feature is never lost, only slower until it is taught here.
+``tests/render/test_map_raster.py`` compares the two pictures pixel by pixel. Only cairocffi's
+public API is used: calling libcairo through its cffi pointer saved 0.35 ms a map, not worth
+depending on a private attribute.
+
+A long path (a hex grid outside a board layer) is painted once into a layer kept by content
+(:func:`layer`, a small LRU): the next hour's map, which has the same grid, composites it in
+well under a millisecond, where painting the grid point by point took 10-14 ms. The key holds
+everything that decides the layer's pixels (the path, its paint, the transformation and the
+size), so a layer shows nothing its key does not say.
+
+A group marked ``data-layer="<bottom>"`` (Flat Top's printed board: sea, land, grid, names
+and the grid's ids, the same every hour of a game) is cut out of the SVG text before it is
+read, and painted once into a layer of its own, ``bottom`` units high (:func:`board_layer`,
+kept by the group's text, the transformation, the width and the inherited style): each
+later map reads only its hour's overlay and composites the board in a millisecond, where
+painting its few hundred names letter by letter took most of a picture's time. The group
+is always painted through its layer, kept or not, so a picture is the same bytes either way.
+
+A text is painted once onto a small clear surface around it, placed on the sheet by whole
+pixels (a device offset, so cairo places its letters exactly as on the sheet), and
+composited from there: most labels of an hour's map are the previous hour's, to the pixel.
+A text whose surface would reach the sheet's edge is painted on the sheet. A path's pieces
+(a cloud hex) are read once and kept by their text.
+
+The PNG file is written by pypng around the pixels Pillow reorders, deflated by ISA-L
+(:func:`png`).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import cairocffi as cairo  # type: ignore[import-untyped]
+
+from mailbot.render.maps.raster.encode import (
+    BAND_ROWS,
+    _bands,
+    _board_palette,
+    _commonest,
+    _ground,
+    _quantised,
+    adler32_combine,
+    deflate_in_bands,
+    palette_of,
+    palette_png,
+    png,
+)
+from mailbot.render.maps.raster.paint import (
+    LAYER_MIN,
+    Painter,
+    Unsupported,
+    _board_layers,
+    _measures,
+    _run,
+    _texts,
+    board_layer,
+    layer,
+)
+from mailbot.render.maps.svgsubset import NUMBER, supported
+
+__all__ = [
+    "BAND_ROWS",
+    "LAYER_MIN",
+    "Unsupported",
+    "adler32_combine",
+    "board_layer",
+    "clear_board_layers",
+    "cut_layers",
+    "deflate_in_bands",
+    "layer",
+    "palette_of",
+    "render",
+    "sheet",
+]
+
+
+def render(svg: str, width: int, colours: int | None = None) -> bytes | None:
+    """The PNG of ``svg`` ``width`` pixels wide; None if ``svg`` is more than :mod:`.svgsubset` allows.
+
+    ``colours``: at most that many, in a palette (:func:`png`)."""
+    rest, layers = cut_layers(svg)
+    root = ET.fromstring(rest)
+    if not supported(root):
+        return None
+    surface, context = sheet(root, width)
+    painter = Painter(context, (surface.get_width(), surface.get_height()), layers)
+    painter.clip = context.user_to_device(*context.clip_extents()[2:])  # in pixels
+    try:
+        painter.node(root, {})
+    except Unsupported:
+        return None
+    if colours is None:
+        return png(surface)
+    kept = palette_of(tuple(painter.boards), frozenset(painter.inks), colours) if painter.boards else None
+    return palette_png(surface, colours, kept)
+
+
+_LAYER_OPEN = re.compile(r'<g\b[^>]*?\sdata-layer="(' + NUMBER + r')"[^>]*?(/?)>')
+_GROUP = re.compile(r"<g\b[^>]*?(/?)>|</g>")
+
+
+def cut_layers(svg: str) -> tuple[str, list[tuple[str, float]]]:
+    """``svg`` with each ``data-layer`` group replaced by ``<g data-layer-ref="<n>" />``, and
+    the groups' text with their bottoms, by n. An SVG whose groups do not close is left whole
+    (the XML reader says what is wrong with it)."""
+    parts: list[str] = []
+    layers: list[tuple[str, float]] = []
+    at = 0
+    for found in _LAYER_OPEN.finditer(svg):
+        if found.start() < at or found.group(2):
+            continue  # inside a layer already cut out, or empty
+        depth, end = 1, -1
+        for tag in _GROUP.finditer(svg, found.end()):
+            if tag.group(0) == "</g>":
+                depth -= 1
+            elif not tag.group(1):
+                depth += 1
+            if depth == 0:
+                end = tag.end()
+                break
+        if end < 0:
+            return svg, []
+        parts += [svg[at : found.start()], f'<g data-layer-ref="{len(layers)}" />']
+        layers.append((svg[found.start() : end], float(found.group(1))))
+        at = end
+    parts.append(svg[at:])
+    return "".join(parts), layers
+
+
+def clear_board_layers() -> None:
+    """Forget every kept board layer and palette."""
+    _board_layers.clear()
+    for cached in (palette_of, _ground, _commonest, _board_palette, _run):
+        cached.cache_clear()
+    _measures.clear()
+    _texts.clear()
+    _bands.clear()
+    _quantised.clear()
+
+
+def sheet(root: ET.Element, width: int) -> tuple[Any, Any]:
+    """The surface and its context, set up exactly as cairosvg sets them up.
+
+    The height in pixels is the drawing's, scaled and rounded (half to even: cairosvg uses
+    Python's ``round`` too); the drawing is clipped to the unrounded height and scaled by the
+    smaller of the two ratios (its viewBox "meets" the sheet), centred. That ratio can differ
+    from ``width / svg width`` in the last bits, and the last bits decide where a glyph's edge
+    falls, so they are worked out the same way.
+    """
+    svg_width, svg_height = float(root.get("width", "0")), float(root.get("height", "0"))
+    box = [float(v) for v in root.get("viewBox", f"0 0 {svg_width} {svg_height}").split()]
+    pixels_wide, pixels_high = float(width), svg_height * (width / svg_width)
+    surface = cairo.ImageSurface(cairo.FORMAT_ARGB32, round(pixels_wide), round(pixels_high))
+    context = cairo.Context(surface)
+    context.rectangle(0, 0, pixels_wide, pixels_high)
+    context.clip()
+    scale = min(pixels_wide / box[2], pixels_high / box[3])
+    context.scale(scale, scale)
+    context.translate((pixels_wide / scale - box[2]) / 2, (pixels_high / scale - box[3]) / 2)
+    return surface, context
