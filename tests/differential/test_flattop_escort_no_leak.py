@@ -78,3 +78,23 @@ def test_a_fight_over_a_tf_tells_nothing_of_the_enemys_hidden_readying_box() -> 
         observed=observed_fights,
     )  # fmt: skip
     assert_no_leak(verdict)
+
+
+def test_fighters_joining_a_strike_in_flight_tell_the_defender_nothing_he_does_not_observe() -> None:
+    """Seed 003, 7 (``air.merge``): whether the Allied Wildcats joined AF7 over their own TF, two
+    hexes from the Japanese ships (which see no low planes there, 7.5), or stayed an AF of their own
+    is the Allies' secret: the Japanese letters of that hour and the next are the same."""
+    state = with_cap()
+    af7 = next(a for a in _base().air if a.number == 7 and a.side is Side.ALLIED)
+    state = replace(state, air=(*state.air, af7))
+    home = "FLY AF7 PATH V-E26"
+    joined = "FLY AF9 FROM TF1 2 Wildcat RENDEZVOUS V-E26 WITH AF7"
+    apart = "FLY AF9 FROM TF1 2 Wildcat"
+    first = World(state, [{"allied": [home, joined]}, {"allied": ["HOLD"]}])
+    second = World(state, [{"allied": [home, apart]}, {"allied": ["HOLD"]}])
+    verdict = compare_worlds(
+        fw.PACKAGE, ENV, seat="japanese", first=first, second=second, letters=[["HOLD"], ["HOLD"]],
+        observed=observed_fights,
+    )  # fmt: skip
+    assert_no_leak(verdict)
+    assert "T3.orders" in verdict.compared, verdict.stopped  # both hours compared, none skipped

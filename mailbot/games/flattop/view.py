@@ -50,6 +50,7 @@ SYNTAX = (
     "      [JOIN AF2] [RETURN <TF or base>]          (leave out FROM for an AF already aloft)",
     "  FLY AF4 [FROM ...] [PATH <hex> ...] [RENDEZVOUS <last path hex> WITH AF3] [ATTACK]",
     "      [RETURN <TF or base>]   (ATTACK: an armed AF attacks where its path ends, fighters sweep it)",
+    "      (RENDEZVOUS: AF4 follows AF3 from there; if it keeps up they are one AF, fighters escorting)",
     "  READY <TF or base> <n> <plane> [GP|AP|TORPEDO]     UNREADY <TF or base> <n> <plane> [load]",
     "  LAND AF3 <TF or base>     SHADOW AF3|TF2 <contact hex>     INTERCEPT AF5 (unarmed fighters)",
     "  JETTISON AF4 (drop bombs before landing, 14.14)     DECEPTION TRUTHFUL|RANDOM|MAXIMAL     HOLD",

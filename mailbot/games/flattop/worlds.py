@@ -13,8 +13,8 @@ draws, for one observing side S:
   the referee's ``seen`` record follows it); the enemy's DECEPTION policy
   and its own knowledge are redrawn;
 - the other side's letters in each world, drawn independently (FLY and
-  SEARCH flights, many of them through S's hexes, fighter sweeps, INTERCEPT,
-  PLOT, ...);
+  SEARCH flights, many of them through S's hexes, fighter sweeps, flights that
+  join an AF aloft at a rendezvous, INTERCEPT, PLOT, ...);
 - S's letters, the same in both worlds (SHADOW a contact, INTERCEPT,
   SEARCH, PLOT, LAND, HOLD), and the dice seed.
 
@@ -270,6 +270,12 @@ def _flights(state: FlatTopState, side: Side, goals: list[Hex]) -> list[str]:
                 if "interceptor" in state.rules.planes[plane].roles and extra is None:
                     # a fighter sweep (combat.sweep): it fights the planes where its path ends
                     lines.append(f"FLY AF{free[0]} FROM {place} 1 {plane} UNARMED PATH {path} ATTACK")
+                if extra is None:  # seed 003, 7: join an AF aloft where the path ends (air.merge)
+                    meet = path.split()[-1]
+                    lines += [
+                        f"FLY AF{free[0]} FROM {place} 1 {plane} PATH {path} RENDEZVOUS {meet} WITH AF{n}"
+                        for n in sorted(used)
+                    ]
     return lines
 
 

@@ -201,9 +201,14 @@ def test_rendezvous_7_a_non_searcher_conforms_to_the_searcher_from_the_rendezvou
     )
     outcome = play(state, {"allied": [SEARCH_AF1, fly]})
     name = state.scenario.map.hex_id
-    searcher, follower = af(outcome.state, Side.ALLIED, 1), af(outcome.state, Side.ALLIED, 2)
-    assert name(follower.hex) == name(searcher.hex) == "I-E22"
-    assert "AF2 met AF1 at V-E25 and followed it to V-E24 V-E23 I-E22" in texts(outcome.events, Side.ALLIED)
+    searcher = af(outcome.state, Side.ALLIED, 1)
+    assert name(searcher.hex) == "I-E22"
+    told = texts(outcome.events, Side.ALLIED)
+    assert "AF2 met AF1 at V-E25 and followed it to V-E24 V-E23 I-E22" in told
+    # Joined, they are one AF (air.merge): AF2's Dauntless fly on in AF1.
+    assert "AF2 joined AF1 at I-E22: one AF of 3 factors" in told
+    assert {(s.plane, s.count) for s in searcher.stacks} == {("Wildcat", 1), ("Dauntless", 2)}
+    assert all(a.number != 2 for a in outcome.state.own_air(Side.ALLIED))
 
 
 def test_rendezvous_7_is_missed_when_the_searcher_does_not_pass_the_hex(data: dict[str, Any]) -> None:
@@ -216,10 +221,15 @@ def test_rendezvous_7_is_missed_when_the_searcher_does_not_pass_the_hex(data: di
     assert f"AF2 missed its rendezvous with AF1 at {name(aside)}" in texts(outcome.events, Side.ALLIED)
 
 
-def test_a_rendezvous_needs_a_searcher_in_the_letter_and_the_path_end(data: dict[str, Any]) -> None:
+def test_a_rendezvous_needs_an_af_in_flight_and_the_path_end(data: dict[str, Any]) -> None:
+    """Seed 003, 7: the leader must fly this turn on a path of its own, known to the moderator."""
     state = new(data)
     kind, reason = refusal(state, "fly af2 from tf1 1 wildcat path v-e25 rendezvous v-e25 with af9")
-    assert kind is ProblemKind.ILLEGAL and "AF9 has no SEARCH order in this letter" in reason
+    assert kind is ProblemKind.ILLEGAL and "AF9 is not aloft and this letter launches no AF9" in reason
+    chain = "fly af3 from tf1 1 dauntless path v-e25 rendezvous v-e25 with af2"
+    fly = "fly af2 from tf1 1 wildcat path v-e25 rendezvous v-e25 with af1"
+    kind, reason = refusal(state, SEARCH_AF1, fly, chain)
+    assert kind is ProblemKind.ILLEGAL and "AF2 itself follows another AF" in reason
     kind, reason = refusal(
         state, SEARCH_AF1, "fly af2 from tf1 1 dauntless path v-e25 v-e24 rendezvous v-e25 with af1"
     )

@@ -300,10 +300,10 @@ def test_7_rendezvous_non_searcher_conforms_to_the_searcher() -> None:
     searcher = order("AF1", "V-I33", ["V-I32", "V-I31", "V-I30"], reactions=(reaction,))
     (flown,) = fly([searcher], [target], FixedDice([6, 6, 2, 2]))
     own = [h("V-G32"), h("V-H32"), h("V-I32")]
-    path = rendezvous_path(own, h("V-I32"), flown, mp=10)
+    path = rendezvous_path(own, h("V-I32"), flown.path, mp=10)
     assert path[:3] == tuple(own) and path[3:] == flown.path[2:]
-    assert rendezvous_path(own, h("V-I32"), flown, mp=3) == (*own, flown.path[2])
-    missed = rendezvous_path([h("V-G32"), h("V-H31")], h("V-H31"), flown, mp=10)
+    assert rendezvous_path(own, h("V-I32"), flown.path, mp=3) == (*own, flown.path[2])
+    missed = rendezvous_path([h("V-G32"), h("V-H31")], h("V-H31"), flown.path, mp=10)
     assert missed == (h("V-G32"), h("V-H31"))
 
 

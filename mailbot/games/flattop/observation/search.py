@@ -466,13 +466,15 @@ def _leader_target(
     return Target(ref=f"friendly {leader.key}", side=order.side, kind=AF, hex=h, planes=planes)
 
 
-def rendezvous_path(own: Sequence[Hex], rendezvous: Hex, leader: SearchOutcome, mp: int) -> tuple[Hex, ...]:
+def rendezvous_path(
+    own: Sequence[Hex], rendezvous: Hex, leader_path: Sequence[Hex], mp: int
+) -> tuple[Hex, ...]:
     """7: a non-searching AF flies ``own`` (start to "a specific rendezvous hex"), then
-    conforms "to that of the searcher for the remainder of the move": the searcher's
-    actual path, reactions included, as far as its MP go. If the searcher never
-    passed the rendezvous hex, the connection is missed and it stays there."""
-    if not own or own[-1] != rendezvous or rendezvous not in leader.path:
+    conforms "to that of the searcher for the remainder of the move": the leader's
+    actual path (a searcher's reactions included), as far as its MP go. If the leader
+    never passed the rendezvous hex, the connection is missed and it stays there."""
+    if not own or own[-1] != rendezvous or rendezvous not in leader_path:
         return tuple(own)
-    after = leader.path[leader.path.index(rendezvous) + 1 :]
+    after = tuple(leader_path)[list(leader_path).index(rendezvous) + 1 :]
     budget = max(mp - (len(own) - 1), 0)
     return (*own, *after[:budget])

@@ -55,9 +55,11 @@ Reactions (7, "General Rule"), on what this searcher itself finds::
 (seed 003, 15: the side then gets the precise makeup and chooses targets).
 ``RETURN TF1``: after the path, fly toward TF1 or a base with the MP left and land.
 ``RENDEZVOUS <hex> WITH AF3`` (FLY only): 7's rendezvous: the hex is where the
-FLY path ends; from there the AF conforms to searcher AF3's movement (named
-in a SEARCH of the same letter) for the rest of the move. Other FLY orders
-move before every search.
+FLY path ends; from there the AF conforms to AF3's movement for the rest of
+the move (AF3 searching in the same letter, flying in it, or aloft), and if
+it keeps up to AF3's last hex the two become one AF: fighters that join a
+strike are its escorts (``air.merge``). ``JOIN AF2`` merges the same way when
+the searcher finds AF2 attacking. Other FLY orders move before every search.
 
 A refusal says only what the side itself knows: an order naming a unit the
 side does not have, or a hex not on the map, gets the same reason whatever
@@ -250,7 +252,7 @@ def _fly(own: Own, words: list[str]) -> Fly:
         raise OrderError(ProblemKind.INVALID, "PATH needs at least one hex")
     meet = parts.get("RENDEZVOUS")
     if meet is not None and (len(meet) != 3 or meet[1] != "WITH"):
-        raise OrderError(ProblemKind.INVALID, "RENDEZVOUS reads RENDEZVOUS <hex> WITH <searching AF>")
+        raise OrderError(ProblemKind.INVALID, "RENDEZVOUS reads RENDEZVOUS <hex> WITH <AF>")
     back = parts.get("RETURN")
     if back is not None and len(back) != 1:
         raise OrderError(ProblemKind.INVALID, "RETURN takes one base or TF")
@@ -460,7 +462,7 @@ def parse_lines(own: Own, lines: Sequence[Line]) -> Parsed[FtOrder]:
             continue
         accepted.append(Accepted(line.number, normalise(own.scenario.map, order), order))
     accepted.sort(key=lambda a: a.line)
-    return _rendezvous_with_searchers(accepted, problems, lines)
+    return _rendezvous_leaders(own, accepted, problems, lines)
 
 
 def _reading_order(line: Line) -> tuple[int, int]:
@@ -469,20 +471,31 @@ def _reading_order(line: Line) -> tuple[int, int]:
     return ({"PLOT": 0, "INTERCEPT": 2, "JETTISON": 2}.get(word or "", 1), line.number)
 
 
-def _rendezvous_with_searchers(
-    accepted: list[Accepted[FtOrder]], problems: list[Problem], lines: Sequence[Line]
+def _rendezvous_leaders(
+    own: Own, accepted: list[Accepted[FtOrder]], problems: list[Problem], lines: Sequence[Line]
 ) -> Parsed[FtOrder]:
-    """Seed 003, 7: a rendezvous is with a searcher, so the letter must send that AF searching."""
-    searchers = {a.order.af for a in accepted if isinstance(a.order, Search)}
+    """Seed 003, 7: a rendezvous is with an AF that flies this turn on a path of its own: one the
+    letter sends searching or flying, or one aloft already; not one that lands, nor one that
+    itself follows another (the meeting must be certain to the moderator, not a chain)."""
+    orders = [a.order for a in accepted]
+    followers = {o.af for o in orders if isinstance(o, Fly) and o.rendezvous}
+    landing = {o.af for o in orders if isinstance(o, Land)}
+    flying = {o.af for o in orders if isinstance(o, Search | Fly)}
+    aloft = {n for n, af in own.air.items() if af.hex is not None}
     text = {line.number: line.text for line in lines}
     kept: list[Accepted[FtOrder]] = []
     for a in accepted:
         order = a.order
-        if isinstance(order, Fly) and order.rendezvous and order.rendezvous[1] not in searchers:
-            why = (
-                f"AF{order.rendezvous[1]} has no SEARCH order in this letter to rendezvous with (seed 003, 7)"
-            )
-            problems.append(Problem(a.line, text[a.line], ProblemKind.ILLEGAL, why))
+        leader = order.rendezvous[1] if isinstance(order, Fly) and order.rendezvous else None
+        why = None
+        if leader is not None and leader not in flying | aloft:
+            why = f"AF{leader} is not aloft and this letter launches no AF{leader} to rendezvous with"
+        elif leader is not None and leader in followers:
+            why = f"AF{leader} itself follows another AF this turn: name the AF it follows"
+        elif leader is not None and leader in landing:
+            why = f"AF{leader} is ordered to LAND this turn"
+        if why:
+            problems.append(Problem(a.line, text[a.line], ProblemKind.ILLEGAL, f"{why} (seed 003, 7)"))
         else:
             kept.append(a)
     return Parsed(tuple(kept), tuple(sorted(problems, key=lambda p: p.line)))

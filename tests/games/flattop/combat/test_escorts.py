@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from mailbot.core.dice import FixedDice
 from mailbot.core.game import Event, Line
 from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.state import FlatTopState
@@ -212,3 +213,76 @@ def test_a_fight_of_fighters_is_combat_news_in_both_letters() -> None:
 
     combat = dict(GROUPS)["Combat and losses"]
     assert {"ft.fighters", "ft.intercept-combat"} <= combat
+
+
+def with_cap_and_af7() -> FlatTopState:
+    """``with_cap`` (six Zeros) with the Allied AF7 (3 Dauntless AP, Low, aloft since turn 1) kept at
+    V-E25."""
+    af7 = next(a for a in _base().air if a.number == 7 and a.side is Side.ALLIED)
+    state = with_cap(AirFactors("Zero", 6, True))
+    return replace(state, air=(*state.air, af7))
+
+
+def test_7_fighters_join_a_strike_already_in_flight_and_escort_it_as_one_af() -> None:
+    """Seed 003, 7: "an armed strike ... can be joined along its path by another ... AF as long as a
+    specific rendezvous hex is listed, and that the movement of the non-searching AF is stated to
+    conform to that of the searcher for the remainder of the move"; reference A.6: "a
+    fighter-capable factor in an AF *with* bombers is an escort". AF7's Dauntless have been aloft
+    since turn 1; two Wildcats launched from Yorktown meet them at V-E25 and follow them into the
+    target hex, where the two AFs become one (design default: a rendezvous with a strike flying a
+    planned path is as certain as one with a searcher). The Wildcats fight the Zero CAP in the
+    escort stage, and fly home with AF7."""
+    state = with_cap_and_af7()
+    strike_line = f"FLY AF7 PATH {TARGET_HEX} ATTACK"
+    join = "FLY AF9 FROM TF1 2 Wildcat PATH V-E25 RENDEZVOUS V-E25 WITH AF7"
+    parsed = GAME.parse(state, "allied", [Line(1, strike_line), Line(2, join.lower())])
+    assert not parsed.problems and [a.normalised for a in parsed.accepted][1] == join
+    declared = play(state, {"allied": [strike_line, join], "japanese": []}, "T2.orders")
+    letter = told(declared, Side.ALLIED)
+    assert f"AF9 met AF7 at V-E25 and followed it to {TARGET_HEX}" in letter, letter
+    assert f"AF9 joined AF7 at {TARGET_HEX}: one AF of 5 factors" in letter, letter
+    af7 = next(a for a in declared.state.own_air(Side.ALLIED) if a.number == 7)
+    assert {(s.plane, s.count, s.armament is None) for s in af7.stacks} == {
+        ("Dauntless", 3, False),
+        ("Wildcat", 2, True),
+    }
+    assert all(a.number != 9 for a in declared.state.own_air(Side.ALLIED))
+    assert declared.state.battle is not None and [s.af for s in declared.state.battle.strikes] == [7]
+    struck = play(declared.state, {"allied": ["TARGET AF7 A-CV1"], "japanese": []}, "T2.strike")
+    rolls = referee(struck.events, "air-combat.roll")
+    assert re.search(r"escort stage: \d+ Wildcat \(allied\) fire at Zero", rolls), rolls
+    assert "AF7's 2 Wildcat fly with its bombers as their escort" in told(struck, Side.ALLIED)
+
+
+def test_7_a_rendezvous_with_a_strike_is_missed_off_its_path_and_nothing_merges() -> None:
+    """Seed 003, 7 ("there is a chance that they may miss connections"): Wildcats sent to V-D25 to
+    meet AF7, whose path does not pass there, wait there as AF9."""
+    state = with_cap_and_af7()
+    missed = "FLY AF9 FROM TF1 2 Wildcat PATH V-D25 RENDEZVOUS V-D25 WITH AF7"
+    hour = play(state, {"allied": [f"FLY AF7 PATH {TARGET_HEX}", missed], "japanese": []}, "T2.orders")
+    assert "AF9 missed its rendezvous with AF7 at V-D25" in told(hour, Side.ALLIED)
+    af9 = next(a for a in hour.state.own_air(Side.ALLIED) if a.number == 9)
+    assert hour.state.scenario.map.hex_id(af9.hex) == "V-D25" if af9.hex else False
+
+
+def test_7_a_searcher_that_finds_its_friend_attacking_joins_it() -> None:
+    """Seed 003, 7: "A searching AF MAY be directed to join a specific friendly AF that is searching
+    for, and attacking if found, enemy ships. In this case the second AF must find both the enemy TF
+    and the friendly AF by search die rolls." Every die a 2 (a natural 2 always succeeds, 7.3): the
+    searching Wildcats of AF9 find the Japanese TF and the searching Dauntless of AF6 attacking it,
+    fly to it and become part of it, and AF6 alone is declared."""
+    state = with_cap_and_af7()
+    orders = {
+        "allied": [
+            f"SEARCH AF6 FROM TF1 1 Dauntless GP PATH V-E25 {TARGET_HEX} IF SHIPS ATTACK",
+            "SEARCH AF9 FROM TF1 2 Wildcat PATH V-D25 JOIN AF6",
+        ],
+        "japanese": [],
+    }
+    parsed = {s: GAME.parse(state, s, [Line(i + 1, t) for i, t in enumerate(o)]) for s, o in orders.items()}
+    assert all(not p.problems for p in parsed.values()), parsed
+    hour = GAME.resolve(state, {s: p.orders for s, p in parsed.items()}, dice=FixedDice([1] * 4000))
+    letter = told(hour, Side.ALLIED)
+    assert f"AF9 joined AF6 at {TARGET_HEX}" in letter, letter
+    assert all(a.number != 9 for a in hour.state.own_air(Side.ALLIED))
+    assert hour.state.battle is not None and 9 not in [s.af for s in hour.state.battle.strikes]
