@@ -83,7 +83,7 @@ from mailbot.games.flattop.orders.types import (
     Unready,
 )
 from mailbot.games.flattop.state import FlatTopState, InitiativeNote
-from mailbot.games.flattop.turn import Turn, jettison_aloft
+from mailbot.games.flattop.turn import Turn, home_landings, jettison_aloft, lost_aloft
 from mailbot.games.flattop.units import LaunchType, Ship, Side, TaskForce
 from mailbot.games.flattop.victory import (
     Verdict,
@@ -395,6 +395,7 @@ def _end_of_turn(turn: Turn, attacked: frozenset[str] = frozenset()) -> Outcome[
             formation.side, "arrived", f"AF{formation.number} from {formation.origin} arrives at {where}"
         )
     turn.state = st
+    home_landings(turn)  # reference A.3: AFs in flight to an off-board base land there
     _out_of_fuel(turn)
     rescue.into_the_water(turn)
     _sinking(turn)
@@ -436,28 +437,11 @@ def _arrivals(turn: Turn) -> None:
 def _out_of_fuel(turn: Turn) -> None:
     """8.5.5; A.13: a factor that could not land in time is lost "unnecessarily" (10 VP)."""
     st = turn.state
-    lost = [a for a in st.air if a.hex is not None and air_ops.out_of_range(st, a)]
-    rules = kit(st).victory
-    entries = []
-    for formation in lost:
+    for formation in [a for a in st.air if a.hex is not None and air_ops.out_of_range(st, a)]:
         turn.tell(
             formation.side, "lost", f"AF{formation.number} ran out of fuel and is lost (standard 8.5.5)"
         )
-        turn.referee("lost", f"{formation.side} AF{formation.number} lost: out of range")
-        entries += [
-            air_lost(
-                s.plane,
-                s.count,
-                formation.side,
-                st.turn,
-                rules,
-                unnecessary=True,
-                where=f"fuel.AF{formation.number}.{i}",
-            )
-            for i, s in enumerate(formation.stacks)
-        ]
-    kept = tuple(a for a in st.air if a not in lost)
-    turn.state = replace(st, air=kept, ledger=score(st.ledger, entries))
+        lost_aloft(turn, formation, "fuel")
 
 
 def _sinking(turn: Turn) -> None:

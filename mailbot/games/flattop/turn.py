@@ -14,7 +14,8 @@ from mailbot.core.game import Event
 from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.landing import roll_landing
 from mailbot.games.flattop.combat.kit import kit
-from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.map.hexes import Hex, distance
+from mailbot.games.flattop.map.scenario import EntryHex
 from mailbot.games.flattop.map.towing import in_tow
 from mailbot.games.flattop.map.weather import coverage_of
 from mailbot.games.flattop.observation.observe import Spotting, Target, Visibility, af_target, tf_target
@@ -122,11 +123,18 @@ def put(turn: Turn, old: AirFormation, new: AirFormation) -> None:
     turn.state = replace(turn.state, air=tuple(new if a is old else a for a in turn.state.air))
 
 
-def land_af(turn: Turn, side: Side, number: int, place: str, mp: int | None) -> None:
-    """Fly AF ``number`` toward ``place`` with ``mp`` (None: its full MP) and land if it gets there."""
+def land_af(
+    turn: Turn, side: Side, number: int, place: str, mp: int | None, *, via: str | None = None
+) -> None:
+    """Fly AF ``number`` toward ``place`` with ``mp`` (None: its full MP) and land if it gets there;
+    for an off-board base, toward its entry hex ``via`` (None: the nearest), and off the board."""
     st = turn.state
     formation = next((a for a in st.own_air(side) if a.number == number), None)
     goal = air_ops.place_hex(st, side, place)
+    entries = air_ops.base_entries(st, side, place)
+    if formation is not None and formation.hex is not None and entries:
+        _leave_board(turn, formation, place, [e for e in entries if via in (None, e.label)], mp)
+        return
     if formation is None or goal is None or formation.hex is None:
         return
     allowance = air_ops.mf(st, formation) if mp is None else mp
@@ -140,7 +148,67 @@ def land_af(turn: Turn, side: Side, number: int, place: str, mp: int | None) -> 
         because = problem if why == "not there yet" and problem else why
         turn.tell(side, "flying", f"AF{number} is flying to {place}, now at {where} ({because})")
         return
-    _touch_down(turn, side, moved, place)
+    touch_down(turn, side, moved, place)
+
+
+def _leave_board(
+    turn: Turn, formation: AirFormation, place: str, entries: Sequence[EntryHex], mp: int | None
+) -> None:
+    """Reference A.3: "B-17s reach Entry Hex 1A at 1400. At 1500 they go to the Australia In-Flight
+    box, and they land at 1600": an AF that reaches the entry hex leaves the board there for the
+    base's In Flight box and lands at the end of the turn the entry's delay later."""
+    st, start = turn.state, formation.hex
+    assert start is not None and entries
+    entry = min(entries, key=lambda e: (distance(start, e.hex), e.label))
+    allowance = air_ops.mf(st, formation) if mp is None else mp
+    moved, problem, path = air_ops.fly_toward(st, formation, entry.hex, allowance)
+    if moved.hex != start:
+        turn.flights.append(Flight(formation.side, formation.number, path, moved.stacks[0].altitude))
+    name, side = st.scenario.map.hex_id, formation.side
+    if moved.hex != entry.hex:
+        put(turn, formation, moved)
+        now = name(moved.hex) if moved.hex else "?"
+        why = f" ({problem})" if problem else ""
+        by = f"entry hex {entry.label} ({name(entry.hex)})"
+        turn.tell(side, "flying", f"AF{formation.number} is flying to {place} by {by}, now at {now}{why}")
+        return
+    lands = st.turn + entry.delay
+    put(turn, formation, replace(moved, hex=None, entry=None, home=place, arrives=lands))
+    turn.tell(
+        side,
+        "flying",
+        f"AF{formation.number} left the board at entry hex {entry.label} ({name(entry.hex)}) for "
+        f"{place}; it lands there at the end of turn {lands} (reference A.3)",
+    )
+
+
+def home_landings(turn: Turn) -> None:
+    """End of turn: AFs whose flight to an off-board base is over land there (night and armed
+    landings roll as anywhere, 14.10); one whose range ran out on the way is lost (8.5.5)."""
+    st = turn.state
+    due = [a for a in st.air if a.hex is None and a.home is not None and a.arrives <= st.turn]
+    for formation in due:
+        assert formation.home is not None
+        if air_ops.range_over(turn.state, formation):
+            turn.tell(formation.side, "lost", f"AF{formation.number} ran out of fuel on its way to "
+                      f"{formation.home} and is lost (standard 8.5.5)")  # fmt: skip
+            lost_aloft(turn, formation, "fuel")
+        else:
+            touch_down(turn, formation.side, formation, formation.home)
+
+
+def lost_aloft(turn: Turn, formation: AirFormation, where: str) -> None:
+    """8.5.5; A.13: the AF could not land in time: gone, each factor lost "unnecessarily" (10 VP)."""
+    st = turn.state
+    turn.referee("lost", f"{formation.side} AF{formation.number} lost: out of range")
+    rules = kit(st).victory
+    entries = [
+        air_lost(s.plane, s.count, formation.side, st.turn, rules, unnecessary=True,
+                 where=f"{where}.AF{formation.number}.{i}")
+        for i, s in enumerate(formation.stacks)
+    ]  # fmt: skip
+    kept = tuple(a for a in st.air if a is not formation)
+    turn.state = replace(st, air=kept, ledger=record(st.ledger, entries))
 
 
 def drop_load(turn: Turn, formation: AirFormation) -> AirFormation:
@@ -172,7 +240,7 @@ def jettison_aloft(turn: Turn, side: Side) -> None:
             turn.tell(side, "jettison", f"AF{order.af} jettisoned its bombs at {where} (standard 14.14)")
 
 
-def _touch_down(turn: Turn, side: Side, formation: AirFormation, place: str) -> None:
+def touch_down(turn: Turn, side: Side, formation: AirFormation, place: str) -> None:
     """Night and armed landings roll per factor (14.10, 14.14, seed 003 14.10.1); the rest land.
     An AF ordered to JETTISON drops its load first (14.14: "at any time during plane movement")."""
     if jettisoning(turn, side, formation.number) and any(s.armament is not None for s in formation.stacks):

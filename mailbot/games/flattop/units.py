@@ -309,6 +309,9 @@ class AirFormation:
     # ``arrives``; until then it is in the base's In Flight box (``hex`` None).
     entry: Hex | None = None
     arrives: int = 0
+    # Bound for an off-board base (reference A.3): it left the board by one of the base's entry
+    # hexes and lands there at the end of turn ``arrives`` (``hex`` None meanwhile).
+    home: str | None = None
 
     @property
     def factors(self) -> int:

@@ -53,6 +53,7 @@ SYNTAX = (
     "      (RENDEZVOUS: AF4 follows AF3 from there; if it keeps up they are one AF, fighters escorting)",
     "  READY <TF or base> <n> <plane> [GP|AP|TORPEDO]     UNREADY <TF or base> <n> <plane> [load]",
     "  LAND AF3 <TF or base>     SHADOW AF3|TF2 <contact hex>     INTERCEPT AF5 (unarmed fighters)",
+    "  Off-board bases: FROM <base> ... VIA <entry hex> and LAND AF3 <base> [VIA <entry hex>] (by 1A ...)",
     "  JETTISON AF4 (drop bombs before landing, 14.14)     DECEPTION TRUTHFUL|RANDOM|MAXIMAL     HOLD",
     "  PRIORITY CV CVL BB ... (standing target priority)   RANK Zero Val ... (enemy planes to destroy)",
     "  SPLIT TF1 <ship> ... AS TF5     MERGE TF5 INTO TF1     ANCHOR TF7     WEIGH TF7     UNLOAD TF7",

@@ -84,7 +84,7 @@ def test_small_scenario_contents(small: Scenario) -> None:
     assert small.hexside(h("I-B22"), h("I-C22")) is None
     assert small.entry_hexes[0].hex == h("V-A28")
     australia = small.base("australia")
-    assert australia is not None and australia.off_board and australia.entry == ("1A",)
+    assert australia is not None and australia.off_board and australia.entry == ("1A", "2A")
     assert small.unloading == frozenset({h("V-B24")})
     assert small.island("papua") is small.island("New Guinea")
     assert [i.name for i in small.island_of(h("V-G27"))] == ["Tulagi"]

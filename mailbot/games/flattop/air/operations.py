@@ -21,6 +21,7 @@ from dataclasses import replace
 from mailbot.games.flattop.air.landing import Landing
 from mailbot.games.flattop.map.hexes import Hex, line, neighbours
 from mailbot.games.flattop.map.movement import PlanePath, PlaneStep, af_movement, plane_path, range_left
+from mailbot.games.flattop.map.scenario import EntryHex
 from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.orders.checks import place_key, readying_factor
 from mailbot.games.flattop.orders.types import Launch, Load, Ready, Unready, load_of
@@ -169,7 +170,7 @@ def launch(
     off-board base it goes to the In Flight box and appears in the base's entry hex
     (:func:`entry_of`) at the end of its delay."""
     h = place_hex(state, side, order.place)
-    entry = entry_of(state, side, order.place) if h is None else None
+    entry = entry_of(state, side, order.place, order.via) if h is None else None
     if (h is None and entry is None) or find_place(state, side, order.place) is None:
         return state, None
     stacks: list[AirFactors] = []
@@ -187,14 +188,19 @@ def launch(
     return replace(state, air=(*state.air, formation)), formation
 
 
-def entry_of(state: FlatTopState, side: Side, place: str) -> tuple[Hex, int] | None:
-    """An off-board base's first entry hex and its delay (reference A.3: planes "enter and leave
-    through Entry Hexes whose label includes a delay in turns"): (hex, delay)."""
+def entry_of(state: FlatTopState, side: Side, place: str, via: str | None = None) -> tuple[Hex, int] | None:
+    """An off-board base's entry hex ``via`` (a label; None: its first) and its delay (reference
+    A.3: planes "enter and leave through Entry Hexes whose label includes a delay in turns")."""
+    entries = [e for e in base_entries(state, side, place) if via is None or e.label == via]
+    return (entries[0].hex, entries[0].delay) if entries else None
+
+
+def base_entries(state: FlatTopState, side: Side, place: str) -> list[EntryHex]:
+    """The entry hexes of ``place`` if it is an off-board base of the side, else none."""
     base = find_place(state, side, place)
     if not isinstance(base, Base) or not base.off_board:
-        return None
-    entries = [e for e in state.scenario.entry_hexes if e.label in base.entry and e.base == base.name]
-    return (entries[0].hex, entries[0].delay) if entries else None
+        return []
+    return [e for e in state.scenario.entry_hexes if e.label in base.entry and e.base == base.name]
 
 
 def arrivals(state: FlatTopState) -> tuple[FlatTopState, tuple[AirFormation, ...]]:
@@ -337,6 +343,11 @@ def _storms(state: FlatTopState) -> frozenset[Hex]:
 
 def mf(state: FlatTopState, af: AirFormation) -> int:
     return af_movement(af, state.rules.planes, state.rules.movement, state.turn)
+
+
+def range_over(state: FlatTopState, af: AirFormation) -> bool:
+    """Standard 8.5.5: the AF's last turn of range is past (an AF off the board, in flight)."""
+    return range_left(af, state.rules.planes, state.scenario.start, state.time) <= 0
 
 
 def out_of_range(state: FlatTopState, af: AirFormation) -> bool:

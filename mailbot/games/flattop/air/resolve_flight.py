@@ -38,7 +38,7 @@ def run_non_search(turn: Turn, side: Side) -> None:
         if isinstance(order, Land | Fly) and not turn.may_act(side, order.af):
             continue
         if isinstance(order, Land):
-            land_af(turn, side, order.af, order.place, None)
+            land_af(turn, side, order.af, order.place, None, via=order.via)
         elif isinstance(order, Fly) and order.rendezvous is None:
             _fly(turn, side, order)
     run_joins_in_flight(turn, side)

@@ -18,7 +18,7 @@ from mailbot.games.flattop.combat.submarines import SubmarineRules
 from mailbot.games.flattop.map import movement
 from mailbot.games.flattop.map.hexes import Direction, Hex, direction, distance, step
 from mailbot.games.flattop.map.movement import MovementRules, PlaneStep, formation_movement, launch_movement
-from mailbot.games.flattop.map.scenario import GameTime, Scenario
+from mailbot.games.flattop.map.scenario import EntryHex, GameTime, Scenario
 from mailbot.games.flattop.observation.knowledge import SHIPS, Knowledge
 from mailbot.games.flattop.observation.search import Action, Leg
 from mailbot.games.flattop.orders.types import (
@@ -367,7 +367,26 @@ def check_launch(own: Own, af: int, launch: Launch) -> Launch:
     if len(set(names)) < len(names):
         raise OrderError(ProblemKind.AMBIGUOUS, f"AF{af}: name each plane type once in a launch")
     first, *more = parts
-    return replace(first, place=name, more=tuple(more))
+    return replace(first, place=name, more=tuple(more), via=entry_label(own, unit, launch.via))
+
+
+def entry_label(own: Own, unit: TaskForce | Base, via: str | None) -> str | None:
+    """Reference A.3: an off-board base's planes "enter and leave through Entry Hexes"; VIA names
+    one of them (by label, e.g. 1A, or by hex). None: the moderator's choice (see air.operations)."""
+    if via is None:
+        return None
+    if not (isinstance(unit, Base) and unit.off_board):
+        raise illegal(f"VIA {via}: only an off-board base's planes come and go by an entry hex")
+    h = own.scenario.map.parse(via)
+    for e in own.scenario.entry_hexes:
+        if e.label in unit.entry and (e.label.upper() == via.upper() or e.hex == h):
+            return e.label
+    labels = ", ".join(f"{e.label} ({own.scenario.map.hex_id(e.hex)})" for e in entries_of(own, unit))
+    raise illegal(f"{base_word(unit)} has no entry hex {via}: its entry hexes are {labels}")
+
+
+def entries_of(own: Own, base: Base) -> list[EntryHex]:
+    return [e for e in own.scenario.entry_hexes if e.label in base.entry]
 
 
 def _launch_part(name: str, boxes: AirBoxes, plane: str, launch: Launch) -> Launch:
@@ -458,18 +477,10 @@ def _off_board_take_off(own: Own, order: Search | Fly) -> None:
         )
 
 
-def _not_off_board(own: Own, unit: TaskForce | Base, af: int, name: str) -> None:
-    if isinstance(unit, Base) and unit.off_board:
-        raise illegal(
-            f"AF{af} cannot land at the off-board base {name}: landing off the board is not supported yet"
-        )
-
-
 def _return_to(own: Own, af: int, back: str | None, categories: set[PlaneCategory]) -> str | None:
     if back is None:
         return None
     name, _, _, unit = own.place(back)
-    _not_off_board(own, unit, af, name)
     if not may_land(unit, categories):
         raise illegal(f"AF{af} cannot land at {name} (standard 8.9)")
     return name
@@ -515,10 +526,9 @@ def _has_fighters(own: Own, order: Fly) -> bool:
 def check_land(own: Own, order: Land) -> Land:
     af = own.aloft(order.af)
     name, _, _, unit = own.place(order.place)
-    _not_off_board(own, unit, order.af, name)
     if not may_land(unit, {own.planes[s.plane].category for s in af.stacks}):
         raise illegal(f"AF{order.af} cannot land at {name} (standard 8.9)")
-    return Land(order.af, name)
+    return Land(order.af, name, entry_label(own, unit, order.via))
 
 
 def check_shadow(own: Own, order: Shadow) -> Shadow:

@@ -16,6 +16,7 @@ echoed. The normalised forms::
     READY TF1 4 Devastator TORPEDO          Readying box -> Ready box, arming (GP, AP, TORPEDO)
     UNREADY TF1 2 Dauntless GP              Ready box -> Readying box (to change a load)
     LAND AF3 TF1                            fly toward the base or TF and land when there
+    LAND AF3 Australia VIA 1A               an off-board base: leave by that entry hex (A.3)
     SHADOW AF3 VI-K30                       shadow the ships contact seen last turn in that hex
     SHADOW TF2 VI-K30                       a TF (or submarine TF) shadows it: within 1 hex (sub: 0)
     INTERCEPT AF5                           try to intercept an enemy AF moving through AF5's hex
@@ -41,7 +42,9 @@ loads); ``AND <n> <plane> [load]`` adds other plane names to the same AF (a
 mixed AF: bombers with fighters, which are its escorts, reference A.6), and
 the launch type: ``MIN`` (the default: full MF on the take-off
 turn, up to the minimum LF), ``NORMAL`` (half MF, up to the normal LF) or
-``MAX`` (no movement, up to twice the normal LF). All launches from one base
+``MAX`` (no movement, up to twice the normal LF); last, for an off-board base,
+``VIA <entry hex>``: the entry hex its planes appear in (reference A.3; by
+default its first). All launches from one base
 or TF in a turn share one type and its LF; launching, readying and unreadying
 share the Readying Factor. Planes take off Low.
 Reactions (7, "General Rule"), on what this searcher itself finds::
@@ -211,6 +214,8 @@ def _launch(own: Own, number: int, rest: list[str]) -> tuple[Launch | None, list
         if rest and rest[0] in KINDS:
             launch, rest = replace(launch, kind=KINDS[rest[0]]), rest[1:]
         launch = replace(launch, more=(*launch.more, part))
+    if len(rest) >= 2 and rest[0] == "VIA":  # an off-board base's entry hex (reference A.3)
+        launch, rest = replace(launch, via=rest[1]), rest[2:]
     return check_launch(own, number, launch), rest
 
 
@@ -348,9 +353,10 @@ def _unready(own: Own, words: list[str]) -> Unready:
 
 
 def _land(own: Own, words: list[str]) -> Land:
-    if len(words) != 2:
-        raise OrderError(ProblemKind.INVALID, "LAND reads LAND <AF> <base or TF>")
-    return check_land(own, Land(unit_number(words[0], "AF"), place_name(words[1])))
+    if len(words) not in (2, 4) or (len(words) == 4 and words[2] != "VIA"):
+        raise OrderError(ProblemKind.INVALID, "LAND reads LAND <AF> <base or TF> [VIA <entry hex>]")
+    via = words[3] if len(words) == 4 else None
+    return check_land(own, Land(unit_number(words[0], "AF"), place_name(words[1]), via))
 
 
 def _shadow(own: Own, words: list[str]) -> Shadow:

@@ -42,6 +42,7 @@ class Launch:
     load: Load | None = None  # None: whatever the Ready box holds of that plane (one load only)
     kind: LaunchType = LaunchType.MINIMUM  # standard 14.8
     more: tuple[Launch, ...] = ()
+    via: str | None = None  # VIA: the entry hex label an off-board base's planes come by (A.3)
 
     @property
     def parts(self) -> tuple[Launch, ...]:
@@ -108,6 +109,7 @@ class Unready:
 class Land:
     af: int
     place: str
+    via: str | None = None  # VIA: the entry hex by which it leaves for an off-board base (A.3)
 
 
 @dataclass(frozen=True)
@@ -411,7 +413,8 @@ def launch_text(launch: Launch) -> str:
     parts = " AND ".join(
         f"{p.count} {p.plane}" + (f" {load_word(p.load)}" if p.load is not None else "") for p in launch.parts
     )
-    return f"FROM {launch.place} {parts}{kind}"
+    via = f" VIA {launch.via}" if launch.via else ""
+    return f"FROM {launch.place} {parts}{kind}{via}"
 
 
 def _search_text(hexmap: HexMap, order: Search) -> str:
@@ -463,8 +466,8 @@ def normalise(hexmap: HexMap, order: FtOrder) -> str:
             return f"READY {place} {count} {plane}" + (f" {load_word(arm)}" if arm else "")
         case Unready(place, count, plane, load):
             return f"UNREADY {place} {count} {plane}" + (f" {load_word(load)}" if load else "")
-        case Land(af, place):
-            return f"LAND AF{af} {place}"
+        case Land(af, place, via):
+            return f"LAND AF{af} {place}" + (f" VIA {via}" if via else "")
         case Intercept(af):
             return f"INTERCEPT AF{af}"
         case Jettison(af):
