@@ -29,15 +29,20 @@ rule: an hour is quiet by facts both sides hold, i.e. by the clock alone:
   is not over; dawn, the first day hour, is never quiet: the decision of the
   day's first searches and strikes is due.
 
-A side's private situation does not wake anybody; its standing orders cover
-it and the combined letter reports it (every event of every hour, and the
-contacts of the whole run: :func:`run_length`). The standing orders of a
-quiet hour (:func:`standing_orders`): ``HOLD`` (TFs follow their multi-hour
-PLOTs, then stop; no new flight starts) and, for each own AF aloft, ``LAND``
-at the TF or base it took off from, so a flight caught by the night flies
-home instead of circling until its fuel is gone (standard 8.5.5). A side
-that wants to act at night gives its orders in the nightfall letter (PLOT
-hours ahead, LAND where it wants its AFs) or plays with quiet hours off.
+A side may ask to be woken (``WAKE 0300``, ``orders.wake``): that hour is then
+played with letters for both sides, and both are told a side asked for it; the
+request is the side's own open choice, like a move made face to face, never a
+fact it holds about the enemy. A side's private situation does not wake
+anybody; its standing orders cover it and the combined letter reports it
+(every event of every hour, and the contacts of the whole run:
+:func:`run_length`). The standing orders of a quiet hour
+(:func:`standing_orders`): ``HOLD`` (TFs follow their multi-hour PLOTs, then
+stop; no new flight starts) and, for each own AF aloft, ``LAND`` at the TF or
+base it took off from, so a flight caught by the night flies home instead of
+circling until its fuel is gone (standard 8.5.5). A side that wants to act at
+night gives its orders in the nightfall letter (PLOT hours ahead, LAND where
+it wants its AFs), asks for letters at the hours it wants to act (WAKE), or
+plays with quiet hours off.
 
 A combat both sides take part in is news for both; when combat is resolved
 (combat/), a battle known to both sides may end a quiet run (a public
@@ -46,6 +51,7 @@ event), never a fact only one side holds.
 
 from __future__ import annotations
 
+from mailbot.games.flattop.orders.wake import night_after_night
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side
 
@@ -53,12 +59,14 @@ HOLD = "HOLD"
 
 
 def quiet_turn(state: FlatTopState, turn: int) -> bool:
-    """Whether game turn ``turn`` may be played without mail: a night hour after a night hour."""
-    if turn <= 1:
-        return False
-    scenario = state.scenario
-    hour = scenario.start.plus(turn - 1)
-    return scenario.is_night(hour) and scenario.is_night(scenario.start.plus(turn - 2))
+    """Whether game turn ``turn`` may be played without mail: a night hour after a night hour
+    that no side asked to be woken for (WAKE)."""
+    return night_after_night(state.scenario, turn) and not woken(state, turn)
+
+
+def woken(state: FlatTopState, turn: int) -> bool:
+    """A side asked for letters at ``turn`` (``orders.wake``): public, both sides get one."""
+    return any(turn in s.wake for s in state.sides)
 
 
 def quiet_hour(state: FlatTopState) -> bool:

@@ -81,7 +81,10 @@ from mailbot.games.flattop.orders.types import (
     SetDeception,
     Tow,
     Unready,
+    Wake,
 )
+from mailbot.games.flattop.orders.wake import clock, night_after_night
+from mailbot.games.flattop.quiet import woken
 from mailbot.games.flattop.state import FlatTopState, InitiativeNote
 from mailbot.games.flattop.turn import Turn, home_landings, jettison_aloft, lost_aloft
 from mailbot.games.flattop.units import LaunchType, Ship, Side, TaskForce
@@ -249,12 +252,35 @@ def _standing_order(turn: Turn, side: Side, order: FtOrder) -> None:
     elif isinstance(order, Rank):
         turn.state = st.with_side(replace(st.side(side), ranking=order.planes))
         turn.tell(side, "rank", f"Standing order of enemy plane types to destroy: {' '.join(order.planes)}")
+    elif isinstance(order, Wake):
+        _wake(turn, side, order)
     elif isinstance(order, Plot):
         tfs = tuple(
             replace(t, plot=order.legs) if t.side is side and t.number == order.tf else t
             for t in st.task_forces
         )
         turn.state = replace(st, task_forces=tfs)
+
+
+def _wake(turn: Turn, side: Side, order: Wake) -> None:
+    """``orders.wake``: the letter's WAKE replaces the side's requests for the hours to come; the
+    hours gone by stay on record (a combined letter counts the quiet hours before it by them)."""
+    own = turn.state.side(side)
+    past = tuple(t for t in own.wake if t <= turn.state.turn)
+    turn.state = turn.state.with_side(replace(own, wake=past + order.turns))
+    hours = order.words.lower() if order.words in ("ALL", "NONE") else order.words
+    said = "no night letters" if order.words == "NONE" else f"night letters: {hours}"
+    turn.tell(side, "wake", f"WAKE: {said} (both sides get a letter at an hour a side asks for)")
+
+
+def _wake_call(turn: Turn) -> None:
+    """The hour to come is a night hour a side asked letters for: both sides are told so, as both
+    get its letter (quiet.py: its timing is public; who asked is not said)."""
+    st, coming = turn.state, turn.state.turn + 1
+    if woken(st, coming) and night_after_night(st.scenario, coming):
+        when = clock(st.scenario.start.plus(coming - 1))
+        for side in turn.sides():
+            turn.tell(side, "wake", f"{when} is played with letters: a side asked to be woken (WAKE)")
 
 
 def _launch(turn: Turn, side: Side, order: Search | Fly) -> None:
@@ -415,6 +441,7 @@ def _end_of_turn(turn: Turn, attacked: frozenset[str] = frozenset()) -> Outcome[
     if verdict is not None:
         return _game_over(turn, verdict)
     _arrivals(turn)
+    _wake_call(turn)
     return Outcome(replace(turn.state, turn=turn.state.turn + 1), tuple(turn.events))
 
 

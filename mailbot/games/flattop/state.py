@@ -138,6 +138,7 @@ class SideState:
     engage: bool = True  # standing SURFACE ENGAGE|AVOID (seed 003, 19)
     cap_dive: bool = True  # standing CAPDIVE YES|NO: CAP dives at low strikes when it may (16.12)
     escort_priority: tuple[str, ...] = ()  # standing ESCORTS: interceptor types to shoot first (LI 5)
+    wake: tuple[int, ...] = ()  # turns it asked letters for (WAKE, ``orders.wake``), past ones kept
 
 
 @dataclass(frozen=True)
@@ -295,6 +296,7 @@ def _dump_side(s: SideState) -> dict[str, Any]:
         "engage": s.engage,
         "cap_dive": s.cap_dive,
         "escort_priority": list(s.escort_priority),
+        "wake": list(s.wake),
     }
 
 
@@ -309,6 +311,7 @@ def _load_side(data: Mapping[str, Any]) -> SideState:
         engage=bool(data.get("engage", True)),
         cap_dive=bool(data.get("cap_dive", True)),
         escort_priority=tuple(str(p) for p in data.get("escort_priority", ())),
+        wake=tuple(int(t) for t in data.get("wake", ())),
     )
 
 

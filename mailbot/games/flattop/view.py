@@ -62,6 +62,7 @@ SYNTAX = (
     "  TOW <ship> <ship>     CASTOFF <ship>     SURFACE ENGAGE|AVOID",
     "  BOMBARD TF9 (shell the enemy base in its hex after movement)   OFFLOAD <cripple> TO <ship>",
     "  CAPDIVE YES|NO (CAP dives at low strikes, 16.12)   ESCORTS Zero ... (what escorts shoot first)",
+    "  WAKE 0300 0500 | WAKE ALL | WAKE NONE  (letters in night hours otherwise played without mail)",
     "Silent sides keep their plots and start no new flights.",
 )
 STRIKE_SYNTAX = (
@@ -115,6 +116,7 @@ CHANGED_AFTER_QUIET = "What changed since your last letter (with the hours playe
 QUIET_NOTE = (
     "Night: the hours after this one may be played without mail on standing orders (TFs follow"
     " their PLOTs, AFs aloft fly home and land), until dawn or the game's limit of quiet hours."
+    " WAKE 0300 asks for letters at 0300 (both sides get one, and are told a side asked)."
 )
 
 

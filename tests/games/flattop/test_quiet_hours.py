@@ -110,3 +110,48 @@ def test_plots_run_on_through_quiet_hours(data: dict[str, Any]) -> None:
     assert GAME.step(plotted) is not None and GAME.step(plotted).quiet  # type: ignore[union-attr]
     moved = play(plotted, {seat: list(GAME.default_orders(plotted, seat)) for seat in plotted.seats}).state
     assert next(iter(moved.own_tfs(Side.JAPANESE))).hex != tf.hex
+
+
+# --- WAKE: a side asks for letters in the night (orders.wake) ---------------------------------
+
+
+def test_wake_asks_for_letters_at_a_night_hour_and_both_sides_get_one(data: dict[str, Any]) -> None:
+    """design/flattop.md: "Quiet turns should not cost a round of mail"; a side that wants to act in
+    the night says when (``WAKE 0200``, turn 22 of test-small). At nightfall (1900, turn 15) the
+    Allies ask for 0200: that hour is no longer quiet, the hours around it still are, and at 0100
+    both sides are told 0200 comes with letters (who asked is not said)."""
+    nightfall = at(new(data), 15)
+    assert parse(nightfall, "allied", "wake 0200").normalised == ("WAKE 0200",)
+    asked = play(nightfall, {"allied": ["WAKE 0200"], "japanese": ["HOLD"]}).state
+    assert [t for t in range(16, 26) if not quiet_turn(asked, t)] == [22]
+    step = GAME.step(at(asked, 22))
+    assert step is not None and not step.quiet
+    assert run_length(at(asked, 22)) == 6  # 2000 .. 0100 were played without mail
+    before = play(
+        at(asked, 21), {seat: list(GAME.default_orders(at(asked, 21), seat)) for seat in asked.seats}
+    )
+    for seat in asked.seats:
+        said = [e.text for e in before.events if e.kind == "ft.wake" and e.visible_to(seat)]
+        assert said == ["0200 is played with letters: a side asked to be woken (WAKE)"], (seat, said)
+
+
+def test_wake_all_none_and_the_hours_refused(data: dict[str, Any]) -> None:
+    """``WAKE ALL`` asks for every quiet hour of the coming night, ``WAKE NONE`` drops the requests;
+    an hour with a letter anyway (day, nightfall, dawn) is refused by name, not silently kept."""
+    nightfall = at(new(data), 15)
+    every = play(nightfall, {"allied": ["WAKE ALL"], "japanese": ["HOLD"]}).state
+    assert not any(quiet_turn(every, t) for t in range(16, 27))
+    dropped = play(at(every, 16), {"allied": ["WAKE NONE"], "japanese": ["HOLD"]}).state
+    assert all(quiet_turn(dropped, t) for t in range(17, 26)) and not quiet_turn(dropped, 16)
+    for hour, reason in (
+        ("0900", "WAKE 0900: there is a letter at 0900 anyway"),
+        ("0600", "WAKE 0600: there is a letter at 0600 anyway"),
+        ("2599", "is not an hour like 0300"),
+    ):
+        (problem,) = parse(nightfall, "allied", f"WAKE {hour}").problems
+        assert reason in problem.reason, (hour, problem.reason)
+
+
+def test_a_wake_request_survives_saving_the_game(data: dict[str, Any]) -> None:
+    asked = play(at(new(data), 15), {"allied": ["WAKE 0200 0400"], "japanese": ["HOLD"]}).state
+    assert GAME.load(GAME.dump(asked)).side(Side.ALLIED).wake == (22, 24)

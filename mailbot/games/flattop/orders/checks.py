@@ -48,6 +48,7 @@ from mailbot.games.flattop.orders.types import (
     Tow,
     Unload,
     Unready,
+    Wake,
     load_of,
     load_word,
 )
@@ -290,6 +291,8 @@ def _unit_key(order: FtOrder) -> str:
         return f"OFFLOAD {order.cripple}"
     if isinstance(order, SubOrder):
         return f"{order.word} TF{order.tf}"  # one submarine order of a kind per TF (orders.subs)
+    if isinstance(order, Wake):
+        return "WAKE"
     return "DECEPTION" if isinstance(order, SetDeception) else ""
 
 

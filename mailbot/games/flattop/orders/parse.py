@@ -30,6 +30,7 @@ echoed. The normalised forms::
     DEPTH TF12 DEEP / SUBATTACK TF12 3      submarines, with the game option on (``orders.subs``):
     ASW TF3 / DIVE TF12 DEEP                depth, torpedo attack, ASW attack, dive when attacked
     HOLD                                    nothing this turn
+    WAKE 0300 0500 / WAKE ALL / WAKE NONE   letters in night hours played without mail (orders.wake)
 
 Search paths (seed 003, 7 and 7.3): the hexes entered, each next to the one
 before; ``@HIGH``/``@LOW`` changes altitude on entering (climbing costs 1 MP,
@@ -120,6 +121,7 @@ from mailbot.games.flattop.orders.types import (
     Unready,
     normalise,
 )
+from mailbot.games.flattop.orders.wake import read_wake
 from mailbot.games.flattop.units import Altitude, Armament, LaunchType
 
 __all__ = ["Own", "parse_lines"]
@@ -144,6 +146,7 @@ WORDS = {
     "DISEMBARK": "DISEMBARK", "LOAD": "LOAD", "SCUTTLE": "SCUTTLE", "SCUTTLES": "SCUTTLE",
     "CAPDIVE": "CAPDIVE", "ESCORTS": "ESCORTS",
     "DEPTH": "DEPTH", "SUBATTACK": "SUBATTACK", "SUB-ATTACK": "SUBATTACK", "ASW": "ASW", "DIVE": "DIVE",
+    "WAKE": "WAKE",
 }  # fmt: skip
 POLICIES = {"TRUTHFUL": Deception.TRUTHFUL, "TRUE": Deception.TRUTHFUL, "RANDOM": Deception.RANDOM}
 POLICIES |= {"MAXIMAL": Deception.MAXIMAL, "MAX": Deception.MAXIMAL}
@@ -426,6 +429,7 @@ _READERS: dict[str, Callable[[Own, list[str]], FtOrder]] = {
     "DISEMBARK": fleet.read_disembark,
     "LOAD": fleet.read_load, "SCUTTLE": fleet.read_scuttle,
     "DEPTH": subs.read_depth, "SUBATTACK": subs.read_subattack, "ASW": subs.read_asw, "DIVE": subs.read_dive,
+    "WAKE": read_wake,
     "ANCHOR": lambda own, words: fleet.read_anchor(own, words, weigh=False),
     "WEIGH": lambda own, words: fleet.read_anchor(own, words, weigh=True),
 }  # fmt: skip

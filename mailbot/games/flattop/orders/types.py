@@ -352,6 +352,15 @@ class Dive:
 SubOrder = SetDepth | SubAttack | Asw | Dive
 
 
+@dataclass(frozen=True)
+class Wake:
+    """``WAKE``: the game turns the side asks letters for in the night (``orders.wake``); empty:
+    none. ``words``: the hours as echoed (``0300 0500``, ``ALL``, ``NONE``)."""
+
+    turns: tuple[int, ...]
+    words: str
+
+
 FtOrder = (
     Plot
     | Search
@@ -389,6 +398,7 @@ FtOrder = (
     | SubAttack
     | Asw
     | Dive
+    | Wake
 )
 
 
@@ -476,6 +486,8 @@ def normalise(hexmap: HexMap, order: FtOrder) -> str:
             return f"SHADOW {by}{number} {hexmap.hex_id(h)}"
         case SetDeception(policy):
             return f"DECEPTION {policy.value.upper()}"
+        case Wake(_, words):
+            return f"WAKE {words}"
     return _standing_text(order)
 
 
