@@ -93,6 +93,14 @@ SEED_TAG = "mailbot-seed-commitment-v1"
 CHAIN_LENGTH = 10_000
 PBKDF2_ROUNDS = 200_000
 CHUNKS = struct.Struct(">8I")
+#: where game.json's map names a board layer kept once for the game (``map_layers``)
+LAYER_REF = re.compile(
+    r'<g data-layer-ref="sha256:([0-9a-f]{64})" data-layer="[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?" />'
+)
+#: where a page's map shows a board layer as a picture of its own (``steps/layers``)
+PICTURED_LAYER = re.compile(
+    r'<image href="(?:\.\./)*layers/([0-9a-f]{64})\.svg" x="0" y="0" width="[^"]*" height="[^"]*" />'
+)
 HEAD_LINE = re.compile(r"Game log chain head: ([0-9a-f]{64})")
 FINAL_LINE = re.compile(r"Final chain head: ([0-9a-f]{64})")
 ENTRIES_LINE = re.compile(r"Entries: (\d+)")
@@ -227,6 +235,8 @@ class Checker:
         self.rounds: dict[tuple[Any, Any], tuple[int, Any]] = {}  # (step, attempt): (entry, round)
         self.anchors: dict[str, tuple[int, str]] = {}  # seat: (entry, its dice chain's anchor)
         self.server_anchor = ""  # the game's seed chain (none before dice chains)
+        self.map_layers: dict[str, str] = {}  # game.json's board layers of the maps, by digest
+        self.folder = Path(".")  # the archive's folder
 
     def fail(self, text: str) -> None:
         self.problems.append(text)
@@ -553,13 +563,51 @@ class Checker:
         if parts is None:  # logged before every part was
             return
         salt = bytes.fromhex(report.get("salt") or "")
-        kept = {"text/html": report.get("html"), "map.svg": report.get("map_svg") or None}
+        svg = self.whole_map(self.map_of(report))
+        kept = {"text/html": report.get("html"), "map.svg": svg or None}
         for name, content in kept.items():
             if content is None and name not in parts:
                 continue
             made = salted(part_hash(str(content or "").encode("utf-8"), "text"), salt)
             if parts.get(name) != made:
                 self.fail(f"report {n} (to {report['seat']}): its {name} is not the one logged when sent")
+
+    def map_of(self, report: dict[str, Any]) -> str:
+        """A report's map as ``game.json`` keeps it, or as the page's file it names (``map_file``:
+        the hour's overlay, its board layers pictures of their own under ``steps/layers``), put
+        back together as one SVG; a file outside the archive or missing is no map."""
+        name = report.get("map_file")
+        if not name:
+            return str(report.get("map_svg") or "")
+        path = self.folder / str(name)
+        if ".." in Path(str(name)).parts or not path.is_file():
+            self.fail(f"the map file {name} is missing")
+            return ""
+        return PICTURED_LAYER.sub(self.layer_text, path.read_text(encoding="utf-8"))
+
+    def layer_text(self, found: re.Match[str]) -> str:
+        """The layer a map's picture shows (its file under ``steps/layers``), as the map's text
+        held it; the picture itself when its file is not that layer's."""
+        path = self.folder / "steps" / "layers" / f"{found.group(1)}.svg"
+        if not path.is_file():
+            return found.group(0)
+        content = path.read_text(encoding="utf-8")
+        start = content.find(">\n", content.find("<svg")) + 2
+        text = content[start : content.rfind("\n</svg>")]
+        return text if sha(text.encode("utf-8")) == found.group(1) else found.group(0)
+
+    def whole_map(self, svg: str) -> str:
+        """A report's map with its board layers put back (``game.json`` keeps each once, under
+        ``map_layers``, and the map names it by digest); a layer whose text is not its digest's
+        is not put back, so the map fails its check."""
+        layers = self.map_layers
+
+        def layer(found: re.Match[str]) -> str:
+            text = layers.get(found.group(1))
+            whole = text is not None and sha(text.encode("utf-8")) == found.group(1)
+            return text if whole and text is not None else found.group(0)
+
+        return LAYER_REF.sub(layer, svg)
 
     def sent_parts(self, subject: str, msg: Message, n: int, salt: str) -> None:
         """Every part of a report letter as received is one the chain logged, and none is missing."""
@@ -728,6 +776,8 @@ def verify(folder: Path, letters: Path | None = None, sent: Path | None = None) 
     if checker.chain_ok:
         checker.dice_chains()
     checker.steps(data["steps"], finished)
+    checker.map_layers = dict(data.get("map_layers") or {})
+    checker.folder = folder
     checker.reports(data.get("reports", []))
     if letters is not None:
         checker.own_letters(data, list(read_letters(letters)))

@@ -108,6 +108,8 @@ class Site:
     gm_letters: tuple[LetterView, ...] = ()
     downloads: tuple[Link, ...] = ()
     files: Mapping[str, bytes] = field(default_factory=dict)
+    #: the file of each report's map among ``files``, by report id (``game.json`` names it)
+    map_files: Mapping[int, str] = field(default_factory=dict)
 
     def turns(self) -> list[tuple[int, list[StepView]]]:
         """The steps grouped by turn, in the order they were played."""

@@ -154,7 +154,7 @@ def _turn_page(browser: Browser, archive: Path) -> tuple[Path, Element]:
         tree = browser.dom(page)
         if not any(e.get("class") == "letter" for e in tree.iter(f"{XHTML}article")):
             continue
-        if links(tree, "img", "src"):
+        if links(tree, "img", "src") or links(tree, "object", "data"):
             return page, tree
         fallback = fallback or (page, tree)
     assert fallback is not None, "no turn page shows a letter"
@@ -179,16 +179,42 @@ def test_the_browser_follows_the_index_to_a_turn_page(
         assert browser.width(shown, tmp_path / "frame.html") <= PHONE[0], f"{shown} is wider than a phone"
 
 
+#: the Flat Top board's sea (``games/flattop/drawing/symbols.SEA``): drawn only by the board layer
+SEA = (0xE8, 0xF1, 0xFA)
+
+
+def share_of(image: Image.Image, colour: tuple[int, int, int]) -> float:
+    colours = {rgb: count for count, rgb in image.getcolors(maxcolors=image.width * image.height) or []}
+    return colours.get(colour, 0) / (image.width * image.height)
+
+
 def test_the_browser_opens_a_flattop_map_from_a_turn_page(
     played: Callable[[str], Played], browser: Browser, tmp_path: Path
 ) -> None:
+    """The map is shown on its turn page and opens on its own, board and hour together: the
+    board is a picture of its own kept once for the game (steps/layers), which the browser
+    must draw under the hour's overlay in both places."""
     page, tree = _turn_page(browser, played("flattop").archive)
-    maps = [src for src in links(tree, "img", "src") if src.endswith((".svg", ".png"))]
+    maps = [src for src in links(tree, "object", "data") if src.endswith(".svg")]
     assert maps, f"{page.name} shows no map"
     picture = (page.parent / maps[0]).resolve()
     assert picture.is_file() and picture.parent.name == page.stem  # saved next to its page
+    assert "layers/" in picture.read_text(encoding="utf-8")  # the board is not in the file itself
+    shown = browser.shot(page, tmp_path / "turn-map.png", (DESKTOP[0], 6000))
+    assert share_of(shown, SEA) > 0.01, "the turn page shows no board under its map"
     for size in (DESKTOP, PHONE):
-        assert_not_blank(browser.shot(picture, tmp_path / f"map-{size[0]}.png", size), min_share=0.05)
+        alone = browser.shot(picture, tmp_path / f"map-{size[0]}.png", size)
+        assert_not_blank(alone, min_share=0.05)
+        assert share_of(alone, SEA) > 0.05, "the map opened alone shows no board"
+
+
+def test_a_whole_flattop_game_archive_is_under_10_mb(played: Callable[[str], Played]) -> None:
+    """Issue 32: each map's board once for the game, the pictures and HTML parts once (on the
+    pages, not again in mail.mbox), each map once (game.json names its page's file)."""
+    archive = played("flattop").archive
+    size = sum(path.stat().st_size for path in archive.rglob("*") if path.is_file())
+    assert size < 10_000_000, f"the archive is {size / 1e6:.1f} MB"
+    assert len(list((archive / "steps" / "layers").glob("*.svg"))) <= 4
 
 
 def test_a_flattop_letters_html_part_in_the_browser(

@@ -256,6 +256,11 @@ def _map_letters(h: Harness, game_id: int, png: bytes, svg: str) -> None:
     h.flush()
 
 
+def _object_data(page: Path) -> list[str]:
+    tree = html5lib.parse(page.read_bytes())
+    return [str(shown.get("data")) for shown in tree.iter(f"{XHTML}object")]
+
+
 def test_maps_stand_next_to_their_page_the_svg_shown_once(h: Harness, tmp_path: Path) -> None:
     game_id, _, _ = _started(h)
     buffer = BytesIO()
@@ -264,12 +269,17 @@ def test_maps_stand_next_to_their_page_the_svg_shown_once(h: Harness, tmp_path: 
     _map_letters(h, game_id, png, svg)
     out = _export(h, game_id, tmp_path / "maps")
     page = out / "steps" / "T1.orders.html"
-    shown = _img_sources(page)
-    assert [Path(src).suffix for src in shown] == [".png", ".svg"]  # north's PNG; south's SVG alone
-    assert (page.parent / shown[0]).read_bytes() == png and (page.parent / shown[1]).read_text() == svg
-    assert all(Path(src).parent.name == "T1.orders" for src in shown)  # in the page's own folder
-    linked = [link for link in _links(page) if link.endswith(".png") and link not in shown]
-    assert linked and (page.parent / linked[0]).read_bytes() == png  # south's PNG: a link
+    pictures, maps = _img_sources(page), _object_data(page)
+    # North's PNG as a picture; south's map as its SVG alone (an <object>: it shows the board
+    # layers an SVG refers to), the PNG painted from it left out of the pages.
+    assert [Path(src).suffix for src in pictures] == [".png"] and [Path(m).suffix for m in maps] == [".svg"]
+    assert (page.parent / pictures[0]).read_bytes() == png and (page.parent / maps[0]).read_text() == svg
+    assert all(Path(src).parent.name == "T1.orders" for src in [*pictures, *maps])  # in the page's folder
+    saved = sorted(p.suffix for p in (page.parent / "T1.orders").iterdir() if p.suffix in (".png", ".svg"))
+    assert saved == [".png", ".svg"]
+    # The whole game's mbox: the letters as text, their pictures and HTML parts on the pages.
+    parts = [part for m in _messages(out / "mail.mbox") for part in m.walk()]
+    assert parts and not any(part.get_content_maintype() == "image" for part in parts)
     # A seat's archive by mail: each map once, and no attachment in its mbox.
     with Session(h.bot.engine) as session:
         export_seat(session, game_id, "south", tmp_path / "south", compact=True)

@@ -34,6 +34,7 @@ from sqlmodel import Session, col, select
 
 from mailbot import verify_archive
 from mailbot.render.archive_pages import Link, render_site
+from mailbot.render.maps.layers import factored
 from mailbot.render.templates import Renderer
 from mailbot.services.archive.archive_letters import redactor_of, write_mbox
 from mailbot.services.archive.archive_site import collect
@@ -67,11 +68,14 @@ def _step(session: Session, step: StepRow) -> dict[str, Any]:
     }
 
 
-def game_data(session: Session, game_id: int) -> dict[str, Any]:
-    """The content of ``game.json``."""
+def game_data(session: Session, game_id: int, map_files: Mapping[int, str] | None = None) -> dict[str, Any]:
+    """The content of ``game.json``. A report whose map the site shows (``map_files``: its file
+    by report id) names that file (``map_file``) instead of holding the map a second time."""
+    shown = map_files or {}
     game = session.get_one(Game, game_id)
     steps = session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id))).all()
     reports = session.exec(select(Report).where(Report.game_id == game_id).order_by(col(Report.id))).all()
+    maps = [factored(r.map_svg) for r in reports]
     data = {
         "format": FORMAT,
         "game": {
@@ -93,11 +97,23 @@ def game_data(session: Session, game_id: int) -> dict[str, Any]:
                 "subject": untagged(r.subject),
                 "text": r.text,
                 "html": r.html,
-                "map_svg": r.map_svg,
+                **(
+                    {"map_file": shown[r.id]}
+                    if r.id is not None and r.id in shown
+                    else {"map_svg": maps[n][0]}
+                ),
                 "salt": r.salt,
             }
-            for r in reports
+            for n, r in enumerate(reports)
         ],
+        # Each map's board layers once (the same every hour of a game): a report's map_svg
+        # names them by digest, and verify.py puts them back before it checks the map.
+        "map_layers": {
+            key: text
+            for n, (_, layers) in enumerate(maps)
+            if reports[n].id not in shown
+            for key, text in layers.items()
+        },
     }
     return data
 
@@ -119,11 +135,11 @@ def export(session: Session, game_id: int, out: Path, *, renderer: Renderer | No
     game = session.get_one(Game, game_id)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "game.json"
-    data = game_data(session, game_id)
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")
     shutil.copyfile(verify_archive.__file__, out / "verify.py")
     (out / "README.txt").write_text(ARCHIVE_README.format(title=game.title), encoding="utf-8")
-    _site(session, game, out, viewer=None, renderer=renderer)
+    map_files = _site(session, game, out, viewer=None, renderer=renderer)[1]
+    data = game_data(session, game_id, map_files)
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")
     return path
 
 
@@ -145,7 +161,7 @@ def export_seat(
     out.mkdir(parents=True, exist_ok=True)
     readme = SEAT_README.format(title=game.title, seat=seat)
     (out / "README.txt").write_text(readme, encoding="utf-8")
-    return _site(session, game, out, viewer=seat, renderer=renderer, compact=compact)
+    return _site(session, game, out, viewer=seat, renderer=renderer, compact=compact)[0]
 
 
 def seat_zip(session: Session, game_id: int, seat: str, *, renderer: Renderer | None = None) -> bytes:
@@ -170,14 +186,18 @@ def _site(
     viewer: str | None,
     renderer: Renderer | None,
     compact: bool = False,
-) -> Path:
+) -> tuple[Path, Mapping[int, str]]:
+    """The site and ``mail.mbox`` written; ``index.html`` and the file of each report's map."""
     downloads = DOWNLOADS if viewer is None else SEAT_DOWNLOADS
     site, letters = collect(
         session, int(game.id or 0), viewer=viewer, renderer=renderer, downloads=downloads, compact=compact
     )
-    write_mbox(out / "mail.mbox", letters, redactor_of(session, game, letters), attachments=not compact)
+    # What the pages show stays out: each map is on its page as the SVG its picture was painted
+    # from, each letter's HTML part is saved beside its page (a Flat Top game: 60 MB to 10).
+    redact = redactor_of(session, game, letters)
+    write_mbox(out / "mail.mbox", letters, redact, attachments=not compact, pages=False)
     _write_files(out, render_site(site))
-    return out / "index.html"
+    return out / "index.html", site.map_files
 
 
 def _write_files(out: Path, files: Mapping[str, bytes]) -> None:
@@ -193,7 +213,8 @@ ARCHIVE_README = """The archive of {title}
 index.html  the game to browse: open it in a browser (or: mailbot archive serve .)
             a page per step with every seat's letters as sent, press, the GM's
             actions; once the game has ended the referee's view and every roll
-mail.mbox   every letter in and out of the game, secrets removed (mutt -f mail.mbox)
+mail.mbox   every letter in and out of the game, secrets removed (mutt -f mail.mbox), as
+            text: each letter's map and HTML part are on its step's page (steps/)
 game.json   every step (commitments, revealed seeds, orders, sealed values, rolls),
             the event chain and every report, with the salts of the chain's commitments
 verify.py   the checker; it needs nothing but Python 3

@@ -189,15 +189,23 @@ def read_letter(raw: bytes, redact: Callable[[str], str]) -> ReadLetter:
 
 
 def redacted_message(
-    raw: bytes, redact: Callable[[str], str], withheld: str = "", *, attachments: bool = True
+    raw: bytes,
+    redact: Callable[[str], str],
+    withheld: str = "",
+    *,
+    attachments: bool = True,
+    pages: bool = True,
 ) -> EmailMessage:
     """The letter for ``mail.mbox``: secrets cut from every header and text part; with ``withheld``
     (the reason) its texts are replaced by that note. Attachments (maps, calendar entries) are
-    dropped from a withheld letter, and from every letter without ``attachments``."""
+    dropped from a withheld letter, and from every letter without ``attachments``; without
+    ``pages``, what an archive's pages show of it (the maps' pictures, the HTML part) too."""
     msg = parse(raw)
     _redact_headers(msg, redact)
     if withheld or not attachments:
         _drop_attachments(msg)
+    if not pages:
+        _drop_shown_parts(msg)
     for part in msg.walk():
         if _is_text(part):
             text = _part_text(part)
@@ -219,6 +227,22 @@ def _drop_attachments(msg: EmailMessage) -> None:
                 sub for sub in part.iter_parts() if sub.is_multipart() or _is_text(sub)
             ]
             part.set_payload(kept)
+
+
+def _drop_shown_parts(msg: EmailMessage) -> None:
+    """Leave out what the archive's pages show: the pictures (a map's PNG: the pages show the map
+    it was painted from) and the HTML alternative of the text (saved beside its page)."""
+    for part in list(msg.walk()):
+        if part.is_multipart():
+            kept: list[Message[str, str] | str] = [sub for sub in part.iter_parts() if not _shown(sub)]
+            part.set_payload(kept)
+
+
+def _shown(part: Message[str, str]) -> bool:
+    if part.is_multipart():
+        return False
+    attached = part.get_content_disposition() == "attachment"
+    return part.get_content_maintype() == "image" or (part.get_content_type() == "text/html" and not attached)
 
 
 def _redact_headers(msg: EmailMessage, redact: Callable[[str], str]) -> None:
@@ -341,16 +365,21 @@ def _reply_withheld(
 
 
 def write_mbox(
-    path: Path, letters: Sequence[GameLetter], redact: Callable[[str], str], *, attachments: bool = True
+    path: Path,
+    letters: Sequence[GameLetter],
+    redact: Callable[[str], str],
+    *,
+    attachments: bool = True,
+    pages: bool = True,
 ) -> int:
     """Write ``letters`` as an mbox file (secrets removed, withheld texts replaced; attachments
-    only with ``attachments``); returns the count."""
+    only with ``attachments``, what the archive's pages show only with ``pages``); returns the count."""
     path.unlink(missing_ok=True)
     box = mailbox.mbox(path, create=True)
     box.lock()
     try:
         for letter in letters:
-            box.add(_mbox_message(letter, redact, attachments))
+            box.add(_mbox_message(letter, redact, attachments, pages))
         box.flush()
     finally:
         box.unlock()
@@ -358,8 +387,10 @@ def write_mbox(
     return len(letters)
 
 
-def _mbox_message(letter: GameLetter, redact: Callable[[str], str], attachments: bool) -> mailbox.mboxMessage:
-    msg = redacted_message(letter.raw, redact, letter.withheld, attachments=attachments)
+def _mbox_message(
+    letter: GameLetter, redact: Callable[[str], str], attachments: bool, pages: bool
+) -> mailbox.mboxMessage:
+    msg = redacted_message(letter.raw, redact, letter.withheld, attachments=attachments, pages=pages)
     message = mailbox.mboxMessage(msg)
     sender = email.utils.parseaddr(str(msg.get("From", "")))[1] or "MAILER-DAEMON"
     message.set_from(sender, letter.when.utctimetuple())

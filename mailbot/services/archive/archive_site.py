@@ -31,6 +31,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.errors import StoreError
 from mailbot.render.archive_pages import GmAction, LetterView, Link, RefereeView, SeatView, Site, StepView
+from mailbot.render.maps.layers import factored, layer_bottom, layer_file, sheet_width, with_pictures
 from mailbot.render.templates import Renderer
 from mailbot.services.archive.archive_letters import (
     GameLetter,
@@ -85,8 +86,9 @@ def collect(
     redact = redactor_of(session, game, letters)
     placed = _place(session, game_id, steps, letters)
     files: dict[str, bytes] = {}
+    map_files: dict[int, str] = {}
     outgoing = [
-        (item.step, _letter_view(item, number, redact, files, compact=compact))
+        (item.step, _letter_view(item, number, redact, files, map_files, compact=compact))
         for number, item in enumerate(placed, 1)
         if item.step is not None
     ]
@@ -112,6 +114,7 @@ def collect(
         gm_letters=tuple(view for _, view in outgoing if not view.seat) if viewer is None else (),
         downloads=tuple(downloads),
         files=files,
+        map_files=map_files,
     )
     return site, letters
 
@@ -163,9 +166,16 @@ def _open_at(steps: Sequence[StepRow], letter: GameLetter) -> StepRow:
 
 
 def _letter_view(
-    item: Placed, number: int, redact: Redactor, files: dict[str, bytes], *, compact: bool
+    item: Placed,
+    number: int,
+    redact: Redactor,
+    files: dict[str, bytes],
+    map_files: dict[int, str],
+    *,
+    compact: bool,
 ) -> LetterView:
-    """The letter as sent (secrets removed); its HTML part, maps and attachments saved in ``files``."""
+    """The letter as sent (secrets removed); its HTML part, maps and attachments saved in
+    ``files``, the file of its report's map in ``map_files``."""
     letter, step, out = item.letter, item.step, item.letter.outbound
     if step is None:
         raise StoreError("a letter in has no page of its own")
@@ -181,7 +191,10 @@ def _letter_view(
     }
     if letter.withheld:
         return LetterView(text="", withheld=letter.withheld, **common)
-    images, attached, names = _save_parts(read, stem, _map_svg(item.report), files, compact=compact)
+    svg = _map_svg(item.report)
+    images, attached, names = _save_parts(read, stem, svg, files, compact=compact)
+    if svg and item.report is not None and item.report.id is not None:
+        map_files[item.report.id] = f"{stem}-map.svg"
     html = ""
     if read.html:
         html = f"{stem}.html"
@@ -195,27 +208,45 @@ def _save_parts(
     """Save a letter's attachments next to its page: the pictures to show, the files to link, and
     the saved name of each inline part (by Content-ID).
 
-    One picture per map is shown: the report's SVG where there is one (sharper), the attached
-    PNG as a link beside it; ``compact`` (a seat's archive by mail) leaves that PNG out.
+    One picture per map is shown: the report's SVG where there is one (sharper, and its board
+    kept once for the whole game, :func:`_save_map`); the attached PNG, a picture of the same
+    SVG, is then left out (the letters as sent keep it, and the chain its digest).
     """
     images: list[Link] = []
     attached: list[Link] = []
     names: dict[str, str] = {}
     svg_path = f"{stem}-map.svg"
     if svg:
-        files[svg_path] = svg.encode("utf-8")
+        _save_map(svg, svg_path, files)
     for n, part in enumerate(read.attachments, 1):
         picture = part.content_type.startswith("image/")
-        if part.content_type in SKIPPED_TYPES or (compact and svg and picture):
+        if part.content_type in SKIPPED_TYPES or (svg and picture):
             names[part.content_id] = svg_path.rsplit("/", 1)[1] if svg and picture else ""
             continue
         path = f"{stem}-{n}-{slug(part.filename)}"
         files[path] = part.data
         names[part.content_id] = path.rsplit("/", 1)[1]
-        (images if picture and not svg else attached).append(Link(part.filename, path))
+        (images if picture else attached).append(Link(part.filename, path))
     if svg:
         images.insert(0, Link("the map (SVG)", svg_path))
     return images, attached, names
+
+
+#: a map's board layers, once for the whole site, from the site's root
+LAYERS_FOLDER = "steps/layers"
+
+
+def _save_map(svg: str, path: str, files: dict[str, bytes]) -> None:
+    """The map at ``path`` as the hour's overlay, its board layers (the same every hour of a game,
+    nine tenths of a Flat Top map) pictures of their own saved once in :data:`LAYERS_FOLDER`
+    (``render.maps.layers``): a browser shows them together, a page through ``<object>``."""
+    overlay, layers = factored(svg)
+    width = sheet_width(svg)
+    up = "../" * (path.count("/") - 1)
+    for key, text in layers.items():
+        bottom = layer_bottom(text)
+        files.setdefault(f"{LAYERS_FOLDER}/{key}.svg", layer_file(text, width, bottom).encode("utf-8"))
+    files[path] = with_pictures(overlay, lambda key: f"{up}layers/{key}.svg").encode("utf-8")
 
 
 def _map_svg(report: Report | None) -> str:
@@ -224,11 +255,16 @@ def _map_svg(report: Report | None) -> str:
 
 
 def _local_images(html: str, names: Mapping[str, str]) -> str:
-    """An HTML part whose inline images (``cid:``) point at the files saved next to it."""
+    """An HTML part whose inline images (``cid:``) point at the files saved next to it; a map
+    saved as SVG is shown through ``<object>``, which shows its board layers too (an ``<img>``
+    shows an SVG without the pictures it refers to)."""
     for cid, name in names.items():
         if cid:
             html = html.replace(f"cid:{cid}", name)
-    return html
+    return _SVG_IMG.sub(r'<object data="\2" type="image/svg+xml"\1\3></object>', html)
+
+
+_SVG_IMG = re.compile(r'<img\b([^>]*?)\ssrc="([^"]+\.svg)"([^>]*?)/?>')
 
 
 # -- steps --------------------------------------------------------------------------------

@@ -40,12 +40,12 @@ The PNG file is written by pypng around the pixels Pillow reorders, deflated by 
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
 import cairocffi as cairo  # type: ignore[import-untyped]
 
+from mailbot.render.maps.layers import cut_layers
 from mailbot.render.maps.raster.encode import (
     BAND_ROWS,
     _bands,
@@ -70,7 +70,7 @@ from mailbot.render.maps.raster.paint import (
     board_layer,
     layer,
 )
-from mailbot.render.maps.svgsubset import NUMBER, supported
+from mailbot.render.maps.svgsubset import supported
 
 __all__ = [
     "BAND_ROWS",
@@ -107,38 +107,6 @@ def render(svg: str, width: int, colours: int | None = None) -> bytes | None:
         return png(surface)
     kept = palette_of(tuple(painter.boards), frozenset(painter.inks), colours) if painter.boards else None
     return palette_png(surface, colours, kept)
-
-
-_LAYER_OPEN = re.compile(r'<g\b[^>]*?\sdata-layer="(' + NUMBER + r')"[^>]*?(/?)>')
-_GROUP = re.compile(r"<g\b[^>]*?(/?)>|</g>")
-
-
-def cut_layers(svg: str) -> tuple[str, list[tuple[str, float]]]:
-    """``svg`` with each ``data-layer`` group replaced by ``<g data-layer-ref="<n>" />``, and
-    the groups' text with their bottoms, by n. An SVG whose groups do not close is left whole
-    (the XML reader says what is wrong with it)."""
-    parts: list[str] = []
-    layers: list[tuple[str, float]] = []
-    at = 0
-    for found in _LAYER_OPEN.finditer(svg):
-        if found.start() < at or found.group(2):
-            continue  # inside a layer already cut out, or empty
-        depth, end = 1, -1
-        for tag in _GROUP.finditer(svg, found.end()):
-            if tag.group(0) == "</g>":
-                depth -= 1
-            elif not tag.group(1):
-                depth += 1
-            if depth == 0:
-                end = tag.end()
-                break
-        if end < 0:
-            return svg, []
-        parts += [svg[at : found.start()], f'<g data-layer-ref="{len(layers)}" />']
-        layers.append((svg[found.start() : end], float(found.group(1))))
-        at = end
-    parts.append(svg[at:])
-    return "".join(parts), layers
 
 
 def clear_board_layers() -> None:
