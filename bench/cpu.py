@@ -57,6 +57,35 @@ def _spawned(pid: int) -> bool:
         return False
 
 
+#: process names of the mail servers (Dovecot's processes; the rig's SMTP front end is a Python
+#: process told apart by its command line)
+MAIL_NAMES = ("dovecot", "imap", "lmtp", "auth", "anvil", "log", "config", "stats", "doveadm", "pop3")
+KINDS = ("moderator", "database", "mail servers", "the rest")
+
+
+def every_process() -> dict[int, int]:
+    """Clock ticks of every process alive now, by pid."""
+    pids = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+    return {pid: process(pid) for pid in pids}
+
+
+def kind_of(pid: int, family: set[int]) -> str:
+    """Which part of the system ``pid`` is: the moderator (``family``), PostgreSQL, the mail
+    servers or the rest (the benchmark delivering letters, the machine's own work)."""
+    if pid in family:
+        return "moderator"
+    try:
+        name = Path(f"/proc/{pid}/comm").read_text().strip()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "the rest"
+    if name.startswith("postgres"):
+        return "database"
+    if name.startswith(MAIL_NAMES) or b"mailrig" in command:
+        return "mail servers"
+    return "the rest"
+
+
 @dataclass
 class CpuWindow:
     """Counters at the start of a window; :meth:`report` gives the figures at its end."""
@@ -66,11 +95,22 @@ class CpuWindow:
     busy_seconds: float = 0.0
     _machine: tuple[int, int] = (0, 0)
     _own: dict[int, int] = field(default_factory=dict)
+    _all: dict[int, int] = field(default_factory=dict)
 
     def start(self) -> CpuWindow:
         self._machine = machine()
         self._own = {pid: process(pid) for pid in self._family()}
+        self._all = every_process()
         return self
+
+    def by_kind(self) -> dict[str, float]:
+        """Core-seconds each part of the system (:data:`KINDS`) took since :meth:`start`, from
+        the processes alive now (one that started and ended inside the window is not seen)."""
+        family = self._family()
+        seconds = dict.fromkeys(KINDS, 0.0)
+        for pid, ticks in every_process().items():
+            seconds[kind_of(pid, family)] += (ticks - self._all.get(pid, 0)) / TICKS
+        return seconds
 
     def watch(self, pid: int) -> None:
         """Count ``pid`` too, from now on (a worker started inside the window)."""

@@ -120,6 +120,7 @@ class Outcome:
     unhandled: int
     arrived_s: float  # when the last letter was in the mailbox
     busy_s: float  # core-seconds the whole machine was busy, from the first letter to the last sent
+    parts: dict[str, float]  # core-seconds by part of the system (moderator, database, mail servers)
 
 
 def progress(engine: sa.Engine) -> tuple[int, int, int]:
@@ -193,6 +194,7 @@ async def burst(rig: MailRig, workers: int, mails: int, games: int, players: int
                     raise SystemExit(f"gave up: {handled} handled, {queued} queued, {sent} sent")
                 await asyncio.sleep(0.05)
             print(cpu.report(f"the burst with {workers} worker(s)"))
+            parts = cpu.by_kind()
             arrived_s = await arriving
             twice, shunted, unhandled = await asyncio.to_thread(double_processing, engine)
         finally:
@@ -206,7 +208,7 @@ async def burst(rig: MailRig, workers: int, mails: int, games: int, players: int
                     proc.wait(5)
             engine.dispose()
         queued_s, busy = queued_at or sent_at, cpu.busy_seconds
-        return Outcome(workers, mails, queued_s, sent_at, twice, shunted, unhandled, arrived_s, busy)
+        return Outcome(workers, mails, queued_s, sent_at, twice, shunted, unhandled, arrived_s, busy, parts)
 
 
 def show(outcome: Outcome) -> None:
@@ -240,8 +242,50 @@ async def main(mails: int, games: int, players: int) -> None:
         f"the most 2 workers could show with the work they did on {CORES} cores: "
         f"{one.sent_s * CORES / two.busy_s:.2f} (1 worker's time x cores / that work)"
     )
+    for line in scaling(one, two):
+        print(line)
+    print(f"work per letter, 2 workers / 1: {two.busy_s / one.busy_s:.2f}")
     print(f"speed-up with 2 workers: {one.sent_s / two.sent_s:.2f}")
     print(f"double processing: {two.double}")
+
+
+def per_letter(run: Outcome) -> dict[str, float]:
+    """Milliseconds of CPU a letter costs each part of the system in ``run``."""
+    return {part: seconds / run.letters * 1000 for part, seconds in run.parts.items()}
+
+
+def scaling(one: Outcome, two: Outcome, counts: tuple[int, ...] = (1, 2, 4, 8, 16)) -> list[str]:
+    """The scaling model (README "Several workers"): N workers on N machines, PostgreSQL and the
+    mail servers on one machine each, every machine with this one's cores, each part's work per
+    letter as measured (one worker's run for N = 1, the two workers' run beyond: it holds what
+    sharing the store costs). Letters/s a part sustains = its cores x 1000 / its ms a letter; N
+    workers sustain the least of N times the moderator's, PostgreSQL's and the mail servers'."""
+    alone, shared = per_letter(one), per_letter(two)
+    lines = [
+        "work per letter (ms of CPU): "
+        + "; ".join(f"{part} {alone[part]:.1f} with 1 worker, {shared[part]:.1f} with 2" for part in alone)
+    ]
+    first_db_bound = None
+    for n in counts:
+        ms = alone if n == 1 else shared
+        limits = {
+            "the workers": n * CORES * 1000 / max(ms["moderator"], 1e-9),
+            "PostgreSQL": CORES * 1000 / max(ms["database"], 1e-9),
+            "the mail servers": CORES * 1000 / max(ms["mail servers"], 1e-9),
+        }
+        bound = min(limits, key=lambda part: limits[part])
+        if bound == "PostgreSQL" and first_db_bound is None:
+            first_db_bound = n
+        rate = f"{limits[bound]:,.0f} letters/s, limited by {bound}"
+        lines.append(f"model: {n} worker(s) on {n} machine(s): {rate}")
+    database = shared["moderator"] / max(shared["database"], 1e-9)
+    mail = shared["moderator"] / max(shared["mail servers"], 1e-9)
+    lines.append(
+        f"model: the workers outgrow one PostgreSQL at {database:.1f} workers and one mail server at "
+        f"{mail:.1f} (a worker's ms a letter / theirs); mail servers can be several, PostgreSQL is one"
+        + (f"; of the counts above, PostgreSQL limits from {first_db_bound}" if first_db_bound else "")
+    )
+    return lines
 
 
 if __name__ == "__main__":
