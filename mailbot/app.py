@@ -214,7 +214,8 @@ class Bot:
             PLAYER_COMMANDS,
             {**self.mailgame.handlers(), "ARCHIVE": archive_mail.archive, "SEAL": sealing.seal},
         )
-        self.processor.register(DICE_COMMANDS, DiceChains(gate=self.gate, now=clock).handlers())
+        dice = DiceChains(gate=self.gate, now=clock, start=self.games.start)
+        self.processor.register(DICE_COMMANDS, dice.handlers())
         self.processor.help_extras.append(self.mailgame.game_help)
         self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, gate=self.gate).handlers())
         endgame = Endgame(

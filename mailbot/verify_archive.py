@@ -233,7 +233,9 @@ class Checker:
         self.received: list[Message] = []  # the player's letters of this game
         self.seats: set[str] = set()  # the seat(s) those letters reported to
         self.rounds: dict[tuple[Any, Any], tuple[int, Any]] = {}  # (step, attempt): (entry, round)
-        self.anchors: dict[str, tuple[int, str]] = {}  # seat: (entry, its dice chain's anchor)
+        self.anchors: dict[str, list[tuple[int, str]]] = {}  # seat: each player's (entry, anchor)
+        self.ended: dict[str, list[int]] = {}  # seat: entries that ended its chain (REPLACE)
+        self.closed: dict[Any, int] = {}  # set-up attempt: the entry that closed its anchors
         self.server_anchor = ""  # the game's seed chain (none before dice chains)
         self.map_layers: dict[str, str] = {}  # game.json's board layers of the maps, by digest
         self.folder = Path(".")  # the archive's folder
@@ -296,32 +298,96 @@ class Checker:
         self.seat_chains()
 
     def seat_chains(self) -> None:
-        last: dict[str, tuple[int, str]] = {}
+        """Each seat's anchors (one a player: a REPLACE ends the chain), the set-up's closing
+        entry, and every reveal against the chain that counts for its step."""
+        last: dict[tuple[str, int], tuple[int, str]] = {}  # (seat, anchor's entry): its last element
         for n, e in enumerate(self.entries):
             p, seat = e["payload"], str(e["payload"].get("seat"))
             if e["kind"] == "dice-chain":
-                if seat in self.anchors:
-                    self.fail(f"{seat}'s dice chain anchor was logged again (entry {n}): it cannot change")
-                    continue
-                self.anchors[seat] = (n, str(p.get("anchor")))
-                last[seat] = (0, str(p.get("anchor")))
+                self.anchor_logged(n, seat, str(p.get("anchor")), last)
+            elif e["kind"] == "dice-chain-ended":
+                self.chain_ended(n, seat)
+            elif e["kind"] == "setup-reveals":
+                self.setup_closed(n, p)
             elif e["kind"] == "reveal":
-                k = p.get("round")
-                where = f"the REVEAL of {seat} at {p.get('step')} (round {k})"
-                if seat not in last:
-                    self.fail(f"{where}: the seat logged no dice chain")
-                elif self.rounds.get((p.get("step"), p.get("attempt")), (0, None))[1] != k:
-                    self.fail(f"{where}: not the round its step opened as")
-                elif not isinstance(k, int) or not links(p.get("value"), k, last[seat][1], last[seat][0]):
-                    self.fail(f"{where}: does not link to the seat's anchor: made up")
-                else:
-                    last[seat] = (k, str(p["value"]))
+                self.reveal_logged(n, seat, p, last)
+
+    def anchor_logged(
+        self, n: int, seat: str, anchor: str, last: dict[tuple[str, int], tuple[int, str]]
+    ) -> None:
+        if self.chain_at(seat, n) is not None:
+            self.fail(f"{seat}'s dice chain anchor was logged again (entry {n}): it cannot change")
+            return
+        self.anchors.setdefault(seat, []).append((n, anchor))
+        last[(seat, n)] = (0, anchor)
+
+    def chain_ended(self, n: int, seat: str) -> None:
+        """Only a REPLACE (a new player for the seat) ends a seat's chain: the GM's entry before."""
+        if self.chain_at(seat, n) is None or n == 0 or self.entries[n - 1]["kind"] != "gm-replace":
+            self.fail(f"{seat}'s dice chain was ended (entry {n}) without the seat being handed over")
+        self.ended.setdefault(seat, []).append(n)
+
+    def chain_at(self, seat: str, at: int) -> tuple[int, str] | None:
+        """The seat's chain counting for what was opened (or closed) at entry ``at``."""
+        found = None
+        for n, anchor in self.anchors.get(seat, []):
+            if n < at and not any(n < end < at for end in self.ended.get(seat, [])):
+                found = (n, anchor)
+        return found
+
+    def setup_closed(self, n: int, p: dict[str, Any]) -> None:
+        """The set-up's anchors closed when every seat had joined: those logged and not ended then."""
+        taken = {str(e["payload"].get("seat")) for e in self.entries[:n] if e["kind"] == "seat-taken"}
+        seats: list[str] = next(
+            (e["payload"].get("seats", []) for e in self.entries if e["kind"] == "game-created"), []
+        )
+        if not set(seats) <= taken:
+            self.fail(f"the set-up's dice chains were closed (entry {n}) before every seat had joined")
+        current = sorted(seat for seat in self.anchors if self.chain_at(seat, n) is not None)
+        if p.get("seats") != current:
+            self.fail(f"the set-up's chained seats (entry {n}) are not the seats with an anchor then")
+        self.closed[p.get("attempt")] = n
+
+    def reveal_logged(
+        self, n: int, seat: str, p: dict[str, Any], last: dict[tuple[str, int], tuple[int, str]]
+    ) -> None:
+        k = p.get("round")
+        where = f"the REVEAL of {seat} at {p.get('step')} (round {k})"
+        at, round_ = self.counted_at(p.get("step"), p.get("attempt"))
+        chain = self.chain_at(seat, at)
+        if p.get("step") == "setup" and p.get("attempt") not in self.closed:
+            self.fail(f"{where}: logged before every seat had joined, when no set-up reveal is taken")
+        elif chain is None:
+            self.fail(f"{where}: the seat had no dice chain for that step")
+        elif round_ != k:
+            self.fail(f"{where}: not the round its step opened as")
+        elif not isinstance(k, int) or not links(str(p.get("value")), k, *self.known(last[(seat, chain[0])])):
+            self.fail(f"{where}: does not link to the seat's anchor: made up")
+        else:
+            last[(seat, chain[0])] = (k, str(p["value"]))
+
+    @staticmethod
+    def known(element: tuple[int, str]) -> tuple[str, int]:
+        """A chain's last known (round, value) as ``links`` takes it: (value, round)."""
+        return element[1], element[0]
+
+    def counted_at(self, key: Any, attempt: Any) -> tuple[int, Any]:
+        """(entry before which anchors count, round) for a step attempt: where it opened, or for
+        the set-up where its anchors were closed (-1: never, so none counts)."""
+        at, round_ = self.rounds.get((key, attempt), (-1, None))
+        if key == "setup" and round_ is not None:
+            return self.closed.get(attempt, -1), round_
+        return at, round_
 
     def chained(self, step: dict[str, Any]) -> dict[str, str] | None:
-        """The step's chained seats (anchor logged before it opened) and their reveals logged
-        before it resolved; None when it has none (dice version 2)."""
-        at, round_ = self.rounds.get((step["key"], step["attempt"]), (-1, None))
-        seats = [seat for seat, (n, _) in self.anchors.items() if n < at] if round_ is not None else []
+        """The step's chained seats (anchor logged before it opened, or before the set-up's
+        anchors closed) and their reveals logged before it resolved; None: dice version 2."""
+        at, round_ = self.counted_at(step["key"], step["attempt"])
+        seats = (
+            [seat for seat in self.anchors if self.chain_at(seat, at) is not None]
+            if round_ is not None
+            else []
+        )
         if not seats:
             return None
         revealed = {

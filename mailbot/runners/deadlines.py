@@ -18,7 +18,7 @@ from sqlmodel import col
 from mailbot.core import deadlines
 from mailbot.letterproc import LetterProcessError, MailboxHealth
 from mailbot.runners import Beats
-from mailbot.runners.games import TRY_AGAIN, GameTicks
+from mailbot.runners.games import SETUP_WAITS, TRY_AGAIN, GameTicks
 from mailbot.runners.letters import Letters
 from mailbot.scheduler.deadlines import DeadlineScheduler
 from mailbot.store.game_tables import Game, GameStatus, StepRow, StepState
@@ -166,7 +166,7 @@ class Deadlines:
         step = (col(StepRow.deadline_at), col(StepRow.early_at), col(StepRow.opened_at))
         query = sa.select(*step, col(Game.grace_seconds), col(Game.reminders)).where(
             col(StepRow.game_id) == col(Game.id),
-            col(Game.status) == GameStatus.RUNNING,
+            sa.or_(col(Game.status) == GameStatus.RUNNING, SETUP_WAITS),
             col(StepRow.state) == StepState.OPEN,
         )
         with self.engine.connect() as connection:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any, cast
 
+import sqlalchemy as sa
 from sqlalchemy import bindparam
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import QueryableAttribute, defer
@@ -26,7 +27,7 @@ from mailbot.services.base.claims import lock_game
 from mailbot.services.base.transactions import begin_writing
 from mailbot.services.play.reports import Reports
 from mailbot.services.play.turns import Turns
-from mailbot.store.game_tables import Game, GameStatus, Seat
+from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, StepState
 from mailbot.store.transient import describe, is_transient, writable
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,19 @@ _TICKED_GAME = (
     select(Game)
     .where(Game.id == bindparam("game_id"))
     .options(defer(cast("QueryableAttribute[Any]", Game.state)))
+)
+#: a game in set-up whose every seat has joined and whose set-up waits for the round-1 reveals
+#: of the seats with a dice chain (``setupdice``): it has a deadline of its own, later than its
+#: opening (a set-up still waiting for players has none)
+SETUP_WAITS = sa.and_(
+    col(Game.status) == GameStatus.SETUP,
+    col(StepRow.key) == "setup",
+    col(StepRow.deadline_at) > col(StepRow.opened_at),
+)
+_WAITING_SETUPS = (
+    select(StepRow.game_id)
+    .join(Game, col(Game.id) == col(StepRow.game_id))
+    .where(SETUP_WAITS, col(StepRow.state) == StepState.OPEN)
 )
 #: a game whose tick fails this many times running, with the store answering, is paused
 GAME_STRIKES = 2
@@ -90,9 +104,12 @@ class GameTicks:
             yield self.tick_game(game_id, watch)
 
     def running_games(self) -> list[int]:
+        """The running games, and those in set-up whose set-up waits for its dice reveals."""
         with Session(self.engine) as session:
-            query = select(Game.id).where(Game.status == GameStatus.RUNNING).order_by(col(Game.id))
-            return [game_id for game_id in session.exec(query) if game_id is not None]
+            query = select(Game.id).where(Game.status == GameStatus.RUNNING)
+            found = {game_id for game_id in session.exec(query) if game_id is not None}
+            found.update(session.exec(_WAITING_SETUPS))
+            return sorted(found)
 
     def tick_game(self, game_id: int, watch: MailboxHealth) -> str:
         with self.game_lock:

@@ -65,9 +65,17 @@ def _started(h: Harness, *, north: bool = True, south: bool = True) -> tuple[int
         answer = h.mail(NORTH, f"{north_tag} chain", _chain_line(game_id, "north") + "\n")
         assert "Your anchor" in text(to(answer, NORTH)[-1])
     code = h.seat(game_id, "south").invite_code
-    joining = f"JOIN {game_id} south {code}\n" + (_chain_line(game_id, "south") + "\n" if south else "")
+    # South joins last: her anchor closes the set-up's, so her round-1 reveal may come along.
+    joining = f"JOIN {game_id} south {code}\n" + (
+        f"{_chain_line(game_id, 'south')}\nREVEAL 1 {_value(game_id, 'south', 1)}\n" if south else ""
+    )
     replies = h.mail(SOUTH, "joining", joining)
     welcome = next(m for m in replies if m["To"] == SOUTH and "Welcome" in m["Subject"])
+    if north:  # the set-up waits for north's round-1 reveal, and asks for it
+        assert h.game(game_id).status is GameStatus.SETUP
+        asked = next(m for m in to(replies, NORTH) if "set-up dice" in m["Subject"])
+        assert f"verify.py reveal {game_id} north 1" in text(asked)
+        h.mail(NORTH, f"{north_tag} reveal", f"REVEAL 1 {_value(game_id, 'north', 1)}\n")
     assert h.game(game_id).status is GameStatus.RUNNING
     return game_id, north_tag, tag_of(welcome)
 
@@ -242,7 +250,7 @@ def test_a_gm_forging_reveals_with_grinding_gets_none_accepted(h: Harness) -> No
         h.clock.advance(450)  # refused letters get ten answers an hour: see each one
         answer = h.mail(NORTH, f"{north_tag} reveal", f"REVEAL {k} {guess}\n")
         assert "does not link to your chain's anchor" in text(to(answer, NORTH)[-1])
-    assert not [r for r in _chain(h, game_id) if r.kind == "reveal"]
+    assert not [r for r in _chain(h, game_id) if r.kind == "reveal" and r.payload["step"] != "setup"]
     # An old value (the round before) or the right value for another round does not link either.
     answer = h.mail(NORTH, f"{north_tag} reveal", f"REVEAL {k} {_value(game_id, 'north', k - 1)}\n")
     assert "does not link" in text(to(answer, NORTH)[-1])
@@ -426,7 +434,7 @@ def test_every_report_says_what_say_the_seat_has_in_the_dice(h: Harness) -> None
         to(h.mail(NORTH, f"{north_tag} reveal", f"REVEAL {k} {_value(game_id, 'north', k)}\n"), NORTH)[-1]
     )
     assert "counts for the dice" in again  # the same value again: it stands, logged once
-    assert len([r for r in _chain(h, game_id) if r.kind == "reveal"]) == 1
+    assert len([r for r in _chain(h, game_id) if r.kind == "reveal" and r.payload["step"] == step.key]) == 1
 
 
 def test_a_game_with_no_chain_rolls_as_before(h: Harness, tmp_path: Path) -> None:

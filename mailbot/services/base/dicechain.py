@@ -7,10 +7,23 @@ each step attempt takes the next element, a rollback too. A seat that sent ``CHA
 (best in its JOIN letter) reveals one fixed value per round (``REVEAL <round> <value>``); the
 dice of a step with chained seats mix only the server element and those reveals.
 
-The chain entries ``dicemail`` writes::
+The set-up (round 1) opens when the game is created, before any anchor can be logged, and is
+rolled once every seat has joined. Its dice count the anchors logged by then (a JOIN letter's
+CHAIN, or an invited seat's CHAIN letter): the entry that closes them (``setup-reveals``) is
+written when the last seat joins, and only after it are round-1 reveals taken, so no seat can
+choose its chain knowing another's reveal. With no anchor then, the set-up rolls as before
+(version 2, the JOIN letters' entropy).
 
-    dice-chain  {"seat", "anchor", "message_id"}                      a seat's anchor, once
-    reveal      {"step", "attempt", "round", "seat", "value", "message_id"}
+A seat handed to a new player (REPLACE) ends its chain (``dice-chain-ended``): the old anchor
+counts for the step open then and for none opened after; the new player's first CHAIN counts
+from the next step that opens.
+
+The chain entries ``dicemail`` and ``setupdice`` write::
+
+    dice-chain        {"seat", "anchor", "message_id"}                  a seat's anchor, once a player
+    dice-chain-ended  {"seat", "anchor"}                                the seat has a new player
+    setup-reveals     {"step", "attempt", "round", "seats", "deadline"} the set-up's chained seats
+    reveal            {"step", "attempt", "round", "seat", "value", "message_id"}
 """
 
 from __future__ import annotations
@@ -18,6 +31,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, event, insert, update
@@ -29,7 +43,7 @@ from mailbot.core import hashchain
 from mailbot.services.base import chainlog
 from mailbot.store.game_tables import ChainRow, ServerChain, StepRow
 
-_KINDS = ("dice-chain", "reveal", "step-opened")
+_KINDS = ("dice-chain", "dice-chain-ended", "reveal", "setup-reveals", "step-opened")
 _MEMO = "mailbot.dice-links"  # session.info: game id -> (how many ``chainlog.appended`` it has, its Links)
 
 
@@ -158,22 +172,48 @@ class Links:
                 return position, int(found) if found is not None else None
         return -1, None
 
-    def anchors(self, before: int | None = None) -> dict[str, str]:
-        """Each seat's anchor (the first it logged), only those logged before ``before``."""
-        found: dict[str, str] = {}
+    def counted_at(self, step: StepRow) -> tuple[int, int | None]:
+        """(position before which anchors count, round) for the step attempt: where it opened,
+        or for the set-up where its anchors were closed when every seat had joined (-1 while
+        none were, or when there was none: version 2)."""
+        position, round_ = self.opened(step)
+        if step.kind != "setup" or round_ is None:
+            return position, round_
+        for at, kind, p in self.rows:
+            if kind == "setup-reveals" and p.get("attempt") == step.attempt:
+                return at, round_
+        return -1, round_
+
+    def _current(self, before: int | None) -> dict[str, tuple[int, str]]:
+        """Each seat's chain before ``before``: (position, anchor) of the first anchor its player
+        logged; a seat handed to a new player has none until that player's first CHAIN."""
+        found: dict[str, tuple[int, str]] = {}
         for position, kind, p in self.rows:
-            if kind == "dice-chain" and (before is None or position < before):
-                found.setdefault(str(p["seat"]), str(p["anchor"]))
+            if before is not None and position >= before:
+                break
+            if kind == "dice-chain":
+                found.setdefault(str(p["seat"]), (position, str(p["anchor"])))
+            elif kind == "dice-chain-ended":
+                found.pop(str(p["seat"]), None)
         return found
 
-    def last(self, seat: str) -> tuple[int, str] | None:
-        """The seat's latest known element: (round, value) of its last reveal, (0, anchor) else."""
-        anchor = self.anchors().get(seat)
-        if anchor is None:
+    def anchors(self, before: int | None = None) -> dict[str, str]:
+        """Each seat's anchor, only those logged (and not ended) before ``before``."""
+        return {seat: anchor for seat, (_, anchor) in self._current(before).items()}
+
+    def last(self, seat: str, before: int | None = None) -> tuple[int, str] | None:
+        """The latest known element of the seat's chain counted before ``before``: (round, value)
+        of its last reveal, (0, anchor) else; the next player's chain is not this one."""
+        chain = self._current(before).get(seat)
+        if chain is None:
             return None
-        latest = (0, anchor)
-        for _, kind, p in self.rows:
-            if kind == "reveal" and p.get("seat") == seat and int(p["round"]) > latest[0]:
+        start, latest = chain[0], (0, chain[1])
+        for position, kind, p in self.rows:
+            if position <= start or p.get("seat") != seat:
+                continue
+            if kind == "dice-chain":
+                break
+            if kind == "reveal" and int(p["round"]) > latest[0]:
                 latest = (int(p["round"]), str(p["value"]))
         return latest
 
@@ -186,8 +226,8 @@ class Links:
 
     def chained(self, step: StepRow) -> dict[str, str] | None:
         """The step's chained seats with their reveals (``""``: none), or None: dice version 2."""
-        position, round_ = self.opened(step)
-        anchors = self.anchors(before=position) if round_ is not None else {}
+        position, round_ = self.counted_at(step)
+        anchors = self.anchors(before=position) if round_ is not None and position >= 0 else {}
         if not anchors:
             return None
         revealed = self.reveals(step)
@@ -225,8 +265,8 @@ def step_dice(session: Session, step: StepRow, letters: Callable[[], tuple[str, 
 
 def report_lines(session: Session, step: StepRow, seat: str) -> list[str]:
     """What a report says of the seat's say in the open step's dice: a chained seat's round and
-    the REVEAL line it wants; a seat without a chain where others have one, that its letters
-    do not count."""
+    the REVEAL line it wants; a seat without a chain, who knows the dice before they are rolled
+    and how to send a chain."""
     links = Links.read(session, step.game_id)
     position, round_ = links.opened(step)
     if round_ is None:
@@ -238,12 +278,59 @@ def report_lines(session: Session, step: StepRow, seat: str) -> list[str]:
             f"  python3 verify.py reveal {step.game_id} {seat} {round_}",
             "prints: your say in this step's dice.",
         ]
+    how = [
+        f"A dice chain gives you one: send the line python3 verify.py chain {step.game_id} {seat}",
+        "prints from a passphrase you keep (the welcome letter tells how); it counts from the next step.",
+    ]
     if anchors:
         return [
             "Your seat has no dice chain: this step's dice come from the server's seed chain and",
             "the reveals of the seats that have one; your letters do not count for them.",
+            *how,
         ]
-    return []  # as before chains: the welcome letter told how to send one
+    return [*UNCHAINED, *how]
+
+
+# What a seat without a chain is told when no seat has one (README, "Dice nobody can steer").
+UNCHAINED = (
+    "No seat has a dice chain: this step's dice are the server's seed, which the game master",
+    "holds, mixed with the letters' Message-IDs and NONCE lines, which he sees as they come. He can",
+    "know the dice before the step is rolled, and with a player who writes last choose among them.",
+)
+
+
+def end_chain(session: Session, game_id: int, seat: str, now: datetime) -> None:
+    """REPLACE: the seat's chain was the old player's; it counts for the step open now and for
+    none opened after, and the new player's first CHAIN is taken (``dicemail.take_anchor``)."""
+    anchor = Links.read(session, game_id).anchors().get(seat)
+    if anchor is not None:
+        chainlog.append(session, game_id, "dice-chain-ended", {"seat": seat, "anchor": anchor}, now)
+
+
+def close_setup(session: Session, setup: StepRow, deadline: datetime, now: datetime) -> list[str]:
+    """Every seat has joined: the anchors logged by now are the set-up's chained seats (none:
+    an empty list, nothing logged, the set-up rolls as before). From here on round-1 reveals are
+    taken, and no later anchor counts for the set-up."""
+    links = Links.read(session, setup.game_id)
+    _, round_ = links.opened(setup)
+    seats = sorted(links.anchors())
+    if round_ is None or not seats:
+        return []
+    payload = {
+        "step": setup.key,
+        "attempt": setup.attempt,
+        "round": round_,
+        "seats": seats,
+        "deadline": deadline.isoformat(),
+    }
+    chainlog.append(session, setup.game_id, "setup-reveals", payload, now)
+    return seats
+
+
+def setup_waits(session: Session, setup: StepRow) -> bool:
+    """Whether the set-up waits for round-1 reveals: its anchors are closed, some not revealed."""
+    chained = Links.read(session, setup.game_id).chained(setup)
+    return chained is not None and not all(chained.values())
 
 
 def round_lines(session: Session, step: StepRow) -> list[str]:

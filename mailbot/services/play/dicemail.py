@@ -11,10 +11,10 @@ from sqlmodel import Session
 from mailbot.core import hashchain
 from mailbot.core.commands import Command, CommandSpec
 from mailbot.services.base import chainlog, queries
-from mailbot.services.base.dicechain import Links, has_chain
+from mailbot.services.base.dicechain import Links, has_chain, setup_waits
 from mailbot.services.inbox.auth import Gatekeeper, Seated
 from mailbot.services.inbox.handling import Context, Handler, Reply
-from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, row_id
+from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, StepState, row_id
 
 DICE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("CHAIN", "CHAIN <anchor>", "your dice chain's anchor, from verify.py chain (with JOIN)"),
@@ -25,12 +25,17 @@ DICE_COMMANDS: tuple[CommandSpec, ...] = (
 JOINED = "chain-with-join"  # ctx.extra: the letter's CHAIN line was handled with its JOIN line
 
 
+REVEALED = "reveal-with-join"  # ctx.extra: the letter's REVEAL line was handled with its JOIN line
+Start = Callable[[Session, Game], None]  # ``Games.start``: the set-up's last reveal rolls it
+
+
 class DiceChains:
     """CHAIN and REVEAL by mail."""
 
-    def __init__(self, *, gate: Gatekeeper, now: Callable[[], datetime]) -> None:
+    def __init__(self, *, gate: Gatekeeper, now: Callable[[], datetime], start: Start) -> None:
         self.gate = gate
         self.now = now
+        self.start = start
 
     def handlers(self) -> dict[str, Handler]:
         return {"CHAIN": self.chain, "REVEAL": self.reveal}
@@ -43,45 +48,74 @@ class DiceChains:
             take_anchor(ctx, who, command, reply, self.now())
 
     def reveal(self, command: Command, ctx: Context, reply: Reply) -> None:
-        who = self.gate.player(ctx, reply)
-        if who is None:
+        if ctx.extra.get(REVEALED):  # handled with the JOIN line, once the seat was taken
             return
-        problem = self._reveal(command, ctx, who)
-        if problem:
-            reply.problem(command.line, command.text, problem)
-        else:
-            reply.section("Dice", [f"Your REVEAL {command.args[0]} counts for the dice of this step."])
+        who = self.gate.player(ctx, reply)
+        if who is not None:
+            take_reveal(ctx, who, command, reply, now=self.now(), start=self.start)
 
-    def _reveal(self, command: Command, ctx: Context, who: Seated) -> str:
-        """Log the seat's value for the open step's round; the problem, or "" when it counts."""
-        if len(command.args) != 2 or not command.args[0].isdigit():
-            return "write REVEAL <round> <value>, as verify.py reveal prints it"
-        wanted, value = int(command.args[0]), command.args[1].lower()
-        step = _open_step(ctx.session, who.game)
-        if step is None:
-            return "no step is open: the value was not used"
-        links = Links.read(ctx.session, step.game_id)
-        position, round_ = links.opened(step)
-        if round_ is None or who.seat.name not in links.anchors(before=position):
-            return "your seat has no dice chain for this step (CHAIN counts from the next step)"
-        if wanted != round_:
-            return f"the open step is round {round_}, not {wanted}"
-        known = links.reveals(step).get(who.seat.name)
-        if known is not None:
-            return "" if known == value else "you revealed another value for this round: it stands"
-        last = links.last(who.seat.name)
-        if last is None or not hashchain.links(value, round_, last[1], last[0]):
-            return "this value does not link to your chain's anchor (check passphrase, game, seat, round)"
-        payload = {
-            "step": step.key,
-            "attempt": step.attempt,
-            "round": round_,
-            "seat": who.seat.name,
-            "value": value,
-            "message_id": ctx.letter.message_id or "",
-        }
-        chainlog.append(ctx.session, row_id(who.game), "reveal", payload, self.now())
-        return ""
+
+def take_reveal(
+    ctx: Context, who: Seated, command: Command, reply: Reply, *, now: datetime, start: Start
+) -> None:
+    """Log a REVEAL for the open step (or the set-up waiting for it); the set-up's last one rolls it."""
+    step = _open_step(ctx.session, who.game)
+    problem = _reveal(command, ctx, who, step, now)
+    if problem:
+        reply.problem(command.line, command.text, problem)
+        return
+    reply.section("Dice", [f"Your REVEAL {command.args[0]} counts for the dice of this step."])
+    if step is not None and step.kind == "setup" and not setup_waits(ctx.session, step):
+        start(ctx.session, who.game)
+
+
+def reveal_with_join(
+    ctx: Context, game: Game, seat: Seat, reply: Reply, *, now: datetime, start: Start
+) -> None:
+    """A JOIN letter's REVEAL line, taken once the seat is: the last seat's JOIN closes the
+    set-up's anchors, so its round-1 reveal may come in the same letter."""
+    command = next((c for c in ctx.reading.commands if c.name == "REVEAL"), None)
+    if command is not None:
+        ctx.extra[REVEALED] = True
+        take_reveal(ctx, Seated(game, seat), command, reply, now=now, start=start)
+
+
+def _reveal(command: Command, ctx: Context, who: Seated, step: StepRow | None, now: datetime) -> str:
+    """Log the seat's value for the step's round; the problem, or "" when it counts."""
+    if len(command.args) != 2 or not command.args[0].isdigit():
+        return "write REVEAL <round> <value>, as verify.py reveal prints it"
+    wanted, value = int(command.args[0]), command.args[1].lower()
+    if step is None:
+        return _no_step(who.game)
+    links = Links.read(ctx.session, step.game_id)
+    position, round_ = links.counted_at(step)
+    if round_ is None or position < 0 or who.seat.name not in links.anchors(before=position):
+        return "your seat has no dice chain for this step (CHAIN counts from the next step)"
+    if wanted != round_:
+        return f"the open step is round {round_}, not {wanted}"
+    known = links.reveals(step).get(who.seat.name)
+    if known is not None:
+        return "" if known == value else "you revealed another value for this round: it stands"
+    last = links.last(who.seat.name, before=position)
+    if last is None or not hashchain.links(value, round_, last[1], last[0]):
+        return "this value does not link to your chain's anchor (check passphrase, game, seat, round)"
+    payload = {
+        "step": step.key,
+        "attempt": step.attempt,
+        "round": round_,
+        "seat": who.seat.name,
+        "value": value,
+        "message_id": ctx.letter.message_id or "",
+    }
+    chainlog.append(ctx.session, row_id(who.game), "reveal", payload, now)
+    return ""
+
+
+def _no_step(game: Game) -> str:
+    if game.status is GameStatus.SETUP:
+        # A reveal known before the last seat joins would let that seat choose its chain against it.
+        return "the set-up's reveals are taken once every seat has joined: send it when asked"
+    return "no step is open: the value was not used"
 
 
 def take_anchor(ctx: Context, who: Seated, command: Command, reply: Reply, now: datetime) -> None:
@@ -106,13 +140,19 @@ def take_anchor(ctx: Context, who: Seated, command: Command, reply: Reply, now: 
     reply.section(
         "Dice chain",
         [
-            f"Your anchor {anchor[:16]}... is logged; it counts from the next step that opens.",
+            f"Your anchor {anchor[:16]}... is logged; {_counts_from(who.game)}",
             "With the letter that brings each step's orders, send the line that",
             f"  python3 verify.py reveal {game_id} {who.seat.name} <round>",
             "prints (each report names the round). Keep your passphrase: without it your seat",
             "has no say in the dice, and nobody can make a value up in your name.",
         ],
     )
+
+
+def _counts_from(game: Game) -> str:
+    if game.status is GameStatus.SETUP:
+        return "it counts for the set-up: once every seat has joined you are asked for REVEAL 1."
+    return "it counts from the next step that opens."
 
 
 def anchor_with_join(ctx: Context, game: Game, seat: Seat, reply: Reply, now: datetime) -> None:
@@ -125,6 +165,12 @@ def anchor_with_join(ctx: Context, game: Game, seat: Seat, reply: Reply, now: da
 
 
 def _open_step(session: Session, game: Game) -> StepRow | None:
+    """The step a reveal is for: the open one, or the set-up once every seat has joined."""
+    if game.status is GameStatus.SETUP:
+        setup = queries.setup_step(session, row_id(game))
+        if setup is None or setup.state is not StepState.OPEN:
+            return None
+        return setup if Links.read(session, row_id(game)).counted_at(setup)[0] >= 0 else None
     if game.status is not GameStatus.RUNNING:
         return None
     return queries.open_step(session, row_id(game))

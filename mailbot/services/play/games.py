@@ -27,6 +27,7 @@ from mailbot.services.base.gamedata import load_game_data
 from mailbot.services.base.gameoptions import game_options, try_setup
 from mailbot.services.base.tags import fresh_seed, new_token, tag, untagged
 from mailbot.services.base.transactions import kept
+from mailbot.services.play import setupdice
 from mailbot.services.play.reports import Reports
 from mailbot.services.post.letters import Draft, Postman
 from mailbot.store.game_tables import (
@@ -218,13 +219,16 @@ class Games:
         session.flush()
 
     def _set_up(self, session: Session, game: Game) -> None:
-        """Roll the set-up with its committed seed and the joining players' entropy."""
+        """Roll the set-up with its committed seed and the round-1 reveals of the seats that had
+        a dice chain when every seat had joined, else the JOIN letters' entropy (``dicechain``)."""
         row = queries.setup_step(session, queries.id_of(game))
         if row is None or row.state is not StepState.OPEN:
             return
         plugin, data, now = queries.plugin(game), load_game_data(game.plugin), self.clock()
-        entropy = queries.step_entropy(session, row)
-        dice = DiceStream(bytes.fromhex(row.seed), order_digest({}), row.key, entropy[0])
+        inputs = dicechain.step_dice(session, row, lambda: queries.step_entropy(session, row))
+        entropy = (inputs.entropy, inputs.count)
+        digest = inputs.digest_for_dice(order_digest({}))
+        dice = DiceStream(bytes.fromhex(row.seed), digest, row.key, entropy[0])
         seats = plugin.seats(game.scenario, data)
         game.state = plugin.dump(
             plugin.new_game(Setup(game.scenario, seats, dict(game.options), data), dice=dice)
@@ -236,7 +240,7 @@ class Games:
         row.state, row.closed_at, row.orders_digest = StepState.RESOLVED, now, order_digest({})
         row.revealed = not game.reveal_at_end
         session.add(row)
-        payload = resolved_payload(row, row.orders_digest, rolls, entropy, [])
+        payload = resolved_payload(row, row.orders_digest, rolls, entropy, []) | inputs.payload()
         chainlog.append(session, queries.id_of(game), "step-resolved", payload, now)
 
     @staticmethod
@@ -273,7 +277,34 @@ class Games:
         self._welcome(session, game, seat, now)
         seats = queries.seats(session, queries.id_of(game))
         if game.status is GameStatus.SETUP and all(s.status is SeatStatus.ACTIVE for s in seats):
+            self._all_joined(session, game, seats)
+
+    def _all_joined(self, session: Session, game: Game, seats: Sequence[Seat]) -> None:
+        """Every seat is taken: start, or first take the round-1 reveals of the seats with a
+        dice chain (``setupdice``), until they are all in or the deadline passes."""
+        setup = queries.setup_step(session, queries.id_of(game))
+        if setup is None or setup.state is not StepState.OPEN:
             self.start(session, game)
+            return
+        deadline = self.fresh_deadline(game, setup)
+        chained = dicechain.close_setup(session, setup, deadline, self.clock())
+        if not chained:
+            self.start(session, game)
+            return
+        setup.deadline_at = deadline
+        session.add(setup)
+        setupdice.ask_reveals(
+            self.postman, session, game, seats, chained=chained, setup=setup, now=self.clock()
+        )
+
+    def setup_tick(self, session: Session, game: Game) -> str:
+        """A set-up waiting for round-1 reveals: rolled once they are all in, or at its deadline
+        (a missing reveal counts as withheld)."""
+        setup = queries.setup_step(session, queries.id_of(game))
+        if setup is None or not setupdice.due(session, game, setup, self.clock()):
+            return "idle"
+        self.start(session, game)
+        return "set-up rolled"
 
     def _welcome(self, session: Session, game: Game, seat: Seat, now: datetime) -> None:
         letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] Welcome to {game.title}")
@@ -287,31 +318,10 @@ class Games:
                 f"and carry the secret: keep [{tag(game)} {seat.secret}] in the subject (replying to",
                 f"this letter does that), or write a line SECRET {seat.secret} in the body.",
                 f"Deadlines: {self.describe_deadline(game)} ({game.timezone}).",
-                *self._setup_lines(session, game),
+                *setupdice.welcome_lines(session, game),
             ],
         )
         self.postman.post(session, letter, kind="welcome", now=now)
-
-    def _setup_lines(self, session: Session, game: Game) -> list[str]:
-        setup = queries.setup_step(session, queries.id_of(game))
-        if setup is None or setup.state is not StepState.OPEN:
-            return []
-        anchor = dicechain.anchor_of(session, queries.id_of(game))
-        how = "SHA-256 of the seed" if anchor is None else "the seed's tagged hash, see verify.py"
-        lines = [
-            "",
-            f"Set-up dice commitment ({how}): {setup.commitment}",
-            "The set-up is rolled when every seat has joined, mixed with the JOIN letters'",
-            "Message-IDs and NONCE lines; the seed is revealed with the results.",
-        ]
-        if anchor is not None:
-            number = queries.id_of(game)
-            lines += [
-                f"Seed chain anchor (every step's seed hashes to it, round by round): {anchor}",
-                f"Your dice chain: send CHAIN and the anchor python3 verify.py chain {number} <seat>",
-                "prints from a passphrase you keep; each step's report then names its REVEAL.",
-            ]
-        return lines
 
     def resend_reports(self, session: Session, game: Game, seat: Seat, turn: int | None = None) -> int:
         """Send a seat's own past reports again, as they were written (HISTORY, substitutes)."""

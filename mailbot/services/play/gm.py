@@ -228,6 +228,8 @@ class GmActions:
             self.games.seat_released(session, game, seat, seat.address, reason)
         seat.secret, seat.status = _new_secret(), SeatStatus.INVITED
         self._log(session, game, "replace", reason, [f"Seat {seat.name} has a new player."])
+        # The old player's dice chain is not the new player's: his own CHAIN is taken.
+        dicechain.end_chain(session, row_id(game), seat.name, self.clock())
         self.games.take_seat(session, game, seat, address)
         self.games.resend_reports(session, game, seat)  # never more than that seat saw
         return f"{seat.name} now played by {address}"

@@ -110,6 +110,7 @@ class MailGame:
             return
         dicemail.anchor_with_join(ctx, game, seat, reply, self.clock())
         self.games.take_seat(ctx.session, game, seat, ctx.letter.sender, contribution=letter_entropy(ctx))
+        dicemail.reveal_with_join(ctx, game, seat, reply, now=self.clock(), start=self.games.start)
         reply.section(
             "Welcome", [f"You now play {seat.name} in {game.title}; your secret follows separately."]
         )

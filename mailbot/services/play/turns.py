@@ -270,6 +270,8 @@ class Turns:
         """Act on one running game at the injected now, with the moderator's own health as the
         interlock sees it (``watch``); returns what was done."""
         now = self.clock()
+        if game.status is GameStatus.SETUP:
+            return self.games.setup_tick(session, game)  # a set-up waiting for its reveals
         step = queries.open_step(session, row_id(game))
         if game.status is not GameStatus.RUNNING or step is None:
             return "idle"
