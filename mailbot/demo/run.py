@@ -33,6 +33,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.app import Bot
 from mailbot.core.game import Tallied
+from mailbot.demo import chains
 from mailbot.demo.keep import parse as _parse
 from mailbot.demo.keep import write_letters, write_mbox
 from mailbot.demo.mailserver import EmbeddedMailServer
@@ -131,6 +132,8 @@ class Script:
     tag: str = ""
     answered: set[str] = field(default_factory=set)
     seen: int = 0
+    phrase: str = ""  # the player's dice chain passphrase (``demo/chains.py``)
+    setup_revealed: bool = False
 
     async def play(self) -> None:
         mails = await self.player.inbox()
@@ -144,6 +147,8 @@ class Script:
 
     async def _answer(self, text: str) -> None:
         found = re.search(r"Send: (ORDERS|SEAL <label> <value> for) (\S+)", text)
+        if "The set-up dice" in text and not self.setup_revealed:
+            await self._reveal_setup(text)
         if not found or "You owe orders for this step." not in text or found.group(2) in self.answered:
             return
         key, kind = found.group(2), "orders" if found.group(1) == "ORDERS" else "sealed"
@@ -152,7 +157,15 @@ class Script:
             self.mistake = ""
         body = self.demo.script.answer(self.seat, key, kind, len(self.answered), text)
         self.answered.add(key)
-        await self.player.send(f"Re: {self.tag} {kind}", body)
+        reveal = await chains.asked_reveal(self.phrase, text)  # the round the report names
+        await self.player.send(f"Re: {self.tag} {kind}", body + (f"{reveal}\n" if reveal else ""))
+
+    async def _reveal_setup(self, text: str) -> None:
+        """Every seat has joined and the set-up waits for this seat's round-1 reveal."""
+        reveal = await chains.asked_reveal(self.phrase, text)
+        if reveal:
+            self.setup_revealed = True
+            await self.player.send(f"Re: {self.tag} set-up dice", f"{reveal}\n")
 
 
 def _text(raw: bytes) -> str:
@@ -212,11 +225,14 @@ async def _script(
             seat,
             demo,
             mistake=demo.script.mistake if n == 1 else "",
+            phrase=chains.passphrase(seed, address),
         )
         for n, (address, seat) in enumerate(zip(addresses, seat_names, strict=False))
     ]
+    await _first_chain(scripts[0], game_id)
     for script, (seat, code) in zip(scripts[1:], joining, strict=True):
-        await script.player.send("joining", f"HELP\nJOIN {game_id} {seat} {code}\n")
+        anchor = await chains.chain_line(script.phrase, game_id, seat)
+        await script.player.send("joining", f"HELP\nJOIN {game_id} {seat} {code}\n{anchor}\n")
     loop = asyncio.get_running_loop()
     deadline, done = loop.time() + stall, 0
     while not _finished(bot, game_id, demo.script.stop_after):
@@ -228,6 +244,15 @@ async def _script(
             await script.play()
         await asyncio.sleep(0.2)
     return game_id
+
+
+async def _first_chain(script: Script, game_id: int) -> None:
+    """The invited player sends his CHAIN line once his welcome letter (and tag) is in, before
+    the others join: an anchor logged before the last seat joins counts for the set-up."""
+    await script.player.wait_for(1)
+    await script.play()
+    anchor = await chains.chain_line(script.phrase, game_id, script.seat)
+    await script.player.send(f"Re: {script.tag} dice chain", f"{anchor}\n")
 
 
 def _seat_names(bot: Bot, game_id: int) -> list[str]:

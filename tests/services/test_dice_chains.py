@@ -440,6 +440,13 @@ def test_every_report_says_what_say_the_seat_has_in_the_dice(h: Harness) -> None
 def test_a_game_with_no_chain_rolls_as_before(h: Harness, tmp_path: Path) -> None:
     tags = _started(h, north=False, south=False)
     game_id = tags[0]
+    # Every seat is told plainly that the GM can know these dice, and how to have a say.
+    opening = [m for m in _all(h) if "Now open" in text(m)]
+    assert len(opening) == 2
+    for letter_ in opening:
+        said = " ".join(text(letter_).split())
+        assert "he can know the dice before the step is rolled" in said, said
+        assert f"python3 verify.py chain {game_id} " in said
 
     def plain(step: StepRow, k: int, north_tag: str, south_tag: str) -> None:
         if step.kind == "sealed":

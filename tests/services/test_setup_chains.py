@@ -156,7 +156,7 @@ def test_replace_ends_the_old_anchor_and_takes_the_new_players_chain(h: Harness,
     carol_tag = _replace_north(h, game_id)
     welcome = next(m for m in to(_sent_since(h, before), CAROL) if "Welcome" in m["Subject"])
     assert f"python3 verify.py chain {game_id} <your seat>" in text(welcome)
-    assert "he can know them before they are rolled" in " ".join(text(welcome).split())
+    assert "he can know the dice before they are rolled" in " ".join(text(welcome).split())
     # The open step still counts the old chain: carol cannot reveal for it, and may anchor hers.
     refused = h.mail(CAROL, f"{carol_tag} reveal", f"REVEAL {k} {_carol_value(game_id, k)}\n")
     assert "does not link" in text(to(refused, CAROL)[-1])

@@ -279,13 +279,16 @@ def report_lines(session: Session, step: StepRow, seat: str) -> list[str]:
             "prints: your say in this step's dice.",
         ]
     how = [
-        f"A dice chain gives you one: send the line python3 verify.py chain {step.game_id} {seat}",
-        "prints from a passphrase you keep (the welcome letter tells how); it counts from the next step.",
+        "A dice chain gives you a say: send the line that",
+        f"  python3 verify.py chain {step.game_id} {seat}",
+        "prints from a passphrase you keep (the welcome letter tells how);",
+        "it counts from the next step.",
     ]
     if anchors:
         return [
-            "Your seat has no dice chain: this step's dice come from the server's seed chain and",
-            "the reveals of the seats that have one; your letters do not count for them.",
+            "Your seat has no dice chain: this step's dice come from the server's",
+            "seed chain and the reveals of the seats that have one; your letters",
+            "do not count for them.",
             *how,
         ]
     return [*UNCHAINED, *how]
@@ -293,9 +296,11 @@ def report_lines(session: Session, step: StepRow, seat: str) -> list[str]:
 
 # What a seat without a chain is told when no seat has one (README, "Dice nobody can steer").
 UNCHAINED = (
-    "No seat has a dice chain: this step's dice are the server's seed, which the game master",
-    "holds, mixed with the letters' Message-IDs and NONCE lines, which he sees as they come. He can",
-    "know the dice before the step is rolled, and with a player who writes last choose among them.",
+    "No seat has a dice chain. This step's dice are the server's seed,",
+    "which the game master holds, mixed with the letters' Message-IDs",
+    "and NONCE lines, which he sees as they come: he can know the dice",
+    "before the step is rolled, and with a player who writes last choose",
+    "among them.",
 )
 
 

@@ -39,7 +39,7 @@ def welcome_lines(session: Session, game: Game) -> list[str]:
         ]
     lines = [""]
     if setup is not None and open_setup:
-        lines.append(f"Set-up dice commitment (the seed's tagged hash, see verify.py): {setup.commitment}")
+        lines.append(f"Set-up dice commitment (the seed's tagged hash): {setup.commitment}")
     lines.append(f"Seed chain anchor (every step's seed hashes to it, round by round): {anchor}")
     lines += _how_to_chain(queries.id_of(game), open_setup)
     return lines
@@ -48,29 +48,35 @@ def welcome_lines(session: Session, game: Game) -> list[str]:
 def _how_to_chain(number: int, open_setup: bool) -> list[str]:
     lines = [
         "",
-        "Your say in the dice: the game master holds the server's seeds. Without a dice chain",
-        "your dice are his seed mixed with the letters' Message-IDs and NONCE lines, which he sees",
-        "as they come: he can know them before they are rolled. With one, nobody can steer them:",
-        "  1. Take verify.py (in every game archive, or mailbot/verify_archive.py; Python 3 only).",
-        f"  2. Run: python3 verify.py chain {number} <your seat>, and type a passphrase of your own",
-        "     for this game (four words or more; never sent, never stored).",
+        "Your say in the dice. The game master holds the server's seeds.",
+        "Without a dice chain your dice are his seed and your letters'",
+        "Message-IDs and NONCE lines, which he sees as they come: he can",
+        "know the dice before they are rolled. With one nobody can steer them:",
+        "  1. Take verify.py (in every game archive; it needs only Python 3).",
+        f"  2. Run: python3 verify.py chain {number} <your seat>",
+        "     and type a passphrase of your own for this game (four words",
+        "     or more; it is never sent and never stored).",
     ]
     if not open_setup:
         return [
             *lines,
-            "  3. Send the line it prints, CHAIN <anchor>: it counts from the next step that opens.",
-            f"  4. With each step's orders send the line python3 verify.py reveal {number} <your seat>",
-            "     <round> prints (every report names the round).",
+            "  3. Send the line it prints, CHAIN <anchor>. It counts from the",
+            "     next step that opens.",
+            "  4. With each step's orders send the line that",
+            f"     python3 verify.py reveal {number} <your seat> <round>",
+            "     prints (every report names the round).",
         ]
     return [
         *lines,
-        "  3. Send the line it prints, CHAIN <anchor>, now: before every seat has joined it",
-        "     counts for the set-up too, later from the next step.",
-        f"  4. Send the line python3 verify.py reveal {number} <your seat> <round> prints when",
-        "     asked: for the set-up once every seat has joined (round 1), then with each step's",
-        "     orders (every report names the round).",
-        "The set-up is rolled when every seat has joined: with the round-1 reveals of the seats",
-        "with a chain by then, or, with none, the JOIN letters' Message-IDs and NONCE lines.",
+        "  3. Send the line it prints, CHAIN <anchor>, now. Sent before every",
+        "     seat has joined, it counts for the set-up too.",
+        "  4. When asked, send the line that",
+        f"     python3 verify.py reveal {number} <your seat> <round>",
+        "     prints: for the set-up (round 1) once every seat has joined,",
+        "     then with each step's orders (every report names the round).",
+        "The set-up is rolled when every seat has joined: with the round-1",
+        "reveals of the seats that have a chain by then or, with none, with",
+        "the JOIN letters' Message-IDs and NONCE lines.",
     ]
 
 
@@ -90,14 +96,17 @@ def ask_reveals(
         by = deadlines.local_time(setup.deadline_at, seat.timezone or game.timezone)
         if seat.name in chained:
             lines = [
-                "Every seat has joined. The set-up dice wait for your say: send the line",
+                "Every seat has joined. The set-up dice wait for your say:",
+                "send the line that",
                 f"  python3 verify.py reveal {number} {seat.name} 1",
-                f"prints, by {by}. Without it the set-up is rolled then, your reveal counted as withheld.",
+                f"prints, by {by}.",
+                "Without it the set-up is rolled then, your reveal counted as withheld.",
             ]
         else:
             lines = [
-                "Every seat has joined. The set-up is rolled once the seats with a dice chain",
-                f"({', '.join(chained)}) have sent their round-1 reveal, by {by} at the latest.",
+                "Every seat has joined. The set-up is rolled once the seats with",
+                f"a dice chain ({', '.join(chained)}) have sent their round-1 reveal,",
+                f"by {by} at the latest.",
             ]
         letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] {game.title}: set-up dice")
         postman.post(session, letter.section("The set-up dice", lines), kind="announcement", now=now)
