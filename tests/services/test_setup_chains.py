@@ -210,3 +210,29 @@ def test_a_chain_ended_without_a_replace_is_flagged(h: Harness, tmp_path: Path) 
     _export(h, game_id, tmp_path / "arch")
     out = _run(tmp_path / "arch").stdout
     assert "FAILED: north's dice chain was ended" in out and "without the seat being handed over" in out, out
+
+
+def test_a_replace_while_the_set_up_waits_keeps_its_anchors_closed(h: Harness, tmp_path: Path) -> None:
+    """North's chain ends with the REPLACE; the set-up's chained seats stay those of the
+    closing, so north's reveal can no longer come: it is rolled at its deadline, withheld."""
+    game_id, _, replies = _joined(h)
+    carol_tag = _replace_north(h, game_id)
+    assert h.game(game_id).status is GameStatus.SETUP
+    assert [r.kind for r in _chain(h, game_id)].count("setup-reveals") == 1
+    h.tick(3 * 24 * 3600)
+    assert h.game(game_id).status is GameStatus.RUNNING
+    assert _resolved(h, _setup(h, game_id))["withheld"] == ["north"]
+    south_tag = tag_of(next(m for m in to(replies, SOUTH) if "Welcome" in m["Subject"]))
+
+    def send(st: StepRow, r: int, _north: str, south: str) -> None:
+        hers = f"REVEAL {r} {_value(game_id, 'south', r)}"
+        if st.kind == "sealed":
+            h.mail(CAROL, f"{carol_tag} bid", "SEAL bid 2\n")
+            h.mail(SOUTH, f"{south} bid", f"SEAL bid 1\n{hers}\n")
+        else:
+            h.mail(CAROL, f"{carol_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+            h.mail(SOUTH, f"{south} orders", f"ORDERS\nATTACK 1\nEND\n{hers}\n")
+
+    _play(h, (game_id, carol_tag, south_tag), send)
+    _export(h, game_id, tmp_path / "arch")
+    assert "FAILED" not in _run(tmp_path / "arch").stdout

@@ -286,6 +286,8 @@ class Games:
         if setup is None or setup.state is not StepState.OPEN:
             self.start(session, game)
             return
+        if dicechain.Links.read(session, setup.game_id).counted_at(setup)[0] >= 0:
+            return  # a seat handed over while the set-up waits: its anchors stay closed
         deadline = self.fresh_deadline(game, setup)
         chained = dicechain.close_setup(session, setup, deadline, self.clock())
         if not chained:
