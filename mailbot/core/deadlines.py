@@ -438,6 +438,13 @@ def local_time(instant: datetime, zone: str) -> str:
     return f"{_day_text(local.date())} {_clock_text(local.time())} {local.tzname()}"
 
 
+def short_time(instant: datetime, zone: str) -> str:
+    """``instant`` in ``zone`` for a subject line: ``Tue 1 Dec 20:00``, no year, seconds or zone
+    (a mail index has room for little; the letter itself gives the whole :func:`local_time`)."""
+    local = _utc(instant).astimezone(_zone(zone))
+    return f"{DAY_NAMES[local.weekday()][:3]} {local.day} {MONTH_ABBR[local.month - 1]} {local:%H:%M}"
+
+
 def duration_text(duration: timedelta) -> str:
     """``1 day 12 hours``; ``90m`` reads as ``1 hour 30 minutes`` (seconds are not shown)."""
     words = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in _split_duration(duration)]

@@ -339,7 +339,7 @@ def test_every_flattop_report_carries_the_seats_map_and_the_report_row_keeps_its
     game_id = start(h, "flattop", "test-small", FLATTOP)
     letters = h.flush()
     for seat, address in FLATTOP.items():
-        (report,) = [m for m in to(letters, address) if "the game begins" in m["Subject"]]
+        (report,) = [m for m in to(letters, address) if "] T1 0500 D1: " in m["Subject"]]
         ((name, data),) = maps_in(report)
         assert name == f"map-{seat}-turn1.png"
         check_png(data, flattop_drawing.PNG_WIDTH)
@@ -347,7 +347,7 @@ def test_every_flattop_report_carries_the_seats_map_and_the_report_row_keeps_its
     for seat, address in FLATTOP.items():
         secret = h.seat(game_id, seat).secret
         h.mail(address, f"[{tag(h.game(game_id))} {secret}] orders", f"ORDERS {step.key}\nHOLD\nEND\n")
-    resolved = [m for m in h.tick(600) if "resolved" in m["Subject"]]
+    resolved = [m for m in h.tick(600) if "] T2 0600 D1: " in m["Subject"]]
     assert sorted(name for m in resolved for name, _ in maps_in(m)) == [
         "map-allied-turn2.png", "map-japanese-turn2.png",
     ]  # fmt: skip
@@ -392,7 +392,7 @@ def test_a_map_that_cannot_be_drawn_never_stops_the_letter(
     monkeypatch.setattr(flattop_drawing, "draw", broken)
     game_id = start(h, "flattop", "test-small", FLATTOP)
     letters = h.flush()
-    reports = [m for m in letters if "the game begins" in m["Subject"]]
+    reports = [m for m in letters if "] T1 0500 D1: " in m["Subject"]]
     assert len(reports) == 2 and all(maps_in(m) == [] for m in reports)
     assert any(part.get_filename() == "deadline.ics" for part in reports[0].iter_attachments())
     with Session(h.bot.engine) as session:

@@ -9,6 +9,7 @@ hours whatever the other side does at night.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -28,6 +29,9 @@ ADDRESSES = {"allied": ALLIED, "japanese": JAPANESE}
 #: D1 0500 .. D2 0600: a day, its nightfall, a night and dawn (test-small, night 1900-0500)
 HOURS = 26
 Orders = Callable[[str, int], list[str]]
+#: a Flat Top report's subject: its hour first (``[FL-1 abc] T22 0200 D2: orders due ...``)
+REPORT = re.compile(r"\] T\d+ \d{4} D\d+")
+DUE = re.compile(r"due \w{3} \d+ \w{3} \d\d:\d\d")
 
 
 def hold(seat: str, turn: int) -> list[str]:
@@ -84,7 +88,7 @@ def play(h: Harness, game_id: int, orders: Orders, hours: int = HOURS) -> dict[s
             h.mail(address, f"{prefix} {secret}] orders", body)
         for seat, address in ADDRESSES.items():
             for letter in to(h.tick(600), address):
-                if "resolved" in letter["Subject"]:
+                if REPORT.search(letter["Subject"]):
                     subjects[seat].append(letter["Subject"])
     return subjects
 
@@ -112,7 +116,8 @@ def test_night_hours_are_played_without_mail_and_reported_together(h: Harness) -
         ).first()
         seats = session.exec(select(Seat).where(Seat.game_id == game_id)).all()
     assert combined is not None
-    assert "and 6 quiet step(s)" in combined.subject
+    # The subject names the hour now owed (issue 32); the letter tells the six quiet hours.
+    assert combined.subject.startswith("T22 0200 D2: orders due ")
     assert "Played without mail" in combined.text and "Turn 21 (0100, day 2)" in combined.text
     assert "Turn 16 (2000, day 1): Initiative" in combined.text  # each hour's events, titled
     assert all(seat.missed_in_row == 0 for seat in seats)  # standing orders are no miss
@@ -142,7 +147,9 @@ def test_letter_timing_reveals_nothing_the_side_has_not_observed(tmp_path: Path)
         try:
             game_id = start(h)
             subjects = play(h, game_id, orders)
-            strip = [s.split("] ", 1)[1] for s in subjects["allied"]]
+            # The deadline in a subject is left out: it is the one every letter's "Now open" gives
+            # (when the step before closed: a letter held back for CONFIRM can delay that).
+            strip = [DUE.sub("due <deadline>", s.split("] ", 1)[1]) for s in subjects["allied"]]
             timings.append((report_keys(h, game_id, "allied"), strip))
             japanese = report_keys(h, game_id, "japanese")
             if name == "raid":

@@ -40,30 +40,55 @@ from mailbot.games.flattop.view_news import changes, decision
 from mailbot.games.flattop.view_weather import weather_view
 
 __all__ = ["CONTACT_TURNS", "build_view", "order_help", "step_title", "template_lines"]
+#: The whole order grammar: in the first letter, in HELP, and when a letter asks for it (issue 32:
+#: repeated every hour it buried the news). One order or option group a line, each under 72
+#: columns, so the text part never wraps it (a wrapped two-column layout was unreadable).
 SYNTAX = (
     "Orders, one per line (any case; # starts a comment):",
     "  PLOT TF1 <hex> <hex> [/ <next turn's hexes> ...]   or   PLOT TF1 HOLD",
-    "  SEARCH AF3 FROM <TF or base> <n> <plane> [GP|AP|TORPEDO|UNARMED] [MIN|NORMAL|MAX]",
-    "      [AND <n> <plane> [load] ...]        (more plane types in one AF: its fighters escort)",
+    "  SEARCH AF3 FROM <TF or base> <n> <plane>",
+    "      [GP|AP|TORPEDO|UNARMED] [MIN|NORMAL|MAX]",
+    "      [AND <n> <plane> [load] ...]   (more types in one AF: fighters escort)",
     "      PATH <hex>[@HIGH|@LOW][+extra MP] ...",
-    "      [IF SHIPS|PLANES CLOSE <condition> [BACK <range>] | ATTACK [HIGH|LOW] | CONTINUE]",
-    "      [JOIN AF2] [RETURN <TF or base>]          (leave out FROM for an AF already aloft)",
-    "  FLY AF4 [FROM ...] [PATH <hex> ...] [RENDEZVOUS <last path hex> WITH AF3] [ATTACK]",
-    "      [RETURN <TF or base>]   (ATTACK: an armed AF attacks where its path ends, fighters sweep it)",
-    "      (RENDEZVOUS: AF4 follows AF3 from there; if it keeps up they are one AF, fighters escorting)",
-    "  READY <TF or base> <n> <plane> [GP|AP|TORPEDO]     UNREADY <TF or base> <n> <plane> [load]",
-    "  LAND AF3 <TF or base>     SHADOW AF3|TF2 <contact hex>     INTERCEPT AF5 (unarmed fighters)",
-    "  Off-board bases: FROM <base> ... VIA <entry hex> and LAND AF3 <base> [VIA <entry hex>] (by 1A ...)",
-    "  JETTISON AF4 (drop bombs before landing, 14.14)     DECEPTION TRUTHFUL|RANDOM|MAXIMAL     HOLD",
-    "  PRIORITY CV CVL BB ... (standing target priority)   RANK Zero Val ... (enemy planes to destroy)",
-    "  SPLIT TF1 <ship> ... AS TF5     MERGE TF5 INTO TF1     ANCHOR TF7     WEIGH TF7     UNLOAD TF7",
-    "  LOAD TF7 (transports take cargo aboard again at your base in the hex)     SCUTTLE <ship>",
-    "  RESCUE TF3 (pick up survivors)  DISEMBARK TF3 (put them ashore at your base in the hex)",
-    "  TOW <ship> <ship>     CASTOFF <ship>     SURFACE ENGAGE|AVOID",
-    "  BOMBARD TF9 (shell the enemy base in its hex after movement)   OFFLOAD <cripple> TO <ship>",
-    "  CAPDIVE YES|NO (CAP dives at low strikes, 16.12)   ESCORTS Zero ... (what escorts shoot first)",
-    "  WAKE 0300 0500 | WAKE ALL | WAKE NONE  (letters in night hours otherwise played without mail)",
+    "      [IF SHIPS|PLANES CLOSE <condition> [BACK <range>]",
+    "        | ATTACK [HIGH|LOW] | CONTINUE]",
+    "      [JOIN AF2] [RETURN <TF or base>]",
+    "      (leave out FROM for an AF already aloft)",
+    "  FLY AF4 [FROM ...] [PATH <hex> ...]",
+    "      [RENDEZVOUS <last path hex> WITH AF3] [ATTACK] [RETURN <TF or base>]",
+    "      (ATTACK: an armed AF attacks where its path ends, fighters sweep it)",
+    "      (RENDEZVOUS: AF4 follows AF3 from there; if it keeps up they",
+    "       are one AF, its fighters escorting)",
+    "  READY <TF or base> <n> <plane> [GP|AP|TORPEDO]",
+    "  UNREADY <TF or base> <n> <plane> [load]",
+    "  LAND AF3 <TF or base>",
+    "  Off-board bases: FROM <base> ... VIA <entry hex>",
+    "      and LAND AF3 <base> [VIA <entry hex>]     (entry hexes 1A ...)",
+    "  SHADOW AF3|TF2 <contact hex>",
+    "  INTERCEPT AF5                (unarmed fighters)",
+    "  JETTISON AF4                 (drop bombs before landing, 14.14)",
+    "  DECEPTION TRUTHFUL|RANDOM|MAXIMAL",
+    "  HOLD",
+    "  PRIORITY CV CVL BB ...       (standing target priority)",
+    "  RANK Zero Val ...            (enemy planes to destroy first)",
+    "  SPLIT TF1 <ship> ... AS TF5  MERGE TF5 INTO TF1",
+    "  ANCHOR TF7   WEIGH TF7   UNLOAD TF7",
+    "  LOAD TF7                     (take cargo aboard again at your base)",
+    "  SCUTTLE <ship>",
+    "  RESCUE TF3                   (pick up survivors)",
+    "  DISEMBARK TF3                (put them ashore at your base in the hex)",
+    "  TOW <ship> <ship>   CASTOFF <ship>   SURFACE ENGAGE|AVOID",
+    "  BOMBARD TF9                  (shell the enemy base in its hex)",
+    "  OFFLOAD <cripple> TO <ship>",
+    "  CAPDIVE YES|NO               (CAP dives at low strikes, 16.12)",
+    "  ESCORTS Zero ...             (what escorts shoot first)",
+    "  WAKE 0300 0500 | WAKE ALL | WAKE NONE",
+    "      (letters in night hours otherwise played without mail)",
     "Silent sides keep their plots and start no new flights.",
+)
+#: what an hour's letter says instead of the grammar after the first one
+GRAMMAR_POINTER = (
+    "Every order and its options: your first letter, or send HELP (in a reply to this letter).",
 )
 STRIKE_SYNTAX = (
     "Your attack (seed 003, 15): name targets by the labels in the precise makeup above.",
@@ -129,6 +154,20 @@ def step_title(state: FlatTopState) -> str:
         # Seen by every seat: only "a combat choice", never whose or where.
         return f"{title}: combat choice" if state.battle.phase == STRIKE else f"{title}: aircraft losses"
     return title
+
+
+def brief(state: FlatTopState) -> str:
+    """The hour in a few characters, for the subject of a letter (``reports.subject``):
+    ``T4 0800 D1``, and the sub-step when one is open (``T4 0800 D1 strike``)."""
+    t = state.time
+    hour = f"T{state.turn} {t.hour:02d}00 D{t.day}"
+    if state.finished:
+        return hour
+    if state.surface is not None:
+        return f"{hour} surface {state.surface.phase}"
+    if state.battle is not None:
+        return f"{hour} {'strike' if state.battle.phase == STRIKE else 'losses'}"
+    return hour
 
 
 def stacks_text(stacks: Sequence[AirFactors]) -> str:
@@ -207,6 +246,7 @@ def build_view(
     fresh = [_side_prefix(f, len(forces), new_contacts_line(f["contacts"])) for f in forces]
     return {
         "title": title,
+        "brief": brief(state),
         "scenario": state.scenario.title,
         # The label once: a title may say "approximate map" itself (coral-sea-demo.toml).
         "approximate": state.scenario.approximate and "approximate" not in state.scenario.title.lower(),
@@ -227,7 +267,9 @@ def build_view(
         "vp": _victory(state, seat),
         "revealed": state.finished and seat is not None,
         "crt": state.crt,
-        "help": list(help_lines),
+        "help": list(help_lines)
+        if _first_hour(state) or seat is None
+        else order_help(state, seat, full=False),
         # The hour's order template belongs to the hour's letter, not to a combat sub-step's.
         "template": []
         if seat is None or state.finished or _in_combat(state)
@@ -276,6 +318,11 @@ def _enemy_numbers(state: FlatTopState, side: Side) -> list[str]:
     return ["Enemy ships: " + "; ".join(disclosure(enemy, turn=state.turn))]
 
 
+def _first_hour(state: FlatTopState) -> bool:
+    """The opening letter's hour: its letter carries the whole order grammar (issue 32)."""
+    return state.turn == 1 and not _in_combat(state)
+
+
 def _in_combat(state: FlatTopState) -> bool:
     return state.battle is not None or state.surface is not None
 
@@ -315,7 +362,9 @@ def _places(state: FlatTopState, side: Side) -> list[tuple[str, AirBoxes]]:
     return tfs + bases
 
 
-def order_help(state: FlatTopState, seat: str) -> list[str]:
+def order_help(state: FlatTopState, seat: str, *, full: bool = True) -> list[str]:
+    """What to send now: the whole grammar (HELP, the first letter) or, with ``full`` False (the
+    later hours' letters), a one-line pointer to it; then the hour's pre-filled order block."""
     side = next((s.side for s in state.sides if s.side.value == seat), None)
     if side is None or state.finished:
         return list(SYNTAX)
@@ -328,8 +377,8 @@ def order_help(state: FlatTopState, seat: str) -> list[str]:
     night = [QUIET_NOTE] if quiet_turn(state, state.turn + 1) else []
     subs = list(SUB_HELP) if state.submarines else []
     return [
-        *SYNTAX,
-        *subs,
+        *(SYNTAX if full else GRAMMAR_POINTER),
+        *(subs if full else ()),
         *night,
         "",
         f"Your orders for {step_title(state)} (edit and send back):",

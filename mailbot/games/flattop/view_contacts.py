@@ -5,9 +5,12 @@ Each observer's report is kept apart in the side's knowledge (a report is fixed 
 contact and turn: ``observation.reports``), so the same ships seen by two search planes and a
 coastwatcher are three reports. A player wants one line per place: here every (hex, kind) of
 the last :data:`CONTACT_TURNS` turns becomes one row with the latest time it was seen, the best
-condition any observer reached (and that report's words), and the KINDS of observer that saw
-it ("aircraft, coastwatcher"), never a name or an enemy id (seed 003, 7.12.2). All of it comes
-from :func:`observation.reports.report_model` over the side's own knowledge.
+condition any observer reached and ONE estimate: the best report's words (issue 32: "about 3
+ships / about 4 ships" side by side read as two fleets); other observers' differing estimates
+of the same standing follow as "also reported". The row names the KINDS of observer that saw
+it in its latest hour only ("aircraft, coastwatcher"; an older hour's observers are history),
+never a name or an enemy id (seed 003, 7.12.2). All of it comes from
+:func:`observation.reports.report_model` over the side's own knowledge.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from mailbot.games.flattop.quiet import run_length
 from mailbot.games.flattop.state import FlatTopState, SideState
 
 CONTACT_TURNS = 3  # contacts of the last three turns are shown; older ones are history
+#: which observer's words stand for a contact when several of the same condition differ: the
+#: closest look first (a search plane flies over the hex; a TF or radar sees from a distance)
+OBSERVER_RANK = ("aircraft", "submarine", "task force", "base", "coastwatcher", "radar")
 
 
 def newest_turn(state: FlatTopState) -> int:
@@ -50,9 +56,11 @@ def _merge(state: FlatTopState, seen: Sequence[Mapping[str, Any]]) -> dict[str, 
     best = max(c["condition"] for c in seen)
     best_turn = max(c["turn"] for c in seen if c["condition"] == best)
     # Two observers at the same condition may be told different things (each C2 total is its
-    # own +/-50% draw): both are kept, in a fixed order.
-    texts = sorted({c["text"] for c in seen if c["condition"] == best and c["turn"] == best_turn})
-    observers = sorted({c["observer"] for c in seen})
+    # own +/-50% draw): the closest look's words stand for the contact, the others are "also".
+    equal = sorted((c for c in seen if c["condition"] == best and c["turn"] == best_turn), key=_rank)
+    text = equal[0]["text"]
+    also = {f"{c['text']} ({c['observer']})": None for c in equal[1:] if c["text"] != text}
+    observers = sorted({c["observer"] for c in seen if c["turn"] == latest}, key=_rank_of)
     label = state.scenario.start.plus
     return {
         "hex": seen[0]["hex"],
@@ -61,13 +69,22 @@ def _merge(state: FlatTopState, seen: Sequence[Mapping[str, Any]]) -> dict[str, 
         "time": label(latest - 1).label,
         "age": max(newest_turn(state) - latest, 0),
         "condition": best,
-        "text": " / ".join(texts),
+        "text": text,
+        "also": list(also),
         # The best report is older than the last sighting: say when it was made.
         "best_time": "" if best_turn == latest else label(best_turn - 1).label,
         "observers": observers,
         "observer": ", ".join(observers),
         "reports": len(seen),
     }
+
+
+def _rank_of(observer: str) -> tuple[int, str]:
+    return (OBSERVER_RANK.index(observer) if observer in OBSERVER_RANK else len(OBSERVER_RANK), observer)
+
+
+def _rank(contact: Mapping[str, Any]) -> tuple[tuple[int, str], str]:
+    return _rank_of(contact["observer"]), contact["text"]
 
 
 def new_contacts_line(rows: Sequence[Mapping[str, Any]]) -> str:

@@ -8,8 +8,9 @@ landings), the ships, then the rest. Nothing else of the state is read.
 
 What to decide names the step owed now in plain words: the hour's orders, the strike or
 losses choice of a combat sub-step (seed 003, 15 LI 1 and 3), a surface battle's step (19),
-or that nothing is owed. The deadline itself is the moderator's: it stands under "Now open"
-at the end of the letter.
+or that nothing is owed. The deadline and the owing seats are the moderator's: the report
+template reads them from ``due`` (``services.play.reports.due``) and puts them first, with
+these lines; without it (a letter rendered outside the moderator) they point to "Now open".
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ LEFT_OUT = frozenset({"ft.initiative", "ft.contacts"})
 DEADLINE = 'Deadline: under "Now open" at the end of this letter.'
 NOTHING = "Nothing is owed by your side in this step."
 ORDERS = (
-    "Your orders for {step}: edit the lines between ORDERS and END at the end of this letter and"
-    " send them back. Silent sides keep their plots and start no new flights."
+    "Your orders for {step}: edit the block from ORDERS to END near the end of this letter and"
+    " reply with it. Silent: your TFs keep their plots, no new flights start."
 )
 STRIKE_CHOICE = (
     "Your attack (seed 003, 15): name the targets of the AFs that declared an attack above"
@@ -89,9 +90,25 @@ def changes(events: Sequence[Event], seat: str | None, contacts_line: Sequence[s
     groups[OTHER] = []
     for event in told:
         title = next((t for t, kinds in GROUPS if event.kind in kinds), OTHER)
-        groups[title].append(event.text if seat is not None else _whose(event) + event.text)
+        text = _with_nil_fire(event)
+        groups[title].append(text if seat is not None else _whose(event) + text)
     order = [GROUPS[0][0], CONTACTS, *(t for t, _ in GROUPS[1:]), OTHER]
     return [{"title": t, "lines": groups[t]} for t in order if groups[t]]
+
+
+#: the head of the defender's account of an air strike and its AA line (combat/strike.py)
+ENEMY_STRIKE, AA_LINE = "Enemy air strike at ", "Your AA shot down "
+AA_NOTHING = "  Your AA shot down no planes"
+
+
+def _with_nil_fire(event: Event) -> str:
+    """A side is told when its fire scored nothing (issue 32). The strike's account names the
+    defender's AA only when it downed a plane; the attacker hears "no hits seen", fighters "shot
+    down none": the defender's AA that downed nothing gets its line here, from the account alone
+    (the account is the rules' text; this adds no fact beyond "your AA got none")."""
+    if event.kind == "ft.strike" and event.text.startswith(ENEMY_STRIKE) and AA_LINE not in event.text:
+        return f"{event.text}\n{AA_NOTHING}"
+    return event.text
 
 
 def _whose(event: Event) -> str:

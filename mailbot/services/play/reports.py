@@ -104,6 +104,39 @@ def step_thread(game: Game, seat: Seat, step: StepRow | None) -> Thread:
     return Thread(row_id(game), seat.name, step.key if step is not None and seat.name in step.owing else "")
 
 
+def due(game: Game, seat: Seat, step: StepRow | None) -> dict[str, Any] | None:
+    """What ``seat`` owes for ``step`` and by when, for the head of a game's report template
+    (``due`` beside ``r``): a game whose letters lead with it (Flat Top, issue 32) needs the
+    moderator's deadline and owing seats, which its pure view cannot know. None at the end."""
+    if step is None:
+        return None
+    zone = seat.timezone or game.timezone
+    return {
+        "title": step.title,
+        "owed": seat.name in step.owing,
+        "deadline": deadlines.local_time(step.deadline_at, zone),
+        "sealed": step.kind == "sealed",
+    }
+
+
+def subject(game: Game, seat: Seat, view: Mapping[str, Any], step: StepRow | None, news: str) -> str:
+    """A report's subject: ``[tag secret]`` then, for a game whose view names its hour briefly
+    (``view["brief"]``, e.g. Flat Top's ``T4 0800 D1``), that hour and what the seat owes by
+    when, the game's title last, so a mail index that shows 40 characters still shows what is
+    due (issue 32); other games keep ``<title>: <news>``."""
+    head = f"[{tag(game)} {seat.secret}]"
+    brief = view.get("brief")
+    if not isinstance(brief, str) or not brief:
+        return f"{head} {game.title}: {news}"
+    if step is None:
+        return f"{head} {brief}: game over - {game.title}"
+    if seat.name not in step.owing:
+        return f"{head} {brief}: nothing due from you - {game.title}"
+    what = "seal" if step.kind == "sealed" else "orders"
+    when = deadlines.short_time(step.deadline_at, seat.timezone or game.timezone)
+    return f"{head} {brief}: {what} due {when} - {game.title}"
+
+
 class Reports:
     def __init__(self, *, postman: Postman, renderer: Renderer, clock: Callable[[], datetime]) -> None:
         self.postman = postman
@@ -117,10 +150,8 @@ class Reports:
         now = self.clock()
         for seat in queries.seats(session, row_id(game)):
             view = plugin.view(state, (), seat.name)
-            body = self.renderer.render(f"{game.plugin}/report", {"r": view})
-            letter = Draft(
-                seat.address, f"[{tag(game)} {seat.secret}] {game.title}: the game begins", body=body
-            )
+            body = self.renderer.render(f"{game.plugin}/report", {"r": view, "due": due(game, seat, first)})
+            letter = Draft(seat.address, subject(game, seat, view, first, "the game begins"), body=body)
             letter.thread = step_thread(game, seat, first)
             svg = self._map_section(letter, game, seat.name, view, first.turn if first else 0)
             self._setup_section(session, letter, game)
@@ -152,12 +183,10 @@ class Reports:
             if seat.status is not SeatStatus.ACTIVE:
                 continue
             view = plugin.view(state, events, seat.name)
-            body = self.renderer.render(f"{game.plugin}/report", {"r": view})
+            body = self.renderer.render(f"{game.plugin}/report", {"r": view, "due": due(game, seat, nxt)})
             more = f" and {len(quiet)} quiet step(s)" if quiet else ""
             letter = Draft(
-                seat.address,
-                f"[{tag(game)} {seat.secret}] {game.title}: {step.title} resolved{more}",
-                body=body,
+                seat.address, subject(game, seat, view, nxt, f"{step.title} resolved{more}"), body=body
             )
             letter.thread = step_thread(game, seat, nxt)
             svg = self._map_section(letter, game, seat.name, view, step.turn)
@@ -279,7 +308,9 @@ class Reports:
                 "You owe orders for this step." if owes else "Nothing is owed by you in this step.",
                 f"Dice commitment for this step ({dicechain.committed_how(session, nxt)}): {nxt.commitment}",
                 *dicechain.report_lines(session, nxt, seat.name),
-                *self._how_to_send(nxt),
+                # How to send, only to a seat that owes: "Nothing is owed" above a "Send:" line
+                # read as a contradiction (issue 32).
+                *(self._how_to_send(nxt) if owes else ()),
             ],
         )
         letter.attachments.append(

@@ -99,16 +99,38 @@ def test_seed_003_7_12_contacts_are_merged_per_hex_with_the_best_condition_and_i
     assert not any(key in block for key in ("AF2", "AF3", "AF4", "CW Tulagi"))  # kinds, never keys
 
 
-def test_two_reports_of_the_same_condition_are_both_kept(data: dict[str, Any]) -> None:
+def test_two_reports_of_the_same_condition_give_one_estimate_and_the_other_as_also_reported(
+    data: dict[str, Any],
+) -> None:
     """Seed 003, 7.12.2 item 1: each Condition 2 total is "approximate ... (+/- 50%)", drawn per
-    observer: when only Condition 2 was reached, both figures stay in the merged row."""
+    observer. Issue 32: "about 3 ships / about 4 ships" side by side read as two fleets: the row
+    gives one estimate and the other observer's as "also reported"."""
     state = seen(new(data))
     allied = state.side(Side.ALLIED)
     kept = tuple(s for s in allied.knowledge.sightings if s.observer_key != "AF2")
     state = state.with_side(replace(allied, knowledge=replace(allied.knowledge, sightings=kept)))
-    ships = GAME.view(state, (), "allied")["forces"][0]["contacts"][1]
+    view = GAME.view(state, (), "allied")
+    ships = view["forces"][0]["contacts"][1]
     assert ships["condition"] == 2 and ships["best_time"] == ""
-    assert ships["text"] == "about 3 ships: carrier, small / about 6 ships: carrier, small"
+    assert ships["text"] == "about 3 ships: carrier, small"
+    assert ships["also"] == ["about 6 ships: carrier, small (aircraft)"]
+    line = " ".join(section(text_of(view), "V-C26 ships", "\n\n").split())
+    assert line.endswith(
+        "about 3 ships: carrier, small; also reported: about 6 ships: carrier, small (aircraft)"
+    )
+    assert " / " not in line
+
+
+def test_a_contact_line_names_only_its_latest_hours_observers(data: dict[str, Any]) -> None:
+    """Issue 32: "contact lines name observer kinds of earlier hours". A task force saw the ships
+    at V-C26 at 0600 (turn 2); at 0700 aircraft and a coastwatcher did: the row names those two."""
+    state = seen(new(data))
+    allied = state.side(Side.ALLIED)
+    early = Sighting(2, "TF", "TF1", "V-C26", ContactReport("ships", 1))
+    sightings = tuple(sorted((*allied.knowledge.sightings, early), key=lambda s: (s.turn, s.hex, s.kind)))
+    state = state.with_side(replace(allied, knowledge=replace(allied.knowledge, sightings=sightings)))
+    ships = GAME.view(state, (), "allied")["forces"][0]["contacts"][1]
+    assert ships["observer"] == "aircraft, coastwatcher" and ships["reports"] == 5
 
 
 # --- the weather --------------------------------------------------------------------------------
@@ -164,14 +186,16 @@ def test_units_under_cloud_and_in_a_storm_are_named(data: dict[str, Any]) -> Non
 
 def test_the_letter_leads_with_what_changed_and_what_to_decide(data: dict[str, Any]) -> None:
     """Issue 18: "Flat Top reports lead with what changed this hour and what the side must decide";
+    issue 32: what to decide first (here, rendered without the moderator's deadline, it points to
+    "Now open"; the mail tests in tests/e2e/test_flattop_letters.py read it with the deadline);
     the full weather list closes the letter, after the order block."""
     out = play(
         new(data), {"allied": ["search af1 from tf1 1 wildcat path v-e25 v-e24"], "japanese": ["hold"]}
     )
     text = text_of(GAME.view(out.state, out.events, "allied"))
     heads = [
-        "What changed this hour:",
         "What you must decide:",
+        "What changed this hour:",
         "Weather near your units",
         "--- allied (deception policy",
         "Contacts (",
@@ -181,10 +205,10 @@ def test_the_letter_leads_with_what_changed_and_what_to_decide(data: dict[str, A
     ]
     places = [text.index(h) for h in heads]
     assert places == sorted(places), list(zip(heads, places, strict=True))
-    changed = section(text, "What changed this hour:", "What you must decide:")
+    changed = section(text, "What changed this hour:", "Weather near")
     assert "AF1 searched V-E26 V-E25 V-E24" in " ".join(changed.split())
-    decide = " ".join(section(text, "What you must decide:", "Weather near").split())
-    assert decide.startswith("What you must decide: Your orders for Turn 2 (0600, day 1): edit the lines")
+    decide = " ".join(section(text, "What you must decide:", "What changed").split())
+    assert decide.startswith("What you must decide: Your orders for Turn 2 (0600, day 1): edit the block")
     assert 'Deadline: under "Now open" at the end of this letter.' in decide
     outside = text[: text.index("ORDERS\n")] + text[text.index("END\n") :]  # the block stays exact
     assert all(len(line) <= 72 or " " not in line.strip() for line in outside.splitlines())
@@ -272,7 +296,7 @@ def test_the_html_part_is_a_fragment_with_the_frame_classes(data: dict[str, Any]
     assert not parser.seen & {"html", "head", "body", "title", "style", "script"}
     assert parser.classes <= FRAME_CLASSES
     assert ("orders" in parser.classes) is (seat is not None)  # the referee gets no order block
-    assert html.index("What changed this hour") < html.index("What you must decide") < html.index("Appendix")
+    assert html.index("What you must decide") < html.index("What changed this hour") < html.index("Appendix")
 
 
 # --- the map -----------------------------------------------------------------------------------------

@@ -201,8 +201,10 @@ def _follow_by_tf(turn: Turn, side: Side, shadower: tuple[int, int], tf_number: 
 # --- search (7, 7.3) -------------------------------------------------------------------
 
 
-def _usable_legs(turn: Turn, formation: AirFormation, order: Search) -> tuple[Leg, ...]:
-    """The legs this turn's storms and the MP allow (the orders were checked against last turn's sky)."""
+def _usable_legs(turn: Turn, formation: AirFormation, order: Search) -> tuple[tuple[Leg, ...], str]:
+    """The legs this turn's storms and the MP allow (the orders were checked against last turn's
+    sky), and why the path stops short of the one ordered ("" when it does not): a cut path is
+    told with its reason (issue 32: a path was dropped without one)."""
     st = turn.state
     assert formation.hex is not None
     altitude = formation.stacks[0].altitude
@@ -217,50 +219,60 @@ def _usable_legs(turn: Turn, formation: AirFormation, order: Search) -> tuple[Le
             break
         legs.append(replace(leg, extra=min(leg.extra, budget - 1)))
         budget -= 1 + leg.extra
-    return tuple(legs)
+    return tuple(legs), flown.problem
 
 
-def _search_order(turn: Turn, side: Side, order: Search) -> SearchOrder | None:
+def _search_order(turn: Turn, side: Side, order: Search) -> tuple[SearchOrder, str] | None:
+    """The searcher's flight and why its path is cut short (""); None, told, when it cannot fly."""
     formation = own_af(turn, side, order.af)
     if formation is None or formation.hex is None:
+        where = "is no longer aloft" if formation is None else "is off the map"
+        turn.tell(side, "search", f"AF{order.af} did not search: it {where}")
         return None
+    legs, problem = _usable_legs(turn, formation, order)
     return SearchOrder(
         key=f"AF{order.af}",
         side=side,
         start=formation.hex,
         altitude=formation.stacks[0].altitude,
-        legs=_usable_legs(turn, formation, order),
+        legs=legs,
         mp=air_ops.mf(turn.state, formation),
         factors=formation.factors,
         armed=any(s.armament is not None for s in formation.stacks),
         reactions=order.reactions,
         join=None if order.join is None else f"AF{order.join}",
-    )
+    ), problem
 
 
 def run_searches(turn: Turn, side: Side) -> dict[str, SearchOutcome]:
     """One side's search segment: every searcher flies, sees, and maybe returns to land."""
     st = turn.state
     pairs = [
-        (o, so)
+        (o, *flown)
         for o in turn.of(side, Search)
-        if isinstance(o, Search) and turn.may_act(side, o.af) and (so := _search_order(turn, side, o))
+        if isinstance(o, Search) and turn.may_act(side, o.af) and (flown := _search_order(turn, side, o))
     ]
     if not pairs:
         return {}
     targets = sub_phase.visible_targets(turn, side, turn.targets())  # seed 003, 27.4-27.5.2
     outcomes = resolve_searches(
-        [so for _, so in pairs], targets, sky=turn.sky(), table=st.rules.search, dice=turn.dice, turn=st.turn
+        [so for _, so, _ in pairs],
+        targets,
+        sky=turn.sky(),
+        table=st.rules.search,
+        dice=turn.dice,
+        turn=st.turn,
     )
-    for (order, _), outcome in zip(pairs, outcomes, strict=True):
-        _after_search(turn, side, order, outcome)
+    for (order, flight, problem), outcome in zip(pairs, outcomes, strict=True):
+        cut = f" (path cut short: {problem})" if problem and len(flight.legs) < len(order.legs) else ""
+        _after_search(turn, side, order, outcome, cut)
         turn.spot(side, outcome.spottings(targets))
         if order.back is not None:
             land_af(turn, side, order.af, order.back, outcome.mp_left)
     return {o.key: o for o in outcomes}
 
 
-def _after_search(turn: Turn, side: Side, order: Search, outcome: SearchOutcome) -> None:
+def _after_search(turn: Turn, side: Side, order: Search, outcome: SearchOutcome, cut: str = "") -> None:
     formation = own_af(turn, side, order.af)
     if formation is None:
         return
@@ -274,7 +286,7 @@ def _after_search(turn: Turn, side: Side, order: Search, outcome: SearchOutcome)
     what = f"{seen} contact(s) sighted" if seen else "nothing sighted"
     altitude = "high" if outcome.altitude is Altitude.HIGH else "low"
     turn.tell(
-        side, "search", f"AF{order.af} searched {route} ({altitude}, {outcome.mp_left} MP left): {what}"
+        side, "search", f"AF{order.af} searched {route} ({altitude}, {outcome.mp_left} MP left){cut}: {what}"
     )
     if outcome.attack_hex is not None:
         turn.tell(side, "attack", f"AF{order.af} reached {name(outcome.attack_hex)} to attack")
