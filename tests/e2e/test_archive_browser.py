@@ -13,7 +13,6 @@ at 360 px is measured in the browser itself, through a frame.
 from __future__ import annotations
 
 import asyncio
-import shutil
 import subprocess
 import sys
 import time
@@ -22,16 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree.ElementTree import Element
 
-import html5lib
 import pytest
 from PIL import Image
 
 from mailbot.demo.run import DemoResult, play_demo
+from tests.e2e.browser import DESKTOP, PHONE, XHTML, Browser
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DEMOS = ("duel", "wif", "atlantic-storm", "salt-n-tar", "flattop")
-DESKTOP, PHONE = (1280, 900), (360, 740)
-XHTML = "{http://www.w3.org/1999/xhtml}"
 
 
 @dataclass(frozen=True)
@@ -56,50 +52,6 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Played]:
         return done[game]
 
     return play
-
-
-class Browser:
-    """Headless Chromium with its own profile; every call is time-limited."""
-
-    def __init__(self, profile: Path) -> None:
-        self.profile = profile
-
-    def run(self, *args: str, timeout: float = 90) -> str:
-        command = [
-            CHROMIUM,
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--hide-scrollbars",
-            f"--user-data-dir={self.profile}",
-            *args,
-        ]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return done.stdout
-
-    def dom(self, page: Path) -> Element:
-        return html5lib.parse(self.run("--dump-dom", page.as_uri()))
-
-    def shot(self, page: Path, out: Path, size: tuple[int, int], *, dark: bool = False) -> Image.Image:
-        scheme = ["--blink-settings=preferredColorScheme=0"] if dark else []
-        self.run(*scheme, f"--screenshot={out}", f"--window-size={size[0]},{size[1]}", page.as_uri())
-        return Image.open(out).convert("RGB")
-
-    def width(self, page: Path, frame: Path, size: tuple[int, int] = PHONE) -> int:
-        """How wide ``page`` lays out in a frame of ``size``: over its width, a reader scrolls sideways."""
-        frame.write_text(
-            "<!DOCTYPE html><html><body style='margin:0'><pre id='out'>none</pre>"
-            f"<iframe id='f' src='{page.as_uri()}' style='width:{size[0]}px;height:{size[1]}px;border:0'>"
-            "</iframe><script>document.getElementById('f').addEventListener('load', function () {"
-            "document.getElementById('out').textContent = "
-            "String(this.contentDocument.documentElement.scrollWidth); });</script></body></html>",
-            encoding="utf-8",
-        )
-        tree = html5lib.parse(self.run("--allow-file-access-from-files", "--dump-dom", frame.as_uri()))
-        found = next(e for e in tree.iter(f"{XHTML}pre") if e.get("id") == "out")
-        return int(found.text or "0")
 
 
 @pytest.fixture

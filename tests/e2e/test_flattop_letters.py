@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Issue 32: Flat Top letters that lead with what to decide, read as the players get them.
+
+The Flat Top demo is played once by mail (``play_demo``, the embedded mail server), and every
+report in the two players' mailboxes is read as sent: its subject, its text part's first lines,
+its HTML part in headless Chromium at desktop and phone width. Nothing here is a hand-made
+letter: what a rule about letters says is checked on every letter of a whole game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import mailbox
+import re
+from dataclasses import dataclass
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from pathlib import Path
+
+import pytest
+
+from mailbot.demo.run import play_demo
+from mailbot.games.flattop.view import GRAMMAR_POINTER, SYNTAX
+from tests.e2e.browser import DESKTOP, Browser
+
+PLAYERS = ("player1@demo.localhost", "player2@demo.localhost")
+PHONE = (375, 740)  # issue 32's phone width
+#: a Flat Top report's subject: tag, hour (and sub-step), what is due, then the game's title
+SUBJECT = re.compile(
+    r"^\[FL-\d+ \w+\] T\d+ \d{4} D\d+(?: [a-z ]+?)?: "
+    r"(?:(?:orders|seal) due \w{3} \d{1,2} \w{3} \d\d:\d\d|nothing due from you|game over) - \S"
+)
+HEAD_LINES = 10  # "every Flat Top letter says what is owed within its first 10 lines"
+
+
+@dataclass(frozen=True)
+class Letter:
+    address: str
+    subject: str
+    text: str
+    html: str
+
+
+def _part(msg: EmailMessage, kind: str) -> str:
+    part = msg.get_body(preferencelist=(kind,))
+    return "" if part is None else str(part.get_content())
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> list[Letter]:
+    """Every report the two players got in one Flat Top demo game, in the order received."""
+    work = tmp_path_factory.mktemp("flattop-letters")
+    result = asyncio.run(play_demo(game="flattop", workdir=work))
+    assert result.summary.endswith("finished"), result.summary
+    found = []
+    for address in PLAYERS:
+        box = mailbox.mbox(work / "mail" / f"{address}.mbox")
+        kept = list(box)
+        box.close()
+        for raw in kept:
+            msg = BytesParser(policy=policy.default).parsebytes(raw.as_bytes())
+            assert isinstance(msg, EmailMessage)
+            subject = " ".join(str(msg["Subject"]).split())
+            if "== Flat Top: report for" in _part(msg, "plain"):
+                found.append(Letter(address, subject, _part(msg, "plain"), _part(msg, "html")))
+    assert len(found) > 40
+    return found
+
+
+def test_every_report_says_what_is_owed_and_by_when_in_its_first_ten_lines(reports: list[Letter]) -> None:
+    for letter in reports:
+        head = letter.text.splitlines()[:HEAD_LINES]
+        assert "What you must decide:" in head, letter.subject
+        if "game over" in letter.subject:
+            continue
+        owed = "orders due" in letter.subject or "seal due" in letter.subject
+        deadline = [line for line in head if line.startswith(("  Deadline: ", "  The step closes: "))]
+        assert len(deadline) == 1, (letter.subject, head)
+        assert deadline[0].startswith("  Deadline: ") is owed, (letter.subject, head)
+        # then what changed this hour, then the rest
+        text = letter.text
+        assert text.index("What you must decide:") < text.index("What changed") < text.index("Weather near")
+
+
+def test_no_letter_says_nothing_is_owed_and_then_what_to_send(reports: list[Letter]) -> None:
+    """Issue 32: the combat-choice letter said "Nothing is owed" and then "Send: ORDERS T4.strike"."""
+    quiet = [letter for letter in reports if "nothing due from you" in letter.subject]
+    assert quiet, "the demo has combat steps a side owes nothing in"
+    for letter in quiet:
+        assert "Nothing is owed by your side in this step." in letter.text
+        assert not re.search(r"^Send: ", letter.text, re.MULTILINE), letter.subject
+        assert "You owe orders" not in letter.text
+    for letter in reports:
+        if "orders due" in letter.subject:
+            assert "Nothing is owed" not in letter.text and "Send: ORDERS " in letter.text
+
+
+def test_the_order_grammar_is_in_the_first_letter_and_a_pointer_after(reports: list[Letter]) -> None:
+    for address in PLAYERS:
+        own = [letter for letter in reports if letter.address == address]
+        assert all(line in own[0].text for line in SYNTAX[1:4]), "the first letter gives the grammar"
+        # the hour's letters (a combat sub-step's carries its own short help)
+        hours = [letter for letter in own[1:] if re.search(r" D\d+: orders due", letter.subject)]
+        assert hours
+        for letter in hours:
+            assert SYNTAX[2] not in letter.text, letter.subject
+            assert " ".join(GRAMMAR_POINTER[0].split()) in " ".join(letter.text.split())
+
+
+def test_the_weather_is_summarised_in_the_body_and_listed_in_the_appendix(reports: list[Letter]) -> None:
+    for letter in reports:
+        text = letter.text
+        appendix = text.index("Appendix: weather, every hex")
+        assert text.index("Weather near") < text.index("Contacts (") < appendix
+        assert text.index("\nStorms: ") > appendix  # every storm hex only at the end
+        assert "Every cloud marker and storm hex: in the appendix at the end." in text[:appendix]
+
+
+def test_subjects_fit_a_mail_index(reports: list[Letter]) -> None:
+    """Issue 32: subjects were cut to "Demo Flat T" in a mail index. The hour and what is due now
+    come right after the tag: the first 40 characters show the hour and begin what is due."""
+    for letter in reports:
+        assert SUBJECT.match(letter.subject), letter.subject
+        head = letter.subject.split(" - ", 1)[0]
+        assert head.index(": ") < 38 and len(head) <= 72, letter.subject
+    assert any("strike: nothing due from you" in letter.subject for letter in reports)
+
+
+def test_each_contact_has_one_estimate(reports: list[Letter]) -> None:
+    """Issue 32: two observers' estimates side by side ("about 3 ships / about 4 ships")."""
+    rows = 0
+    for letter in reports:
+        text = letter.text
+        start, end = text.index("by kind of observer):"), text.index("Combat results table")
+        block = " ".join(text[start:end].split())
+        for found in re.split(r"(?= D\d+ \d{4} [IVX]+-)", block)[1:]:
+            # A letter that carries several hours (quiet hours played without mail) has a
+            # contacts list for each: a row ends where the next hour's report begins.
+            row = found.split(" --- ", 1)[0]
+            rows += 1
+            assert " / " not in row, row
+            assert row.count(" condition ") == 1 or "also reported" in row or "(condition" in row, row
+    assert rows > 0
+
+
+def _owed_hour(reports: list[Letter]) -> Letter:
+    """A late report with orders due: a long letter (news, contacts, aircraft aloft)."""
+    owed = [letter for letter in reports if "orders due" in letter.subject]
+    return max(owed, key=lambda letter: len(letter.html))
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_owed_lines_are_on_the_first_screen_in_a_browser(
+    reports: list[Letter], tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The HTML part in Chromium: the deadline line's bottom lies within the first screen, and
+    nothing is wider than the screen (no sideways scrolling)."""
+    page = tmp_path / "letter.html"
+    page.write_text(_owed_hour(reports).html, encoding="utf-8")
+    browser = Browser(tmp_path / "profile")
+    frame = tmp_path / "frame.html"
+    bottom = float(
+        browser.measure(page, frame, size, "doc.getElementById('deadline').getBoundingClientRect().bottom")
+    )
+    assert 0 < bottom <= size[1], f"the deadline ends at {bottom}px, below the first {size[1]}px"
+    width = int(browser.measure(page, frame, size, "doc.documentElement.scrollWidth"))
+    assert width <= size[0], f"the letter is {width}px wide at {size[0]}px"
