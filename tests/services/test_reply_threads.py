@@ -316,7 +316,7 @@ def test_a_flat_top_report_sent_back_with_its_template_edited_is_the_orders(h: H
     letters = h.flush()
     h.invite(game_id, "japanese", SOUTH)
     letters += h.flush()
-    report = next(m for m in to(letters, NORTH) if "the game begins" in m["Subject"])
+    report = next(m for m in to(letters, NORTH) if "] T1 0500 D1: orders due " in m["Subject"])
     quoted = [f"> {line}" for line in text(report).splitlines()]
     deception = next(i for i, line in enumerate(quoted) if line.startswith("> DECEPTION "))
     quoted[deception] = "> DECEPTION MAXIMAL"
