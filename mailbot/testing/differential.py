@@ -95,6 +95,19 @@ class World:
 
 
 @dataclass(frozen=True)
+class Example:
+    """One example of a game's kit (``examples()``): the seat watched, its two worlds, its own
+    letters (one per step) and the dice seed. A kit subclasses it for a ``__repr__`` that says
+    what Hypothesis should print of a falsifying example (not whole states)."""
+
+    seat: str
+    first: World
+    second: World
+    letters: list[list[str]]
+    seed: bytes
+
+
+@dataclass(frozen=True)
 class Difference:
     """One part of what the seat receives that differs between the worlds."""
 

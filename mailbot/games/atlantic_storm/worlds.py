@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -40,6 +40,7 @@ from mailbot.games.atlantic_storm.game import AtlanticStormGame
 from mailbot.games.atlantic_storm.state import StormState
 from mailbot.registry import default_registry
 from mailbot.services.base.gamedata import data_root, read_tree
+from mailbot.testing import differential
 from mailbot.testing.contract import numbered
 from mailbot.testing.differential import World
 
@@ -146,14 +147,7 @@ def _other_letters(draw: st.DrawFn, worlds: Sequence[StormState], seat: str) -> 
     return [_fill(draw, w, seat, shared if same else draw(kinds)) for w in worlds]
 
 
-@dataclass(frozen=True)
-class Example:
-    seat: str
-    first: World
-    second: World
-    letters: list[list[str]]
-    seed: bytes
-
+class Example(differential.Example):
     def __repr__(self) -> str:
         others = [dict(w) for w in self.first.others], [dict(w) for w in self.second.others]
         hands = self.first.state.piles.hands, self.second.state.piles.hands

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -40,6 +40,7 @@ from mailbot.core.game import Event, Setup
 from mailbot.games.duel import DuelGame
 from mailbot.games.duel.state import DuelState, Phase, Split, Strike, TurnRecord
 from mailbot.registry import default_registry
+from mailbot.testing import differential
 from mailbot.testing.contract import numbered
 from mailbot.testing.differential import World
 
@@ -199,14 +200,7 @@ def unseen_changes(draw: st.DrawFn, state: DuelState, seat: str) -> DuelState:
 # --- one example ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Example:
-    seat: str
-    first: World
-    second: World
-    letters: list[list[str]]
-    seed: bytes
-
+class Example(differential.Example):
     def __repr__(self) -> str:  # what Hypothesis prints for a falsifying example
         state = self.first.state
         start = f"turn {state.turn} {state.phase.value}, hp {[s.hp for s in state.seats]}"

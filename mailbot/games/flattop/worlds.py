@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -53,6 +53,7 @@ from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Side, TaskForce
 from mailbot.registry import default_registry
 from mailbot.services.base.gamedata import data_root, read_tree
+from mailbot.testing import differential
 from mailbot.testing.differential import World
 
 GAME = FlatTopGame()
@@ -345,14 +346,7 @@ def enemy_letters(
 # --- one example -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Example:
-    seat: str
-    first: World
-    second: World
-    letters: list[list[str]]
-    seed: bytes
-
+class Example(differential.Example):
     def __repr__(self) -> str:  # what Hypothesis prints for a falsifying example (not the states)
         others = [dict(w) for w in self.first.others], [dict(w) for w in self.second.others]
         return f"Example(seat={self.seat!r}, letters={self.letters!r}, enemy letters={others!r})"
