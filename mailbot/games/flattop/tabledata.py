@@ -18,6 +18,24 @@ from typing import Any
 META = ("default", "source")
 
 
+class ConfigKey:
+    """A game's loaded config, hashable by identity: the key under which its parsed tables are
+    kept. Every loaded state brings its own config object, so a cache under this key must be
+    bounded (``lru_cache(maxsize=...)``), never ``functools.cache``: a service running for weeks
+    would keep every state's tables it ever loaded."""
+
+    __slots__ = ("config",)
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        self.config = config
+
+    def __hash__(self) -> int:
+        return id(self.config)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ConfigKey) and other.config is self.config
+
+
 @dataclass(frozen=True)
 class Source:
     """Where a table section comes from; ``default``: a design default, not the rules' own."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
 
 from mailbot.games.flattop.combat.bht import HitTables
 from mailbot.games.flattop.combat.cap import CapTable
@@ -20,6 +19,7 @@ from mailbot.games.flattop.combat.damage import DamageRules
 from mailbot.games.flattop.combat.survivors import SurvivorTable
 from mailbot.games.flattop.map.towing import TowingTable
 from mailbot.games.flattop.state import FlatTopState
+from mailbot.games.flattop.tabledata import ConfigKey
 from mailbot.games.flattop.units import AirFactors, AirFormation
 from mailbot.games.flattop.victory import VictoryRules
 
@@ -36,24 +36,11 @@ class Kit:
 
 
 def kit(state: FlatTopState) -> Kit:
-    return _kit(_Key(state.config), state.crt)
-
-
-class _Key:
-    """Hashable by identity: the same loaded config object gives the same parsed tables."""
-
-    def __init__(self, config: Mapping[str, Any]) -> None:
-        self.config = config
-
-    def __hash__(self) -> int:
-        return id(self.config)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Key) and other.config is self.config
+    return _kit(ConfigKey(state.config), state.crt)
 
 
 @lru_cache(maxsize=16)  # bounded: every loaded state brings a new config object (its key)
-def _kit(key: _Key, crt: str) -> Kit:
+def _kit(key: ConfigKey, crt: str) -> Kit:
     tables, scenario = key.config["tables"], key.config["scenario"]
     return Kit(
         crt=combat_table(tables, crt),

@@ -62,7 +62,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from mailbot.errors import GameError
@@ -136,6 +136,7 @@ from mailbot.games.flattop.orders.checks import is_submarine
 from mailbot.games.flattop.orders.subs import SubHour
 from mailbot.games.flattop.orders.types import Asw, Dive, SetDepth, SubAttack
 from mailbot.games.flattop.state import FlatTopState
+from mailbot.games.flattop.tabledata import ConfigKey
 from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import Altitude, Base, Handling, Ship, Side, TaskForce
 
@@ -146,27 +147,14 @@ _WEAPON_WORDS = {Weapon.GUNNERY: "gunnery", Weapon.ASW: "ASW", Weapon.AIR: "air 
 # --- the rules and the submarine TFs ---------------------------------------------------------
 
 
-class _Key:
-    """Hashable by identity: one loaded config gives one parsed table (as ``combat.kit``)."""
-
-    def __init__(self, config: Any) -> None:
-        self.config = config
-
-    def __hash__(self) -> int:
-        return id(self.config)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Key) and other.config is self.config
-
-
-@cache
-def _rules(key: _Key) -> SubmarineRules:
+@lru_cache(maxsize=16)  # bounded: every loaded state brings a new config (its key)
+def _rules(key: ConfigKey) -> SubmarineRules:
     return submarine_rules(key.config["tables"])
 
 
 def sub_rules(state: FlatTopState) -> SubmarineRules:
     """``submarines.toml`` of the game's own tables (GameError if missing: option on, no table)."""
-    return _rules(_Key(state.config))
+    return _rules(ConfigKey(state.config))
 
 
 def sub_tfs(state: FlatTopState, side: Side) -> tuple[TaskForce, ...]:
