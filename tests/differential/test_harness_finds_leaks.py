@@ -19,11 +19,10 @@ import pytest
 from hypothesis import Phase, given, settings
 
 from mailbot.games.flattop import worlds as fw
-from mailbot.games.flattop.air import resolve_intercept
-from mailbot.games.flattop.air.resolve_intercept import Flight
+from mailbot.games.flattop.hour import resolve_intercept, resolve_search
+from mailbot.games.flattop.hour.resolve_intercept import Flight
+from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.map.hexes import Hex
-from mailbot.games.flattop.observation import resolve_search
-from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import Side, TaskForce
 from mailbot.testing.differential import LeakFound
 

@@ -2,26 +2,25 @@
 """Flat Top by e-mail (seed 003): the carrier battle wargame, moderated.
 
 The rules live in small pure modules, grouped by subject; :class:`FlatTopGame`
-(``game``) is the plugin. Each subpackage's docstring lists its modules; the
-``resolve_*`` modules in them wire their rules into the turn.
+(``game``) is the plugin. Each subpackage's docstring lists its modules. The hour is
+run by ``hour`` (start at ``hour.phases`` and ``hour.resolve``), which calls the rules
+folders; they never import it.
 
 - ``map``: the hex grid and hex IDs (``hexes``), scenarios (``scenario``,
   ``scenario_reader``), wind and clouds (``weather``, seed 003, 6.3 and 6.4.1),
   TF plots and plane movement primitives (``movement``, seed 003, 14.11).
 - ``air``: the air boxes, launching and landing (``operations``), night and
-  armed landings (``landing``), special interception (``interception``), and
-  LAND, FLY and INTERCEPT in the turn (``resolve_flight``, ``resolve_intercept``).
+  armed landings (``landing``), special interception (``interception``).
 - ``observation``: search, observation, shadowing, condition reports and each
-  side's knowledge (seed 003, 7 and 11), and shadowing, search and the
-  observation phase in the turn (``resolve_search``, ``resolve_observe``).
+  side's knowledge (seed 003, 7 and 11).
 - ``orders``: reading a side's order lines (``parse``), the orders as values
   (``types``) and the checks against the side's own knowledge (``checks``).
-- ``combat``: air strikes, surface combat and submarines (empty for now).
+- ``combat``: the rules and tables of air strikes, surface combat and submarines.
+- ``hour``: the game hour run, phase by phase, and the pending sub-step (``phases``).
 - ``units``: ships, task forces, air factors, bases (JSON round-trippable).
 - ``initiative``: the initiative roll with the catch-up bonus (seed 003, 13).
-- ``game``, ``state``, ``resolve`` (with ``turn``) and ``view``: the plugin
-  ("Flat Top I": map, movement, search and condition reports by e-mail; air
-  combat is not resolved); ``demo``: the scripted player of the by-mail demo.
+- ``game``, ``state`` and ``view``: the plugin, its saved state and each side's
+  letters; ``demo``: the scripted player of the by-mail demo.
 """
 
 from mailbot.core.game import Game

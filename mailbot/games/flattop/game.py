@@ -35,9 +35,9 @@ from mailbot.core.options import GameOption
 from mailbot.errors import GameError
 from mailbot.games.flattop import view as report
 from mailbot.games.flattop.combat.crt import DEFAULT_TABLE, TABLES
+from mailbot.games.flattop.hour.phases import pending
 from mailbot.games.flattop.map.scenario import require_scenario
 from mailbot.games.flattop.orders.types import FtOrder
-from mailbot.games.flattop.phases import pending
 from mailbot.games.flattop.state import (
     FlatTopState,
     dump_state,

@@ -13,7 +13,7 @@ import pytest
 
 from mailbot.core.dice import FixedDice
 from mailbot.core.game import Line, Outcome
-from mailbot.games.flattop.combat import aftermath
+from mailbot.games.flattop.hour import aftermath
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Armament, Base, Ship, Side
 

@@ -20,6 +20,7 @@ import pytest
 
 from mailbot.errors import GameError
 from mailbot.games.flattop import units
+from mailbot.games.flattop.hour.turn import visibility
 from mailbot.games.flattop.map.hexes import (
     Hex,
     HexMap,
@@ -33,7 +34,6 @@ from mailbot.games.flattop.map.hexes import (
 from mailbot.games.flattop.map.weather import cloud_hexes, coverage_of, storm_hexes
 from mailbot.games.flattop.observation.observe import Visibility, coastwatcher_net
 from mailbot.games.flattop.state import FlatTopState, build_rules, dump_state, load_state
-from mailbot.games.flattop.turn import visibility
 from mailbot.games.flattop.units import Side
 
 from .play import game_data, new, play

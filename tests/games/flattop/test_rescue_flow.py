@@ -126,7 +126,7 @@ def test_survivors_put_ashore_at_a_friendly_base_still_score(data: dict[str, Any
     friendly territory) at game's end is worth 2 VP ..." (DISEMBARK TF<n> at one's own base)."""
     from mailbot.games.flattop.combat.kit import kit
     from mailbot.games.flattop.combat.survivors import Aboard, Carried
-    from mailbot.games.flattop.rescue import points_at_end
+    from mailbot.games.flattop.hour.rescue import points_at_end
 
     state = new(data)
     base = next(b for b in state.own_bases(Side.ALLIED) if b.hex is not None)

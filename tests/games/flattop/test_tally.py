@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 from mailbot.games.flattop import GAME
-from mailbot.games.flattop.combat import aftermath
 from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.fleet import SCUTTLED
+from mailbot.games.flattop.hour import aftermath
+from mailbot.games.flattop.hour.turn import LANDING
 from mailbot.games.flattop.map.weather import Cloud, storm_hexes
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.turn import LANDING
 from mailbot.games.flattop.units import AirFactors, AirFormation, Side
 from mailbot.games.flattop.victory import final, totals
 

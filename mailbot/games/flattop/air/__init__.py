@@ -5,8 +5,9 @@
   landing and the range check, on the state (standard 8 and 14).
 - ``landing``: night and armed landing rolls (standard 14.10, 14.14; seed 003, 14.10.1).
 - ``interception``: the special interception roll (standard 14.13; seed 003, 14.13.2).
-- ``resolve_flight``, ``resolve_intercept``: those rules wired into the turn
-  (LAND, FLY and rendezvous; INTERCEPT after each movement segment).
+
+The hour runs them from :mod:`mailbot.games.flattop.hour` (``resolve_flight``,
+``resolve_intercept``, ``resolve_wind``, ``merge``).
 
 Search flights and shadowing are observation (:mod:`mailbot.games.flattop.observation`);
 air strikes belong in :mod:`mailbot.games.flattop.combat`. No re-exports here.

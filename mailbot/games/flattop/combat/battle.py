@@ -49,7 +49,7 @@ DEFAULT_PRIORITY: tuple[str, ...] = (
     "PG",
 )
 STRIKE, LOSSES = "strike", "losses"
-#: the sub-steps of a surface battle (``combat.surface_flow``)
+#: the sub-steps of a surface battle (``hour.surface_flow``)
 ENGAGE, BHT, GUNNERY, TORPEDO, BREAKTHROUGH = "engage", "bht", "gunnery", "torpedo", "breakthrough"
 
 

@@ -6,8 +6,9 @@
 - ``shadowing``: shadowing attempts, rolled secretly (seed 003, 11).
 - ``reports``: condition reports composed per the owner's DECEPTION policy (7.12).
 - ``knowledge``: what one side knows of the enemy, as data; reports are rendered from it alone.
-- ``resolve_search``, ``resolve_observe``: those rules wired into the turn
-  (shadowing and search flights; the observation phase).
+
+The hour runs them from :mod:`mailbot.games.flattop.hour` (``resolve_search``,
+``resolve_observe``).
 
 No re-exports here: import the modules themselves.
 """

@@ -79,7 +79,7 @@ class Target:
     planes: tuple[PlaneView, ...] = ()
     radar: bool = False
     # Seed 003, 27.4: "A sub on the surface is subject to normal detection in its own hex only. It is
-    # not visible from adjacent hexes." (set by combat.sub_phase when submarines are in play)
+    # not visible from adjacent hexes." (set by hour.sub_phase when submarines are in play)
     own_hex_only: bool = False
 
     @property

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Submarine orders (seed 003, 27, an optional rule: a game plays them with the option
 ``submarines`` on): reading and checking them against the side's own TFs. Their effect is
-:mod:`mailbot.games.flattop.combat.sub_phase`.
+:mod:`mailbot.games.flattop.hour.sub_phase`.
 
     DEPTH TF12 SURFACE|PERISCOPE|DEEP  the submarine TF changes depth during this hour's movement
                                        (27.2.2); it stays there until told otherwise. It moves by

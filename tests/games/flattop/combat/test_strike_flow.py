@@ -119,8 +119,8 @@ def test_the_game_counts_its_air_battles_for_the_demo_summary() -> None:
 
 def test_an_af_with_no_factor_left_is_gone_after_the_combat_phase() -> None:
     """An AF shot down to the last factor leaves the map (its range is no longer asked)."""
-    from mailbot.games.flattop.combat.phase import _wiped_out
-    from mailbot.games.flattop.turn import Turn
+    from mailbot.games.flattop.hour.combat_phase import _wiped_out
+    from mailbot.games.flattop.hour.turn import Turn
 
     state = big_strike()
     empty = tuple(replace(a, stacks=()) if a.number == 7 else a for a in state.air)
@@ -175,8 +175,8 @@ def test_an_af_aiming_at_a_ship_gone_down_makes_no_attack() -> None:
     next (its bombs are not dropped on the base instead)."""
     from mailbot.games.flattop.combat.battle import ShipLabel, Strike, Target
     from mailbot.games.flattop.combat.kit import kit
-    from mailbot.games.flattop.combat.strike import Allocation, Raid, Report, _bomb
-    from mailbot.games.flattop.turn import Turn
+    from mailbot.games.flattop.hour.strike import Allocation, Raid, Report, _bomb
+    from mailbot.games.flattop.hour.turn import Turn
     from mailbot.games.flattop.units import Altitude
 
     state = big_strike()

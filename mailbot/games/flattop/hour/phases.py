@@ -20,10 +20,11 @@ from typing import Protocol
 from mailbot.core.dice import Dice
 from mailbot.core.game import Line, Outcome, Parsed, Step, StepKind, refuse_all
 from mailbot.games.flattop import view as report
-from mailbot.games.flattop.combat import surface_flow
 from mailbot.games.flattop.combat.battle import BHT, DEFAULT_PRIORITY, ENGAGE, STRIKE
-from mailbot.games.flattop.combat.sub_phase import sub_rules
-from mailbot.games.flattop.combat.surface_flow import DEFAULT_BHT, combatant, engagement
+from mailbot.games.flattop.hour import surface_flow
+from mailbot.games.flattop.hour.resolve import resolve_strike, resolve_surface, resolve_turn
+from mailbot.games.flattop.hour.sub_phase import sub_rules
+from mailbot.games.flattop.hour.surface_flow import DEFAULT_BHT, combatant, engagement
 from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.orders.checks import Own, place_key
 from mailbot.games.flattop.orders.combat import (
@@ -36,7 +37,6 @@ from mailbot.games.flattop.orders.parse import parse_lines
 from mailbot.games.flattop.orders.surface import SurfaceContext, read_surface_line
 from mailbot.games.flattop.orders.types import FtOrder
 from mailbot.games.flattop.quiet import quiet_hour, standing_orders
-from mailbot.games.flattop.resolve import resolve_strike, resolve_surface, resolve_turn
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from mailbot.games.flattop.air.interception import combat_possible, roll_interception
+from mailbot.games.flattop.hour.resolve_observe import standing_observation
+from mailbot.games.flattop.hour.turn import Flight, Turn, own_af
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.observation.observe import af_target, interception_reveal
-from mailbot.games.flattop.observation.resolve_observe import standing_observation
 from mailbot.games.flattop.observation.shadowing import seen_refs
 from mailbot.games.flattop.orders.checks import is_interceptor
 from mailbot.games.flattop.orders.types import Intercept
-from mailbot.games.flattop.turn import Flight, Turn, own_af
 from mailbot.games.flattop.units import AirFormation, Side
 
 

@@ -20,17 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from mailbot.games.flattop.combat import intel
-from mailbot.games.flattop.combat.aftermath import AIR_STRIKE, put_hits, score_planes
-from mailbot.games.flattop.combat.air_phase import (
-    Sky,
-    air_battle,
-    apply_air_losses,
-    cap_flights,
-    dive,
-    is_interceptor,
-    land_scrambled,
-    scramble,
-)
 from mailbot.games.flattop.combat.air_to_air import Flight
 from mailbot.games.flattop.combat.battle import DEFAULT_PRIORITY, LossChoice, ShipLabel, Strike, Target
 from mailbot.games.flattop.combat.bht import AttackKind, aa_factors
@@ -46,11 +35,22 @@ from mailbot.games.flattop.combat.damage import (
     speed,
 )
 from mailbot.games.flattop.combat.kit import Kit, by_plane, describe_counts, remove_factors
-from mailbot.games.flattop.combat.sub_phase import submerged
-from mailbot.games.flattop.combat.sweep import told_losses
+from mailbot.games.flattop.hour.aftermath import AIR_STRIKE, put_hits, score_planes
+from mailbot.games.flattop.hour.air_phase import (
+    Sky,
+    air_battle,
+    apply_air_losses,
+    cap_flights,
+    dive,
+    is_interceptor,
+    land_scrambled,
+    scramble,
+)
+from mailbot.games.flattop.hour.sub_phase import submerged
+from mailbot.games.flattop.hour.sweep import told_losses
+from mailbot.games.flattop.hour.turn import Turn, drop_load, own_af, put
 from mailbot.games.flattop.orders.combat import CombatOrder
 from mailbot.games.flattop.orders.types import First, NoAttack, Priority, TargetOrder
-from mailbot.games.flattop.turn import Turn, drop_load, own_af, put
 from mailbot.games.flattop.units import (
     AirBoxes,
     AirFactors,

@@ -66,7 +66,6 @@ from functools import lru_cache
 from typing import Any
 
 from mailbot.errors import GameError
-from mailbot.games.flattop.combat.aftermath import ANTI_SUBMARINE, SUBMARINE, put_ships, score_planes
 from mailbot.games.flattop.combat.battle import DEFAULT_PRIORITY, Battle
 from mailbot.games.flattop.combat.damage import ShipHit, launch_note
 from mailbot.games.flattop.combat.kit import kit
@@ -120,6 +119,8 @@ from mailbot.games.flattop.combat.submarines import (
     tf_may_attack,
     torpedoes_left,
 )
+from mailbot.games.flattop.hour.aftermath import ANTI_SUBMARINE, SUBMARINE, put_ships, score_planes
+from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.map.hexes import Hex, distance
 from mailbot.games.flattop.map.weather import sky, storm_hexes
 from mailbot.games.flattop.observation.knowledge import PLANES, SHIPS
@@ -137,7 +138,6 @@ from mailbot.games.flattop.orders.subs import SubHour
 from mailbot.games.flattop.orders.types import Asw, Dive, SetDepth, SubAttack
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.tabledata import ConfigKey
-from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import Altitude, Base, Handling, Ship, Side, TaskForce
 
 Moved = frozenset[tuple[Side, int]]

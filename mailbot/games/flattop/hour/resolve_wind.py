@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from mailbot.games.flattop.hour.turn import Turn, own_af
 from mailbot.games.flattop.orders.checks import CARRIERS, into_the_wind
 from mailbot.games.flattop.orders.types import Fly, Land, Search
-from mailbot.games.flattop.turn import Turn, own_af
 from mailbot.games.flattop.units import TaskForce
 
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from mailbot.games.flattop.combat.damage import PlaneLoss, ShipHit
 from mailbot.games.flattop.combat.kit import kit
-from mailbot.games.flattop.turn import Turn
+from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.units import Ship, Side
 from mailbot.games.flattop.victory import VpEntry, air_lost, record, ship_sunk
 

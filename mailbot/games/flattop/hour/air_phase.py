@@ -23,8 +23,8 @@ from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.combat.air_to_air import AirBattle, Flight, fight
 from mailbot.games.flattop.combat.cap import diving_cap, scramble_limit
 from mailbot.games.flattop.combat.kit import Kit, remove_factors
+from mailbot.games.flattop.hour.turn import Turn, own_af, put
 from mailbot.games.flattop.map.hexes import Hex
-from mailbot.games.flattop.turn import Turn, own_af, put
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Altitude, Side, TaskForce
 
 SCRAMBLE = 100  # pseudo AF numbers for scrambled ready CAP, per place: 100, 101, ...

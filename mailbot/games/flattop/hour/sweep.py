@@ -24,18 +24,18 @@ from collections.abc import Collection, Iterable
 from dataclasses import replace
 
 from mailbot.games.flattop.combat import intel
-from mailbot.games.flattop.combat.aftermath import AIR_COMBAT, score_air
-from mailbot.games.flattop.combat.air_phase import (
+from mailbot.games.flattop.combat.air_to_air import Flight
+from mailbot.games.flattop.combat.kit import Kit, describe_counts
+from mailbot.games.flattop.hour.aftermath import AIR_COMBAT, score_air
+from mailbot.games.flattop.hour.air_phase import (
     Sky,
     air_battle,
     apply_air_losses,
     cap_flights,
     is_interceptor,
 )
-from mailbot.games.flattop.combat.air_to_air import Flight
-from mailbot.games.flattop.combat.kit import Kit, describe_counts
+from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.map.hexes import Hex
-from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import Altitude, Side
 
 RULE = "reference A.11.4; design default: fighters start it over their own ships and bases"

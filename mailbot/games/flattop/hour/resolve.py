@@ -44,27 +44,27 @@ from dataclasses import replace
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import EVERYONE, Event, Outcome
-from mailbot.games.flattop import rescue
 from mailbot.games.flattop.air import operations as air_ops
-from mailbot.games.flattop.air.resolve_flight import run_followers, run_non_search
-from mailbot.games.flattop.air.resolve_intercept import run_intercepts
-from mailbot.games.flattop.air.resolve_wind import turn_into_the_wind
-from mailbot.games.flattop.bombard import bombardments
-from mailbot.games.flattop.combat import sub_phase, surface_flow
-from mailbot.games.flattop.combat.aftermath import SINKING
 from mailbot.games.flattop.combat.battle import LOSSES
 from mailbot.games.flattop.combat.damage import hours_pass_tf, repair_base
-from mailbot.games.flattop.combat.declare import brief, declare
 from mailbot.games.flattop.combat.kit import kit
-from mailbot.games.flattop.combat.phase import apply_rankings, run_combat
 from mailbot.games.flattop.fleet import FleetOrder, organise, tow, tow_holds
+from mailbot.games.flattop.hour import rescue, sub_phase, surface_flow
+from mailbot.games.flattop.hour.aftermath import SINKING
+from mailbot.games.flattop.hour.bombard import bombardments
+from mailbot.games.flattop.hour.combat_phase import apply_rankings, run_combat
+from mailbot.games.flattop.hour.declare import brief, declare
+from mailbot.games.flattop.hour.resolve_flight import run_followers, run_non_search
+from mailbot.games.flattop.hour.resolve_intercept import run_intercepts
+from mailbot.games.flattop.hour.resolve_observe import observe_all
+from mailbot.games.flattop.hour.resolve_search import follow_shadowed, run_searches, run_shadowing
+from mailbot.games.flattop.hour.resolve_wind import turn_into_the_wind
+from mailbot.games.flattop.hour.turn import Turn, home_landings, jettison_aloft, lost_aloft
 from mailbot.games.flattop.initiative import roll_initiative
 from mailbot.games.flattop.map.arrivals import arrivals_due, pending, place_arrivals
 from mailbot.games.flattop.map.movement import move_task_forces
 from mailbot.games.flattop.map.weather import storm_hexes, weather_phase
 from mailbot.games.flattop.observation.reports import record
-from mailbot.games.flattop.observation.resolve_observe import observe_all
-from mailbot.games.flattop.observation.resolve_search import follow_shadowed, run_searches, run_shadowing
 from mailbot.games.flattop.observation.shadowing import seen_refs
 from mailbot.games.flattop.orders.checks import place_key
 from mailbot.games.flattop.orders.combat import CombatOrder
@@ -86,7 +86,6 @@ from mailbot.games.flattop.orders.types import (
 from mailbot.games.flattop.orders.wake import clock, night_after_night
 from mailbot.games.flattop.quiet import woken
 from mailbot.games.flattop.state import FlatTopState, InitiativeNote
-from mailbot.games.flattop.turn import Turn, home_landings, jettison_aloft, lost_aloft
 from mailbot.games.flattop.units import LaunchType, Ship, Side, TaskForce
 from mailbot.games.flattop.victory import (
     Verdict,

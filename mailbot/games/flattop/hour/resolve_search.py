@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.games.flattop.air import operations as air_ops
-from mailbot.games.flattop.combat import sub_phase
+from mailbot.games.flattop.hour import sub_phase
+from mailbot.games.flattop.hour.turn import Flight, Turn, land_af, own_af, put
 from mailbot.games.flattop.map.hexes import Hex, distance, line
 from mailbot.games.flattop.map.movement import move_task_force, plane_path
 from mailbot.games.flattop.map.weather import storm_hexes
@@ -34,7 +35,6 @@ from mailbot.games.flattop.observation.shadowing import (
 )
 from mailbot.games.flattop.orders.checks import is_submarine, path_steps
 from mailbot.games.flattop.orders.types import Search, Shadow
-from mailbot.games.flattop.turn import Flight, Turn, land_af, own_af, put
 from mailbot.games.flattop.units import AirFormation, Altitude, Side, TaskForce
 
 # --- shadowing (11) ------------------------------------------------------------------

@@ -19,15 +19,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from mailbot.games.flattop.air import operations as air_ops
-from mailbot.games.flattop.air.merge import RULE as MERGE_RULE
-from mailbot.games.flattop.air.merge import merge_into
+from mailbot.games.flattop.hour.merge import RULE as MERGE_RULE
+from mailbot.games.flattop.hour.merge import merge_into
+from mailbot.games.flattop.hour.turn import Flight, Turn, land_af, own_af, put
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.map.movement import plane_path
 from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.observation.search import SearchOutcome, rendezvous_path
 from mailbot.games.flattop.orders.checks import path_steps
 from mailbot.games.flattop.orders.types import Fly, Land, Search
-from mailbot.games.flattop.turn import Flight, Turn, land_af, own_af, put
 from mailbot.games.flattop.units import Altitude, Side
 
 

@@ -32,9 +32,9 @@ from mailbot.games.flattop.combat.survivors import (
     survivor_points,
     survivors_in_water,
 )
+from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.orders.types import Disembark, Offload, Rescue
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import Altitude, Side
 from mailbot.games.flattop.victory import VictoryRules, VpEntry
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mailbot.games.flattop.combat import sub_phase
+from mailbot.games.flattop.hour import sub_phase
+from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.observation.observe import (
     Spotting,
     Target,
@@ -20,7 +21,6 @@ from mailbot.games.flattop.observation.observe import (
     surface_observation,
 )
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import Side
 
 

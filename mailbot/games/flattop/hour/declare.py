@@ -19,15 +19,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mailbot.games.flattop.combat.air_phase import is_interceptor
 from mailbot.games.flattop.combat.battle import STRIKE, Battle, Strike, Target, label_target
 from mailbot.games.flattop.combat.cap import warning_hexes
 from mailbot.games.flattop.combat.intel import makeup, makeup_sentence
-from mailbot.games.flattop.combat.sub_phase import dive_under_air, submerged
+from mailbot.games.flattop.hour.air_phase import is_interceptor
+from mailbot.games.flattop.hour.resolve_observe import standing_observation
+from mailbot.games.flattop.hour.sub_phase import dive_under_air, submerged
+from mailbot.games.flattop.hour.turn import Turn, own_af
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.observation.observe import af_target
-from mailbot.games.flattop.observation.resolve_observe import standing_observation
-from mailbot.games.flattop.turn import Turn, own_af
 from mailbot.games.flattop.units import AirFormation, Side
 
 

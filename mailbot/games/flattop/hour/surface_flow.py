@@ -24,7 +24,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from mailbot.games.flattop.combat import intel
-from mailbot.games.flattop.combat.aftermath import SURFACE, put_ships, score_planes
 from mailbot.games.flattop.combat.battle import BHT, BREAKTHROUGH, ENGAGE, GUNNERY, TORPEDO, SurfaceFight
 from mailbot.games.flattop.combat.damage import launch_note
 from mailbot.games.flattop.combat.kit import kit
@@ -50,11 +49,12 @@ from mailbot.games.flattop.combat.surface import (
     torpedoes_allowed,
     why_silent,
 )
+from mailbot.games.flattop.hour.aftermath import SURFACE, put_ships, score_planes
+from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.map.towing import tow_gunnery
 from mailbot.games.flattop.orders.types import BhtNumber, Engage, FireAt, FtOrder, Placement
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.turn import Turn
 from mailbot.games.flattop.units import Ship, ShipType, Side
 
 DEFAULT_BHT = 3  # design default for a silent side's secret number (the middle of 1-6)

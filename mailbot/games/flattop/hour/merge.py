@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mailbot.games.flattop.turn import Turn, own_af, put
+from mailbot.games.flattop.hour.turn import Turn, own_af, put
 from mailbot.games.flattop.units import AirFormation, Side
 
 RULE = "seed 003, 7"
