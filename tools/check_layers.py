@@ -31,8 +31,8 @@ TYPE_CHECKING``; and ``importlib.import_module`` with a string constant) and
 reports:
 
 * an import circle: modules that import each other, directly or round a longer
-  way (``KNOWN_CIRCLES`` lists the one circle left, to be removed; one listed that
-  is gone is reported too, so the list only shrinks);
+  way (``KNOWN_CIRCLES`` may list a circle being taken apart; it is empty, and one
+  listed that is gone is reported, so the list only shrinks);
 * an arrow up between the services subpackages (``SERVICES_LAYERS``: ``base/`` <-
   ``post/`` <- ``inbox/`` <- ``play/`` <- ``archive/``, ``health/`` beside play and
   archive), a services module outside those subpackages, services importing the
@@ -573,11 +573,7 @@ BELOW_SERVICES = (
     *(p.replace("/", ".") for p in PURE),
 )
 # Circles known and owned elsewhere, each to be removed (then its entry goes too).
-KNOWN_CIRCLES: tuple[frozenset[str], ...] = (
-    # sinking.py names DamageRules in an annotation (under TYPE_CHECKING) and damage.py imports
-    # sinking: Flat Top's own regrouping (issue 35) takes it apart.
-    frozenset({"mailbot.games.flattop.combat.damage", "mailbot.games.flattop.combat.sinking"}),
-)
+KNOWN_CIRCLES: tuple[frozenset[str], ...] = ()
 
 CIRCLE = "import circle"
 STALE_CIRCLE = "known circle is gone: remove it from KNOWN_CIRCLES"

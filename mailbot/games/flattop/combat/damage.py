@@ -705,7 +705,7 @@ def _sinking(
     if not after.destroyed:
         return after, None, []
     over = after.hits - after.damage
-    if not needs_roll(after.damage, rules):
+    if not needs_roll(after.damage, rules.sinking):
         sunk = replace(after, sinking=0, destroyed_turn=turn)
         return (
             sunk,
@@ -713,7 +713,7 @@ def _sinking(
             [f"{after.name} is destroyed and sinks at once (Damage Factor 1 or 2, {sinking.RULE})"],
         )
     roll = dice.d6(f"{label}/sinking delay", rule=sinking.RULE)
-    hours = sinking_hours(after.damage, roll.total, over, rules)
+    hours = sinking_hours(after.damage, roll.total, over, rules.sinking)
     why = f"{roll.text}, less {over} hit(s) beyond her Damage Factor" if over else roll.text
     doomed = replace(after, sinking=hours, destroyed_turn=turn)
     return doomed, roll.total, [_sinking_sentence(doomed, hours, why)]

@@ -33,13 +33,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mailbot.errors import GameError
 from mailbot.games.flattop.units import AirBoxes, Ship
-
-if TYPE_CHECKING:  # damage.py imports this module: the annotation only
-    from mailbot.games.flattop.combat.damage import DamageRules
 
 RULE = "seed 003, 15 Limited Intelligence 4 (delayed sinking)"
 FACES = 6  # the seed rolls 1d6
@@ -94,16 +91,16 @@ def _band(data: Mapping[str, Any]) -> SinkingBand:
     return SinkingBand(int(data["min_damage"]), None if high is None else int(high), hours)
 
 
-def sinking_hours(damage_factor: int, roll: int, over: int, rules: DamageRules) -> int:
+def sinking_hours(damage_factor: int, roll: int, over: int, table: SinkingTable) -> int:
     """The LI 4 delay for a 1d6 ``roll``, less an hour per hit ``over`` the Damage Factor (never < 0)."""
     if not 1 <= roll <= FACES:
         raise GameError(f"a sinking roll is 1d6, not {roll}")
-    return max(0, rules.sinking.band(damage_factor).hours[roll - 1] - max(0, over))
+    return max(0, table.band(damage_factor).hours[roll - 1] - max(0, over))
 
 
-def needs_roll(damage_factor: int, rules: DamageRules) -> bool:
+def needs_roll(damage_factor: int, table: SinkingTable) -> bool:
     """Whether a destroyed ship of this Damage Factor rolls for her delay (DF 1 or 2: "Always immediate")."""
-    return not rules.sinking.band(damage_factor).immediate
+    return not table.band(damage_factor).immediate
 
 
 def hours_pass(ship: Ship, *, turn: int | None = None) -> Ship:

@@ -70,15 +70,15 @@ def test_li4_delayed_sinking_table_cell_by_cell(damage_factor: int, roll: int) -
     hours; 6 or more: 1 to 6 hours. Delayed sinking times are considered randomly, rolling 1d6 and
     assigning each possible outcome an equal chance (so if a ship with a 5 DF is sunk, a roll of 1 or
     2 would be 1 hour delay, 3-4 would be 2, 5-6 would be 3.)"""
-    assert sinking_hours(damage_factor, roll, 0, RULES) == SEED_TABLE[damage_factor][roll - 1]
-    assert needs_roll(damage_factor, RULES) == (damage_factor >= 3)
+    assert sinking_hours(damage_factor, roll, 0, RULES.sinking) == SEED_TABLE[damage_factor][roll - 1]
+    assert needs_roll(damage_factor, RULES.sinking) == (damage_factor >= 3)
 
 
 def test_li4_the_wasp_sinks_in_two_hours_instead_of_four() -> None:
     """Seed 003, LI 4: "Each hit that a ship takes beyond its damage factor will drop an hour off of
     its sinking time. So if the Wasp takes 8 hits, two beyond its damage factor, and rolls a 4, it
     will sink in two hours instead of four."""
-    assert sinking_hours(6, 4, 2, RULES) == 2
+    assert sinking_hours(6, 4, 2, RULES.sinking) == 2
     result = hit(wasp(), 8, 4)
     ship = result.after
     assert (result.sinking_roll, ship.sinking, ship.destroyed_turn) == (4, 2, TURN)
@@ -162,4 +162,4 @@ def test_sunk_without_a_recorded_delay_is_sunk() -> None:
 
 def test_a_sinking_roll_is_one_d6() -> None:
     with pytest.raises(GameError):
-        sinking_hours(6, 7, 0, RULES)
+        sinking_hours(6, 7, 0, RULES.sinking)
