@@ -575,6 +575,13 @@ BELOW_SERVICES = (
 # Circles known and owned elsewhere, each to be removed (then its entry goes too).
 KNOWN_CIRCLES: tuple[frozenset[str], ...] = ()
 
+# A game's rules folders (its subpackages: Flat Top's air, combat, map, ...) sit below the
+# spine that runs its turn (a ``hour`` package) and never import it nor the saved state.
+SPINE = "hour"
+SPINE_STATE = "state"
+SPINE_FREE = frozenset({SPINE, "drawing", "worlds", "templates", "data"})
+UNDER_SPINE = "a rules folder imports the game's hour run or its state"
+
 CIRCLE = "import circle"
 STALE_CIRCLE = "known circle is gone: remove it from KNOWN_CIRCLES"
 UPWARD = "imports a services layer above or beside its own"
@@ -722,8 +729,20 @@ def _is_top(name: str) -> bool:
     return any(within(name, top) for top in TOP) or name.startswith(TOP_PREFIXES)
 
 
+def _spine_problem(source: str, target: str) -> str | None:
+    """A module of a game's rules folder (``mailbot.games.<game>.<folder>.*``) importing the
+    game's ``hour`` package or its ``state`` module."""
+    src, dst = source.split("."), target.split(".")
+    if len(src) < 5 or src[:2] != ["mailbot", "games"] or src[3] in SPINE_FREE or dst[:3] != src[:3]:
+        return None
+    return UNDER_SPINE if len(dst) >= 4 and dst[3] in (SPINE, SPINE_STATE) else None
+
+
 def arrow_problem(source: str, target: str) -> str | None:
     """Why ``source`` may not import ``target`` (both inside mailbot), or None when it may."""
+    spine = _spine_problem(source, target)
+    if spine:
+        return spine
     if _kit_module(source):  # a game's no-leak kit is test tooling: it reads data as the tests do
         return IMPORTS_TOP if _is_top(target) else None
     if within(source, SERVICES):

@@ -330,6 +330,7 @@ LOOSE = "services module outside the layers"
 IMPORTS_TOP = "imports the top (what builds and runs the moderator)"
 IMPORTS_SERVICES = "imports the services from below"
 STALE = "known circle is gone: remove it from KNOWN_CIRCLES"
+UNDER_SPINE = tool.UNDER_SPINE
 A, B, C = "mailbot/pkg/a.py", "mailbot/pkg/b.py", "mailbot/pkg/c.py"
 TYPING_ONLY = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from mailbot.pkg.a import A\n"
 LAZY = "def later():\n    from mailbot.pkg import a\n    return a\n"
@@ -430,6 +431,26 @@ def test_nothing_below_imports_the_services_or_the_top(tmp_path: Path) -> None:
     assert_reported(errors, games, IMPORTS_TOP, "mailbot.cli_ops")
     circle = "mailbot.app -> mailbot.services.play.games -> mailbot.cli_ops -> mailbot.app"
     assert_reported(errors, "mailbot/app.py", CIRCLE, circle)
+
+
+def test_a_rules_folder_may_not_import_the_hour_run_or_the_state(tmp_path: Path) -> None:
+    game = "mailbot/games/g"
+    files = {
+        f"{game}/__init__.py": "",
+        f"{game}/state.py": "",
+        f"{game}/hour/__init__.py": "",
+        f"{game}/hour/resolve.py": "from mailbot.games.g.combat import fire\n"
+        "from mailbot.games.g import state\n",
+        f"{game}/combat/__init__.py": "",
+        f"{game}/combat/fire.py": "from mailbot.games.g.hour import resolve\n",
+        f"{game}/combat/hits.py": "from mailbot.games.g.state import State\n",
+        f"{game}/game.py": "from mailbot.games.g.hour import resolve\n",
+    }
+    errors = run(tmp_path, files)
+    assert_reported(errors, f"{game}/combat/fire.py", UNDER_SPINE, "mailbot.games.g.hour.resolve")
+    assert_reported(errors, f"{game}/combat/hits.py", UNDER_SPINE, "mailbot.games.g.state")
+    # The spine and the plugin beside the folders import them and the state freely.
+    assert not [e for e in errors if "hour/resolve.py" in e or "game.py" in e]
 
 
 def test_mailbot_has_no_import_circle_left() -> None:

@@ -22,10 +22,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mailbot.core.game import Event
-from mailbot.games.flattop.air.operations import mf
 from mailbot.games.flattop.combat.battle import STRIKE
 from mailbot.games.flattop.combat.surface import disclosure
 from mailbot.games.flattop.hour import surface_flow
+from mailbot.games.flattop.hour.air_ops import mf
 from mailbot.games.flattop.map.movement import range_left, tf_allowance
 from mailbot.games.flattop.orders.checks import base_word, sum_boxes
 from mailbot.games.flattop.orders.subs import HELP as SUB_HELP

@@ -11,9 +11,9 @@ import pytest
 
 from mailbot.core.dice import FixedDice
 from mailbot.core.game import ProblemKind
-from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.interception import InterceptionTable, combat_possible
 from mailbot.games.flattop.air.landing import Landing, LandingTable, roll_landing
+from mailbot.games.flattop.hour import air_ops
 from mailbot.games.flattop.map.hexes import Hex, neighbours
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import (

@@ -124,9 +124,9 @@ def test_low_aircraft_that_spend_half_their_mp_in_the_hex_see_survivors_there(da
 def test_survivors_put_ashore_at_a_friendly_base_still_score(data: dict[str, Any]) -> None:
     """Seed 003: "Each survivor factor rescued that is still carried (or has been unloaded on
     friendly territory) at game's end is worth 2 VP ..." (DISEMBARK TF<n> at one's own base)."""
-    from mailbot.games.flattop.combat.kit import kit
     from mailbot.games.flattop.combat.survivors import Aboard, Carried
     from mailbot.games.flattop.hour.rescue import points_at_end
+    from mailbot.games.flattop.hour.rules import kit
 
     state = new(data)
     base = next(b for b in state.own_bases(Side.ALLIED) if b.hex is not None)

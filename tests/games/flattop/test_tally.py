@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from mailbot.games.flattop import GAME
-from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.fleet import SCUTTLED
 from mailbot.games.flattop.hour import aftermath
+from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.turn import LANDING
 from mailbot.games.flattop.map.weather import Cloud, storm_hexes
 from mailbot.games.flattop.state import FlatTopState

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
 from mailbot.games.flattop.combat.bht import HitTables
 from mailbot.games.flattop.combat.cap import CapTable
@@ -18,7 +19,6 @@ from mailbot.games.flattop.combat.crt import CombatTable, combat_table
 from mailbot.games.flattop.combat.damage import DamageRules
 from mailbot.games.flattop.combat.survivors import SurvivorTable
 from mailbot.games.flattop.map.towing import TowingTable
-from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.tabledata import ConfigKey
 from mailbot.games.flattop.units import AirFactors, AirFormation
 from mailbot.games.flattop.victory import VictoryRules
@@ -35,8 +35,9 @@ class Kit:
     towing: TowingTable
 
 
-def kit(state: FlatTopState) -> Kit:
-    return _kit(ConfigKey(state.config), state.crt)
+def kit_of(config: Mapping[str, Any], crt: str) -> Kit:
+    """The parsed tables of a game's ``config`` with the combat results table ``crt``."""
+    return _kit(ConfigKey(config), crt)
 
 
 @lru_cache(maxsize=16)  # bounded: every loaded state brings a new config object (its key)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from mailbot.games.flattop.combat.damage import PlaneLoss, ShipHit
-from mailbot.games.flattop.combat.kit import kit
+from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.units import Ship, Side
 from mailbot.games.flattop.victory import VpEntry, air_lost, record, ship_sunk

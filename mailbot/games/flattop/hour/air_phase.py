@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.combat.air_to_air import AirBattle, Flight, fight
 from mailbot.games.flattop.combat.cap import diving_cap, scramble_limit
 from mailbot.games.flattop.combat.kit import Kit, remove_factors
+from mailbot.games.flattop.hour import air_ops
 from mailbot.games.flattop.hour.turn import Turn, own_af, put
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Altitude, Side, TaskForce

@@ -15,9 +15,9 @@ from dataclasses import replace
 
 from mailbot.games.flattop.combat import intel
 from mailbot.games.flattop.combat.damage import HitKind, hit_base
-from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.surface import bombard, bombard_problems, surface_rules
 from mailbot.games.flattop.hour.aftermath import BOMBARDMENT, put_ships, score_planes
+from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.orders.types import Bombard
 from mailbot.games.flattop.units import Side

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mailbot.games.flattop.air import operations as air_ops
-from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.survivors import (
     Aboard,
     OffloadRequest,
@@ -32,6 +30,8 @@ from mailbot.games.flattop.combat.survivors import (
     survivor_points,
     survivors_in_water,
 )
+from mailbot.games.flattop.hour import air_ops
+from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.orders.types import Disembark, Offload, Rescue
 from mailbot.games.flattop.state import FlatTopState

@@ -44,12 +44,10 @@ from dataclasses import replace
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import EVERYONE, Event, Outcome
-from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.combat.battle import LOSSES
 from mailbot.games.flattop.combat.damage import hours_pass_tf, repair_base
-from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.fleet import FleetOrder, organise, tow, tow_holds
-from mailbot.games.flattop.hour import rescue, sub_phase, surface_flow
+from mailbot.games.flattop.hour import air_ops, rescue, sub_phase, surface_flow
 from mailbot.games.flattop.hour.aftermath import SINKING
 from mailbot.games.flattop.hour.bombard import bombardments
 from mailbot.games.flattop.hour.combat_phase import apply_rankings, run_combat
@@ -59,6 +57,7 @@ from mailbot.games.flattop.hour.resolve_intercept import run_intercepts
 from mailbot.games.flattop.hour.resolve_observe import observe_all
 from mailbot.games.flattop.hour.resolve_search import follow_shadowed, run_searches, run_shadowing
 from mailbot.games.flattop.hour.resolve_wind import turn_into_the_wind
+from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.turn import Turn, home_landings, jettison_aloft, lost_aloft
 from mailbot.games.flattop.initiative import roll_initiative
 from mailbot.games.flattop.map.arrivals import arrivals_due, pending, place_arrivals

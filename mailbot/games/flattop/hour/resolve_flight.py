@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from mailbot.games.flattop.air import operations as air_ops
+from mailbot.games.flattop.hour import air_ops
 from mailbot.games.flattop.hour.merge import RULE as MERGE_RULE
 from mailbot.games.flattop.hour.merge import merge_into
 from mailbot.games.flattop.hour.turn import Flight, Turn, land_af, own_af, put

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mailbot.games.flattop.air import operations as air_ops
-from mailbot.games.flattop.hour import sub_phase
+from mailbot.games.flattop.hour import air_ops, sub_phase
 from mailbot.games.flattop.hour.turn import Flight, Turn, land_af, own_af, put
 from mailbot.games.flattop.map.hexes import Hex, distance, line
 from mailbot.games.flattop.map.movement import move_task_force, plane_path

@@ -68,7 +68,6 @@ from typing import Any
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.battle import DEFAULT_PRIORITY, Battle
 from mailbot.games.flattop.combat.damage import ShipHit, launch_note
-from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.submarines import (
     SHIPS_OVERHEAD,
     Aim,
@@ -120,6 +119,7 @@ from mailbot.games.flattop.combat.submarines import (
     torpedoes_left,
 )
 from mailbot.games.flattop.hour.aftermath import ANTI_SUBMARINE, SUBMARINE, put_ships, score_planes
+from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.map.hexes import Hex, distance
 from mailbot.games.flattop.map.weather import sky, storm_hexes

@@ -26,7 +26,6 @@ from dataclasses import replace
 from mailbot.games.flattop.combat import intel
 from mailbot.games.flattop.combat.battle import BHT, BREAKTHROUGH, ENGAGE, GUNNERY, TORPEDO, SurfaceFight
 from mailbot.games.flattop.combat.damage import launch_note
-from mailbot.games.flattop.combat.kit import kit
 from mailbot.games.flattop.combat.surface import (
     Combatant,
     Engagement,
@@ -50,6 +49,7 @@ from mailbot.games.flattop.combat.surface import (
     why_silent,
 )
 from mailbot.games.flattop.hour.aftermath import SURFACE, put_ships, score_planes
+from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.map.towing import tow_gunnery

@@ -11,9 +11,9 @@ from functools import lru_cache
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Event
-from mailbot.games.flattop.air import operations as air_ops
 from mailbot.games.flattop.air.landing import roll_landing
-from mailbot.games.flattop.combat.kit import kit
+from mailbot.games.flattop.hour import air_ops
+from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.map.hexes import Hex, distance
 from mailbot.games.flattop.map.scenario import EntryHex
 from mailbot.games.flattop.map.towing import in_tow

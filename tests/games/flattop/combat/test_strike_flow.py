@@ -146,7 +146,7 @@ def test_standing_air_choices_are_read_and_kept() -> None:
 def test_hits_on_a_ship_already_sinking_score_her_once() -> None:
     """15 LI 4: "Hits taken after the ship is "sunk" but is still on the board will each reduce the
     time by an hour also": she may be struck again, and her points are scored once."""
-    from mailbot.games.flattop.combat.kit import kit
+    from mailbot.games.flattop.hour.rules import kit
     from mailbot.games.flattop.victory import record, ship_sunk
 
     state = big_strike()
@@ -174,7 +174,7 @@ def test_an_af_aiming_at_a_ship_gone_down_makes_no_attack() -> None:
     """18.2.1 / 21.8.2: AFs attack one after another; a ship sunk by the first is no target for the
     next (its bombs are not dropped on the base instead)."""
     from mailbot.games.flattop.combat.battle import ShipLabel, Strike, Target
-    from mailbot.games.flattop.combat.kit import kit
+    from mailbot.games.flattop.hour.rules import kit
     from mailbot.games.flattop.hour.strike import Allocation, Raid, Report, _bomb
     from mailbot.games.flattop.hour.turn import Turn
     from mailbot.games.flattop.units import Altitude
