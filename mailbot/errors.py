@@ -12,6 +12,7 @@
     ├── MailError                   anything about mail transport or format
     │   ├── MailTransportError      (also ConnectionError) IMAP/SMTP link trouble
     │   │   ├── ImapError           a NO/BAD answer, timeout or drop on IMAP
+    │   │   ├── OAuth2Error         the OAuth2 token endpoint refused or cannot be reached: an outage
     │   │   └── SmtpError           an SMTP failure
     │   │       ├── SmtpTransportError   the link is broken (connect, TLS, AUTH, 421/454/530/535,
     │   │       │                        timeout, drop): pause all sending, spend no letter's retries
@@ -69,6 +70,12 @@ class MailTransportError(MailError, ConnectionError):
 
 class ImapError(MailTransportError):
     """An IMAP command answered NO/BAD, timed out, or the connection dropped."""
+
+
+class OAuth2Error(MailTransportError):
+    """No access token for an OAuth2 login: the token endpoint cannot be reached, or it refused
+    (a revoked refresh token, a wrong client secret). Like a server that is down, the loops
+    pause and try again; the message says what to do and never holds a token."""
 
 
 class SmtpError(MailTransportError):

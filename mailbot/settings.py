@@ -12,14 +12,23 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from mailbot.errors import ConfigError
+from mailbot.mail.oauth2 import loopback_or_https
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,14 +37,66 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class OAuth2Settings(_Section):
+    """An OAuth2 login (Gmail, Microsoft 365): the refresh-token grant at ``token_url`` gives
+    the access tokens. Secrets come from the environment or from files, as passwords do."""
+
+    token_url: str = ""  # https only (http only to a loopback address, for tests)
+    client_id: str = ""
+    client_secret: SecretStr | None = None
+    client_secret_file: Path | None = None
+    refresh_token: SecretStr | None = None
+    refresh_token_file: Path | None = None  # read again at each refresh; a rotated token is written here
+    scope: str = ""  # empty: the scopes the refresh token was granted
+    mechanism: Literal["XOAUTH2", "OAUTHBEARER"] = "XOAUTH2"
+    cafile: Path | None = None  # CA for the token endpoint's certificate; unset: the system's
+    timeout: float = Field(default=30.0, gt=0)
+
+    @field_validator("token_url")
+    @classmethod
+    def _safe_url(cls, url: str) -> str:
+        # The refresh token and the client secret travel in the request.
+        problem = loopback_or_https(url) if url else None
+        if problem is not None:
+            raise ValueError(f"{url}: {problem}")
+        return url
+
+    def is_set(self) -> bool:
+        return self != OAuth2Settings()
+
+
+def _check_auth(
+    section: str, auth: str, oauth2: OAuth2Settings, password: object, password_file: object
+) -> None:
+    """The combinations that cannot be what was meant, each refused with what to change."""
+    if auth == "password":
+        if oauth2.is_set():
+            raise ValueError(
+                f'[{section}.oauth2] is set but {section}.auth is "password": set auth = "oauth2"'
+            )
+        return
+    if password is not None or password_file is not None:
+        raise ValueError(
+            f'{section}.auth = "oauth2" logs in with a token, not a password: remove {section}.password '
+            f"(MAILBOT_{section.upper()}__PASSWORD) and {section}.password_file"
+        )
+    missing = [key for key in ("token_url", "client_id") if not getattr(oauth2, key)]
+    if missing:
+        raise ValueError(
+            f'{section}.auth = "oauth2" needs ' + " and ".join(f"{section}.oauth2.{k}" for k in missing)
+        )
+
+
 class ImapSettings(_Section):
     host: str = "127.0.0.1"
     port: int = 993
     security: Literal["tls", "none"] = "tls"
     cafile: Path | None = None
     user: str = ""
+    auth: Literal["password", "oauth2"] = "password"
     password: SecretStr | None = None
     password_file: Path | None = None
+    oauth2: OAuth2Settings = Field(default_factory=OAuth2Settings)
     mailbox: str = "INBOX"
     processed_folder: str | None = None  # move handled mail here instead of flagging \Seen
     idle: bool = True
@@ -47,6 +108,11 @@ class ImapSettings(_Section):
     # Reconnecting never waits longer than this: a server that is back is read again within it.
     reconnect_max: float = Field(default=8.0, gt=0)
 
+    @model_validator(mode="after")
+    def _auth_combination(self) -> Self:
+        _check_auth("imap", self.auth, self.oauth2, self.password, self.password_file)
+        return self
+
 
 class SmtpSettings(_Section):
     host: str = "127.0.0.1"
@@ -54,8 +120,10 @@ class SmtpSettings(_Section):
     security: Literal["starttls", "tls", "none"] = "starttls"
     cafile: Path | None = None
     user: str = ""
+    auth: Literal["password", "oauth2"] = "password"
     password: SecretStr | None = None
     password_file: Path | None = None
+    oauth2: OAuth2Settings = Field(default_factory=OAuth2Settings)
     timeout: float = 30.0
     max_attempts: int = 10
     retry_base: float = 30.0  # seconds before the first retry; doubles each time
@@ -66,6 +134,13 @@ class SmtpSettings(_Section):
     reconnect_min: float = Field(default=0.5, gt=0)
     reconnect_max: float = Field(default=8.0, gt=0)
     connections: int = Field(default=3, ge=1, le=32)  # letters with the server at once
+
+    @model_validator(mode="after")
+    def _auth_combination(self) -> Self:
+        _check_auth("smtp", self.auth, self.oauth2, self.password, self.password_file)
+        if self.auth == "oauth2" and not self.user.strip():
+            raise ValueError('smtp.auth = "oauth2" needs smtp.user, the account the token is for')
+        return self
 
 
 class StoreSettings(_Section):
@@ -214,8 +289,13 @@ def incomplete(settings: Settings) -> list[str]:
         for key, value in (("host", imap.host), ("user", imap.user))
         if not value.strip()
     ]
-    problems += _password_problems("imap", imap.password, imap.password_file)
-    if smtp.user:  # without a user the bot does not log in (a local relay): no password needed
+    if imap.auth == "oauth2":
+        problems += _oauth2_problems("imap", imap.oauth2)
+    else:
+        problems += _password_problems("imap", imap.password, imap.password_file)
+    if smtp.auth == "oauth2":
+        problems += _oauth2_problems("smtp", smtp.oauth2)
+    elif smtp.user:  # without a user the bot does not log in (a local relay): no password needed
         problems += _password_problems("smtp", smtp.password, smtp.password_file)
     if sqlite_path_is_relative(settings.store.url):
         problems.append(
@@ -236,6 +316,23 @@ def _password_problems(section: str, password: SecretStr | None, file: Path | No
     if not file.is_file():
         return [f"{section}.password_file {file} does not exist"]
     return []
+
+
+def _oauth2_problems(section: str, oauth2: OAuth2Settings) -> list[str]:
+    """The refresh token is required; the client secret only where given as a file (Microsoft's
+    public clients have none, Google's desktop clients have one)."""
+    where, env = f"{section}.oauth2", f"MAILBOT_{section.upper()}__OAUTH2__"
+    problems = []
+    if oauth2.refresh_token is None and oauth2.refresh_token_file is None:
+        problems.append(
+            f"no {section} refresh token: set {env}REFRESH_TOKEN or {where}.refresh_token_file "
+            "(README: OAuth2 for Gmail and Microsoft 365)"
+        )
+    for key in ("refresh_token_file", "client_secret_file"):
+        file = getattr(oauth2, key)
+        if file is not None and not file.is_file():
+            problems.append(f"{where}.{key} {file} does not exist")
+    return problems
 
 
 def secret(value: SecretStr | None, file: Path | None, what: str) -> str:

@@ -23,7 +23,8 @@ from typing import Any
 import aioimaplib
 
 from mailbot.core.letter import RawMessage
-from mailbot.errors import ImapError
+from mailbot.errors import ImapError, OAuth2Error
+from mailbot.mail.oauth2 import FAILURE_ACK, Mechanism, OAuth2Login, sasl_response
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ class ImapConfig:
     processed_folder: str | None = None
     timeout: float = 30.0
     batch_size: int = 100
+    oauth2: OAuth2Login | None = None  # set: AUTHENTICATE with an access token instead of LOGIN
 
 
 class _NewsProtocol(aioimaplib.IMAP4ClientProtocol):  # type: ignore[misc]
@@ -59,11 +61,37 @@ class _NewsProtocol(aioimaplib.IMAP4ClientProtocol):  # type: ignore[misc]
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.news = False
+        self.failure_ack = ""
 
     def _untagged_response(self, line: bytes) -> Any:
         if _EXISTS.match(line):
             self.news = True
         return super()._untagged_response(line)
+
+    async def authenticate(self, mechanism: Mechanism, response: str) -> Any:
+        """``AUTHENTICATE mechanism response`` (SASL-IR, RFC 4959), the response kept out of the
+        debug log. aioimaplib has XOAUTH2 only, logs its base64 (the token, merely encoded) and
+        hangs when the server answers a refused token with an error challenge."""
+        async with self.state_condition:
+            self.failure_ack = FAILURE_ACK[mechanism]
+            command = aioimaplib.Command("AUTHENTICATE", self.new_tag(), mechanism, response, loop=self.loop)
+            answer = await self.execute(command, scrub=response)
+            if answer.result == "OK":
+                self.state = aioimaplib.AUTH
+                for line in answer.lines:
+                    if b"CAPABILITY" in line:
+                        self.capabilities |= set(line.decode().replace("CAPABILITY", "").strip().split())
+            self.state_condition.notify_all()
+            return answer
+
+    def _continuation(self, line: bytes) -> None:
+        pending = self.pending_sync_command
+        if pending is not None and pending.name == "AUTHENTICATE":
+            # The server refused the token and explains in a challenge; the client's answer
+            # ends the exchange and brings the tagged NO (RFC 7628 §3.2.3).
+            self.transport.write(self.failure_ack.encode("ascii") + b"\r\n")
+            return
+        super()._continuation(line)
 
 
 class _Client(aioimaplib.IMAP4):  # type: ignore[misc]
@@ -166,10 +194,33 @@ class ImapSource:
             conn_lost_cb=lambda _exc: self._lost.set(),
         )
         await self._call("greeting", self._greeting(), ok=False)
-        await self._call("LOGIN", self._imap.login(cfg.user, cfg.password))
+        if cfg.oauth2 is None:
+            await self._call("LOGIN", self._imap.login(cfg.user, cfg.password))
+        else:
+            await self._oauth2_login(cfg.oauth2)
         response = await self._call("SELECT", self._imap.select(cfg.mailbox))
         self._imap.protocol.news = False  # SELECT's EXISTS is the count, not news: the first search reads all
         return self._uidvalidity(response.lines)
+
+    async def _oauth2_login(self, login: OAuth2Login) -> None:
+        """AUTHENTICATE with an access token; one the server refuses is renewed and tried once more
+        (it may have been revoked or have expired early). A token endpoint that fails is an
+        outage like a server that is down: an :class:`ImapError` the reader backs off on."""
+        cfg, what = self.config, f"AUTHENTICATE {login.mechanism}"
+        answer: Any = None
+        for _ in range(2):
+            try:
+                token = await login.tokens.token()
+            except OAuth2Error as exc:
+                raise ImapError(f"IMAP login: {exc}") from exc
+            response = sasl_response(login.mechanism, cfg.user, token, cfg.host, cfg.port)
+            answer = await self._call(
+                what, self._imap.protocol.authenticate(login.mechanism, response), ok=False
+            )
+            if answer.result == "OK":
+                return
+            login.tokens.invalidate(token)
+        raise ImapError(f"IMAP {what} refused a fresh access token for {cfg.user}: {answer.lines[-1:]!r}")
 
     async def _greeting(self) -> Any:
         await self._imap.wait_hello_from_server()

@@ -25,6 +25,7 @@ from mailbot.errors import (
     SmtpTemporaryError,
     SmtpTransportError,
 )
+from mailbot.mail.oauth2 import FAILURE_ACK, OAuth2Login, sasl_response
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,7 @@ class SmtpConfig:
     timeout: float = 30.0
     local_hostname: str = "mailbot.localhost"
     connections: int = 1  # at most this many at once; fewer when the server refuses more
+    oauth2: OAuth2Login | None = None  # set: AUTH with an access token for ``user`` instead of a password
 
 
 # Replies that speak about the link or the login, never about one letter (RFC 5321, RFC 4954):
@@ -123,8 +125,27 @@ class SmtpSink:
         await client.connect()
         if client.is_ehlo_or_helo_needed:
             await client.ehlo()  # the extensions (SMTPUTF8) must be known before MAIL
-        if self.config.user:
+        if self.config.oauth2 is not None:
+            await self._oauth2_login(client, self.config.oauth2)
+        elif self.config.user:
             await client.login(self.config.user, self.config.password)
+
+    async def _oauth2_login(self, client: aiosmtplib.SMTP, login: OAuth2Login) -> None:
+        """AUTH with an access token; one the server refuses is renewed and tried once more.
+        A token endpoint that fails raises :class:`OAuth2Error`, a link trouble for the outbox."""
+        cfg = self.config
+        refused: aiosmtplib.SMTPAuthenticationError | None = None
+        for _ in range(2):
+            token = await login.tokens.token()
+            response = sasl_response(login.mechanism, cfg.user, token, cfg.host, cfg.port)
+            try:
+                await _auth(client, login, response)
+                return
+            except aiosmtplib.SMTPAuthenticationError as exc:
+                refused = exc
+                login.tokens.invalidate(token)
+        assert refused is not None
+        raise refused
 
     async def _acquire(self) -> aiosmtplib.SMTP:
         """A connected client for this caller alone; opens one while under the limit, else waits."""
@@ -238,6 +259,18 @@ class SmtpSink:
         for client in idle:
             self._open -= 1
             await _quit(client)
+
+
+async def _auth(client: aiosmtplib.SMTP, login: OAuth2Login, response: str) -> None:
+    """``AUTH mechanism response``; a refused token comes back as a 334 error challenge, which
+    the client answers to get the final 535 (RFC 7628 §3.2.3). aiosmtplib has XOAUTH2 only."""
+    if login.mechanism.lower() not in client.server_auth_methods:
+        raise aiosmtplib.SMTPAuthenticationError(504, f"the server does not offer AUTH {login.mechanism}")
+    answer = await client.execute_command(b"AUTH", login.mechanism.encode(), response.encode("ascii"))
+    if answer.code == aiosmtplib.SMTPStatus.auth_continue:
+        answer = await client.execute_command(FAILURE_ACK[login.mechanism].encode("ascii"))
+    if answer.code != aiosmtplib.SMTPStatus.auth_successful:
+        raise aiosmtplib.SMTPAuthenticationError(answer.code, answer.message)
 
 
 async def _quit(client: aiosmtplib.SMTP) -> None:

@@ -327,7 +327,7 @@ auth_failure_delay = 0
 mail_location = maildir:~/Maildir
 # Speed; the rig's mail is thrown away anyway.
 mail_fsync = never
-passdb {
+${oauth2}passdb {
   driver = passwd-file
   args = ${rig}/passwd
 }
@@ -382,6 +382,29 @@ service auth {
 """)
 
 
+# With ``oauth2_introspection_url``: XOAUTH2 and OAUTHBEARER logins, the token checked by asking that
+# URL (RFC 7662 introspection, as Dovecot does with a real provider). Only those two mechanisms go to
+# this passdb, and a token it refuses is refused (no other passdb compares it with a password).
+_OAUTH2_PASSDB = string.Template("""\
+auth_mechanisms = plain login xoauth2 oauthbearer
+passdb {
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = ${rig}/dovecot-oauth2.conf.ext
+  result_failure = return-fail
+}
+""")
+
+_OAUTH2_CONF = string.Template("""\
+introspection_mode = post
+introspection_url = ${url}
+force_introspection = yes
+username_attribute = username
+active_attribute = active
+active_value = true
+""")
+
+
 class Dovecot:
     """A private Dovecot instance on free loopback ports, configured in a temp dir.
 
@@ -397,8 +420,10 @@ class Dovecot:
         accounts: Mapping[str, str] | None = None,
         hostname: str = SERVER_HOSTNAME,
         startup_timeout: float = 10.0,
+        oauth2_introspection_url: str | None = None,
     ) -> None:
         self.dir = Path(rigdir) if rigdir is not None else _make_rigdir()
+        self.oauth2_introspection_url = oauth2_introspection_url
         self._owns_dir = rigdir is None
         self.host = host
         self.hostname = hostname
@@ -444,6 +469,12 @@ class Dovecot:
         self.passwd_path.write_text(
             "".join(f"{addr}:{{PLAIN}}{pw}::::::\n" for addr, pw in self.accounts.items()), encoding="utf-8"
         )
+        oauth2 = ""
+        if self.oauth2_introspection_url is not None:
+            oauth2 = _OAUTH2_PASSDB.substitute(rig=str(self.dir))
+            (self.dir / "dovecot-oauth2.conf.ext").write_text(
+                _OAUTH2_CONF.substitute(url=self.oauth2_introspection_url), encoding="utf-8"
+            )
         self.conf_path.write_text(
             _DOVECOT_CONF.substitute(
                 user=user,
@@ -456,6 +487,7 @@ class Dovecot:
                 imap_port=self.imap_port,
                 imaps_port=self.imaps_port,
                 lmtp_port=self.lmtp_port,
+                oauth2=oauth2,
             ),
             encoding="utf-8",
         )
@@ -860,6 +892,45 @@ class DovecotSASL:
 
         return await asyncio.wait_for(exchange(), self.timeout)
 
+    async def converse(
+        self, mechanism: str, initial: bytes, answer: Callable[[bytes], Awaitable[bytes | None]]
+    ) -> str | None:
+        """Run one SASL exchange of any mechanism Dovecot offers (XOAUTH2, OAUTHBEARER) through its
+        auth-client protocol: ``initial`` is the client's first response, ``answer`` relays a
+        challenge to the client and returns its reply (None: it gave up). The user name Dovecot
+        authenticated, or None when it refused."""
+
+        async def exchange() -> str | None:
+            reader, writer = await asyncio.open_unix_connection(self.socket_path)
+            req_id = str(self._next_id)
+            self._next_id += 1
+            try:
+                writer.write(f"VERSION\t1\t2\nCPID\t{os.getpid()}\n".encode())
+                while (line := await reader.readline()) != b"DONE\n":
+                    if not line:
+                        return None
+                resp = base64.b64encode(initial).decode("ascii")
+                writer.write(
+                    f"AUTH\t{req_id}\t{mechanism}\tservice={self.service}\tsecured\tresp={resp}\n".encode()
+                )
+                while True:
+                    fields = (await reader.readline()).decode(errors="replace").rstrip("\n").split("\t")
+                    if len(fields) < 2 or fields[1] != req_id or fields[0] not in {"OK", "CONT"}:
+                        return None
+                    if fields[0] == "OK":
+                        user = next((f[5:] for f in fields[2:] if f.startswith("user=")), "")
+                        return user
+                    reply = await answer(base64.b64decode(fields[2]) if len(fields) > 2 else b"")
+                    if reply is None:
+                        return None
+                    writer.write(f"CONT\t{req_id}\t{base64.b64encode(reply).decode('ascii')}\n".encode())
+            finally:
+                writer.close()
+                with contextlib.suppress(OSError):
+                    await writer.wait_closed()
+
+        return await asyncio.wait_for(exchange(), self.timeout)
+
     def __call__(
         self, server: SMTP, session: Session, envelope: Envelope, mechanism: str, auth_data: Any
     ) -> AuthResult:
@@ -985,6 +1056,34 @@ class DovecotLMTPHandler:
         if password is None:
             return AuthResult(success=False, handled=True)
         return await self._login(login, password)
+
+    async def _bearer(self, server: SMTP, mechanism: str, args: list[str]) -> AuthResult:
+        """XOAUTH2 and OAUTHBEARER, passed through to Dovecot (which asks the token's introspection
+        URL, as Postfix with ``smtpd_sasl_type = dovecot`` would have it do); Dovecot's error
+        challenge for a refused token goes to the client as a 334, as Gmail's and Outlook's."""
+        initial = await self._b64_arg(server, args, "")
+        if initial is None:
+            return AuthResult(success=False, handled=True)
+        user: str | None = None
+        if self.sasl is not None:
+
+            async def relay(challenge: bytes) -> bytes | None:
+                reply = await server.challenge_auth(challenge)
+                return reply if isinstance(reply, bytes) else None
+
+            try:
+                user = await self.sasl.converse(mechanism, initial, relay)
+            except (OSError, TimeoutError, binascii.Error):
+                user = None
+        if user is None:
+            return AuthResult(success=False, handled=False)
+        return AuthResult(success=True, auth_data=LoginPassword(user.encode(), b""))
+
+    async def auth_XOAUTH2(self, server: SMTP, args: list[str]) -> AuthResult:
+        return await self._bearer(server, "XOAUTH2", args)
+
+    async def auth_OAUTHBEARER(self, server: SMTP, args: list[str]) -> AuthResult:
+        return await self._bearer(server, "OAUTHBEARER", args)
 
     async def close(self) -> None:
         await self.pool.close()
@@ -1252,8 +1351,18 @@ class MailRig:
     ``with MailRig() as rig:`` or ``start()``/``stop()``; ``stop()`` is also registered with atexit.
     """
 
-    def __init__(self, *, smtp_auth: bool = True, imap_timeout: float = 10.0, keep_dir: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        smtp_auth: bool = True,
+        imap_timeout: float = 10.0,
+        keep_dir: bool = False,
+        oauth2_introspection_url: str | None = None,
+    ) -> None:
+        """``oauth2_introspection_url``: Dovecot (IMAP, and SMTP AUTH through it) also takes XOAUTH2
+        and OAUTHBEARER logins, asking that URL whether a token is good (``testing.oauth2server``)."""
         self.host = LOCALHOST
+        self.oauth2_introspection_url = oauth2_introspection_url
         self.dir: Path | None = None
         self.dovecot: Dovecot | None = None
         self.smtp: SmtpFrontEnd | None = None
@@ -1285,7 +1394,9 @@ class MailRig:
         self._final_errors = None
         atexit.register(self.stop)
         try:
-            self.dovecot = Dovecot(self.dir, host=self.host)
+            self.dovecot = Dovecot(
+                self.dir, host=self.host, oauth2_introspection_url=self.oauth2_introspection_url
+            )
             self.dovecot.start()
             self.imap_port = self.dovecot.imap_port
             self.imaps_port = self.dovecot.imaps_port
