@@ -128,13 +128,18 @@ def oauth2_logins(settings: Settings) -> tuple[OAuth2Login | None, OAuth2Login |
 
 
 def _token_source(section: str, s: OAuth2Settings) -> TokenSource:
+    return TokenSource(oauth2_client(section, s))
+
+
+def oauth2_client(section: str, s: OAuth2Settings) -> OAuth2Client:
+    """The token endpoint's client for ``[section.oauth2]``; its secrets are read when used."""
     where = f"{section}.oauth2"
-    where_file = (
+    put = (
         f"{where}.refresh_token_file"
         if s.refresh_token_file
         else f"MAILBOT_{section.upper()}__OAUTH2__REFRESH_TOKEN"
     )
-    client = OAuth2Client(
+    return OAuth2Client(
         token_url=s.token_url,
         client_id=s.client_id,
         client_secret=_read_secret(s.client_secret, s.client_secret_file, f"{where}.client_secret_file"),
@@ -146,9 +151,8 @@ def _token_source(section: str, s: OAuth2Settings) -> TokenSource:
         cafile=str(s.cafile) if s.cafile else None,
         refresh_token_file=s.refresh_token_file,
         where=where,
-        renew_hint=f"run `mailbot oauth2 authorize` and put the new refresh token in {where_file}",
+        renew_hint=f"run `mailbot oauth2 authorize --for {section}` and put the new refresh token in {put}",
     )
-    return TokenSource(client)
 
 
 def _read_secret(value: SecretStr | None, file: Path | None, what: str) -> str:

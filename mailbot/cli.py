@@ -13,6 +13,7 @@ import typer
 
 from mailbot.cli_game import game_app
 from mailbot.cli_inbound import inbound_app
+from mailbot.cli_oauth2 import oauth2_app
 from mailbot.cli_ops import (
     ConfigOption,
     bot_or_exit,
@@ -38,6 +39,7 @@ app.add_typer(simulate_app, name="simulate")
 app.add_typer(game_app, name="game")
 app.add_typer(outbox_app, name="outbox")
 app.add_typer(inbound_app, name="inbound")
+app.add_typer(oauth2_app, name="oauth2")
 app.command("envelope")(envelope)
 app.command("status")(status)
 

@@ -15,16 +15,18 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import hashlib
 import ipaddress
 import json
 import logging
 import os
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 
@@ -269,3 +271,95 @@ class OAuth2Login:
 
     tokens: TokenSource
     mechanism: Mechanism = "XOAUTH2"
+
+
+# -- the first refresh token: the authorization-code grant with PKCE (RFC 6749 §4.1, RFC 7636) ---
+
+#: where the browser is sent after the consent; nothing listens there: the user copies the address
+#: the browser shows (Google's "Desktop app" clients take it as is; Microsoft wants it registered
+#: as a "Mobile and desktop applications" redirect URI)
+REDIRECT_URI = "http://localhost"
+GOOGLE_SCOPE = "https://mail.google.com/"
+MICROSOFT_SCOPE = (
+    "https://outlook.office.com/IMAP.AccessAsUser.All https://outlook.office.com/SMTP.Send offline_access"
+)
+
+
+@dataclass(frozen=True)
+class Consent:
+    """One consent request: the address to open, and what the answer is checked against."""
+
+    url: str
+    state: str
+    verifier: str
+
+
+def provider_defaults(token_url: str) -> tuple[str, str] | None:
+    """(consent URL, scope) for Google's and Microsoft's token endpoints; None for others."""
+    parts = urlsplit(token_url)
+    if parts.hostname == "oauth2.googleapis.com":
+        return "https://accounts.google.com/o/oauth2/v2/auth", GOOGLE_SCOPE
+    if parts.hostname == "login.microsoftonline.com" and parts.path.endswith("/token"):
+        return token_url.removesuffix("/token") + "/authorize", MICROSOFT_SCOPE
+    return None
+
+
+def consent(auth_url: str, client_id: str, scope: str, user: str) -> Consent:
+    """The consent address: PKCE S256, a state against mix-ups; offline access and a fresh consent
+    asked of Google, or it gives no refresh token to a client it has seen before."""
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    state = secrets.token_urlsafe(16)
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT_URI,
+        "scope": scope,
+        "state": state,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "access_type": "offline",
+        "prompt": "consent",
+    }
+    if user:
+        query["login_hint"] = user
+    return Consent(f"{auth_url}?{urlencode(query)}", state, verifier)
+
+
+def code_from_redirect(pasted: str, state: str) -> str:
+    """The authorization code in the address the browser was sent to; OAuth2Error saying why not."""
+    query = parse_qs(urlsplit(pasted.strip()).query)
+    if "error" in query:
+        said = query.get("error_description", query["error"])[0]
+        raise OAuth2Error(f"the provider refused the consent: {query['error'][0]}: {said}")
+    if query.get("state", [""])[0] != state:
+        raise OAuth2Error("that address is not the answer to this consent request (its state differs)")
+    code = query.get("code", [""])[0]
+    if not code:
+        raise OAuth2Error("no code= in that address: paste the whole address the browser shows")
+    return code
+
+
+async def exchange_code(client: OAuth2Client, request: Consent, code: str) -> str:
+    """The refresh token given for the authorization code (RFC 6749 §4.1.3)."""
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": REDIRECT_URI,
+        "client_id": client.client_id,
+        "code_verifier": request.verifier,
+    }
+    if client.client_secret:
+        form["client_secret"] = client.client_secret
+    what = f"{client.where}: the token endpoint {client.token_url}"
+    answer = await post_form(
+        client.token_url, form, timeout=client.timeout, cafile=client.cafile, what=what, renew_hint=""
+    )
+    refresh = answer.get("refresh_token")
+    if not isinstance(refresh, str) or not refresh:
+        raise OAuth2Error(f"{what} gave no refresh token (Microsoft: is offline_access in the scope?)")
+    return refresh
+
+
+def save_refresh_token(path: Path, token: str) -> None:
+    _write_private(path, token + "\n")

@@ -12,6 +12,8 @@ Plain HTTP, one thread per request (Dovecot's auth process and mailbot ask at on
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import secrets
 import threading
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Self
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 CLIENT_ID = "mailbot-test-client"
 CLIENT_SECRET = "test-client-secret"
@@ -32,6 +34,9 @@ class _State:
     lifetime: float
     clock: Callable[[], float]
     grants: dict[str, str] = field(default_factory=dict)  # refresh token -> user
+    codes: dict[str, tuple[str, str, str]] = field(
+        default_factory=dict
+    )  # code -> (user, challenge, redirect)
     tokens: dict[str, tuple[str, float]] = field(default_factory=dict)  # access token -> (user, until)
     token_requests: int = 0
     introspections: int = 0
@@ -75,6 +80,15 @@ class TokenServer:
         with self.state.lock:
             self.state.grants[refresh] = user
         return refresh
+
+    def consent(self, address: str) -> str:
+        """What a browser does with a consent ``address`` once the user agreed (as its
+        ``login_hint``): the address it is sent to, with the code and the state."""
+        query = {k: v[0] for k, v in parse_qs(urlsplit(address).query).items()}
+        code = "code-" + secrets.token_urlsafe(12)
+        with self.state.lock:
+            self.state.codes[code] = (query["login_hint"], query["code_challenge"], query["redirect_uri"])
+        return f"{query['redirect_uri']}/?{urlencode({'state': query['state'], 'code': code})}"
 
     def revoke(self, refresh_token: str) -> None:
         """The user withdrew consent: the refresh token and every access token are dead."""
@@ -136,16 +150,35 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
 def _token(state: _State, form: dict[str, str]) -> tuple[int, dict[str, object]]:
     with state.lock:
         state.token_requests += 1
-        if form.get("grant_type") != "refresh_token":
-            return 400, {"error": "unsupported_grant_type"}
         if form.get("client_id") != CLIENT_ID or form.get("client_secret") != CLIENT_SECRET:
             return 401, {"error": "invalid_client", "error_description": "unknown client or wrong secret"}
+        grant = form.get("grant_type")
+        if grant == "authorization_code":
+            return _code_grant(state, form)
+        if grant != "refresh_token":
+            return 400, {"error": "unsupported_grant_type"}
         user = state.grants.get(form.get("refresh_token", ""))
         if user is None:
             return 400, {"error": "invalid_grant", "error_description": "Token has been expired or revoked."}
-        access = "at-" + secrets.token_urlsafe(24)
-        state.tokens[access] = (user, state.clock() + state.lifetime)
-        return 200, {"access_token": access, "token_type": "Bearer", "expires_in": state.lifetime}
+        return 200, _access(state, user)
+
+
+def _access(state: _State, user: str) -> dict[str, object]:
+    access = "at-" + secrets.token_urlsafe(24)
+    state.tokens[access] = (user, state.clock() + state.lifetime)
+    return {"access_token": access, "token_type": "Bearer", "expires_in": state.lifetime}
+
+
+def _code_grant(state: _State, form: dict[str, str]) -> tuple[int, dict[str, object]]:
+    """RFC 6749 §4.1.3 with the PKCE check of RFC 7636 §4.6; a code is good once."""
+    user, challenge, redirect = state.codes.pop(form.get("code", ""), ("", "", ""))
+    verifier = form.get("code_verifier", "").encode()
+    computed = base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).rstrip(b"=").decode()
+    if not user or computed != challenge or form.get("redirect_uri") != redirect:
+        return 400, {"error": "invalid_grant", "error_description": "bad code, verifier or redirect_uri"}
+    refresh = "rt-" + secrets.token_urlsafe(16)
+    state.grants[refresh] = user
+    return 200, {**_access(state, user), "refresh_token": refresh}
 
 
 def _introspect(state: _State, token: str) -> dict[str, object]:

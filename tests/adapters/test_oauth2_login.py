@@ -7,22 +7,28 @@ end hands XOAUTH2 and OAUTHBEARER to Dovecot's auth-client socket, as Postfix wi
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from mailbot.cli import app
 from mailbot.errors import ImapError, OAuth2Error, SmtpTransportError
+from mailbot.mail import oauth2
 from mailbot.mail.imap import ImapConfig, ImapSource
 from mailbot.mail.oauth2 import Mechanism, OAuth2Client, OAuth2Login, TokenSource
 from mailbot.mail.smtp import SmtpConfig, SmtpSink
 from mailbot.testing.mailrig import AsyncLMTP, MailRig
 from mailbot.testing.oauth2server import TokenServer
+
+T = TypeVar("T")
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +94,10 @@ async def _deliver(rig: MailRig, address: str, subject: str) -> None:
         await client.send_message("p@players.test", [address], msg.as_bytes())
     finally:
         await client.close()
+
+
+def await_(coroutine: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coroutine)
 
 
 async def _read_subjects(config: ImapConfig) -> list[str]:
@@ -223,3 +233,55 @@ def test_check_config_connect_gets_a_token_and_logs_in_to_both(
     assert smtp_line.startswith(
         f"connect failed: smtp {rig.host}:{rig.smtp_port} as {user}: OAuth2Error: imap.oauth2"
     )
+
+
+def test_authorize_gets_the_first_refresh_token(
+    rig: MailRig, auth: TokenServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in list(os.environ):
+        if name.startswith("MAILBOT_"):
+            monkeypatch.delenv(name)
+    user = rig.new_address()
+    refresh, secret = tmp_path / "refresh-token", tmp_path / "client-secret"
+    secret.write_text(auth.client_secret)
+    path = tmp_path / "mailbot.toml"
+    path.write_text(
+        f'[imap]\nuser = "{user}"\nauth = "oauth2"\n[imap.oauth2]\ntoken_url = "{auth.token_url}"\n'
+        f'client_id = "{auth.client_id}"\nclient_secret_file = "{secret}"\nrefresh_token_file = "{refresh}"\n'
+        'scope = "mail"\n'
+    )
+    consent_address = f"http://127.0.0.1:{auth.port}/authorize"
+    asked: list[oauth2.Consent] = []
+
+    def consent(*args: str) -> oauth2.Consent:
+        asked.append(real_consent(*args))
+        return asked[-1]
+
+    def browser(text: str) -> str:
+        """The game master opens the address, consents, and pastes where the browser went."""
+        assert "Paste" in text
+        return auth.consent(asked[-1].url)
+
+    real_consent = oauth2.consent
+    monkeypatch.setattr(oauth2, "consent", consent)
+    monkeypatch.setattr(typer, "prompt", browser)
+    result = CliRunner().invoke(
+        app, ["oauth2", "authorize", "--config", str(path), "--auth-url", consent_address]
+    )
+    assert result.exit_code == 0, (result.output, repr(result.exception))
+    assert asked[0].url in result.stdout and "code_challenge_method=S256" in asked[0].url
+    assert f"refresh token written to {refresh}" in result.stdout
+    assert refresh.stat().st_mode & 0o777 == 0o600
+    assert auth.state.grants[refresh.read_text().strip()] == user
+    assert refresh.read_text().strip() not in result.output
+    login = OAuth2Login(_tokens(auth, refresh), "XOAUTH2")
+    await_(_deliver(rig, user, "welcome"))
+    assert await_(_read_subjects(_imap(rig, user, login))) == ["welcome"]
+
+    monkeypatch.setattr(
+        typer, "prompt", lambda text: auth.consent(asked[-1].url).replace("state=", "state=x")
+    )
+    result = CliRunner().invoke(
+        app, ["oauth2", "authorize", "--config", str(path), "--auth-url", consent_address]
+    )
+    assert result.exit_code == 1 and "not the answer to this consent request" in result.stderr
