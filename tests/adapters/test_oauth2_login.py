@@ -59,6 +59,14 @@ def _tokens(auth: TokenServer, refresh_file: Path) -> TokenSource:
     return TokenSource(client)
 
 
+def _no_mailbot_environment(monkeypatch: pytest.MonkeyPatch, rig: MailRig) -> str:
+    """Only the settings file of the test counts; a fresh mailbox for it."""
+    for name in list(os.environ):
+        if name.startswith("MAILBOT_"):
+            monkeypatch.delenv(name)
+    return rig.new_address()
+
+
 def _account(rig: MailRig, auth: TokenServer, tmp_path: Path) -> tuple[str, TokenSource]:
     """A fresh mailbox, its refresh token in a file, and the token source reading that file."""
     user = rig.new_address()
@@ -201,10 +209,7 @@ async def test_a_wrong_client_secret_is_said(
 def test_check_config_connect_gets_a_token_and_logs_in_to_both(
     rig: MailRig, auth: TokenServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in list(os.environ):
-        if name.startswith("MAILBOT_"):
-            monkeypatch.delenv(name)
-    user = rig.new_address()
+    user = _no_mailbot_environment(monkeypatch, rig)
     refresh = tmp_path / "refresh-token"
     refresh.write_text(auth.grant(user))
     monkeypatch.setenv("MAILBOT_IMAP__OAUTH2__CLIENT_SECRET", auth.client_secret)
@@ -238,10 +243,7 @@ def test_check_config_connect_gets_a_token_and_logs_in_to_both(
 def test_authorize_gets_the_first_refresh_token(
     rig: MailRig, auth: TokenServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in list(os.environ):
-        if name.startswith("MAILBOT_"):
-            monkeypatch.delenv(name)
-    user = rig.new_address()
+    user = _no_mailbot_environment(monkeypatch, rig)
     refresh, secret = tmp_path / "refresh-token", tmp_path / "client-secret"
     secret.write_text(auth.client_secret)
     path = tmp_path / "mailbot.toml"
