@@ -33,6 +33,7 @@ CLIENT_SECRET = "test-client-secret"
 class _State:
     lifetime: float
     clock: Callable[[], float]
+    rotate: bool = False  # each refresh gives a new refresh token and retires the old one (Microsoft may)
     grants: dict[str, str] = field(default_factory=dict)  # refresh token -> user
     codes: dict[str, tuple[str, str, str]] = field(
         default_factory=dict
@@ -47,9 +48,14 @@ class TokenServer:
     """``with TokenServer() as auth:``; ``auth.grant(user)`` gives a refresh token for ``user``."""
 
     def __init__(
-        self, *, lifetime: float = 3600.0, host: str = "127.0.0.1", clock: Callable[[], float] = time.time
+        self,
+        *,
+        lifetime: float = 3600.0,
+        host: str = "127.0.0.1",
+        clock: Callable[[], float] = time.time,
+        rotate: bool = False,
     ) -> None:
-        self.state = _State(lifetime=lifetime, clock=clock)
+        self.state = _State(lifetime=lifetime, clock=clock, rotate=rotate)
         self._server = ThreadingHTTPServer((host, 0), _handler(self.state))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="token-server", daemon=True)
@@ -76,10 +82,8 @@ class TokenServer:
 
     def grant(self, user: str) -> str:
         """A new refresh token for ``user`` (what a consent in the browser would give)."""
-        refresh = "rt-" + secrets.token_urlsafe(16)
         with self.state.lock:
-            self.state.grants[refresh] = user
-        return refresh
+            return _new_grant(self.state, user)
 
     def consent(self, address: str) -> str:
         """What a browser does with a consent ``address`` once the user agreed (as its
@@ -160,7 +164,16 @@ def _token(state: _State, form: dict[str, str]) -> tuple[int, dict[str, object]]
         user = state.grants.get(form.get("refresh_token", ""))
         if user is None:
             return 400, {"error": "invalid_grant", "error_description": "Token has been expired or revoked."}
-        return 200, _access(state, user)
+        if not state.rotate:
+            return 200, _access(state, user)
+        del state.grants[form["refresh_token"]]
+        return 200, {**_access(state, user), "refresh_token": _new_grant(state, user)}
+
+
+def _new_grant(state: _State, user: str) -> str:
+    refresh = "rt-" + secrets.token_urlsafe(16)
+    state.grants[refresh] = user
+    return refresh
 
 
 def _access(state: _State, user: str) -> dict[str, object]:
@@ -176,9 +189,7 @@ def _code_grant(state: _State, form: dict[str, str]) -> tuple[int, dict[str, obj
     computed = base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).rstrip(b"=").decode()
     if not user or computed != challenge or form.get("redirect_uri") != redirect:
         return 400, {"error": "invalid_grant", "error_description": "bad code, verifier or redirect_uri"}
-    refresh = "rt-" + secrets.token_urlsafe(16)
-    state.grants[refresh] = user
-    return 200, {**_access(state, user), "refresh_token": refresh}
+    return 200, {**_access(state, user), "refresh_token": _new_grant(state, user)}
 
 
 def _introspect(state: _State, token: str) -> dict[str, object]:
