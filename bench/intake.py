@@ -56,7 +56,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cpu import CpuWindow  # a sibling bench script
 
-from mailbot.app import Bot, imap_config, utcnow
+from mailbot.app import Bot, utcnow
+from mailbot.connect import imap_config
 from mailbot.mail.imap import ImapSource
 from mailbot.services.base import queries
 from mailbot.services.play.games import GameSetup

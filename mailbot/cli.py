@@ -103,7 +103,7 @@ def check_config(
 
 
 def _check_connections(settings: Settings) -> None:
-    from mailbot.app import imap_config, smtp_config
+    from mailbot.connect import imap_config, smtp_config
     from mailbot.mail.probe import try_imap, try_smtp
 
     async def both() -> tuple[str, str]:

@@ -31,7 +31,7 @@ def authorize(
     config: ConfigOption = None,
 ) -> None:
     """Get a refresh token: open the address printed, consent, paste back where the browser went."""
-    from mailbot.app import oauth2_client
+    from mailbot.connect import oauth2_client
     from mailbot.mail.oauth2 import (
         code_from_redirect,
         consent,

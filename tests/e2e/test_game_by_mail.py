@@ -38,7 +38,7 @@ def _settings(rig: MailRig, bot: str, gm: str, workdir: Path) -> Settings:
 
 async def _cycle(bot: Bot) -> None:
     """One pass of what the running service does: read the mailbox, handle, tick, send."""
-    from mailbot.app import imap_config
+    from mailbot.connect import imap_config
     from mailbot.mail.imap import ImapSource
 
     source = ImapSource(imap_config(bot.settings))

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from mailbot.app import smtp_config
+from mailbot.connect import smtp_config
 from mailbot.errors import ConfigError, CrashInjected, SmtpTransportError
 from mailbot.services.post.outbox import Outbox, RetryPolicy
 from mailbot.settings import PROJECT_ROOT, Settings, SmtpSettings, load_settings

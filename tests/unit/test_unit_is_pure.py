@@ -19,6 +19,8 @@ IMPURE_MODULES = (
     "mailbot.letterproc",
     "mailbot.store.db",
     "mailbot.testing.mailrig",
+    "mailbot.testing.oauth2server",
+    "http.server",
     "tests.rig_fixtures",
     "tests.services",
 )
