@@ -53,6 +53,7 @@ from mailbot.services.play.endgame import ENDGAME_COMMANDS, Endgame
 from mailbot.services.play.games import Games
 from mailbot.services.play.gm import GM_COMMANDS, GmActions, GmMail
 from mailbot.services.play.mailgame import PLAYER_COMMANDS, MailGame
+from mailbot.services.play.observing import OBSERVER_COMMANDS, Observing
 from mailbot.services.play.reports import Reports
 from mailbot.services.play.sealing import Sealing
 from mailbot.services.play.turns import Turns
@@ -196,6 +197,8 @@ class Bot:
             clock=clock,
         )
         self.processor.register(ENDGAME_COMMANDS, endgame.handlers())
+        observing = Observing(letters=self.reports.observers, clock=clock)
+        self.processor.register(OBSERVER_COMMANDS, observing.handlers())
         self.started_at = clock()
         # Several workers may share a PostgreSQL store: this one's presence, and its roles.
         self.presence = Presence(self.engine)

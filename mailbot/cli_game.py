@@ -84,6 +84,9 @@ def create(
     ),
     reveal: str = typer.Option("", "--reveal", help="Dice seeds: 'each-step' or 'end' (default: by game)."),
     anonymous_press: bool = typer.Option(False, "--anonymous-press", help="Allow anonymous PRESS."),
+    observers: bool = typer.Option(
+        True, "--observers/--no-observers", help="Whether OBSERVE may add readers (public letters only)."
+    ),
     require_dkim: bool = typer.Option(False, "--require-dkim", help="Letters need a trusted DKIM pass."),
     vacation_days: int = typer.Option(14, "--vacation-days", min=0, help="Longest VACATION allowed."),
     late_limit: int = typer.Option(2, "--late-limit", min=1, help="Misses in a row before the GM is told."),
@@ -113,6 +116,7 @@ def create(
             reminders=reminders,
             late_limit=late_limit,
             anonymous_press=anonymous_press,
+            observers_allowed=observers,
             grace=grace_wait,
             early=early_wait,
             options=options,
@@ -193,6 +197,35 @@ def invite(
     _in_game(config, game_id, send, act)
 
 
+@game_app.command("observe")
+def observe(
+    game_id: int,
+    address: str,
+    remove: Annotated[bool, typer.Option("--remove", help="Stop the address observing the game.")] = False,
+    config: ConfigOption = None,
+    send: SendOption = False,
+) -> None:
+    """Add an observer (public letters and press to ALL, never a seat's report), or --remove one."""
+    from mailbot.services.play import observers
+    from mailbot.services.play.gm import GmError
+
+    watcher = address.strip().lower()
+
+    def act(bot: Any, session: Session, game: Any) -> str:
+        now = bot.clock()
+        if remove:
+            change = observers.remove(session, game, watcher, by="gm", now=now)
+        else:
+            change = observers.add(session, game, watcher, by="gm", now=now)
+        if change in (observers.Change.FORBIDDEN, observers.Change.FINISHED):
+            raise GmError(f"{address} not added: {change.value}")
+        if change is observers.Change.ADDED:
+            bot.reports.observers.welcome(session, game, watcher)
+        return f"{watcher} {change.value}"
+
+    _in_game(config, game_id, send, act)
+
+
 @game_app.command("list")
 def list_games(
     config: ConfigOption = None,
@@ -219,6 +252,7 @@ def show(game_id: int, config: ConfigOption = None) -> None:
     from mailbot.core.options import set_options
     from mailbot.services.base import queries
     from mailbot.services.base.gameoptions import option_specs
+    from mailbot.services.play.observers import observers as observer_rows
 
     def act(bot: Any, session: Session, game: Any) -> str:
         lines = [f"{game.title} ({game.plugin}/{game.scenario}), status {game.status.value}"]
@@ -226,6 +260,9 @@ def show(game_id: int, config: ConfigOption = None) -> None:
         lines.append(f"  options: {', '.join(chosen) or 'as the scenario sets them'}")
         for seat in queries.seats(session, game_id):
             lines.append(f"  seat {seat.name:10s} {seat.status.value:9s} {seat.address or '(open)'}")
+        watchers = [row.address for row in observer_rows(session, game_id)]
+        allowed = "" if game.observers_allowed else " (this game takes no observers)"
+        lines.append(f"  observers: {', '.join(watchers) or 'none'}{allowed}")
         lines += bot.mailgame.status_lines(session, game, None)
         return "\n".join(lines)
 

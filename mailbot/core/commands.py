@@ -50,6 +50,31 @@ BASIC_COMMANDS: tuple[CommandSpec, ...] = (
 # player commands (``mailbot.services.play.mailgame``), so it is in HELP where a game is played.
 ARCHIVE_COMMAND = CommandSpec("ARCHIVE", "ARCHIVE", "your letters and the game so far, as a .zip")
 
+# Reading a game without playing it (the judges' OBSERVE): handled by
+# ``mailbot.services.play.observing``, from any address.
+OBSERVER_COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec(
+        "OBSERVE",
+        "OBSERVE <game>",
+        "read a game without playing: its public letters, announcements and press to ALL",
+        aliases=("WATCH",),
+    ),
+    CommandSpec(
+        "UNOBSERVE", "UNOBSERVE <game>", "stop the letters of a game you observe", aliases=("UNWATCH",)
+    ),
+)
+
+# A game as a letter names it: its number ("3") or its tag ("DU-3", any case).
+_GAME_REFERENCE = re.compile(r"^(?:[A-Za-z]{2}-)?(?P<number>\d{1,9})$")
+
+
+def game_reference(text: str) -> int | None:
+    """The game number ``text`` names (``3``, ``DU-3``, ``du-3``), or None: OBSERVE and the
+    like take either, as LIST shows both."""
+    found = _GAME_REFERENCE.match(text.strip())
+    return int(found.group("number")) if found else None
+
+
 # "Re:", "Fwd:", "AW:", "SV:", "[list tag]" and the like in front of a subject.
 _SUBJECT_PREFIX = re.compile(r"^\s*((re|fwd?|aw|sv|wg|tr)\s*(\[\d+\])?\s*:\s*|\[[^\]]*\]\s*)", re.IGNORECASE)
 # Zero-width characters and BOMs that clients and copy-and-paste leave in a line.

@@ -27,6 +27,7 @@ from mailbot.core.dice import Dice
 #: the plug-in API of this module (docs/writing-a-game.md); the rest is the moderator's own
 __all__ = [
     "EVERYONE",
+    "OBSERVERS",
     "Accepted",
     "Event",
     "Game",
@@ -36,9 +37,11 @@ __all__ = [
     "Problem",
     "ProblemKind",
     "Setup",
+    "Spectated",
     "Step",
     "StepKind",
     "Tallied",
+    "public_events",
     "refuse_all",
 ]
 
@@ -47,6 +50,8 @@ OrderT = TypeVar("OrderT")
 
 #: The audience marker for facts every seat may see.
 EVERYONE: frozenset[str] = frozenset({"*"})
+#: Whom a public report (``Spectated.public_view``) is for: no seat of any game bears the name.
+OBSERVERS = "observers"
 
 
 @dataclass(frozen=True)
@@ -218,3 +223,20 @@ class Tallied(Protocol):
     summaries such as ``mailbot demo``'s ``battles:`` line. Counts everyone may know."""
 
     def tallies(self, state: Any) -> Mapping[str, int]: ...
+
+
+def public_events(events: Sequence[Event]) -> list[Event]:
+    """The events every seat is told (audience :data:`EVERYONE`): what an observer may read.
+    Not ``visible_to`` of some name: an observer is no seat, so no seat's audience is his."""
+    return [event for event in events if event.audience == EVERYONE]
+
+
+@runtime_checkable
+class Spectated(Protocol):
+    """Optional for a game: the report model an observer gets (OBSERVE, issue 33), rendered with
+    the game's own ``report`` templates. It must hold only what EVERY seat knows: no side's
+    units, orders, hand, map or seals, and of the events only :func:`public_events`. The no-leak
+    harness compares it across twin worlds with every seat's letters. A game without it gives
+    its observers the public events of each step, the step that opens and the result."""
+
+    def public_view(self, state: Any, events: Sequence[Event]) -> Mapping[str, Any]: ...

@@ -64,6 +64,7 @@ class Game(SQLModel, table=True):
     gm_address: str = Field(max_length=320)
     gm_secret: str = Field(max_length=64)
     anonymous_press: bool = False
+    observers_allowed: bool = True  # whether OBSERVE (and the GM's ``game observe``) may add readers
     require_dkim: bool = False  # letters must carry a passing DKIM result for the sender's domain
     reveal_at_end: bool = True  # hidden-information games reveal dice seeds only at the end
     options: dict[str, Any] = _json()
@@ -226,3 +227,18 @@ class ServerChain(SQLModel, table=True):
     # H^(i*STRIDE)(root) for i = 0, 1, ...: a round's element is then at most STRIDE hashes
     # away (``core.hashchain.element_from``), not up to ``length`` (secret like the root)
     checkpoints: list[str] = Field(default_factory=list, sa_type=sa.JSON)
+
+
+class Observer(SQLModel, table=True):
+    """An address that reads a game without playing it (OBSERVE, issue 33): it gets the public
+    letters of each step and the press sent to ALL, never a seat's report; its address is shown
+    to nobody but the GM."""
+
+    __tablename__ = "observer"
+    __table_args__ = (sa.UniqueConstraint("game_id", "address"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    address: str = Field(max_length=320, index=True)
+    added_at: datetime = Field(sa_type=UTCDateTime)
+    added_by: str = Field(default="mail", max_length=16)  # "mail" (OBSERVE) or "gm" (the command line)

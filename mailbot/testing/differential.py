@@ -14,7 +14,11 @@ of what the seat receives to be identical, step after step:
 - the confirmation of its letter: the accepted lines, normalised, and every
   refusal with its reason;
 - its report: the view model, and the rendered text and HTML;
-- the events it may see (kind, text, data), and the game's end and result.
+- the events it may see (kind, text, data), and the game's end and result;
+- what an observer is sent (OBSERVE, issue 33): the public events, and for a game with a
+  public report (``core.game.Spectated``) its view and rendered text and HTML. An observer
+  knows less than any seat, so two worlds the seat cannot tell apart must write observers
+  the same letters too; they are compared with the seat's parts, step after step.
 
 This is what the moderator builds its letters from (confirmations, reports,
 STATUS, HISTORY, reminders and subjects are made of these parts), so a
@@ -55,7 +59,7 @@ from typing import Any
 from jinja2 import Environment
 
 from mailbot.core.dice import DiceStream, order_digest
-from mailbot.core.game import Event, Game, Outcome, Parsed, Step
+from mailbot.core.game import Event, Game, Outcome, Parsed, Spectated, Step, public_events
 from mailbot.registry import GamePackage
 from mailbot.testing.contract import numbered, render_report
 
@@ -198,7 +202,22 @@ def received(
         "report.txt": mask_hashes(render_report(env, package, view, "txt")),
         "report.html": mask_hashes(render_report(env, package, view, "html")),
         "events": _canonical(seen),
-    }
+    } | observer_received(package, env, state, events)
+
+
+def observer_received(
+    package: GamePackage, env: Environment, state: Any, events: Sequence[Event]
+) -> dict[str, str]:
+    """The parts of an observer's letter: the public events, and the game's public report if it has one."""
+    game: Game[Any, Any] = package.game
+    public = public_events(events)
+    parts = {"observer events": _canonical([(e.kind, e.text, e.data) for e in public])}
+    if isinstance(game, Spectated):
+        view = game.public_view(state, public)
+        parts["observer view"] = _canonical(view)
+        parts["observer report.txt"] = mask_hashes(render_report(env, package, view, "txt"))
+        parts["observer report.html"] = mask_hashes(render_report(env, package, view, "html"))
+    return parts
 
 
 # -- two worlds, step by step -------------------------------------------------------------

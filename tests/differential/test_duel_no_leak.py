@@ -95,3 +95,18 @@ def test_a_defender_told_the_attackers_dice_is_found(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(view, "_defender_event", leaky)
     with pytest.raises(LeakFound, match=r"dice\)"):
         search()
+
+
+def test_an_observer_shown_the_referees_report_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Observers' letters are compared too (issue 33): a public report that were the referee's
+    (both splits, every die) differs between the worlds, and the same search finds it."""
+    from typing import Any
+
+    from mailbot.games.duel import DuelGame
+
+    def referees(game: DuelGame, state: Any, events: Any) -> Any:
+        return view.build_view(game.title, state, events, None, ())
+
+    monkeypatch.setattr(DuelGame, "public_view", referees)
+    with pytest.raises(LeakFound, match=r"observer (view|report)"):
+        search()

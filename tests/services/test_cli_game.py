@@ -256,3 +256,21 @@ def test_inject_closes_the_step_when_every_seat_is_in_or_says_why_not(env: str, 
     stranger = tmp_path / "stranger.eml"
     stranger.write_bytes(letter(sender="c@players.test", subject="PING", body="PING\n"))
     assert "no running game has a seat for c@players.test: no step to close" in _run("inject", str(stranger))
+
+
+def test_the_gm_adds_and_removes_observers_and_show_lists_them(env: str) -> None:
+    _run("game", "create", "--game", "duel", "--title", "Watched", "--deadline", "48h")
+    assert "w@watch.test added" in _run("game", "observe", "1", "W@watch.test")
+    assert "w@watch.test already observes" in _run("game", "observe", "1", "w@watch.test")
+    assert "observers: w@watch.test" in _run("game", "show", "1")
+    engine = db.make_engine(env)
+    with Session(engine) as session:
+        welcome = session.exec(select(Outbound).where(Outbound.recipient == "w@watch.test")).one()
+        assert "(observer)" in welcome.subject
+    engine.dispose()
+    assert "w@watch.test removed" in _run("game", "observe", "1", "w@watch.test", "--remove")
+    assert "observers: none" in _run("game", "show", "1")
+    _run("game", "create", "--game", "duel", "--title", "Private", "--deadline", "48h", "--no-observers")
+    refused = runner.invoke(app, ["game", "observe", "2", "w@watch.test"])
+    assert refused.exit_code == 1 and "this game takes no observers" in refused.output
+    assert "(this game takes no observers)" in _run("game", "show", "2")

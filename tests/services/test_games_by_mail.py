@@ -517,7 +517,10 @@ def test_list_by_mail_names_the_games_open_to_join_and_nothing_private(h: Harnes
     code = h.seat(game_id, "south").invite_code
     h.mail(SOUTH, "joining", f"JOIN {game_id} south {code}\n")
     (answer,) = to(h.mail("stranger@elsewhere.test", "list", "LIST\n"), "stranger@elsewhere.test")
-    assert "None at the moment." in text(answer) and "Test duel" not in text(answer)
+    joinable = text(answer).partition("== Games open to observers ==")[0]
+    assert "None at the moment." in joinable and "Test duel" not in joinable
+    # A running game is no longer open to join, but it is open to observers (OBSERVE).
+    assert f"{game_id} (DU-{game_id}) Test duel: duel, running" in text(answer)
 
 
 def test_the_gms_copy_of_anonymous_press_stays_anonymous_when_the_gm_plays_another_seat(h: Harness) -> None:

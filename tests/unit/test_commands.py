@@ -3,7 +3,17 @@
 
 from __future__ import annotations
 
-from mailbot.core.commands import BASIC_COMMANDS, CommandSpec, clean_subject, index_specs, read_commands
+import pytest
+
+from mailbot.core.commands import (
+    BASIC_COMMANDS,
+    OBSERVER_COMMANDS,
+    CommandSpec,
+    clean_subject,
+    game_reference,
+    index_specs,
+    read_commands,
+)
 
 SPECS = index_specs([*BASIC_COMMANDS, CommandSpec("ORDERS", "ORDERS", "send orders", takes_block=True)])
 
@@ -86,3 +96,22 @@ def test_full_width_letters_digits_and_spaces_are_read_as_ascii() -> None:
     (orders,) = reading.commands
     assert [line.text for line in orders.block] == ["ATTACK 1", "DEFEND 2"]
     assert [c.name for c in read_commands("ＨＥＬＰ", "", SPECS).commands] == ["HELP"]
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("3", 3), ("DU-3", 3), ("du-12", 12), (" FL-1 ", 1), ("", None), ("DU3", None), ("three", None),
+     ("DU-3 extra", None), ("-3", None), ("1234567890", None)],
+)  # fmt: skip
+def test_observe_takes_a_game_by_number_or_tag(text: str, number: int | None) -> None:
+    assert game_reference(text) == number
+
+
+def test_observe_and_unobserve_are_read_with_their_game() -> None:
+    specs = index_specs([*BASIC_COMMANDS, *OBSERVER_COMMANDS])
+    found = read_commands("", "observe DU-3\nUNOBSERVE 4\nwatch 5\n", specs)
+    assert [(c.name, c.args) for c in found.commands] == [
+        ("OBSERVE", ("DU-3",)),
+        ("UNOBSERVE", ("4",)),
+        ("OBSERVE", ("5",)),
+    ]

@@ -14,7 +14,18 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
-from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
+from mailbot.core.game import (
+    OBSERVERS,
+    Event,
+    Line,
+    Outcome,
+    Parsed,
+    Setup,
+    Step,
+    StepKind,
+    public_events,
+    refuse_all,
+)
 from mailbot.core.options import GameOption
 from mailbot.games.duel import view as report
 from mailbot.games.duel.orders import Context, DuelOrder, bid_of, parse_lines, split_of
@@ -98,6 +109,11 @@ class DuelGame:
 
     def view(self, state: DuelState, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:
         return report.build_view(self.title, state, events, seat, self.order_help(state, seat or ""))
+
+    def public_view(self, state: DuelState, events: Sequence[Event]) -> Mapping[str, Any]:
+        """What observers read (``core.game.Spectated``): the report of a name that is no seat, so
+        no split, no die of either seat, only the public events (bids, hits taken, hit points)."""
+        return report.build_view(self.title, state, public_events(events), OBSERVERS, ())
 
     def order_help(self, state: DuelState, seat: str) -> Sequence[str]:
         return report.order_help(state, seat)

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
-from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind
+from mailbot.core.game import OBSERVERS, Event, Line, Outcome, Parsed, Setup, Step, StepKind, public_events
 from mailbot.core.options import GameOption
 from mailbot.games.saltntar import combat
 from mailbot.games.saltntar.orders import Order, parse_orders
@@ -80,6 +80,11 @@ class SaltNTarGame:
 
     def view(self, state: State, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:
         return build_view(state, events, seat)
+
+    def public_view(self, state: State, events: Sequence[Event]) -> Mapping[str, Any]:
+        """What observers read (``core.game.Spectated``): every ship is in plain sight, so a seat's
+        report less its cards and order template, and its map."""
+        return {**build_view(state, public_events(events), OBSERVERS), "help": []}
 
     def order_help(self, state: State, seat: str) -> Sequence[str]:
         return order_help(state, seat)

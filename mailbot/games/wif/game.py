@@ -15,7 +15,18 @@ from typing import Any, ClassVar
 
 from mailbot.core.defaults import read_defaults
 from mailbot.core.dice import Dice
-from mailbot.core.game import Event, Line, Outcome, Parsed, Setup, Step, StepKind, refuse_all
+from mailbot.core.game import (
+    OBSERVERS,
+    Event,
+    Line,
+    Outcome,
+    Parsed,
+    Setup,
+    Step,
+    StepKind,
+    public_events,
+    refuse_all,
+)
 from mailbot.core.options import GameOption
 from mailbot.games.wif import view as report
 from mailbot.games.wif.orders import (
@@ -116,6 +127,11 @@ class WifTurnEndGame:
 
     def view(self, state: WifState, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:
         return report.build_view(self.title, state, events, seat, self.order_help(state, seat or ""))
+
+    def public_view(self, state: WifState, events: Sequence[Event]) -> Mapping[str, Any]:
+        """What observers read (``core.game.Spectated``): nothing here is hidden, so every seat's
+        report less its order help."""
+        return report.build_view(self.title, state, public_events(events), OBSERVERS, ())
 
     def order_help(self, state: WifState, seat: str) -> Sequence[str]:
         return report.order_help(state, seat)

@@ -83,6 +83,7 @@ class GameSetup:
     reminders: Sequence[timedelta] = (timedelta(hours=12),)
     late_limit: int = 2
     anonymous_press: bool = False
+    observers_allowed: bool = True
 
 
 # Built once with its values as parameters, as the queries of ``services.base.queries`` are.
@@ -127,6 +128,19 @@ class Games:
                 )
         return lines
 
+    @staticmethod
+    def open_to_observe(session: Session) -> list[str]:
+        """LIST's second part: the games not over that take observers (number, tag, title, game)."""
+        query = (
+            select(Game)
+            .where(col(Game.status) != GameStatus.FINISHED, col(Game.observers_allowed))
+            .order_by(col(Game.id))
+        )
+        return [
+            f"{row_id(game)} ({tag(game)}) {game.title}: {game.plugin}, {game.status.value}"
+            for game in session.exec(query)
+        ]
+
     # -- creating and joining ---------------------------------------------------
 
     def create(self, session: Session, setup: GameSetup) -> Game:
@@ -154,6 +168,7 @@ class Games:
             gm_address=setup.gm_address,
             gm_secret=new_token(8),
             anonymous_press=setup.anonymous_press,
+            observers_allowed=setup.observers_allowed,
             reveal_at_end=plugin.hidden_information,
             options=chosen,
             state={},  # set up when every seat has joined (start)

@@ -22,7 +22,7 @@ from mailbot.services.base import queries
 from mailbot.services.base.tags import new_salt, tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated, same_secret
 from mailbot.services.inbox.handling import Context, Handler, Reply
-from mailbot.services.play import dicemail
+from mailbot.services.play import dicemail, observers
 from mailbot.services.play.games import Games
 from mailbot.services.play.steps import contribute, letter_entropy, open_step_for, without_nonces
 from mailbot.services.post.letters import Draft, Postman
@@ -92,6 +92,11 @@ class MailGame:
         lines = Games.open_to_join(ctx.session)
         how = "To join: JOIN <game> <seat> <invite code>; the game master gives the invite code."
         reply.section("Games open to join", [*lines, "", how] if lines else ["None at the moment."])
+        watched = Games.open_to_observe(ctx.session)
+        watch = "To read one without playing: OBSERVE <game> (UNOBSERVE <game> stops it)."
+        reply.section(
+            "Games open to observers", [*watched, "", watch] if watched else ["None at the moment."]
+        )
 
     def join(self, command: Command, ctx: Context, reply: Reply) -> None:
         if len(command.args) != 3 or not command.args[0].isdigit():
@@ -118,6 +123,7 @@ class MailGame:
     def orders(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.gate.player(ctx, reply)
         if who is None:
+            observers.refused(command, ctx, reply, "orders")
             return
         if not single_orders_block(command, ctx, reply):
             return
@@ -319,6 +325,7 @@ class MailGame:
     def press(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.gate.player(ctx, reply)
         if who is None:
+            observers.refused(command, ctx, reply, "press")
             return
         target = command.args[0].lower() if command.args else ""
         seats = [
@@ -341,6 +348,10 @@ class MailGame:
                 now=self.clock(),
             )
         self._copy_press_to_gm(ctx, who, chosen, command, anonymous=anonymous)
+        if target == "all":  # broadcast press is public: observers read it as every seat does
+            self.games.reports.observers.press(
+                ctx.session, who.game, author, [line.text for line in command.block]
+            )
         # The chain goes into every archive, a seat's own included: an anonymous author stays out of it
         # (the GM still has the letter itself among the game's inbound mail).
         sender = "anonymous" if anonymous else who.seat.name

@@ -37,6 +37,7 @@ from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.base.queries import box_of
 from mailbot.services.base.tags import new_salt, tag, untagged
 from mailbot.services.base.transactions import kept
+from mailbot.services.play.observers import ObserverLetters
 from mailbot.services.post.letters import Draft, Postman
 from mailbot.services.post.outbox import Thread
 from mailbot.store.game_tables import ChainRow, Game, Report, Seat, SeatStatus, StepRow, row_id
@@ -142,6 +143,7 @@ class Reports:
         self.postman = postman
         self.renderer = renderer
         self.clock = clock
+        self.observers = ObserverLetters(postman=postman, renderer=renderer, clock=clock)
 
     def opening(self, session: Session, game: Game, first: StepRow | None) -> None:
         """Every seat's first report: the starting position and the first step with its deadline."""
@@ -162,6 +164,7 @@ class Reports:
                 session, game, seat.name, first, letter=letter, head=head, now=now, map_svg=svg
             )
             self.postman.post(session, letter, kind="report", now=now, rendered=kept_as)
+        self.observers.step(session, game, "the game begins", (), first, turn=first.turn if first else 0)
 
     def resolved(
         self,
@@ -205,6 +208,8 @@ class Reports:
                 session, game, seat.name, step, letter=letter, head=head, now=now, map_svg=svg
             )
             self.postman.post(session, letter, kind="report", now=now, rendered=kept_as)
+        more = f" and {len(quiet)} quiet step(s)" if quiet else ""
+        self.observers.step(session, game, f"{step.title} resolved{more}", events, nxt, turn=step.turn)
 
     @staticmethod
     def _map_section(letter: Draft, game: Game, seat: str, view: Mapping[str, Any], turn: int) -> str:
@@ -265,6 +270,7 @@ class Reports:
                 self.postman.post(
                     session, letter.section("The game log is closed", lines), kind="report", now=now
                 )
+        self.observers.notice(session, game, "the game is over", [game.result, *lines[:2]])
 
     @staticmethod
     def _defaults_section(letter: Draft, seat: str, defaults: Mapping[str, Sequence[str]]) -> None:
@@ -394,6 +400,7 @@ class Reports:
             if seat.status is SeatStatus.ACTIVE and seat.name not in skip:
                 letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] {title}").section(title, lines)
                 self.postman.post(session, letter, kind="announcement", now=self.clock())
+        self.observers.notice(session, game, title, lines)  # told every seat alike: public
 
     def deadline_moved(
         self,

@@ -24,6 +24,7 @@ from mailbot.services.base.queries import box_of, step_labels
 from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated
 from mailbot.services.inbox.handling import Context, Reply
+from mailbot.services.play import observers
 from mailbot.services.play.games import Games
 from mailbot.services.play.steps import contribute, open_step_for
 from mailbot.services.post.letters import Draft, Postman
@@ -48,6 +49,7 @@ class Sealing:
         """Store a sealed value; the sender gets a receipt, the others only hear that one arrived."""
         who = self.gate.player(ctx, reply)
         if who is None:
+            observers.refused(command, ctx, reply, "sealed values")
             return
         step = open_step_for(who, Command(command.name, (), command.line, command.text), ctx, reply)
         if step is None:
