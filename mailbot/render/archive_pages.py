@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The pages of a game's archive: a static site that opens from disk, with no server.
 
-Templates live in ``mailbot/templates/archive`` and get the view models below
-(never ORM objects), with ``StrictUndefined`` and autoescape on. Every link is
+Templates live in the top-level ``templates/archive`` (``mailbot/templates`` in the wheel)
+and get the view models below (never ORM objects), with ``StrictUndefined`` and autoescape on. Every link is
 relative (``up`` leads from a page back to the site's root), no page names an
 outside address, and every page carries the same inline style, readable at
 360 px and in dark mode. The collecting of what a page may show is the

@@ -9,7 +9,8 @@ Where templates come from, first match wins:
 
 1. the game master's override folder (``bot.template_overrides``), laid out
    like the names below, e.g. ``flattop/report.txt.j2`` or ``common/reply.txt.j2``;
-2. ``common/<name>``: the shared letters in ``mailbot/templates/common``;
+2. ``common/<name>``: the shared letters in the top-level ``templates/common`` (shipped
+   inside the package as ``mailbot/templates``, a link to it);
 3. ``<game name>/report``: the ``templates/`` folder of that game's package.
 
 The text part is re-wrapped at 72 columns (``wrap72``) so that it reads well in a

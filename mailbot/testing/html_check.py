@@ -6,7 +6,7 @@ A letter's HTML part must be ONE document that parses without a single error
 <head> and <body>, a viewport, a dark-mode stylesheet and no URL that would
 make the reader's client fetch anything. A game's ``report.html.j2`` renders a
 fragment that the letter places (block content only, see
-``mailbot/templates/common/letter.html.j2``).
+``templates/common/letter.html.j2``).
 
 Every check returns its findings as a list of sentences (empty: all well), so a
 test can show all of them at once; nothing here raises on bad HTML. html5lib is
