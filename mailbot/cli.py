@@ -142,22 +142,24 @@ def inject(
     settings = settings_or_exit(config)
     bot = bot_or_exit(settings)  # settings problems first (exit 2)
     existing_store_or_exit(settings)
-    bot.upgrade()
-    raw = message.read_bytes()
-    stored = bot.inject(raw)
-    if not stored:
-        typer.echo("duplicate: this message was stored before; nothing done")
-        return
-    bot.handle_letters()
-    if close:
-        sender = parseaddr(str(message_from_bytes(raw).get("From", "")))[1]
-        for line in bot.ticker.close_if_all_in(sender):
+    try:
+        bot.upgrade()
+        raw = message.read_bytes()
+        if not bot.inject(raw):
+            typer.echo("duplicate: this message was stored before; nothing done")
+            return
+        bot.handle_letters()
+        if close:
+            sender = parseaddr(str(message_from_bytes(raw).get("From", "")))[1]
+            for line in bot.ticker.close_if_all_in(sender):
+                typer.echo(line)
+        for line in recent_outbound(bot.engine):
             typer.echo(line)
-    for line in recent_outbound(bot.engine):
-        typer.echo(line)
-    if send:
-        report = asyncio.run(bot.outbox.send_due())
-        typer.echo(f"sent {report.sent}, retry later {report.retried}, failed {report.failed}")
+        if send:
+            report = asyncio.run(bot.outbox.send_due())
+            typer.echo(f"sent {report.sent}, retry later {report.retried}, failed {report.failed}")
+    finally:
+        bot.engine.dispose()  # as ``game`` commands do: no PostgreSQL connection outlives it
 
 
 archive_app = typer.Typer(help="Verifiable game archives.", no_args_is_help=True)
@@ -237,7 +239,11 @@ def db_upgrade(config: ConfigOption = None) -> None:
     from mailbot.store import db
 
     settings = settings_or_exit(config)
-    db.upgrade(db.make_engine(settings.store.url))
+    engine = db.make_engine(settings.store.url)
+    try:
+        db.upgrade(engine)
+    finally:
+        engine.dispose()  # a PostgreSQL connection left open would outlive the command
     typer.echo(f"database at the newest schema: {store_name(settings.store.url)}")
 
 

@@ -224,6 +224,17 @@ class Links:
             if kind == "reveal" and (p.get("step"), p.get("attempt")) == (step.key, step.attempt)
         }
 
+    def setup_awaited(self, setup: StepRow) -> dict[str, bool] | None:
+        """The set-up's chained seats, each True when nothing more is awaited from it: its
+        round-1 reveal is in, or its chain ended (REPLACE) so that none can come. None while
+        seats are still to join, or when none had a chain then (the set-up waits for nothing)."""
+        position, round_ = self.counted_at(setup)
+        closed = self.anchors(before=position) if round_ is not None and position >= 0 else {}
+        if not closed:
+            return None
+        revealed, now = self.reveals(setup), self.anchors()
+        return {seat: seat in revealed or now.get(seat) != anchor for seat, anchor in closed.items()}
+
     def chained(self, step: StepRow) -> dict[str, str] | None:
         """The step's chained seats with their reveals (``""``: none), or None: dice version 2."""
         position, round_ = self.counted_at(step)
@@ -333,9 +344,9 @@ def close_setup(session: Session, setup: StepRow, deadline: datetime, now: datet
 
 
 def setup_waits(session: Session, setup: StepRow) -> bool:
-    """Whether the set-up waits for round-1 reveals: its anchors are closed, some not revealed."""
-    chained = Links.read(session, setup.game_id).chained(setup)
-    return chained is not None and not all(chained.values())
+    """Whether the set-up waits for round-1 reveals: its anchors are closed, some still to come."""
+    awaited = Links.read(session, setup.game_id).setup_awaited(setup)
+    return awaited is not None and not all(awaited.values())
 
 
 def round_lines(session: Session, step: StepRow) -> list[str]:

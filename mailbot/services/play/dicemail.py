@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from mailbot.core import hashchain
+from mailbot.core import deadlines, hashchain
 from mailbot.core.commands import Command, CommandSpec
 from mailbot.services.base import chainlog, queries
 from mailbot.services.base.dicechain import Links, has_chain, setup_waits
@@ -93,6 +93,12 @@ def _reveal(command: Command, ctx: Context, who: Seated, step: StepRow | None, n
         return "your seat has no dice chain for this step (CHAIN counts from the next step)"
     if wanted != round_:
         return f"the open step is round {round_}, not {wanted}"
+    closing = step.deadline_at + timedelta(seconds=who.game.grace_seconds)
+    if ctx.row.received_at > closing:  # as for orders: the mail server's receipt time decides
+        zone = who.seat.timezone or who.game.timezone
+        return (
+            f"your letter reached the mail server after the deadline ({deadlines.local_time(closing, zone)})"
+        )
     known = links.reveals(step).get(who.seat.name)
     if known is not None:
         return "" if known == value else "you revealed another value for this round: it stands"
@@ -112,6 +118,8 @@ def _reveal(command: Command, ctx: Context, who: Seated, step: StepRow | None, n
 
 
 def _no_step(game: Game) -> str:
+    if game.status is GameStatus.PAUSED:
+        return "the game is paused: no reveal is taken until it goes on (you will be told)"
     if game.status is GameStatus.SETUP:
         # A reveal known before the last seat joins would let that seat choose its chain against it.
         return "the set-up's reveals are taken once every seat has joined: send it when asked"

@@ -314,15 +314,6 @@ class Games:
             self.postman, session, game, seats, chained=chained, setup=setup, now=self.clock()
         )
 
-    def setup_tick(self, session: Session, game: Game) -> str:
-        """A set-up waiting for round-1 reveals: rolled once they are all in, or at its deadline
-        (a missing reveal counts as withheld)."""
-        setup = queries.setup_step(session, queries.id_of(game))
-        if setup is None or not setupdice.due(session, game, setup, self.clock()):
-            return "idle"
-        self.start(session, game)
-        return "set-up rolled"
-
     def _welcome(self, session: Session, game: Game, seat: Seat, now: datetime) -> None:
         letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] Welcome to {game.title}")
         letter.section(

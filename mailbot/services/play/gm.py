@@ -22,6 +22,7 @@ from mailbot.services.base import dicechain, queries
 from mailbot.services.base.tags import new_salt, new_token
 from mailbot.services.inbox.auth import Gatekeeper
 from mailbot.services.inbox.handling import Context, Handler, Reply
+from mailbot.services.play import setupdice
 from mailbot.services.play.games import Games
 from mailbot.services.play.turns import Turns
 from mailbot.services.post.letters import Postman
@@ -76,17 +77,25 @@ class GmActions:
         title, lines = f"Game master: {action}", [*announce, f"Reason: {reason or '(none given)'}"]
         if moved is None:
             self.turns.reports.announce(session, game, title, lines)
+        elif moved.kind == "setup":
+            setupdice.deadline_moved(self.postman, session, game, moved, (title, lines), now=self.clock())
         else:
             self.turns.reports.deadline_moved(session, game, moved, title, lines, heading=heading)
 
     def _open(self, session: Session, game: Game) -> StepRow:
+        """The open step; the set-up only while it waits for its round-1 reveals, when it has a
+        deadline (before every seat has joined it has none to move, pause or force)."""
         step = queries.open_step(session, row_id(game))
         if step is None:
             raise GmError("no step is open")
+        if step.kind == "setup" and setupdice.facts(session, step) is None:
+            raise GmError("the set-up waits for every seat to join: it has no deadline yet")
         return step
 
     def pause(self, session: Session, game: Game, reason: str) -> str:
-        if game.status is not GameStatus.RUNNING:
+        if game.status is GameStatus.SETUP:
+            self._open(session, game)  # a set-up waiting for reveals pauses like a step
+        elif game.status is not GameStatus.RUNNING:
             raise GmError(f"the game is {game.status.value}")
         game.status, game.pause_reason = GameStatus.PAUSED, reason or "paused by the GM"
         session.add(game)
@@ -96,9 +105,11 @@ class GmActions:
     def resume(self, session: Session, game: Game, reason: str) -> str:
         if game.status is not GameStatus.PAUSED:
             raise GmError(f"the game is {game.status.value}")
-        game.status, game.pause_reason = GameStatus.RUNNING, ""
-        session.add(game)
         step = queries.open_step(session, row_id(game))
+        # A set-up paused while it waited for its reveals goes on waiting for them.
+        setup = step is not None and step.kind == "setup"
+        game.status, game.pause_reason = (GameStatus.SETUP if setup else GameStatus.RUNNING), ""
+        session.add(game)
         if step is None or step.deadline_at >= self.clock():
             self._log(session, game, "resume", reason, ["The game goes on."])
             return "resumed"
@@ -127,9 +138,17 @@ class GmActions:
 
     def force(self, session: Session, game: Game, reason: str) -> str:
         step = self._open(session, game)
-        self._log(session, game, "force", reason, [f"{step.title} is processed now."])
-        self.turns.process(session, game, step)
-        return f"{step.key} processed"
+        if step.kind != "setup":
+            self._log(session, game, "force", reason, [f"{step.title} is processed now."])
+            self.turns.process(session, game, step)
+            return f"{step.key} processed"
+        lines = ["The set-up is rolled now; a round-1 reveal not in counts as withheld."]
+        self._log(session, game, "force", reason, lines)
+        paused = game.status is GameStatus.PAUSED
+        self.games.start(session, game)
+        if paused:  # as a forced step of a paused game: it stays paused until RESUME
+            game.status = GameStatus.PAUSED
+        return "set-up rolled"
 
     def preview(self, session: Session, game: Game) -> list[str]:
         """Resolve a copy of the open step with a throwaway seed: never the real dice.
@@ -138,6 +157,8 @@ class GmActions:
         a sealed step is not resolved at all, because its values are still sealed.
         """
         step = self._open(session, game)
+        if step.kind == "setup":
+            return ["Preview of the set-up: not rolled; its dice wait for the round-1 reveals."]
         if step.kind == "sealed":
             held = queries.current_orders(session, row_id(step))
             return [

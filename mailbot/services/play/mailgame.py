@@ -22,7 +22,7 @@ from mailbot.services.base import queries
 from mailbot.services.base.tags import new_salt, tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated, same_secret
 from mailbot.services.inbox.handling import Context, Handler, Reply
-from mailbot.services.play import dicemail, observers
+from mailbot.services.play import dicemail, observers, setupdice
 from mailbot.services.play.games import Games
 from mailbot.services.play.steps import contribute, letter_entropy, open_step_for, without_nonces
 from mailbot.services.post.letters import Draft, Postman
@@ -288,8 +288,10 @@ class MailGame:
         ]
         if step is None:
             return [*lines, game.result] if game.result else lines
-        held = queries.current_orders(session, row_id(step))
         zone = (seat.timezone if seat else "") or game.timezone
+        if step.kind == "setup":
+            return [*lines, *setupdice.status_lines(session, step, zone)]
+        held = queries.current_orders(session, row_id(step))
         missing = [name for name in step.owing if name not in held]
         return [
             *lines,

@@ -11,15 +11,15 @@ seat joined would let that seat choose its chain (a passphrase) knowing it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
-from mailbot.core import deadlines
+from mailbot.core import deadlines, lifecycle
 from mailbot.services.base import dicechain, queries
 from mailbot.services.base.tags import tag
 from mailbot.services.post.letters import Draft, Postman
-from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, StepState
+from mailbot.store.game_tables import ChainRow, Game, Seat, SeatStatus, StepRow, StepState
 
 
 def welcome_lines(session: Session, game: Game) -> list[str]:
@@ -91,16 +91,13 @@ def ask_reveals(
     now: datetime,
 ) -> None:
     """Tell every seat that the set-up waits for the chained seats' round-1 reveals, and until when."""
-    number = queries.id_of(game)
     for seat in seats:
         by = deadlines.local_time(setup.deadline_at, seat.timezone or game.timezone)
         if seat.name in chained:
             lines = [
-                "Every seat has joined. The set-up dice wait for your say:",
-                "send the line that",
-                f"  python3 verify.py reveal {number} {seat.name} 1",
-                f"prints, by {by}.",
-                "Without it the set-up is rolled then, your reveal counted as withheld.",
+                "Every seat has joined. The set-up dice wait for the round-1 reveals",
+                f"of the seats with a dice chain ({', '.join(chained)}), yours too:",
+                *_send_reveal(game, seat, by),
             ]
         else:
             lines = [
@@ -112,11 +109,115 @@ def ask_reveals(
         postman.post(session, letter.section("The set-up dice", lines), kind="announcement", now=now)
 
 
-def due(session: Session, game: Game, setup: StepRow, now: datetime) -> bool:
-    """Whether a set-up waiting for reveals is to be rolled now: all in, or the deadline passed."""
-    if game.status is not GameStatus.SETUP or setup.state is not StepState.OPEN:
-        return False
-    if dicechain.Links.read(session, setup.game_id).counted_at(setup)[0] < 0:
-        return False  # seats still to join
-    closing = setup.deadline_at + timedelta(seconds=game.grace_seconds)
-    return now >= closing or not dicechain.setup_waits(session, setup)
+def _send_reveal(game: Game, seat: Seat, by: str) -> list[str]:
+    return [
+        "send the line that",
+        f"  python3 verify.py reveal {queries.id_of(game)} {seat.name} 1",
+        f"prints, by {by}.",
+        "Without it the set-up is rolled then, your reveal counted as withheld.",
+    ]
+
+
+# -- the wait for the reveals: a deadline like any other ----------------------------------
+
+
+def facts(
+    session: Session, setup: StepRow
+) -> tuple[lifecycle.StepFacts, dict[str, lifecycle.SeatFacts]] | None:
+    """The set-up waiting for its round-1 reveals as the lifecycle's plain values, so that its
+    deadline, reminders and interlock are an orders step's: the chained seats owe, a seat has
+    "sent" once nothing more is awaited from it, and the wait opened when the anchors closed.
+    None when it waits for no reveal (seats still to join, or no chain then)."""
+    awaited = dicechain.Links.read(session, setup.game_id).setup_awaited(setup)
+    if setup.state is not StepState.OPEN or awaited is None:
+        return None
+    seats = {seat.name: seat for seat in queries.seats(session, setup.game_id)}
+    found = {
+        name: lifecycle.SeatFacts(
+            name,
+            sent=done,
+            away=name in seats and seats[name].away(setup.deadline_at),
+            active=name in seats and seats[name].status is SeatStatus.ACTIVE,
+            missed_in_row=seats[name].missed_in_row if name in seats else 0,
+        )
+        for name, done in awaited.items()
+    }
+    opened = lifecycle.StepFacts(
+        setup.key,
+        tuple(sorted(awaited)),
+        _closed_at(session, setup),
+        setup.deadline_at,
+        None,
+        tuple(setup.reminders_sent),
+    )
+    return opened, found
+
+
+def _closed_at(session: Session, setup: StepRow) -> datetime:
+    """When every seat had joined and the set-up's anchors were closed (``setup-reveals``)."""
+    query = select(ChainRow.created_at).where(
+        ChainRow.game_id == setup.game_id, ChainRow.kind == "setup-reveals"
+    )
+    return session.exec(query.order_by(col(ChainRow.position).desc())).first() or setup.opened_at
+
+
+def remind(
+    postman: Postman, session: Session, game: Game, setup: StepRow, seat: Seat, *, now: datetime
+) -> None:
+    """A reminder to a chained seat whose round-1 reveal is still missing (as for orders)."""
+    by = deadlines.local_time(setup.deadline_at, seat.timezone or game.timezone)
+    letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] Reminder: set-up reveal due")
+    lines = ["The set-up dice still wait for your say:", *_send_reveal(game, seat, by)]
+    postman.post(
+        session, letter.section("Your set-up reveal is still missing", lines), kind="reminder", now=now
+    )
+
+
+def deadline_moved(
+    postman: Postman,
+    session: Session,
+    game: Game,
+    setup: StepRow,
+    announced: tuple[str, Sequence[str]],
+    *,
+    now: datetime,
+) -> None:
+    """A GM action moved the deadline of the set-up's wait for reveals: every active seat is
+    told; a seat whose reveal is still awaited is asked for it again, by the new deadline."""
+    found = facts(session, setup)
+    owing = {name for name, seat in found[1].items() if not seat.sent} if found is not None else set()
+    for seat in queries.seats(session, setup.game_id):
+        if seat.status is not SeatStatus.ACTIVE:
+            continue
+        by = deadlines.local_time(setup.deadline_at, seat.timezone or game.timezone)
+        letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] New deadline for the set-up dice")
+        letter.section(*announced)
+        if seat.name in owing:
+            letter.section(
+                "Your set-up reveal", ["The set-up dice wait for your say:", *_send_reveal(game, seat, by)]
+            )
+        else:
+            letter.section(
+                "The set-up dice",
+                [f"They are rolled once the awaited reveals are in, by {by} at the latest."],
+            )
+        postman.post(session, letter, kind="deadline", now=now)
+
+
+def status_lines(session: Session, setup: StepRow, zone: str) -> list[str]:
+    """STATUS of a game in set-up: the seats still to join, or the reveals awaited and until when
+    (seats named as every player may know them: by seat)."""
+    found = facts(session, setup)
+    if found is None:
+        still = [
+            seat.name
+            for seat in queries.seats(session, setup.game_id)
+            if seat.status is not SeatStatus.ACTIVE
+        ]
+        return [f"Set-up: waiting for every seat to join (still open: {', '.join(still) or 'none'})"]
+    missing = [name for name, seat in found[1].items() if not seat.sent]
+    return [
+        "Open step: setup (its dice wait for the round-1 reveals)",
+        f"Deadline: {deadlines.local_time(setup.deadline_at, zone)}",
+        f"Reveals still to come: {', '.join(missing) or 'nobody'}",
+    ]

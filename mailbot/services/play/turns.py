@@ -23,6 +23,7 @@ from mailbot.core import lifecycle
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Line, Outcome
 from mailbot.services.base import chainlog, dicechain, queries
+from mailbot.services.play import setupdice
 from mailbot.services.play.games import Games, resolved_payload
 from mailbot.services.play.reports import Reports
 from mailbot.store.game_tables import (
@@ -271,7 +272,7 @@ class Turns:
         interlock sees it (``watch``); returns what was done."""
         now = self.clock()
         if game.status is GameStatus.SETUP:
-            return self.games.setup_tick(session, game)  # a set-up waiting for its reveals
+            return self._setup_tick(session, game, watch, now)
         step = queries.open_step(session, row_id(game))
         if game.status is not GameStatus.RUNNING or step is None:
             return "idle"
@@ -285,6 +286,34 @@ class Turns:
             return f"processed ({decision.why})"
         if decision.action is lifecycle.Action.REMIND:
             self._remind(session, game, step, decision, now)
+            return "reminded"
+        return "idle"
+
+    def _setup_tick(self, session: Session, game: Game, watch: lifecycle.Watch, now: datetime) -> str:
+        """A set-up waiting for round-1 reveals keeps a deadline like any step's: reminders to the
+        seats whose reveal is missing, the interlock at the deadline, and rolled when every
+        awaited reveal is in or at the deadline (a missing one counts as withheld)."""
+        setup = queries.setup_step(session, row_id(game))
+        found = None if setup is None else setupdice.facts(session, setup)
+        if setup is None or found is None:
+            return "idle"  # seats still to join
+        opened, seats = found
+        if lifecycle.all_in(opened, seats):
+            self.games.start(session, game)
+            return "set-up rolled (every reveal is in)"
+        decision = lifecycle.decide(opened, seats, policy(game, self.max_missed_share), watch, now)
+        if decision.action is lifecycle.Action.PAUSE:
+            self.pause(session, game, decision.why)
+            return "paused"
+        if decision.action is lifecycle.Action.PROCESS:
+            self.games.start(session, game)
+            return f"set-up rolled ({decision.why})"
+        if decision.action is lifecycle.Action.REMIND:
+            setup.reminders_sent = [*setup.reminders_sent, *decision.marks]
+            session.add(setup)
+            for seat in queries.seats(session, row_id(game)):
+                if seat.name in decision.remind:
+                    setupdice.remind(self.reports.postman, session, game, setup, seat, now=now)
             return "reminded"
         return "idle"
 
