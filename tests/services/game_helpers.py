@@ -56,6 +56,20 @@ class Harness:
             game = self.bot.games.create(session, setup)
             return int(game.id or 0)
 
+    def create_flattop(self) -> int:
+        """A Flat Top game of the small test scenario, its seats open."""
+        setup = GameSetup(
+            plugin="flattop",
+            scenario="test-small",
+            title="Coral Sea",
+            deadline="48h",
+            timezone="Europe/Berlin",
+            gm_address=GM,
+            reminders=(),
+        )
+        with Session(self.bot.engine) as session, session.begin():
+            return int(self.bot.games.create(session, setup).id or 0)
+
     def seat(self, game_id: int, name: str) -> Seat:
         with Session(self.bot.engine) as session:
             found = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.name == name)).one()

@@ -21,7 +21,6 @@ import pytest
 from sqlmodel import Session, col, select
 
 from mailbot.services.base import queries
-from mailbot.services.play.games import GameSetup
 from mailbot.store.game_tables import Game, GameStatus
 from mailbot.store.models import Outbound
 from tests.services.game_helpers import Harness, parse, tag_of, text, to
@@ -301,17 +300,7 @@ def test_a_gmail_html_reply_quoting_the_template_unchanged_is_no_orders(h: Harne
 
 
 def test_a_flat_top_report_sent_back_with_its_template_edited_is_the_orders(h: Harness) -> None:
-    setup = GameSetup(
-        plugin="flattop",
-        scenario="test-small",
-        title="Coral Sea",
-        deadline="48h",
-        timezone="Europe/Berlin",
-        gm_address=GM,
-        reminders=(),
-    )
-    with Session(h.bot.engine) as session, session.begin():
-        game_id = int(h.bot.games.create(session, setup).id or 0)
+    game_id = h.create_flattop()
     h.invite(game_id, "allied", NORTH)
     letters = h.flush()
     h.invite(game_id, "japanese", SOUTH)
