@@ -66,6 +66,9 @@ class Attachment:
     content: bytes
     maintype: str
     subtype: str
+    #: without angle brackets; set, the part is shown inside the HTML part (``<img src="cid:...">``):
+    #: it goes beside that part in a multipart/related, as ``add_related`` puts it
+    content_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,14 +98,23 @@ def reply_subject(subject: str) -> str:
 
 
 def compose(out: Outgoing) -> bytes:
-    """The message as bytes with CRLF line ends, ready for SMTP."""
+    """The message as bytes with CRLF line ends, ready for SMTP.
+
+    The shape is the library's: multipart/alternative of the text and the HTML part; the HTML
+    part and the pictures it shows inline (``Attachment.content_id``) in a multipart/related;
+    the whole in a multipart/mixed with the other attachments, when there are any.
+    """
     headers = b"".join(_headers(out))
-    alternative = _multipart(
-        "alternative", [_text_part(out.body.text, "plain", first=True), _text_part(out.body.html, "html")]
-    )
-    if not out.attachments:
+    inline = [item for item in out.attachments if item.content_id]
+    attached = [item for item in out.attachments if not item.content_id]
+    html = _text_part(out.body.html, "html", first=bool(inline))
+    if inline:
+        # add_related keeps MIME-Version on the part it turns into the multipart/related
+        html = b"MIME-Version: 1.0\r\n" + _multipart("related", [html, *map(_inline_part, inline)])
+    alternative = _multipart("alternative", [_text_part(out.body.text, "plain", first=True), html])
+    if not attached:
         return headers + alternative
-    parts = [alternative, *(_attachment_part(item) for item in out.attachments)]
+    parts = [alternative, *(_attachment_part(item) for item in attached)]
     return headers + _multipart("mixed", parts)
 
 
@@ -280,6 +292,21 @@ def _crlf(payload: bytes) -> bytes:
 def _attachment_part(item: Attachment) -> bytes:
     head = _attachment_head(item.maintype, item.subtype, item.filename)
     return head + _crlf(base64.encodebytes(item.content))  # 57 bytes a line, as the library's 78-char limit
+
+
+def _inline_part(item: Attachment) -> bytes:
+    """A picture the HTML part shows by its Content-ID, as ``add_related`` writes it (inline, named)."""
+    part = EmailMessage(policy=POLICY)
+    part.set_content(
+        b"",
+        maintype=item.maintype,
+        subtype=item.subtype,
+        cid=f"<{item.content_id}>",
+        filename=item.filename,
+        disposition="inline",
+    )
+    head = part.as_bytes().partition(b"\r\n\r\n")[0] + b"\r\n\r\n"
+    return head + _crlf(base64.encodebytes(item.content))
 
 
 @lru_cache(maxsize=256)

@@ -12,6 +12,7 @@ import copy
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -325,11 +326,40 @@ def start(h: Harness, plugin: str, scenario: str, seats: dict[str, str]) -> int:
 
 
 def maps_in(letter: Any) -> list[tuple[str, bytes]]:
+    """The pictures of a letter, wherever they stand (a map is shown inside the HTML part)."""
     return [
         (part.get_filename(), part.get_content())
-        for part in letter.iter_attachments()
+        for part in letter.walk()
         if part.get_content_type() == "image/png"
     ]
+
+
+def shape(part: Any) -> Any:
+    """A letter's MIME tree as nested (type, parts) pairs."""
+    kind = part.get_content_type()
+    return (kind, [shape(sub) for sub in part.iter_parts()]) if part.is_multipart() else kind
+
+
+def test_a_report_shows_its_map_inside_the_html_part_and_names_it_in_the_text(h: Harness) -> None:
+    """Issue 32: the HTML part shows the map inline (``cid:``), the text part names the picture;
+    a calendar entry stays an attachment beside them."""
+    start(h, "flattop", "test-small", FLATTOP)
+    letters = h.flush()
+    for seat, address in FLATTOP.items():
+        (report,) = [m for m in to(letters, address) if "] T1 0500 D1: " in m["Subject"]]
+        related = ("multipart/related", ["text/html", "image/png"])
+        assert shape(report) == (
+            "multipart/mixed",
+            [("multipart/alternative", ["text/plain", related]), "text/calendar"],
+        )
+        html = report.get_body(preferencelist=("html",)).get_content()
+        (picture,) = [p for p in report.walk() if p.get_content_type() == "image/png"]
+        cid = str(picture["Content-ID"]).strip("<>")
+        assert picture.get_content_disposition() == "inline"
+        assert re.findall(r'<img src="cid:([^"]+)"', html) == [cid]
+        text = report.get_body(preferencelist=("plain",)).get_content()
+        assert f"see the attached picture {picture.get_filename()}" in " ".join(text.split())
+        assert picture.get_filename() == f"map-{seat}-turn1.png"
 
 
 FLATTOP = {"allied": "allied@players.test", "japanese": "japanese@players.test"}

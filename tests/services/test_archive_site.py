@@ -235,8 +235,10 @@ def _map_letters(h: Harness, game_id: int, png: bytes, svg: str) -> None:
     with Session(h.bot.engine) as session, session.begin():
         for seat in session.exec(select(Seat).where(Seat.game_id == game_id)).all():
             letter = Draft(seat.address, f"[DU-{game_id} {seat.secret}] Your map")
-            letter.section("Map", ["attached"])
-            letter.attachments.append(Attachment("map.png", png, "image", "png"))
+            # as Reports sends a map: shown inside the HTML part by its Content-ID
+            picture = Attachment("map.png", png, "image", "png", f"map.{seat.name}@mailbot")
+            letter.section("Map", ["attached"], picture=picture)
+            letter.attachments.append(picture)
             h.bot.postman.post(session, letter, kind="report", now=h.clock.now)
             if seat.name == "south":  # as Reports keeps it: same seat, same time as the letter
                 session.add(
@@ -277,9 +279,16 @@ def test_maps_stand_next_to_their_page_the_svg_shown_once(h: Harness, tmp_path: 
     assert all(Path(src).parent.name == "T1.orders" for src in [*pictures, *maps])  # in the page's folder
     saved = sorted(p.suffix for p in (page.parent / "T1.orders").iterdir() if p.suffix in (".png", ".svg"))
     assert saved == [".png", ".svg"]
+    # Each letter's HTML part beside the page shows its map from the file there, not from cid:.
+    for seat, shown in (("north", _img_sources), ("south", _object_data)):
+        letters = (page.parent / "T1.orders").glob(f"*-{seat}.html")
+        (html,) = [path for path in letters if "Your map</title>" in path.read_text()]
+        (source,) = shown(html)
+        assert "cid:" not in html.read_text() and (html.parent / source).is_file(), (seat, source)
     # The whole game's mbox: the letters as text, their pictures and HTML parts on the pages.
     parts = [part for m in _messages(out / "mail.mbox") for part in m.walk()]
     assert parts and not any(part.get_content_maintype() == "image" for part in parts)
+    assert not any(part.is_multipart() and not part.get_payload() for part in parts)  # no empty related
     # A seat's archive by mail: each map once, and no attachment in its mbox.
     with Session(h.bot.engine) as session:
         export_seat(session, game_id, "south", tmp_path / "south", compact=True)

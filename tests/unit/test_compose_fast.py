@@ -53,8 +53,23 @@ def reference(out: Outgoing) -> bytes:
         msg["References"] = " ".join(f"<{ref}>" for ref in references)
     msg.set_content(out.body.text)
     msg.add_alternative(out.body.html, subtype="html")
+    html = msg.get_body(preferencelist=("html",))
+    assert html is not None
     for item in out.attachments:
-        msg.add_attachment(item.content, maintype=item.maintype, subtype=item.subtype, filename=item.filename)
+        if item.content_id:  # shown in the HTML part: beside it, in a multipart/related
+            html.add_related(
+                item.content,
+                maintype=item.maintype,
+                subtype=item.subtype,
+                cid=f"<{item.content_id}>",
+                filename=item.filename,
+                disposition="inline",
+            )
+    for item in out.attachments:
+        if not item.content_id:
+            msg.add_attachment(
+                item.content, maintype=item.maintype, subtype=item.subtype, filename=item.filename
+            )
     return msg.as_bytes()
 
 
@@ -129,6 +144,13 @@ def outgoing(rng: random.Random, n: int) -> Outgoing:
         Attachment(
             "a rather long file name for an attachment, with spaces and ü.zip", b"PK", "application", "zip"
         ),
+        Attachment(
+            "map-south-turn4.png",
+            bytes(rng.randrange(256) for _ in range(rng.randrange(0, 300))),
+            "image",
+            "png",
+            content_id=f"map-south-turn4.game{n}@mailbot",
+        ),
     ]
     in_reply_to = rng.choice([None, None, "orig@players.test", *REFERENCES])
     return Outgoing(
@@ -142,7 +164,7 @@ def outgoing(rng: random.Random, n: int) -> Outgoing:
         in_reply_to=in_reply_to,
         references=tuple(rng.sample(REFERENCES, rng.randrange(0, 4))),
         is_reply=rng.random() < 0.5,
-        attachments=tuple(rng.sample(attachments, rng.choice([0, 0, 1, 2]))),
+        attachments=tuple(rng.sample(attachments, rng.choice([0, 0, 1, 2, 3]))),
     )
 
 

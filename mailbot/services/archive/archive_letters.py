@@ -232,15 +232,17 @@ def _drop_attachments(msg: EmailMessage) -> None:
 def _drop_shown_parts(msg: EmailMessage) -> None:
     """Leave out what the archive's pages show: the pictures (a map's PNG: the pages show the map
     it was painted from) and the HTML alternative of the text (saved beside its page)."""
-    for part in list(msg.walk()):
+    for part in reversed(list(msg.walk())):  # inner parts first: a multipart left empty goes too
         if part.is_multipart():
             kept: list[Message[str, str] | str] = [sub for sub in part.iter_parts() if not _shown(sub)]
             part.set_payload(kept)
 
 
 def _shown(part: Message[str, str]) -> bool:
+    """A picture or HTML part the pages show, or a multipart that held only such parts (the
+    multipart/related of an HTML part and the map it shows inline)."""
     if part.is_multipart():
-        return False
+        return not part.get_payload()
     attached = part.get_content_disposition() == "attachment"
     return part.get_content_maintype() == "image" or (part.get_content_type() == "text/html" and not attached)
 

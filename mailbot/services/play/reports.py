@@ -86,7 +86,9 @@ def map_of(game: Game, seat: str, turn: int, view: Mapping[str, Any]) -> tuple[A
         log.exception("game %s: the report to %s goes out without its map", game.id, seat)
         return None
     safe = re.sub(r"[^A-Za-z0-9_-]+", "-", seat).strip("-") or "seat"  # a file name in any client
-    return Attachment(f"map-{safe}-turn{turn}.png", png, "image", "png"), picture.svg
+    name = f"map-{safe}-turn{turn}"
+    # The HTML part shows it by this Content-ID; the game's number keeps it apart from another game's.
+    return Attachment(f"{name}.png", png, "image", "png", f"{name}.game{game.id}@mailbot"), picture.svg
 
 
 def _part_commitments(letter: Draft, rendered: Rendered, map_svg: str, salt: bytes) -> dict[str, str]:
@@ -213,13 +215,18 @@ class Reports:
 
     @staticmethod
     def _map_section(letter: Draft, game: Game, seat: str, view: Mapping[str, Any], turn: int) -> str:
-        """Attach the seat's map as PNG; returns its SVG for the archive ("" when there is none)."""
+        """Attach the seat's map as PNG, shown inline in the HTML part and named in the text part;
+        returns its SVG for the archive ("" when there is none)."""
         shown = view.get("turn")  # the hour the map shows (a resolved step's report: the next one)
         number = shown if isinstance(shown, int) and not isinstance(shown, bool) else turn
         drawn = map_of(game, seat, number, view)
         if drawn is None:
             return ""
-        letter.attachments.append(drawn[0])
+        picture = drawn[0]
+        letter.attachments.append(picture)
+        letter.section(
+            "Map", [f"The map of this hour: see the attached picture {picture.filename}."], picture=picture
+        )
         return drawn[1]
 
     @staticmethod

@@ -34,8 +34,13 @@ class Draft:
     footer: list[str] = field(default_factory=list)
     thread: Thread | None = None  # game, seat and step: a reply to the letter is known by them
 
-    def section(self, title: str, lines: Sequence[str]) -> Draft:
-        self.sections.append({"title": title, "lines": list(lines)})
+    def section(self, title: str, lines: Sequence[str], *, picture: Attachment | None = None) -> Draft:
+        """A titled block of lines; with ``picture`` (an attachment with a Content-ID), the HTML
+        part shows that picture above the lines (``cid:``), which the text part refers to it by."""
+        entry: dict[str, Any] = {"title": title, "lines": list(lines)}
+        if picture is not None:
+            entry["picture"] = {"cid": picture.content_id, "name": picture.filename}
+        self.sections.append(entry)
         return self
 
 
