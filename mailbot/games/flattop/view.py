@@ -17,6 +17,7 @@ the letter's appendix); contacts merged per hex (:mod:`view_contacts`); and
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -43,6 +44,8 @@ __all__ = ["CONTACT_TURNS", "build_view", "order_help", "step_title", "template_
 #: The whole order grammar: in the first letter, in HELP, and when a letter asks for it (issue 32:
 #: repeated every hour it buried the news). One order or option group a line, each under 72
 #: columns, so the text part never wraps it (a wrapped two-column layout was unreadable).
+#: a hex id as a letter writes it (``VII-F28``): what the map must label wherever a letter names one
+HEX_WORD = re.compile(r"\b[IVX]+-[A-Z]{1,2}\d+\b")
 SYNTAX = (
     "Orders, one per line (any case; # starts a comment):",
     "  PLOT TF1 <hex> <hex> [/ <next turn's hexes> ...]   or   PLOT TF1 HOLD",
@@ -244,6 +247,13 @@ def build_view(
     contacts = [c for f in forces for c in f["contacts"]]
     step = "" if state.finished else step_title(state)
     fresh = [_side_prefix(f, len(forces), new_contacts_line(f["contacts"])) for f in forces]
+    weather = weather_view(state, sides)
+    # Hexes the letter names besides units, contacts and paths: the map labels them too (issue 32).
+    plots = [tf["plot"] for f in forces for tf in f["task_forces"]]
+    news = changes(events, seat, [line for line in fresh if line])
+    told = [e.text for e in events if e.visible_to(seat)]
+    lines = [*plots, *weather["summary"], *(line for part in news for line in part["lines"]), *told]
+    named = [word for line in lines for word in HEX_WORD.findall(str(line))]
     return {
         "title": title,
         "brief": brief(state),
@@ -257,12 +267,12 @@ def build_view(
         "step": step,
         "finished": state.finished,
         "result": state.result,
-        "changes": changes(events, seat, [line for line in fresh if line]),
+        "changes": news,
         "changes_title": CHANGED_AFTER_QUIET if run_length(state) and not _in_combat(state) else CHANGED,
         "decide": decision(state, seat, step),
-        "weather": weather_view(state, sides),
+        "weather": weather,
         "initiative": _initiative(state),
-        "happened": [e.text for e in events if e.visible_to(seat)],  # as told, in order (raw)
+        "happened": told,  # as told, in order (raw)
         "forces": forces,
         "vp": _victory(state, seat),
         "revealed": state.finished and seat is not None,
@@ -274,7 +284,7 @@ def build_view(
         "template": []
         if seat is None or state.finished or _in_combat(state)
         else template_lines(state, Side(seat)),
-        "map": build_map(state, events, seat, sides, contacts),
+        "map": build_map(state, events, seat, sides, contacts, also=named),
     }
 
 

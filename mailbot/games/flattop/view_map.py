@@ -11,8 +11,8 @@ the whole theatre, the same every hour for every side, so consecutive maps share
 The printed board (:func:`board_part`) is public and the same every hour: land and partial
 land hexes, the islands' names, hexsides (reef, all-land, mountain), every printed base, the
 sections with their numerals and a regular grid of hex ids to read the numbering from.
-``named`` lists the hexes the letter names (own units, contacts, this hour's paths): the
-drawer labels each of them with its hex id.
+``named`` lists the hexes the letter names (own units, contacts, this hour's paths, plots, the
+nearest storm): the drawer labels each of them with its hex id.
 
 Schema (every value JSON-like; every hex id used has its ``[col, row]`` in ``hexes``, the
 global grid of ``map.hexes.Hex``)::
@@ -32,7 +32,7 @@ global grid of ``map.hexes.Hex``)::
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -65,8 +65,11 @@ def build_map(
     seat: str | None,
     sides: Sequence[Side],
     contacts: Sequence[Mapping[str, Any]],
+    *,
+    also: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """The map dict of the module docstring; ``contacts`` are the merged rows of the sides shown."""
+    """The map dict of the module docstring; ``contacts`` are the merged rows of the sides shown,
+    ``also`` other hexes the letter names (plots, the nearest storm): labelled like the rest."""
     board = state.scenario.map
     searches, strikes = flown_paths(state, events, seat, sides)
     storms = (h for h in storm_hexes(state.weather, state.rules.weather) if board.on_board(h))
@@ -82,11 +85,11 @@ def build_map(
         "searches": searches,
         "strikes": strikes,
     }
-    model["named"] = sorted(set(_known_ids(model)))
+    model["named"] = sorted({*_known_ids(model), *(h for h in also if board.parse(h) is not None)})
     printed = board_part(*_board_key(state.scenario))
     model.update(printed.model())
     where = {board.hex_id(c.hex): c.hex for c in state.weather.clouds}
-    ids = set(_all_ids(model)) - printed.hexes.keys()
+    ids = {*_all_ids(model), *model["named"]} - printed.hexes.keys()
     model["hexes"] = {i: [c, r] for i, (c, r) in printed.hexes.items()}
     model["hexes"].update((i, _hex(state, where, i).as_list()) for i in sorted(ids))
     model["bounds"] = list(printed.bounds)
