@@ -152,7 +152,8 @@ def test_game_options_are_set_checked_and_shown(env: str) -> None:
     [
         (
             ["-o", "subs=on"],
-            "no option 'subs'; this game takes crt, quiet_hours, quiet_max, strike_hours, submarines",
+            "no option 'subs'; this game takes crt, launch_wind, quiet_hours, quiet_max, strike_hours, "
+            "submarines",
         ),
         (["-o", "submarines=maybe"], "submarines is on or off, not 'maybe'"),
         (["-o", "strike_hours=0"], "strike_hours is a whole number 1..168"),

@@ -37,6 +37,7 @@ from mailbot.games.flattop import view as report
 from mailbot.games.flattop.combat.crt import DEFAULT_TABLE, TABLES
 from mailbot.games.flattop.hour.phases import pending
 from mailbot.games.flattop.map.scenario import require_scenario
+from mailbot.games.flattop.orders.checks import LAUNCH_WIND
 from mailbot.games.flattop.orders.types import FtOrder
 from mailbot.games.flattop.state import (
     FlatTopState,
@@ -113,6 +114,14 @@ class FlatTopGame:
         GameOption("submarines", "submarine rules (seed 003, 27: optional)", bool),
         GameOption("crt", "the combat results table", str, DEFAULT_TABLE, choices=TABLES),
         GameOption("strike_hours", "hours for each sub-step of a surface battle", int, 12, low=1, high=168),
+        GameOption(
+            "launch_wind",
+            "a carrier launching or landing past its Minimum LF: standard 6.10 turns it one hex into "
+            "the wind; variant (reference A.4, [RW]) lets it move only 0 or 1 hex, into the wind",
+            str,
+            "standard",
+            choices=LAUNCH_WIND,
+        ),
     )
 
     def __init__(self) -> None:
@@ -128,6 +137,8 @@ class FlatTopGame:
         options = {**raw.get("options", {}), **setup.options}
         if str(options.get("crt", DEFAULT_TABLE)) not in TABLES:
             raise GameError(f"option crt must be one of {', '.join(TABLES)}")
+        if str(options.get("launch_wind", "standard")) not in LAUNCH_WIND:
+            raise GameError(f"option launch_wind must be one of {', '.join(LAUNCH_WIND)}")
         return new_state(raw, tables, dice, options)
 
     def step(self, state: FlatTopState) -> Step | None:

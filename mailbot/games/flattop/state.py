@@ -184,6 +184,7 @@ class FlatTopState:
     asw: tuple[AswState, ...] = ()  # surface ships' ASW attacks and sub attacks suffered (27.9)
     sub_hour: SubHour | None = None  # this hour's submarine orders, kept for the Combat Phase
     sub_battles: int = 0  # submarine fights (a sub and a TF), for the game's tallies
+    launch_wind: str = "standard"  # 6.10 as printed, or its [RW] variant (the game option launch_wind)
 
     @property
     def scenario(self) -> Scenario:
@@ -244,6 +245,7 @@ def new_state(
         crt=str(options.get("crt", "curve-fitted")),
         strike_hours=int(options.get("strike_hours", 12)),
         submarines=submarines,
+        launch_wind=str(options.get("launch_wind", "standard")),
     )
 
 
@@ -282,6 +284,7 @@ def dump_state(state: FlatTopState) -> dict[str, Any]:
         "asw": units_json.dump(state.asw),
         "sub_hour": units_json.dump(state.sub_hour),
         "sub_battles": state.sub_battles,
+        "launch_wind": state.launch_wind,
     }
 
 
@@ -354,6 +357,7 @@ def load_state(data: Mapping[str, Any]) -> FlatTopState:
             asw=tuple(units_json.load(AswState, x) for x in data.get("asw", ())),
             sub_hour=None if data.get("sub_hour") is None else units_json.load(SubHour, data["sub_hour"]),
             sub_battles=int(data.get("sub_battles", 0)),
+            launch_wind=str(data.get("launch_wind", "standard")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise GameError(f"malformed Flat Top state: {exc!r}") from exc

@@ -89,6 +89,42 @@ SYNTAX = (
     "      (letters in night hours otherwise played without mail)",
     "Silent sides keep their plots and start no new flights.",
 )
+#: Seed 003: "OPTIONAL RULES AUTOMATICALLY USED: Critical Hits (with changes above); Expanded Plane
+#: Functions (#'s 1, 2, 5, 6 and 7 only); Expanded Ship Functions (All except 1 & 4. The latter is
+#: replaced by our "attacking screening ships" rule.)" What of them is played, in the rules help.
+OPTIONAL_RULES = (
+    "  Critical Hits (seed 003, 21.8): played; their table is a",
+    "    design default (damage.toml).",
+    "  Expanded Ship Function 4: replaced by seed 003's attacking",
+    "    screening ships (LI 2), which is played.",
+    "  Expanded Ship Function 7 (named in seed 003, 27.9.2): a ship",
+    "    that ended the hour anchored at a friendly harbour (a base",
+    "    handling sea planes) takes aboard her ammunition, torpedoes",
+    "    and a DD's or APD's two firings (19.8) again; a design",
+    "    default (supply.toml), as the rule's text was not found.",
+    "  Expanded Plane Functions 1, 2, 5, 6, 7 and Expanded Ship",
+    "    Functions 2, 3, 5, 6 (and any after 7) are not played: their",
+    "    text was not found (the collection that holds them survives",
+    "    only as a list of titles). Of the plane functions only seed",
+    "    003's change to the Air Modifier Chart is played.",
+)
+
+
+def rules_help(state: FlatTopState) -> list[str]:
+    """The rules in force beyond the grammar: the game's options and seed 003's optional rules."""
+    if state.launch_wind == "variant":
+        wind = (
+            "  6.10 (game option launch_wind): variant: past its Minimum LF",
+            "    a carrier TF moves only 0 or 1 hex, and that hex into the wind.",
+        )
+    else:
+        wind = (
+            "  6.10 (game option launch_wind): standard: past its Minimum LF",
+            "    a carrier TF turns one hex into the wind.",
+        )
+    return ["Rules in play beyond the grammar:", *wind, *OPTIONAL_RULES]
+
+
 #: what an hour's letter says instead of the grammar after the first one
 GRAMMAR_POINTER = (
     "Every order and its options: your first letter, or send HELP (in a reply to this letter).",
@@ -389,6 +425,7 @@ def order_help(state: FlatTopState, seat: str, *, full: bool = True) -> list[str
     return [
         *(SYNTAX if full else GRAMMAR_POINTER),
         *(subs if full else ()),
+        *(rules_help(state) if full else ()),
         *night,
         "",
         f"Your orders for {step_title(state)} (edit and send back):",

@@ -203,16 +203,24 @@ def storm_over_yorktown(data: dict[str, Any]) -> FlatTopState:
     return replace(state, air=(*state.air, wildcats))
 
 
-def test_6_6_an_af_kept_from_its_carrier_by_a_storm_runs_out_of_fuel_and_is_scored(
+def test_6_6_an_af_lands_on_its_carrier_under_a_storm_by_the_night_landing_chart_2_vp_a_loss(
     data: dict[str, Any],
 ) -> None:
-    """Reference A.4 (standard 6.6): "Planes may not enter a Storm hex"; 8.5.5 and A.13: an AF that
-    cannot land by its deadline is lost "unnecessarily", 10 VP a factor (design: the owner flew it
-    to its last turn of range, so the storm is his risk)."""
-    outcome = play(storm_over_yorktown(data), {"allied": ["LAND AF2 TF1"]})
+    """Standard 6.6: "Planes may not enter a Storm hex ... Planes landing in a Storm hex use the
+    Night Landing Chart"; 25.4 (reference A.13): 10 VP only for factors "unable to land safely by
+    the turn of landing due to player error or choice". A storm over Yorktown no longer keeps AF2
+    off her (an earlier reading lost it for fuel, 10 VP a factor): it lands by the chart, and a
+    factor the chart eliminates scores 2 VP, like any landing loss."""
+    outcome = play(storm_over_yorktown(data), {"allied": ["LAND AF2 TF1"], "japanese": ["HOLD"]})
     assert not any(a.number == 2 for a in outcome.state.own_air(Side.ALLIED))
-    (entry,) = [e for e in outcome.state.ledger if e.owner is Side.ALLIED]
-    assert (entry.points, entry.cause, entry.side) == (20, "fuel", Side.JAPANESE)
+    told = "\n".join(e.text for e in outcome.events if e.visible_to("allied"))
+    assert "AF2 landed at TF1 in a storm (the Night Landing Chart, standard 6.6)" in told
+    entries = [e for e in outcome.state.ledger if e.owner is Side.ALLIED]
+    assert entries and all((e.cause, e.side) == (LANDING, Side.JAPANESE) for e in entries)
+    assert not any(e.cause == "fuel" for e in outcome.state.ledger)
+    lost = 2 - sum(s.count for t in outcome.state.own_tfs(Side.ALLIED) for sh in t.ships
+                   for s in sh.boxes.just_landed if s.plane == "Wildcat")  # fmt: skip
+    assert sum(e.points for e in entries) == 2 * lost
     assert_tally(outcome.state)
 
 
@@ -251,27 +259,32 @@ def parse_problems(state: FlatTopState, line: str) -> Any:
 
 
 def test_a13_the_final_tally_adds_every_loss_once_whatever_its_cause(data: dict[str, Any]) -> None:
-    """A.13, played to the verdict: a storm costs the Allies an AF (fuel), they scuttle Astoria, the
-    Japanese lose an AF out of fuel; with the air strike, surface, submarine and bombardment games
-    above each scoring once with its cause, the final verdict's totals are the ledger's sums."""
+    """A.13, played to the verdict: AF2 lands on Yorktown under a storm by the Night Landing Chart
+    (standard 6.6; a factor lost there 2 VP), the Allies fly AF8 past its range (fuel, 10 VP a
+    factor, 25.4) and scuttle Astoria, the Japanese lose an AF out of fuel; with the air strike,
+    surface, submarine and bombardment games above each scoring once with its cause, the final
+    verdict's totals are the ledger's sums."""
     state = storm_over_yorktown(data)
     base = next(b for b in state.bases if b.side is Side.JAPANESE and b.hex is not None)
     lost = AirFormation(9, Side.JAPANESE, base.hex, (AirFactors("Zero", 3),), base.name, takeoff_turn=-20)
-    state = replace(state, air=(*state.air, lost))
+    far = state.scenario.map.parse("V-A23")
+    spent = AirFormation(8, Side.ALLIED, far, (AirFactors("Wildcat", 2, True),), "TF1", takeoff_turn=-20)
+    state = replace(state, air=(*state.air, lost, spent))
     outcome = play(state, {"allied": ["LAND AF2 TF1", "SCUTTLE Astoria"], "japanese": []})
     assert_tally(outcome.state)
     ledger = outcome.state.ledger
     by_cause: dict[tuple[Side, str], int] = {}
     for e in ledger:
         by_cause[(e.side, e.cause)] = by_cause.get((e.side, e.cause), 0) + e.points
+    landing = by_cause.pop((Side.JAPANESE, LANDING), 0)
+    assert landing in (0, 2, 4)  # 2 VP for each Wildcat the storm landing lost
     assert by_cause == {
-        (Side.JAPANESE, "fuel"): 20,  # 2 Wildcat kept off Yorktown by the storm, 10 VP each
+        (Side.JAPANESE, "fuel"): 20,  # AF8's 2 Wildcat past their range, 10 VP each
         (Side.JAPANESE, SCUTTLED): 6,  # CA Astoria
         (Side.ALLIED, "fuel"): 30,  # 3 Zero out of range
     }, by_cause
     verdict = final(ledger, kit(outcome.state).victory)
-    assert dict(verdict.totals) == totals(ledger) == {Side.ALLIED: 30, Side.JAPANESE: 26}
-    assert "30 VP to 26" in verdict.reason or "draw" in verdict.reason.lower(), verdict.reason
+    assert dict(verdict.totals) == totals(ledger) == {Side.ALLIED: 30, Side.JAPANESE: 26 + landing}
 
 
 # --- landing: an armed landing (14.14) or a night landing (14.10) that fails ------------------------

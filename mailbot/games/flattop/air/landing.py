@@ -3,10 +3,12 @@
 
 At night every Air Factor landing rolls 1d6 on the Night Landing Chart: it
 lands, or it is eliminated. So does a factor landing while still armed, by
-day too (14.14). Seed 003, 14.10.1: "Seaplanes (Catalina, Mavis, Emily) add
-"1" to their night landing roll ... They only receive this benefit if
-landing at bases equipped for SP handling." The chart itself is a design
-default (``mailbot/games/flattop/data/tables/landing.toml``, which says why it reads
+day too (14.14), and one landing in a storm hex (standard 6.6: "Planes
+landing in a Storm hex use the Night Landing Chart (if it is a night turn,
+there is a +1 modifier)"). Seed 003, 14.10.1: "Seaplanes (Catalina, Mavis,
+Emily) add "1" to their night landing roll ... They only receive this
+benefit if landing at bases equipped for SP handling." The chart itself is a
+design default (``mailbot/games/flattop/data/tables/landing.toml``, which says why it reads
 high-is-good).
 """
 
@@ -20,7 +22,7 @@ from mailbot.core.dice import Dice, Roll
 from mailbot.errors import GameError
 from mailbot.games.flattop.units import AirFactors, Handling
 
-RULE = "standard 14.10 Night Landing Chart; seed 003, 14.10.1"
+RULE = "standard 14.10 Night Landing Chart; standard 6.6; seed 003, 14.10.1"
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class LandingTable:
     armed_at_night: int = -1
     seaplanes: frozenset[str] = frozenset({"Catalina", "Mavis", "Emily"})
     seaplane_bonus: int = 1
+    storm_at_night: int = -1  # standard 6.6: a storm landing at night (oriented as armed_at_night)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> LandingTable:
@@ -44,6 +47,7 @@ class LandingTable:
                 armed_at_night=int(chart["armed_at_night"]),
                 seaplanes=frozenset(str(p) for p in sea["planes"]),
                 seaplane_bonus=int(sea["bonus"]),
+                storm_at_night=int(data["night_landing"]["storm"]["at_night"]),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise GameError(f"landing.toml is malformed ({error!r})") from error
@@ -55,6 +59,7 @@ class Landing:
 
     night: bool
     base: Handling | None
+    storm: bool = False  # the place is in a storm hex (standard 6.6)
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,7 @@ class LandingResult:
 
 
 def must_roll(stack: AirFactors, where: Landing, table: LandingTable) -> bool:
-    return where.night or (stack.armament is not None and table.armed_by_day)
+    return where.night or where.storm or (stack.armament is not None and table.armed_by_day)
 
 
 def modifiers(stack: AirFactors, where: Landing, table: LandingTable) -> dict[str, int]:
@@ -75,6 +80,8 @@ def modifiers(stack: AirFactors, where: Landing, table: LandingTable) -> dict[st
         mods["seaplane at an SP base (14.10.1)"] = table.seaplane_bonus
     if where.night and stack.armament is not None:
         mods["armed at night (14.14)"] = table.armed_at_night
+    if where.night and where.storm:
+        mods["storm at night (6.6)"] = table.storm_at_night
     return mods
 
 

@@ -68,7 +68,7 @@ from mailbot.games.flattop.tabledata import rounding as rounding_word
 from mailbot.games.flattop.units import Armament, Ship, ShipType, Side
 
 RULE_19 = "seed 003, 19"
-RULE_19_8 = "seed 003, 19.8"
+RULE_19_8 = "seed 003, 19.8; she replenishes an hour at anchor in a friendly harbour (supply.toml)"
 RULE_19_9_4 = "seed 003, 19.9.4"
 RULE_19_10_3 = "seed 003, 19.10.3"
 RULE_19_11 = "seed 003, 19.11"

@@ -229,9 +229,11 @@ def cannot_land(state: FlatTopState, af: AirFormation, place: str, moved: Collec
 
 
 def landing_place(state: FlatTopState, af: AirFormation, place: str) -> Landing:
+    """When and where the AF comes down: night, the base's handling, a storm over the place (6.6)."""
     unit = find_place(state, af.side, place)
     night = state.scenario.is_night(state.time)
-    return Landing(night, unit.handling if isinstance(unit, Base) else None)
+    storm = unit is not None and unit.hex is not None and unit.hex in _storms(state)
+    return Landing(night, unit.handling if isinstance(unit, Base) else None, storm=storm)
 
 
 def land(state: FlatTopState, af: AirFormation, place: str, stacks: tuple[AirFactors, ...]) -> FlatTopState:
@@ -281,15 +283,18 @@ def _land_on_ships(state: FlatTopState, tf: TaskForce, stacks: tuple[AirFactors,
 
 
 def fly_toward(
-    state: FlatTopState, af: AirFormation, goal: Hex, mp: int
+    state: FlatTopState, af: AirFormation, goal: Hex, mp: int, *, landing: bool = False
 ) -> tuple[AirFormation, str, tuple[Hex, ...]]:
     """Fly toward ``goal`` as far as ``mp`` and the rules allow (movement.py): the straight line,
     or where it is barred (a storm hex, standard 6.6; a mountain hexside at Low, 14.15.5) the
-    shortest way around, so a landing AF does not stop at the first storm with MP left."""
+    shortest way around, so a landing AF does not stop at the first storm with MP left.
+
+    ``landing``: the AF comes down at ``goal``, which it may enter though it is a storm hex
+    (standard 6.6: "Planes landing in a Storm hex use the Night Landing Chart")."""
     start = af.hex
     assert start is not None
     altitude = af.stacks[0].altitude
-    storms = _storms(state)
+    storms = _storms(state) - {goal} if landing else _storms(state)
 
     def fly(route: list[Hex]) -> PlanePath:
         steps = [PlaneStep(h, altitude) for h in route]

@@ -180,6 +180,7 @@ def own_context(state: FlatTopState, side: Side) -> Own:
         towed=frozenset(p.towed for p in state.tows),
         towers=frozenset(p.tower for p in state.tows),
         submarines=sub_rules(state) if state.submarines else None,  # seed 003, 27: a game option
+        wind_variant=state.launch_wind == "variant",  # the game option launch_wind (6.10)
     )
 
 

@@ -3,9 +3,11 @@
 
 The phases, in order, each wiring a rules module (none is re-implemented here):
 
+0. ships an hour at anchor in a friendly harbour replenish (Expanded Ship Function 7, a design
+   default: ``supply``);
 1. weather (``map.weather.weather_phase``; seed 003, 6.3 and 6.4.1);
 2. orders take effect: DECEPTION policies, TF plots, then air operations in
-   the order of standard 8.10 (reference A.5.4; ``air.operations``): READY
+   the order of standard 8.10 (reference A.5.4; ``hour.air_ops``): READY
    (arming), launches, Just Landed -> Readying with the Readying Factor left,
    UNREADY. The boxes change before movement; a new AF takes off from its TF's
    hex after the TF has moved (reference A.7);
@@ -58,6 +60,7 @@ from mailbot.games.flattop.hour.resolve_observe import observe_all
 from mailbot.games.flattop.hour.resolve_search import follow_shadowed, run_searches, run_shadowing
 from mailbot.games.flattop.hour.resolve_wind import turn_into_the_wind
 from mailbot.games.flattop.hour.rules import kit
+from mailbot.games.flattop.hour.supply import replenish
 from mailbot.games.flattop.hour.turn import Turn, home_landings, jettison_aloft, lost_aloft
 from mailbot.games.flattop.initiative import roll_initiative
 from mailbot.games.flattop.map.arrivals import arrivals_due, pending, place_arrivals
@@ -106,6 +109,7 @@ def resolve_turn(
 ) -> Outcome[FlatTopState]:
     by_side = {s.side: tuple(orders.get(s.side.value, ())) for s in state.sides}
     turn = Turn(state, dice, by_side)
+    replenish(turn)  # Expanded Ship Function 7: ships an hour at anchor in a harbour (supply.py)
     rescue.decay_all(turn)
     _weather(turn)
     _orders_take_effect(turn)

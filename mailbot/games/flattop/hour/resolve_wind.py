@@ -10,7 +10,13 @@ hex into the wind (the wind marker of the TF's section points where clouds drift
 wind" is the opposite way) and the owner is told; later legs are kept as plotted. Where that hex
 is barred (land, reef, off the board) the TF keeps its plot. The order check predicts the turn
 from the letter's launches (``orders.checks.into_the_wind``) so a new AF's path starts from the
-right hex. The [RW] variant (0 or 1 hex, into the wind) is not applied.
+right hex.
+
+The game option ``launch_wind = variant`` plays reference A.4's [RW] variant instead: "if more
+than the minimum LF is used, the ship may move only 0 or 1 hex, and that hex must be into the
+wind". A plot that holds or moves just that hex stands; one that starts into the wind is cut to
+that hex; any other holds (0 hexes: a design default, ``orders.checks.into_the_wind``). Either
+way the owner is told, quoting the rule.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.games.flattop.hour.turn import Turn, own_af
-from mailbot.games.flattop.orders.checks import CARRIERS, into_the_wind
+from mailbot.games.flattop.orders.checks import CARRIERS, RULE_6_10, RULE_6_10_VARIANT, into_the_wind
 from mailbot.games.flattop.orders.types import Fly, Land, Search
 from mailbot.games.flattop.units import TaskForce
 
@@ -51,15 +57,29 @@ def _into_the_wind(turn: Turn, tf: TaskForce, load: int) -> None:
     st = turn.state
     winds = {w.sector: w.direction for w in st.weather.winds}
     leg = tf.plot[0] if tf.plot else ()
-    there = into_the_wind(tf, leg, load, st.scenario, winds)
-    if there is None:
+    variant = st.launch_wind == "variant"
+    turned = into_the_wind(tf, leg, load, st.scenario, winds, variant=variant)
+    if turned is None:
         return
-    moved = replace(tf, plot=((there,), *tf.plot[1:]))
+    moved = replace(tf, plot=(turned, *tf.plot[1:]))
     turn.state = replace(st, task_forces=tuple(moved if t is tf else t for t in st.task_forces))
-    name = st.scenario.map.hex_id(there)
+    name = st.scenario.map.hex_id
+    head = f"TF{tf.number} launches or lands more than its carriers' minimum LF"
+    if not variant:
+        turn.tell(
+            tf.side,
+            "wind",
+            f"{head}: it turns one hex into the wind, to {name(turned[0])}, this turn ({RULE_6_10})",
+        )
+        return
+    plotted = " ".join(name(h) for h in leg)
+    if turned:
+        what = f"it moves only the one hex into the wind, to {name(turned[0])}"
+    else:
+        what = f"its plot does not start into the wind, so it holds at {name(tf.hex)} (a design default)"
     turn.tell(
         tf.side,
         "wind",
-        f"TF{tf.number} launches or lands more than its carriers' minimum LF: it turns one hex "
-        f"into the wind, to {name}, this turn (standard 6.10)",
+        f"{head}: it may move only 0 or 1 hex, and that hex must be into the wind; plotted "
+        f"{plotted}, {what} this turn ({RULE_6_10_VARIANT})",
     )

@@ -54,8 +54,9 @@ Readings made here (beyond those of :data:`combat.submarines.READINGS`):
   before the attack comes in), to the depth of its side's DIVE order; that is not "combat" for
   27.2.3's move the turn after;
 * 27.9.2 "Submarine and ASW ordnance is reloaded at eligible bases": a friendly base handling sea
-  planes (SP or LP+SP, the harbour), the TF in its hex the whole hour without moving, and not
-  firing that ordnance this hour; the reload comes at the end of the Combat Phase.
+  planes (SP or LP+SP, the harbour; Expanded Ship Function 7's bases, ``supply.toml``), the TF
+  in its hex the whole hour without moving, and not firing that ordnance this hour; the reload
+  comes at the end of the Combat Phase.
 """
 
 from __future__ import annotations
@@ -120,6 +121,7 @@ from mailbot.games.flattop.combat.submarines import (
 )
 from mailbot.games.flattop.hour.aftermath import ANTI_SUBMARINE, SUBMARINE, put_ships, score_planes
 from mailbot.games.flattop.hour.rules import kit
+from mailbot.games.flattop.hour.supply import harbour
 from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.map.hexes import Hex, distance
 from mailbot.games.flattop.map.weather import sky, storm_hexes
@@ -138,7 +140,7 @@ from mailbot.games.flattop.orders.subs import SubHour
 from mailbot.games.flattop.orders.types import Asw, Dive, SetDepth, SubAttack
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.tabledata import ConfigKey
-from mailbot.games.flattop.units import Altitude, Base, Handling, Ship, Side, TaskForce
+from mailbot.games.flattop.units import Altitude, Base, Ship, Side, TaskForce
 
 Moved = frozenset[tuple[Side, int]]
 _WEAPON_WORDS = {Weapon.GUNNERY: "gunnery", Weapon.ASW: "ASW", Weapon.AIR: "air attack"}
@@ -558,15 +560,9 @@ def reload_at_bases(turn: Turn, hour: SubHour, before: Sequence[AswState]) -> No
 
 
 def _harbour(state: FlatTopState, tf: TaskForce) -> Base | None:
-    """The friendly base in the TF's hex that may reload it (sea-plane handling: a harbour)."""
-    return next(
-        (
-            b
-            for b in state.own_bases(tf.side)
-            if b.hex == tf.hex and b.handling in (Handling.SP, Handling.BOTH)
-        ),
-        None,
-    )
+    """The friendly base in the TF's hex that may reload it: an eligible base "like gunnery and
+    torpedo supplies" (Expanded Ship Function 7's bases, ``supply.toml``: a harbour)."""
+    return harbour(state, tf)
 
 
 def _reload_subs(turn: Turn, tf: TaskForce, base: Base) -> None:

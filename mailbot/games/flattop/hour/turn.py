@@ -138,7 +138,7 @@ def land_af(
     if formation is None or goal is None or formation.hex is None:
         return
     allowance = air_ops.mf(st, formation) if mp is None else mp
-    moved, problem, path = air_ops.fly_toward(st, formation, goal, allowance)
+    moved, problem, path = air_ops.fly_toward(st, formation, goal, allowance, landing=True)
     turn.state = replace(st, air=tuple(moved if a is formation else a for a in st.air))
     if moved.hex is not None and moved.hex != formation.hex:
         turn.flights.append(Flight(side, number, path, moved.stacks[0].altitude))
@@ -257,7 +257,8 @@ def touch_down(turn: Turn, side: Side, formation: AirFormation, place: str) -> N
         turn.referee("landing.roll", f"{side} AF{formation.number} at {place}: {roll.text}")
     lost = f": {result.lost} air factor(s) lost in the landing" if result.lost else ""
     night = " at night" if where.night else ""
-    turn.tell(side, "landed", f"AF{formation.number} landed at {place}{night}{lost}")
+    storm = " in a storm (the Night Landing Chart, standard 6.6)" if where.storm else ""
+    turn.tell(side, "landed", f"AF{formation.number} landed at {place}{night}{storm}{lost}")
     if result.lost:
         _score_landing(turn, formation, result.landed)
 

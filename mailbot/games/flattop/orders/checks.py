@@ -121,6 +121,8 @@ class Own:
     submarines: SubmarineRules | None = None  # seed 003, 27 in play (a game option): its rules
     towed: frozenset[str] = frozenset()  # own ships in tow (seed 003, Towing)
     towers: frozenset[str] = frozenset()  # own ships towing
+    wind_variant: bool = False  # the game option launch_wind = variant (6.10's [RW] variant)
+    shadowed: dict[Hex, tuple[str, int]] = field(default_factory=dict)  # contact hex -> (shadower, line)
 
     def hex(self, word: str) -> Hex:
         h = self.scenario.map.parse(word)
@@ -159,21 +161,25 @@ class Own:
     def takeoff_hex(self, launch: Launch) -> Hex:
         """Where a new AF starts: a TF's hex after this turn's plotted move (the letter's PLOT,
         else the standing one), since new AFs take off after TF movement (reference A.7), or
-        one hex into the wind when the letter's launches exceed its carriers' Minimum LF and
-        the plot does not head into it (standard 6.10, ``air.resolve_wind``); a base's hex."""
+        where the TF steams instead when the letter's launches exceed its carriers' Minimum LF
+        (standard 6.10 or its variant, ``air.resolve_wind``); a base's hex."""
         _, h, _, unit = self.place(launch.place)
         if not isinstance(unit, TaskForce):
             return h
-        leg = self._leg(unit)
-        return self.wind_turn(launch) or (leg[-1] if leg else h)
+        turned = self.wind_turn(launch)
+        leg = self._leg(unit) if turned is None else turned
+        return leg[-1] if leg else h
 
-    def wind_turn(self, launch: Launch) -> Hex | None:
-        """Standard 6.10: the hex the launching TF turns into the wind to, or None (no turn due)."""
+    def wind_turn(self, launch: Launch) -> tuple[Hex, ...] | None:
+        """Standard 6.10 (or the variant, game option ``launch_wind``): the leg the launching TF
+        steams instead of its plot, or None (its plot stands)."""
         name, _, _, unit = self.place(launch.place)
         if not isinstance(unit, TaskForce):
             return None
         launching = self.used.get((name, "launch"), 0) + launch.total
-        turned = into_the_wind(unit, self._leg(unit), launching, self.scenario, self.winds)
+        turned = into_the_wind(
+            unit, self._leg(unit), launching, self.scenario, self.winds, variant=self.wind_variant
+        )
         if turned is not None and launching <= launch_factor(unit, launch.kind):  # else refused anyway
             return turned
         return None
@@ -198,6 +204,8 @@ class Own:
         launch = order.launch if isinstance(order, Search | Fly) else None
         if launch is not None:
             self._claim_launch_type(launch, line)
+        if isinstance(order, Shadow):
+            self._claim_shadow(order, line)
         budget = self._budget(order)
         for spend_key, (amount, limit, why) in budget.items():
             if self.used.get(spend_key, 0) + amount > limit:
@@ -210,8 +218,24 @@ class Own:
             self.launched[order.af] = order.launch
         if isinstance(order, Plot):
             self.plots[order.tf] = order
+        if isinstance(order, Shadow):
+            self.shadowed.setdefault(order.hex, (f"{order.by}{order.af}", line))
         if key:
             taken[key] = line
+
+    def _claim_shadow(self, order: Shadow, line: int) -> None:
+        """Standard 11.4: "Only one unit (one Air Formation or one TF) may attempt to shadow each
+        TF each turn." A side names its target by the contact's hex (it is never told how many
+        TFs a contact holds, seed 003, 7.12.2), so a second shadower of the same contact is
+        refused, whatever the hex holds."""
+        first = self.shadowed.get(order.hex)
+        if first is None:
+            return
+        where = self.scenario.map.hex_id(order.hex)
+        raise illegal(
+            f"{first[0]} already shadows the contact in {where} (line {first[1]}): standard 11.4, "
+            f'"Only one unit (one Air Formation or one TF) may attempt to shadow each TF each turn"'
+        )
 
     def _claim_launch_type(self, launch: Launch, line: int) -> None:
         kind, first = self.launch_types.get(launch.place, (launch.kind, line))
@@ -375,7 +399,7 @@ def check_launch(own: Own, af: int, launch: Launch) -> Launch:
 
 def entry_label(own: Own, unit: TaskForce | Base, via: str | None) -> str | None:
     """Reference A.3: an off-board base's planes "enter and leave through Entry Hexes"; VIA names
-    one of them (by label, e.g. 1A, or by hex). None: the moderator's choice (see air.operations)."""
+    one of them (by label, e.g. 1A, or by hex). None: the moderator's choice (see hour.air_ops)."""
     if via is None:
         return None
     if not (isinstance(unit, Base) and unit.off_board):
@@ -432,10 +456,18 @@ def _wind_note(own: Own, order: Search | Fly) -> str:
     turned = own.wind_turn(launch) if launch is not None else None
     if launch is None or turned is None:
         return ""
-    where = own.scenario.map.hex_id(turned)
+    if not turned:  # the variant: the TF holds
+        where = own.scenario.map.hex_id(own.place(launch.place)[1])
+        return (
+            f" (launching more than its carriers' Minimum Launch Factor, {launch.place} may move "
+            f"only 0 or 1 hex, into the wind: it holds at {where} and the AF takes off there: "
+            f"{RULE_6_10_VARIANT})"
+        )
+    where = own.scenario.map.hex_id(turned[-1])
+    rule = RULE_6_10_VARIANT if own.wind_variant else RULE_6_10
     return (
         f" (launching more than its carriers' Minimum Launch Factor, {launch.place} turns into "
-        f"the wind to {where} first and the AF takes off there: standard 6.10)"
+        f"the wind to {where} first and the AF takes off there: {rule})"
     )
 
 
@@ -561,25 +593,48 @@ def _check_tf_shadow(own: Own, order: Shadow, hex_name: str) -> Shadow:
 
 CARRIERS = (ShipType.CV, ShipType.CVL)
 
+#: Standard 6.10 (reference A.4): "a CV or CVL must move one hex into the wind in any turn in
+#: which the Air Factors taking off and landing together exceed its Minimum LF".
+RULE_6_10 = "standard 6.10"
+#: The game option ``launch_wind = variant`` (reference A.4, [RW]): "if more than the minimum LF
+#: is used, the ship may move only 0 or 1 hex, and that hex must be into the wind".
+RULE_6_10_VARIANT = "variant 6.10 (reference A.4, [RW]): 0 or 1 hex, into the wind"
+#: the option's values: the standard rule, or the [RW] variant
+LAUNCH_WIND = ("standard", "variant")
+
 
 def into_the_wind(
-    tf: TaskForce, leg: tuple[Hex, ...], load: int, scenario: Scenario, winds: Mapping[int, Direction]
-) -> Hex | None:
-    """Standard 6.10: the hex one step into the wind that ``tf`` must move to this turn, when
-    ``load`` (factors taking off and landing) exceeds its CVs' and CVLs' Minimum LF and ``leg``
-    takes no step into the wind; None when no turn is due or the hex is barred to ships."""
+    tf: TaskForce,
+    leg: tuple[Hex, ...],
+    load: int,
+    scenario: Scenario,
+    winds: Mapping[int, Direction],
+    *,
+    variant: bool = False,
+) -> tuple[Hex, ...] | None:
+    """The leg ``tf`` must steam this turn instead of ``leg`` when ``load`` (factors taking off
+    and landing) exceeds its CVs' and CVLs' Minimum LF; None when the plotted leg stands.
+
+    Standard 6.10: a leg that takes no step into the wind becomes the one hex into the wind (kept
+    as plotted where that hex is barred to ships). The variant (``variant``): the TF "may move
+    only 0 or 1 hex, and that hex must be into the wind": a leg that holds, or moves just that
+    hex, stands; one that starts into the wind is cut to that hex; any other holds (0 hexes, the
+    least movement the variant allows: a design default, the variant does not say)."""
     minimum = sum(s.launch_min for s in tf.afloat if s.type in CARRIERS)
     sectors = scenario.map.layout.sectors_of(tf.hex)
     wind = winds.get(sectors[0].numeral) if sectors else None
     if not minimum or load <= minimum or wind is None:
         return None
+    there = step(tf.hex, wind.opposite)
+    open_sea = scenario.map.on_board(there) and movement.step_problem(scenario, tf.hex, there) is None
+    if variant:
+        if leg in ((), (there,)):
+            return None
+        return (there,) if leg[0] == there and open_sea else ()
     steps = zip((tf.hex, *leg), leg, strict=False)
     if any(distance(a, b) == 1 and direction(a, b) is wind.opposite for a, b in steps):
         return None
-    there = step(tf.hex, wind.opposite)
-    if not scenario.map.on_board(there) or movement.step_problem(scenario, tf.hex, there) is not None:
-        return None
-    return there
+    return (there,) if open_sea else None
 
 
 def is_submarine(tf: TaskForce) -> bool:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Submarines by mail, hour after hour (seed 003, 27, with the game option ``submarines``;
-``combat.sub_phase`` wiring ``combat.submarines`` into the turn, orders in ``orders.subs``).
+``hour.sub_phase`` wiring ``combat.submarines`` into the turn, orders in ``orders.subs``).
 
 The states are ``test-small`` at 0600 (day, clear) with a Japanese submarine TF20 (the SS I-21,
 factors from the shipped ``ships.toml``) put beside the Allied TF1 (Yorktown, Astoria, Hammann and
