@@ -383,3 +383,104 @@ def test_optional_rules_the_rules_help_says_what_is_played_and_what_is_not_and_w
     assert "Expanded Plane Functions 1, 2, 5, 6, 7" in text
     assert "Expanded Ship Functions 2, 3, 5, 6" in text
     assert all(len(line) <= 72 for line in rules_help(new(data)))
+
+
+# --- decks closed by hits: standard 21.2.3, the critical "no flight operations", and 25.4 ------------
+
+
+def with_yorktown(state: FlatTopState, **changes: Any) -> FlatTopState:
+    first = tf(state, Side.ALLIED, 1)
+    ships = tuple(replace(s, **changes) if s.name == "Yorktown" else s for s in first.ships)
+    return replace(
+        state, task_forces=tuple(replace(t, ships=ships) if t is first else t for t in state.task_forces)
+    )
+
+
+def beside_yorktown(data: dict[str, Any], takeoff: int = 1) -> FlatTopState:
+    """0600, clear: the Allied AF2 (2 Wildcats, taken off at turn ``takeoff``) at V-E25, next to TF1."""
+    state = play(new(data), {}).state
+    wildcats = AirFormation(
+        2, Side.ALLIED, hx(state, "V-E25"), (AirFactors("Wildcat", 2, True),), "TF1", takeoff
+    )
+    return replace(state, air=(*state.air, wildcats))
+
+
+def test_21_2_3_planes_may_not_land_on_a_carrier_at_lf_0(data: dict[str, Any]) -> None:
+    """Standard 21.2.3: "Planes may not land or take off from a plane-carrying ship with an LF of
+    zero." Yorktown, hit to LF 0, takes AF2 aboard no more: it stays aloft over TF1, its owner told
+    why; no launch either."""
+    state = with_yorktown(beside_yorktown(data), launch=0, launch_min=0, hits=4)
+    outcome = resolve(state, {"allied": ["land af2 tf1"], "japanese": ["HOLD"]})
+    assert af(outcome.state, Side.ALLIED, 2).hex == hx(state, "V-E26")
+    assert (
+        "AF2 is flying to TF1, now at V-E26 (TF1 can take no planes aboard: Yorktown at LF 0 (standard "
+        '21.2.3: "Planes may not land or take off from a plane-carrying ship with an LF of zero"))'
+    ) in told(outcome, Side.ALLIED)
+    (problem,) = parse(state, "allied", "fly af1 from tf1 1 wildcat").problems
+    assert problem.reason.startswith("TF1 may launch 0 air factors a turn")
+
+
+def test_criticals_a_flight_deck_hit_grounds_the_carrier_the_next_turn(data: dict[str, Any]) -> None:
+    """damage.toml's ship critical 4 (a design default, reference B.11): "Flight deck hit: no flight
+    operations next turn". That turn Yorktown launches nothing and takes no planes aboard (the
+    effect was recorded and never played before)."""
+    state = beside_yorktown(data)
+    state = with_yorktown(state, no_flight_ops_turns=(state.turn,))
+    (problem,) = parse(state, "allied", "fly af1 from tf1 2 wildcat").problems
+    assert problem.reason == (
+        "TF1 may launch 0 air factors a turn (minimum launch): Yorktown may not fly this turn (a "
+        "critical hit: no flight operations this turn (damage.toml, a design default))"
+    )
+    outcome = resolve(state, {"allied": ["land af2 tf1"], "japanese": ["HOLD"]})
+    assert af(outcome.state, Side.ALLIED, 2).hex == hx(state, "V-E26")
+    assert "TF1 can take no planes aboard: Yorktown grounded (a critical hit" in told(outcome, Side.ALLIED)
+    later = resolve(outcome.state, {"allied": ["land af2 tf1"], "japanese": ["HOLD"]})
+    assert "AF2 landed at TF1" in told(later, Side.ALLIED)
+
+
+def test_criticals_a_grounded_carrier_scrambles_no_ready_cap() -> None:
+    """Seed 003, 16.11: "Ready CAP is subject to plane handling restrictions in that turn": a carrier
+    whose flight deck a critical hit closed for the turn scrambles nothing."""
+    from tests.games.flattop.combat.test_audit_rules import (
+        TARGET_HEX,
+        radar_picket,
+        referee,
+    )
+    from tests.games.flattop.combat.test_audit_rules import (
+        play as play_step,
+    )
+
+    state = radar_picket(ready=40)
+    tfs = tuple(
+        replace(
+            t,
+            ships=tuple(
+                replace(s, no_flight_ops_turns=(state.turn,)) if s.name == "Shokaku" else s for s in t.ships
+            ),
+        )
+        for t in state.task_forces
+    )
+    path = "V-E27 V-E26 V-E25 " + TARGET_HEX
+    declared = play_step(
+        replace(state, task_forces=tfs), {"allied": [f"FLY AF7 PATH {path} ATTACK"]}, "T2.orders"
+    )
+    struck = play_step(declared.state, {"allied": ["TARGET AF7 A-CV1"]}, "T2.strike")
+    assert referee(list(struck.events), "ready-cap") == []
+
+
+def test_25_4_an_af_kept_off_a_deck_closed_by_hits_scores_2_vp_a_factor_not_10(data: dict[str, Any]) -> None:
+    """Standard 25.4: the 10 VP for factors lost unnecessarily "does not apply to Air Factors that can
+    reach a hex where landing was possible, but is not when they arrive because of hits scored on
+    bases or plane-carrying ships". AF2 reaches TF1 on its last turn of range; Yorktown is at LF 0:
+    AF2 is lost for fuel, 2 VP a factor. With her deck open and AF2 sent nowhere, it is 10."""
+    state = beside_yorktown(data, takeoff=-20)
+    closed = resolve(
+        with_yorktown(state, launch=0, launch_min=0, hits=4), {"allied": ["land af2 tf1"], "japanese": []}
+    )
+    entries = [e for e in closed.state.ledger if e.owner is Side.ALLIED]
+    assert [(e.side, e.points, e.cause) for e in entries] == [(Side.JAPANESE, 4, "fuel")]
+    assert "lost unnecessarily" not in entries[0].reason
+    lost = [e.text for e in closed.events if e.kind == "ft.lost"]
+    assert any("2 VP a factor, not 10 (standard 25.4)" in t for t in lost), lost
+    idle = resolve(state, {"allied": ["HOLD"], "japanese": []})
+    assert [(e.points, e.cause) for e in idle.state.ledger if e.owner is Side.ALLIED] == [(20, "fuel")]

@@ -23,7 +23,14 @@ from mailbot.games.flattop.map.hexes import Hex, line, neighbours
 from mailbot.games.flattop.map.movement import PlanePath, PlaneStep, af_movement, plane_path, range_left
 from mailbot.games.flattop.map.scenario import EntryHex
 from mailbot.games.flattop.map.weather import storm_hexes
-from mailbot.games.flattop.orders.checks import place_key, readying_factor
+from mailbot.games.flattop.orders.checks import (
+    RULE_DECK,
+    RULE_GROUNDED,
+    deck_open,
+    grounded,
+    place_key,
+    readying_factor,
+)
 from mailbot.games.flattop.orders.types import Launch, Load, Ready, Unready, load_of
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import (
@@ -217,7 +224,10 @@ def cannot_land(state: FlatTopState, af: AirFormation, place: str, moved: Collec
     if unit is None or unit.hex != af.hex:
         return "not there yet"
     categories = {state.rules.planes[s.plane].category for s in af.stacks}
-    if free_capacity(unit, categories) < af.factors:
+    closed = deck_closed(state, unit, categories)
+    if closed:
+        return closed
+    if free_capacity(unit, categories, state.turn) < af.factors:
         return f"{place} has no room for {af.factors} air factors"
     towing = {p.tower for p in state.tows}
     if isinstance(unit, TaskForce) and any(ship.name in towing for ship in unit.plane_ships):
@@ -254,20 +264,47 @@ def _adding(stacks: tuple[AirFactors, ...]) -> Callable[[AirBoxes], AirBoxes]:
     return update
 
 
-def free_capacity(unit: TaskForce | Base, categories: Collection[PlaneCategory] = ()) -> int:
-    """Room left (bases: capacity; ships: their MC), on the ships that handle ``categories``."""
+def free_capacity(
+    unit: TaskForce | Base, categories: Collection[PlaneCategory] = (), turn: int | None = None
+) -> int:
+    """Room left (bases: capacity; ships: their MC), on the ships that handle ``categories`` (and,
+    with ``turn``, may take planes aboard that turn: ``deck_open``)."""
     if isinstance(unit, Base):
         return 10**6 if unit.capacity is None else unit.capacity - unit.boxes.total
-    ships = (s for s in unit.plane_ships if not categories or set(categories) <= s.handles)
+    ships = (
+        s
+        for s in unit.plane_ships
+        if (not categories or set(categories) <= s.handles) and (turn is None or deck_open(s, turn))
+    )
     return sum(max(s.capacity - s.boxes.total, 0) for s in ships)
 
 
+def deck_closed(state: FlatTopState, unit: TaskForce | Base, categories: Collection[PlaneCategory]) -> str:
+    """Why hits keep planes of ``categories`` from landing at ``unit`` this turn ("" if they do
+    not): a base grounded by a critical hit; a TF whose ships that handle them all have an LF of
+    zero (standard 21.2.3) or are grounded, or were sunk."""
+    name = unit.name if isinstance(unit, Base) else f"TF{unit.number}"
+    if isinstance(unit, Base):
+        return f"{name} takes no planes this turn ({RULE_GROUNDED})" if grounded(unit, state.turn) else ""
+    handling = [s for s in unit.ships if s.handles and set(categories) <= s.handles]
+    if not handling or any(deck_open(s, state.turn) for s in handling):
+        return ""
+    why = [
+        f"{s.name} " + ("sunk" if s.destroyed else "grounded" if grounded(s, state.turn) else "at LF 0")
+        for s in handling
+    ]
+    rule = RULE_GROUNDED if any(grounded(s, state.turn) for s in handling) else RULE_DECK
+    return f"{name} can take no planes aboard: {', '.join(why)} ({rule})"
+
+
 def _land_on_ships(state: FlatTopState, tf: TaskForce, stacks: tuple[AirFactors, ...]) -> FlatTopState:
-    """Each stack onto the TF's ships that handle its category, in the TF's ship order."""
+    """Each stack onto the TF's ships that handle its category and may take planes aboard this turn
+    (``deck_open``), in the TF's ship order."""
+    open_ships = tuple(s for s in tf.plane_ships if deck_open(s, state.turn))
     pending = list(stacks)
     ships = []
     for ship in tf.ships:
-        room = max(ship.capacity - ship.boxes.total, 0) if ship in tf.plane_ships else 0
+        room = max(ship.capacity - ship.boxes.total, 0) if ship in open_ships else 0
         here: list[AirFactors] = []
         for stack in list(pending):
             if room and state.rules.planes[stack.plane].category in ship.handles:

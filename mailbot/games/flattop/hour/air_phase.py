@@ -25,6 +25,7 @@ from mailbot.games.flattop.combat.kit import Kit, remove_factors
 from mailbot.games.flattop.hour import air_ops
 from mailbot.games.flattop.hour.turn import Turn, own_af, put
 from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.orders.checks import grounded
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Altitude, Side, TaskForce
 
 SCRAMBLE = 100  # pseudo AF numbers for scrambled ready CAP, per place: 100, 101, ...
@@ -72,11 +73,14 @@ def scramble(
     side, h, warning = where
     st, roles = turn.state, _roles(turn)
     places: list[tuple[str, AirBoxes, int, int]] = [
-        (b.name, b.boxes, b.launch_min, b.launch) for b in st.own_bases(side) if b.hex == h
+        (b.name, b.boxes, b.launch_min, b.launch)
+        for b in st.own_bases(side)
+        if b.hex == h and not grounded(b, st.turn)  # a critical hit: no flight operations
     ]
     for tf in st.own_tfs(side):
         for ship in tf.plane_ships if tf.hex == h else ():
-            places.append((ship.name, ship.boxes, ship.launch_min, ship.launch))
+            if not grounded(ship, st.turn):
+                places.append((ship.name, ship.boxes, ship.launch_min, ship.launch))
     flights: list[Flight] = []
     for name, boxes, lf_min, lf in places:
         ready = [s for s in boxes.ready if is_interceptor(s, roles)]

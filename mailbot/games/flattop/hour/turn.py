@@ -19,9 +19,10 @@ from mailbot.games.flattop.map.scenario import EntryHex
 from mailbot.games.flattop.map.towing import in_tow
 from mailbot.games.flattop.map.weather import coverage_of
 from mailbot.games.flattop.observation.observe import Spotting, Target, Visibility, af_target, tf_target
+from mailbot.games.flattop.orders.checks import may_land
 from mailbot.games.flattop.orders.types import FtOrder, Jettison
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.units import AirFactors, AirFormation, Altitude, Fact, Side
+from mailbot.games.flattop.units import AirFactors, AirFormation, Altitude, Base, Fact, Side, TaskForce
 from mailbot.games.flattop.victory import air_lost, record
 
 REFEREE: frozenset[str] = frozenset()
@@ -198,17 +199,35 @@ def home_landings(turn: Turn) -> None:
 
 
 def lost_aloft(turn: Turn, formation: AirFormation, where: str) -> None:
-    """8.5.5; A.13: the AF could not land in time: gone, each factor lost "unnecessarily" (10 VP)."""
+    """8.5.5; A.13: the AF could not land in time: gone, each factor lost "unnecessarily" (10 VP),
+    unless hits kept it off the deck it had reached (25.4: "This does not apply to Air Factors that
+    can reach a hex where landing was possible, but is not when they arrive because of hits scored
+    on bases or plane-carrying ships"): then 2 VP a factor."""
     st = turn.state
-    turn.referee("lost", f"{formation.side} AF{formation.number} lost: out of range")
+    closed = closed_by_hits(st, formation)
+    because = f"; {closed}: 2 VP a factor, not 10 (standard 25.4)" if closed else ""
+    turn.referee("lost", f"{formation.side} AF{formation.number} lost: out of range{because}")
     rules = kit(st).victory
     entries = [
-        air_lost(s.plane, s.count, formation.side, st.turn, rules, unnecessary=True,
-                 where=f"{where}.AF{formation.number}.{i}")
+        air_lost(s.plane, s.count, formation.side, st.turn, rules, unnecessary=not closed,
+                 where=f"{where}.AF{formation.number}.{i}", cause="fuel")
         for i, s in enumerate(formation.stacks)
     ]  # fmt: skip
     kept = tuple(a for a in st.air if a is not formation)
     turn.state = replace(st, air=kept, ledger=record(st.ledger, entries))
+
+
+def closed_by_hits(state: FlatTopState, formation: AirFormation) -> str:
+    """Why a friendly TF or base in the AF's hex, where its planes could land, takes them on no
+    deck this turn because of hits (``air.operations.deck_closed``); "" if none."""
+    if formation.hex is None:
+        return ""
+    categories = {state.rules.planes[s.plane].category for s in formation.stacks}
+    places: list[TaskForce | Base] = [
+        *(t for t in state.own_tfs(formation.side) if t.hex == formation.hex),
+        *(b for b in state.own_bases(formation.side) if b.hex == formation.hex and may_land(b, categories)),
+    ]
+    return next((why for p in places if (why := air_ops.deck_closed(state, p, categories))), "")
 
 
 def drop_load(turn: Turn, formation: AirFormation) -> AirFormation:

@@ -63,6 +63,7 @@ from mailbot.games.flattop.units import (
     LaunchType,
     PlaneCategory,
     PlaneType,
+    Ship,
     ShipCategory,
     ShipType,
     Side,
@@ -180,7 +181,7 @@ class Own:
         turned = into_the_wind(
             unit, self._leg(unit), launching, self.scenario, self.winds, variant=self.wind_variant
         )
-        if turned is not None and launching <= launch_factor(unit, launch.kind):  # else refused anyway
+        if turned is not None and launching <= launch_factor(unit, launch.kind, self.turn):  # else refused
             return turned
         return None
 
@@ -249,10 +250,10 @@ class Own:
         launch = order.launch if isinstance(order, Search | Fly) else None
         if launch is not None:
             name, _, boxes, unit = self.place(launch.place)
-            lf = launch_factor(unit, launch.kind)
+            lf = launch_factor(unit, launch.kind, self.turn)
             budget = {
                 (name, "launch"): (launch.total, lf, f"{name} may launch {lf} air factors a turn "
-                                   f"({launch.kind.value} launch)"),
+                                   f"({launch.kind.value} launch){_grounded_note(unit, self.turn)}"),
                 **self._readying(name, unit, launch.total),
             }  # fmt: skip
             for part in launch.parts:
@@ -279,6 +280,12 @@ class Own:
         rf = readying_factor(unit)
         why = f"{name} may move {rf} air factors between boxes a turn (its Readying Factor)"
         return {(name, "readying"): (n, rf, why)}
+
+
+def _grounded_note(unit: TaskForce | Base, turn: int) -> str:
+    ships = (unit,) if isinstance(unit, Base) else unit.plane_ships
+    names = [s.name for s in ships if grounded(s, turn)]
+    return f": {', '.join(names)} may not fly this turn ({RULE_GROUNDED})" if names else ""
 
 
 def _from_box(
@@ -336,9 +343,28 @@ def count(stacks: tuple[AirFactors, ...], plane: str, load: Load | None = None) 
     return sum(s.count for s in stacks if s.plane == plane and load in (None, load_of(s)))
 
 
-def launch_factor(unit: TaskForce | Base, kind: LaunchType) -> int:
-    """Reference A.5.4: minimum LF, normal LF, or twice the normal LF for a maximum launch."""
-    ships = (unit,) if isinstance(unit, Base) else unit.plane_ships
+#: Standard 21.2.3; and a critical hit that stops flight operations (damage.toml's table).
+RULE_DECK = 'standard 21.2.3: "Planes may not land or take off from a plane-carrying ship with an LF of zero"'
+RULE_GROUNDED = "a critical hit: no flight operations this turn (damage.toml, a design default)"
+
+
+def grounded(unit: Ship | Base, turn: int) -> bool:
+    """A critical hit closed the flight deck or runway for ``turn`` (damage.toml criticals)."""
+    return turn in unit.no_flight_ops_turns
+
+
+def deck_open(unit: Ship | Base, turn: int) -> bool:
+    """Planes may land here this turn: a ship with an LF above zero (standard 21.2.3) not grounded
+    by a critical hit; a base not grounded (21.5 bars only take-offs at an LF of zero or less)."""
+    return not grounded(unit, turn) and (isinstance(unit, Base) or (unit.launch > 0 and not unit.destroyed))
+
+
+def launch_factor(unit: TaskForce | Base, kind: LaunchType, turn: int | None = None) -> int:
+    """Reference A.5.4: minimum LF, normal LF, or twice the normal LF for a maximum launch; with
+    ``turn``, without the ships (or the base) a critical hit grounds that turn."""
+    ships: tuple[Ship | Base, ...] = (unit,) if isinstance(unit, Base) else unit.plane_ships
+    if turn is not None:
+        ships = tuple(s for s in ships if not grounded(s, turn))
     if kind is LaunchType.MINIMUM:
         return sum(s.launch_min for s in ships)
     return sum(s.launch for s in ships) * (2 if kind is LaunchType.MAXIMUM else 1)
