@@ -19,10 +19,10 @@ META = ("default", "source")
 
 
 class ConfigKey:
-    """A game's loaded config, hashable by identity: the key under which its parsed tables are
-    kept. Every loaded state brings its own config object, so a cache under this key must be
-    bounded (``lru_cache(maxsize=...)``), never ``functools.cache``: a service running for weeks
-    would keep every state's tables it ever loaded."""
+    """A game's loaded config (or one table of it), hashable by identity: the key under which
+    its parsed tables are kept. Every loaded state brings its own config object, so a cache
+    under this key must be bounded (``lru_cache(maxsize=...)``), never ``functools.cache``:
+    a service running for weeks would keep every state's tables it ever loaded."""
 
     __slots__ = ("config",)
 

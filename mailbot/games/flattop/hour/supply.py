@@ -24,7 +24,7 @@ from mailbot.errors import GameError
 from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.map.scenario import ForceArrival, Scenario
 from mailbot.games.flattop.state import FlatTopState
-from mailbot.games.flattop.tabledata import Source, source_of
+from mailbot.games.flattop.tabledata import ConfigKey, Source, source_of
 from mailbot.games.flattop.units import Base, Handling, Ship, TaskForce
 
 RULE = "Expanded Ship Function 7, a design default (supply.toml): its text was not found"
@@ -60,25 +60,12 @@ class SupplyRules:
 def supply_rules(state: FlatTopState) -> SupplyRules:
     """The game's supply table (a game whose data has none: the shipped default)."""
     table = state.config["tables"].get("supply")
-    return SupplyRules() if table is None else _parsed(_Key(table))
+    return SupplyRules() if table is None else _parsed(ConfigKey(table))
 
 
-class _Key:
-    """Hashable by identity: the same loaded table object parses once."""
-
-    def __init__(self, table: Mapping[str, Any]) -> None:
-        self.table = table
-
-    def __hash__(self) -> int:
-        return id(self.table)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Key) and other.table is self.table
-
-
-@lru_cache(maxsize=16)
-def _parsed(key: _Key) -> SupplyRules:
-    return SupplyRules.from_mapping(key.table)
+@lru_cache(maxsize=16)  # bounded: every loaded state brings its own table object (the key)
+def _parsed(key: ConfigKey) -> SupplyRules:
+    return SupplyRules.from_mapping(key.config)
 
 
 def harbour(state: FlatTopState, tf: TaskForce, rules: SupplyRules | None = None) -> Base | None:
