@@ -2,9 +2,10 @@
 """A Flat Top map read as a player plans from it: land in the frame, every hex the letter
 names labelled with its id, no label over another, one frame hour after hour.
 
-Boxes are those of the SVG's text (position, anchor, size and an estimated advance of
-``canvas.CHAR_WIDTH`` per character, the estimate the placer used): what a browser draws
-differs by a few per cent, which the placer's gaps absorb.
+Boxes are those of the SVG's text as a browser lays it out on the narrowest screen
+(``canvas.NARROWEST``): position, anchor, size, DejaVu Sans's advances and line box, and the
+whole pixels a browser rounds them out to (``canvas.text_box``, what the placer keeps room for).
+:mod:`tests.e2e.test_flattop_map_browser` measures the same boxes in Chromium.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from mailbot.games.flattop.drawing.board import SHEET
 from mailbot.games.flattop.drawing.symbols import SEA
 from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.render.maps import canvas as cv
@@ -27,6 +29,8 @@ from tests.render.test_maps import flattop_model
 SVG = "{http://www.w3.org/2000/svg}"
 LABELS = ("unit-label", "contact-label", "hex-id", "key-number", "place-name", "island-name", "grid-id")
 Box = tuple[float, float, float, float]
+PIXEL = SHEET / cv.NARROWEST  # a screen pixel in units where a map is narrowest
+ROUNDED = 0.05
 
 
 def coral_sea_maps(hours: int, seat: str = "allied") -> list[dict[str, Any]]:
@@ -67,9 +71,12 @@ def label_boxes(root: ET.Element) -> list[tuple[str, str, Box]]:
                 float(text.get("y", "0")),
                 text.get("text-anchor", "start"),
             )
-            width = cv.text_width(words, size)
-            left = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
-            box = (left, y - size * 0.9, width, size * 1.2)
+            width, height = cv.text_box([words], size, PIXEL)
+            end = cv.ROUND_END * PIXEL
+            left = {"start": x - end, "middle": x - width / 2, "end": x + end - width}[anchor]
+            top = y - cv.ASCENT * size - cv.ROUND_ABOVE * PIXEL
+            # less the SVG's rounding of a place to 0.1 (``canvas.num``): two lines of a block abut
+            box = (left + ROUNDED, top + ROUNDED, width - 2 * ROUNDED, height - 2 * ROUNDED)
             seen[(group.get("data-hex", ""), words, text.get("x", ""), text.get("y", ""))] = (cls, words, box)
     return list(seen.values())
 

@@ -14,6 +14,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import drawsvg as dw
 
@@ -25,10 +26,124 @@ LABEL_SIZE = 12
 LEGEND_SIZE = 12
 LEGEND_ROW = 18
 LEGEND_COLUMN = 230
-#: the average advance of a DejaVu Sans character, as a share of the font size (labels are
-#: placed before any font is at hand, so their width is estimated)
+#: the average advance of a DejaVu Sans character, as a share of the font size (a title's or
+#: a key line's length in characters; a label's width is :func:`text_width`)
 CHAR_WIDTH = 0.6
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
+#: DejaVu Sans's advance of each printable ASCII character, " " to "~", in 2048ths of the size:
+#: its hmtx table (``tests/render/test_map_text.py`` reads them from the font file). Labels are
+#: placed before any font is at hand, so their width is worked out from these.
+ADVANCES = (
+    651,
+    821,
+    942,
+    1716,
+    1303,
+    1946,
+    1597,
+    563,
+    799,
+    799,
+    1024,
+    1716,
+    651,
+    739,
+    651,
+    690,
+    1303,
+    1303,
+    1303,
+    1303,
+    1303,
+    1303,
+    1303,
+    1303,
+    1303,
+    1303,
+    690,
+    690,
+    1716,
+    1716,
+    1716,
+    1087,
+    2048,
+    1401,
+    1405,
+    1430,
+    1577,
+    1294,
+    1178,
+    1587,
+    1540,
+    604,
+    604,
+    1343,
+    1141,
+    1767,
+    1532,
+    1612,
+    1235,
+    1612,
+    1423,
+    1300,
+    1251,
+    1499,
+    1401,
+    2025,
+    1403,
+    1251,
+    1403,
+    799,
+    690,
+    799,
+    1716,
+    1024,
+    1024,
+    1255,
+    1300,
+    1126,
+    1300,
+    1260,
+    721,
+    1300,
+    1298,
+    569,
+    569,
+    1186,
+    569,
+    1995,
+    1298,
+    1253,
+    1300,
+    1300,
+    842,
+    1067,
+    803,
+    1298,
+    1212,
+    1675,
+    1212,
+    1212,
+    1075,
+    1303,
+    690,
+    1303,
+    1716,
+)
+UNITS_PER_EM = 2048
+#: a character outside the table counts as wide as the widest in it ("@", a whole em)
+WIDEST = max(ADVANCES)
+#: DejaVu Sans's line box above and below the baseline (hhea ascender, descender): the box a
+#: browser gives a line of text, a share of the size
+ASCENT, DESCENT = 1901 / UNITS_PER_EM, 483 / UNITS_PER_EM
+#: What a browser adds to those boxes, in screen pixels, measured in Chromium from 320 to 1280
+#: pixels wide: it rounds a line's ascent and descent to whole pixels (a 3.9-pixel letter gets
+#: a 5-pixel box, not 4.5) and its ends outward (a one-letter label is a pixel wider). Worst
+#: cases seen: 1.2 at an end, 0.53 above, 0.85 below.
+ROUND_END, ROUND_ABOVE, ROUND_BELOW = 1.25, 0.55, 0.85
+#: the narrowest screen, in CSS pixels, a map is drawn to be read on (a phone): a placer
+#: keeps its labels' boxes apart as a browser lays them out there, where a pixel is most units
+NARROWEST = 360
 PAPER = "#ffffff"
 INK = "#1f2937"
 HALO = "#ffffff"
@@ -97,7 +212,28 @@ def hexagon(x: float, y: float, radius: float, *, pointy: bool = False) -> list[
 
 
 def text_width(text: str, size: float) -> float:
-    return len(text) * size * CHAR_WIDTH
+    """How far ``text`` advances in DejaVu Sans of ``size``, kerning left out (it only narrows)."""
+    return _ems(text) * size
+
+
+@lru_cache(maxsize=4096)
+def _ems(text: str) -> float:
+    """``text``'s advance in ems: kept, since a map's labels come back hour after hour."""
+    first, last = ord(" "), ord(" ") + len(ADVANCES)
+    return sum(ADVANCES[o - first] if first <= (o := ord(c)) < last else WIDEST for c in text) / UNITS_PER_EM
+
+
+def line_pitch(size: float, pixel: float) -> float:
+    """From one baseline to the next in a block of labels: a line's box as a browser lays it out
+    where a screen pixel is ``pixel`` units (:data:`ROUND_ABOVE`), so two lines' boxes never meet."""
+    return (ASCENT + DESCENT) * size + (ROUND_ABOVE + ROUND_BELOW) * pixel
+
+
+def text_box(lines: Sequence[str], size: float, pixel: float) -> tuple[float, float]:
+    """The width and height ``lines`` of ``size`` take as a browser lays them out where a screen
+    pixel is ``pixel`` units: the font's advances and line boxes, and the browser's rounding."""
+    width = max(text_width(line, size) for line in lines) + 2 * ROUND_END * pixel
+    return width, line_pitch(size, pixel) * len(lines)
 
 
 def text(
@@ -138,6 +274,9 @@ class Labels:
     top: float
     right: float
     bottom: float
+    #: a screen pixel in drawing units on the narrowest screen the map is read on (:data:`NARROWEST`):
+    #: :meth:`free` keeps boxes apart as a browser lays the text out there (0: the font's boxes)
+    pixel: float = 0.0
     taken: list[tuple[float, float, float, float]] = field(default_factory=list)
     #: :meth:`free`'s index of ``taken`` by :data:`CELL`-unit squares (hundreds of labels on a
     #: whole theatre: each tried against its neighbours only); ``indexed`` boxes are in it
@@ -157,7 +296,9 @@ class Labels:
         (the cells' lists are shared, never changed in place: :meth:`index` replaces them)."""
         self.index()
         cells = dict(self.cells)
-        return Labels(self.left, self.top, self.right, self.bottom, list(self.taken), cells, self.indexed)
+        return Labels(
+            self.left, self.top, self.right, self.bottom, self.pixel, list(self.taken), cells, self.indexed
+        )
 
     def _near(self, box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
         self.index()
@@ -204,9 +345,9 @@ class Labels:
     ) -> tuple[float, float, str, tuple[float, float, float, float]] | None:
         """Like :meth:`place`, but only where nothing is in the way, trying each gap in turn
         (the farther ones want a leader line); None when no place is free. ``edge``: the
-        frame counts as in the way."""
-        width = max(text_width(line, size) for line in lines)
-        height = size * 1.2 * len(lines)
+        frame counts as in the way. The box is each line's as a browser lays it out
+        (:func:`text_box`), the first baseline under the first line's ascent."""
+        width, height = text_box(lines, size, self.pixel)
         for gap in gaps:
             below, above = y + gap, y - gap - height
             for left, top, anchor in (
@@ -224,8 +365,9 @@ class Labels:
                 inside = inside and self.top <= top and top + height <= self.bottom
                 if (inside or not edge) and not any(_area(box, other) > 0 for other in self._near(box)):
                     self.taken.append(box)
-                    anchor_x = {"start": left, "end": left + width, "middle": left + width / 2}[anchor]
-                    return anchor_x, top + size * 0.9, anchor, box
+                    end = ROUND_END * self.pixel
+                    anchor_x = {"start": left + end, "end": left + width - end, "middle": left + width / 2}
+                    return anchor_x[anchor], top + ASCENT * size + ROUND_ABOVE * self.pixel, anchor, box
         return None
 
     def _overlap(self, box: tuple[float, float, float, float]) -> float:

@@ -174,7 +174,7 @@ class Map:
         bottom = MAP_TOP + self.board.height
         labels = printed.labels()
         self.block_markers(labels)
-        placed = self._place_labels(labels)
+        placed = self._place_labels(labels, printed.bases)
         key_top = bottom + cv.PAD
         key_rows = math.ceil(len(placed.key) / KEY_COLUMNS)
         top = key_top + key_rows * cv.LEGEND_ROW + (cv.PAD if placed.key else 0)
@@ -195,7 +195,9 @@ class Map:
         """The printed board alone, as two SVG layers (under the weather, over it) and the
         boxes its names and grid ids take: the same for every hour of a game."""
         bottom = MAP_TOP + self.board.height
-        labels = cv.Labels(self.board.left, self.board.top, self.board.left + self.board.width, bottom)
+        labels = cv.Labels(
+            self.board.left, self.board.top, self.board.left + self.board.width, bottom, SHEET / cv.NARROWEST
+        )
         under = dw.Group(class_="board", data_layer=num(bottom))
         self._sea(under)
         over = dw.Group(class_="board-print", data_layer=num(bottom))
@@ -204,10 +206,10 @@ class Map:
         self._sections(over)
         self._board_bases(over)
         placed = Placed()
-        self._place_board(labels, placed)
+        bases = self._place_board(labels, placed)
         placed.draw(over)
         labels.index()
-        return Printed(fragment(under), fragment(over), labels)
+        return Printed(fragment(under), fragment(over), labels, bases)
 
     def title(self) -> str:
         side = "Referee" if self.side == "referee" else self.side
@@ -341,34 +343,41 @@ class Map:
                 group.append(dw.Path(cv.polygon(cv.arrowhead(*end, angle, width * 4)), fill=STRIKE))
             d.append(group)
 
-    def _place_labels(self, labels: cv.Labels) -> Placed:
-        """Every label's place, most wanted first: the named hexes' blocks (their id, then
-        what is there), the other named hexes' ids, then the board's names and the regular
-        grid of ids where they are free. A block with no free place near its hex goes to
-        the numbered key under the map; a board name or grid id with none is left out."""
+    def _place_labels(self, labels: cv.Labels, printed: frozenset[tuple[str, str]]) -> Placed:
+        """Every label's place, most wanted first, where the printed board's labels are not
+        (``printed``: the bases it names under their hex ids): the named hexes' blocks (their
+        id, then what is there), the other named hexes' ids. A block with no free place near
+        its hex goes to the numbered key under the map. An own base the board prints with
+        its id needs no line of its own, nor does the id of a hex the board prints."""
         placed = Placed()
         near, far = self.marker_size() + 2, (self.marker_size() + 2) * 2.6
         blocks: dict[str, list[Marker]] = {}
         for marker in sorted((*self.own, *self.contacts), key=lambda m: m.kind == "contact"):
             blocks.setdefault(marker.hex, []).append(marker)
+        ids = {hex_id for hex_id, _ in printed}
         for hex_id in self.in_order([m for ms in blocks.values() for m in ms]):
             here = blocks[hex_id]
             x, y = self.board.centre(self.at(hex_id))
             half = self.marker_size() + self.spacing(len(here)) * (len(here) - 1) / 2
-            lines = [hex_id, *(m.label for m in here)]
-            spot = labels.free(x, y, lines, LABEL, [half + 2, half + far])
+            told = [m for m in here if m.kind != "base" or (hex_id, m.label) not in printed]
+            if not told:
+                continue
+            lines = [*([] if hex_id in ids else [hex_id]), *(m.label for m in told)]
+            spot = labels.free(x, y, lines, LABEL, [half + 2, half + far, half + far * 1.6])
             if spot is None:
                 number = str(len(placed.key) + 1)
                 spot = labels.free(x, y, [number], LABEL, [half + 1, half + near, half + far], edge=False)
                 placed.key.append((number, hex_id, [m.label for m in here], here[0].colour))
                 if spot is not None:
-                    placed.add("key-number", hex_id, [number], [cv.INK], spot, (x, y), far)
+                    placed.add("key-number", hex_id, [number], [cv.INK], spot, (x, y), far, size=LABEL)
                 continue
-            inks = [ID_INK, *(m.colour for m in here)]
-            cls = "contact-label" if all(m.kind == "contact" for m in here) else "unit-label"
-            placed.add(cls, hex_id, lines, inks, spot, (x, y), half + 3, max(m.opacity for m in here))
+            inks = [*([] if hex_id in ids else [ID_INK]), *(m.colour for m in told)]
+            cls = "contact-label" if all(m.kind == "contact" for m in told) else "unit-label"
+            placed.add(
+                cls, hex_id, lines, inks, spot, (x, y), half + 3, max(m.opacity for m in told), size=LABEL
+            )
         named = sorted(
-            {str(i) for i in self.model.get("named", ())} - blocks.keys(),
+            {str(i) for i in self.model.get("named", ())} - blocks.keys() - ids,
             key=lambda k: (self.at(k).col, self.at(k).row, k),
         )
         self._place_named(labels, placed, named)
@@ -381,26 +390,34 @@ class Map:
             if not self.board.inside(h):
                 continue
             x, y = self.board.centre(h)
-            spot = labels.free(x, y, [hex_id], ID_SIZE, [3, near, far])
+            spot = labels.free(x, y, [hex_id], ID_SIZE, [3, near, far, far * 1.6])
             if spot is None:
                 number = str(len(placed.key) + 1)
                 placed.key.append((number, hex_id, [], ID_INK))
                 spot = labels.free(x, y, [number], ID_SIZE, [2, near, far], edge=False)
                 if spot is not None:
-                    placed.add("key-number", hex_id, [number], [cv.INK], spot, (x, y), far)
+                    placed.add("key-number", hex_id, [number], [cv.INK], spot, (x, y), far, size=ID_SIZE)
                 continue
-            placed.add("hex-id", hex_id, [hex_id], [ID_INK], spot, (x, y), near)
+            placed.add("hex-id", hex_id, [hex_id], [ID_INK], spot, (x, y), near, size=ID_SIZE)
 
-    def _place_board(self, labels: cv.Labels, placed: Placed) -> None:
+    def _place_board(self, labels: cv.Labels, placed: Placed) -> frozenset[tuple[str, str]]:
+        """The board's names and grid ids where they are free: each base's name under its hex
+        id (a letter names a base by its hex: the id has its room before the hour's labels
+        crowd it), or its name alone; the islands' names; then the grid. Returns the bases
+        printed under their ids."""
+        printed = set()
         for base in self.model.get("board_bases", ()):
-            h = self.at(str(base["hex"]))
+            hex_id, name = str(base["hex"]), str(base["name"])
+            h = self.at(hex_id)
             if self.board.inside(h):
                 x, y = self.board.centre(h)
-                spot = labels.free(x, y, [str(base["name"])], PLACE_SIZE, [self.board.size * 0.6])
+                gap = [self.board.size * 0.6]
+                spot = labels.free(x, y, [hex_id, name], PLACE_SIZE, gap)
                 if spot is not None:
-                    placed.add(
-                        "place-name", str(base["hex"]), [str(base["name"])], [BASE_INK], spot, (x, y), 1e9
-                    )
+                    printed.add((hex_id, name))
+                    self._place_base(placed, hex_id, name, spot, (x, y))
+                elif (spot := labels.free(x, y, [name], PLACE_SIZE, gap)) is not None:
+                    placed.add("place-name", hex_id, [name], [BASE_INK], spot, (x, y), 1e9, size=PLACE_SIZE)
         for island in self.model.get("islands", ()):
             h = self.at(str(island["hex"]))
             if self.board.inside(h):
@@ -415,6 +432,7 @@ class Map:
                         spot,
                         (x, y),
                         1e9,
+                        size=PLACE_SIZE,
                     )
         for hex_id in self.model.get("grid_ids", ()):
             h = self.at(str(hex_id))
@@ -422,7 +440,28 @@ class Map:
                 x, y = self.board.centre(h)
                 spot = labels.free(x, y + GRID_SIZE * 0.6, [str(hex_id)], GRID_SIZE, [0.0])
                 if spot is not None:
-                    placed.add("grid-id", str(hex_id), [str(hex_id)], [GRID_INK], spot, (x, y), 1e9)
+                    placed.add(
+                        "grid-id", str(hex_id), [str(hex_id)], [GRID_INK], spot, (x, y), 1e9, size=GRID_SIZE
+                    )
+        return frozenset(printed)
+
+    @staticmethod
+    def _place_base(
+        placed: Placed,
+        hex_id: str,
+        name: str,
+        spot: tuple[float, float, str, tuple[float, float, float, float]],
+        at: tuple[float, float],
+    ) -> None:
+        """A base's hex id over its name in the block ``spot``, each line a label of its own (an
+        id is a hex id wherever it stands)."""
+        x, baseline, anchor, (left, top, width, height) = spot
+        pitch = height / 2
+        for index, (cls, words, ink) in enumerate(
+            (("hex-id", hex_id, ID_INK), ("place-name", name, BASE_INK))
+        ):
+            line = (x, baseline + index * pitch, anchor, (left, top + index * pitch, width, pitch))
+            placed.add(cls, hex_id, [words], [ink], line, at, 1e9, size=PLACE_SIZE)
 
     def _key(self, d: dw.Drawing, key: Sequence[tuple[str, str, list[str], str]], top: float) -> None:
         """The labels that found no room on the map, by number: hex id, then what is there."""

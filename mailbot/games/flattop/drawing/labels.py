@@ -34,9 +34,12 @@ class Placed:
         at: tuple[float, float],
         near: float,
         opacity: float = 1.0,
+        *,
+        size: float,
     ) -> None:
-        """``lines`` at ``spot``, each in its ink; a leader line from ``at`` when the label
-        stands farther than ``near`` from it."""
+        """``lines`` of ``size`` at ``spot`` (:meth:`cv.Labels.free`), each in its ink, a line
+        of its box apart; a leader line from ``at`` when the label stands farther than
+        ``near`` from it."""
         x, baseline, anchor, box = spot
         group = dw.Group(class_=cls, data_hex=hex_id)
         left, top, width, height = box
@@ -51,7 +54,7 @@ class Placed:
                     class_="leader",
                 )
             )
-        size = (height / len(lines)) / 1.2
+        pitch = height / len(lines)
         if cls == "grid-id":  # in a free place by construction: no halo (half the text to paint)
             group.append(
                 dw.Text(
@@ -67,9 +70,7 @@ class Placed:
             self.parts.append(group)
             return
         for index, (line, ink) in enumerate(zip(lines, inks, strict=True)):
-            cv.text(
-                group, line, size, x, baseline + index * size * 1.2, fill=ink, anchor=anchor, opacity=opacity
-            )
+            cv.text(group, line, size, x, baseline + index * pitch, fill=ink, anchor=anchor, opacity=opacity)
         self.parts.append(group)
 
     def draw(self, d: dw.Drawing | dw.Group) -> None:
@@ -84,6 +85,9 @@ class Printed:
     under: str  # sea, land and grid: a group the weather is laid over
     over: str  # hexsides, sections, base rings, compass, scale, names and grid ids
     placed: cv.Labels = field(repr=False, compare=False)  # the names' and ids' boxes
+    #: (hex id, name) of each base printed with its hex id beside it: a map's own base there
+    #: needs no label of its own
+    bases: frozenset[tuple[str, str]] = frozenset()
 
     def labels(self) -> cv.Labels:
         """A fresh placer with the board's names and ids already in the way."""
