@@ -12,13 +12,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from sqlmodel import Session, col, select
 
 from mailbot.cli_ops import ConfigOption, bot_or_exit, existing_store_or_exit, settings_or_exit, store_name
 from mailbot.errors import MailbotError
+
+if TYPE_CHECKING:
+    from mailbot.registry import GamePackage
 
 game_app = typer.Typer(help="Create games, invite players, and act as game master.", no_args_is_help=True)
 
@@ -66,7 +69,13 @@ def create(
     game: str = typer.Option(
         ..., "--game", help="Game plugin name or alias (duel, wif, atlantic-storm, ...)."
     ),
-    scenario: str = typer.Option("standard", "--scenario"),
+    scenario: str = typer.Option(
+        "",
+        "--scenario",
+        help="The scenario to play (default: the one the game names, else 'standard'; "
+        "flattop: coral-sea). 'game options GAME' names a game's default.",
+        show_default=False,
+    ),
     title: str = typer.Option(..., "--title"),
     deadline: str = typer.Option(
         ..., "--deadline", help='e.g. "48h", "2026-12-01 20:00", "Mon,Thu 20:00 Europe/Berlin"'
@@ -105,10 +114,11 @@ def create(
     grace_wait, early_wait = _delay("--grace", grace), _delay("--early", early)
     reminders = tuple(_delay("--reminder", text, zero=False) for text in reminder)
     options = _options(option)
+    chosen = scenario or _package(game).default_scenario
     with _bot(config) as bot, Session(bot.engine) as session, session.begin():
         setup = GameSetup(
             plugin=game,
-            scenario=scenario,
+            scenario=chosen,
             title=title,
             deadline=deadline,
             timezone=timezone,
@@ -127,6 +137,8 @@ def create(
             row.reveal_at_end = reveal == "end"
         session.add(row)
         typer.echo(f"game {row.id} created: {tag(row)} {row.title} ({row.plugin}/{row.scenario})")
+        if not scenario:
+            typer.echo(f"scenario: {row.scenario} (the game's default; --scenario plays another)")
         typer.echo(f"database: {store_name(bot.settings.store.url)}")
         typer.echo(f"GM secret: {row.gm_secret} (GM letters carry [{tag(row)} {row.gm_secret}])")
         for seat in queries.seats(session, int(row.id or 0)):
@@ -161,18 +173,26 @@ def _options(given: list[str]) -> dict[str, str]:
 
 @game_app.command("options")
 def game_options(game: str) -> None:
-    """The options a game takes: name, values, default and what each does."""
-    from mailbot.registry import find_game
+    """The options a game takes: name, values, default and what each does; and its default scenario."""
     from mailbot.services.base.gameoptions import option_specs
 
+    package = _package(game)
+    plugin = package.game
+    typer.echo(f"{plugin.title} ({plugin.name}): game create --option NAME=VALUE")
+    typer.echo(f"  default scenario: {package.default_scenario} (game create --scenario NAME plays another)")
+    for option in option_specs(plugin).values():
+        typer.echo(f"  {option.describe()}")
+
+
+def _package(game: str) -> GamePackage:
+    """The game package ``game`` names, or the error on standard error and exit 1."""
+    from mailbot.registry import find_package
+
     try:
-        plugin = find_game(game)
+        return find_package(game)
     except MailbotError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
-    typer.echo(f"{plugin.title} ({plugin.name}): game create --option NAME=VALUE")
-    for option in option_specs(plugin).values():
-        typer.echo(f"  {option.describe()}")
 
 
 @game_app.command("invite")

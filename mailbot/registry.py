@@ -6,7 +6,9 @@ annotated with the :class:`~mailbot.core.game.Game` protocol so that ``mypy``
 checks it; an optional ``demo`` module exports ``DEMO``, a
 :class:`~mailbot.core.demo.DemoScript`. The package also holds ``data/``
 (tables and scenarios, read by the edge) and ``templates/`` (``report.txt.j2``
-and ``report.html.j2``). Built-in games are found by scanning this package and
+and ``report.html.j2``). A package may name the scenario ``game create`` plays when
+none is asked for (``DEFAULT_SCENARIO = "..."`` beside ``GAME``; else
+:data:`DEFAULT_SCENARIO`, "standard"). Built-in games are found by scanning this package and
 outside games through the entry-point group, both the same way (by module
 path), so adding a game touches nothing outside its folder.
 """
@@ -29,17 +31,21 @@ from mailbot.errors import UnknownGameError
 
 ENTRY_POINT_GROUP = "mailbot.games"
 BUILTIN_PACKAGE = "mailbot.games"
+#: the scenario a game is created with when none is asked for and its package names none
+DEFAULT_SCENARIO = "standard"
 
 AnyGame = Game[Any, Any]
 
 
 @dataclass(frozen=True)
 class GamePackage:
-    """One game package: its import path, its plugin object and its demo script (if any)."""
+    """One game package: its import path, its plugin object, its demo script (if any) and the
+    scenario a game is created with when none is asked for."""
 
     module: str
     game: AnyGame
     demo: DemoScript | None
+    default_scenario: str = DEFAULT_SCENARIO
 
     @property
     def name(self) -> str:
@@ -87,7 +93,8 @@ def plugin_modules() -> list[str]:
 
 
 def load_package(module: str) -> GamePackage:
-    """Import a game package and read its ``GAME`` (and ``demo.DEMO`` when present)."""
+    """Import a game package and read its ``GAME`` (and ``demo.DEMO``, ``DEFAULT_SCENARIO``
+    when present)."""
     package = importlib.import_module(module)
     game: AnyGame | None = getattr(package, "GAME", None)
     if game is None:
@@ -95,7 +102,10 @@ def load_package(module: str) -> GamePackage:
     demo: DemoScript | None = None
     if importlib.util.find_spec(f"{module}.demo") is not None:
         demo = getattr(importlib.import_module(f"{module}.demo"), "DEMO", None)
-    return GamePackage(module, game, demo)
+    default = getattr(package, "DEFAULT_SCENARIO", DEFAULT_SCENARIO)
+    if not isinstance(default, str) or not default:
+        raise UnknownGameError(f"{module}.DEFAULT_SCENARIO is {default!r}: it names no scenario")
+    return GamePackage(module, game, demo, default)
 
 
 class Registry:

@@ -147,6 +147,25 @@ def test_game_options_are_set_checked_and_shown(env: str) -> None:
     assert "options: as the scenario sets them" in _run("game", "show", "2")
 
 
+def test_a_game_created_without_a_scenario_plays_its_packages_default(env: str) -> None:
+    assert "default scenario: coral-sea" in _run("game", "options", "flattop")
+    flattop = [part for part in FLATTOP if part not in ("--scenario", "test-small")]
+    out = _run(*flattop)
+    assert "(flattop/coral-sea)" in out and "scenario: coral-sea (the game's default" in out
+    assert "(flattop/coral-sea)" in _run("game", "show", "1")
+    assert "scenario: standard (the game's default" in _run(*_create())  # duel keeps "standard"
+    chosen = _run(*FLATTOP)
+    assert "(flattop/test-small)" in chosen and "the game's default" not in chosen
+    engine = db.make_engine(env)
+    with Session(engine) as session:
+        assert [game.scenario for game in session.exec(select(Game).order_by(col(Game.id)))] == [
+            "coral-sea",
+            "standard",
+            "test-small",
+        ]
+    engine.dispose()
+
+
 @pytest.mark.parametrize(
     ("options", "said"),
     [

@@ -30,5 +30,7 @@ from mailbot.games.flattop.state import FlatTopState
 
 #: The plugin, typed against the protocol so that mypy checks every method's signature.
 GAME: Game[FlatTopState, FtOrder] = FlatTopGame()
+#: ``game create flattop`` without ``--scenario``: the full Coral Sea (the game has no "standard")
+DEFAULT_SCENARIO = "coral-sea"
 
-__all__ = ["GAME", "FlatTopGame"]
+__all__ = ["DEFAULT_SCENARIO", "GAME", "FlatTopGame"]
