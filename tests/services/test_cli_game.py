@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 from typer.testing import CliRunner
 
 from mailbot.cli import app
+from mailbot.registry import default_registry
 from mailbot.store import db
 from mailbot.store.game_tables import Game, GameStatus
 from mailbot.store.models import Outbound
@@ -164,6 +165,13 @@ def test_a_game_created_without_a_scenario_plays_its_packages_default(env: str) 
             "test-small",
         ]
     engine.dispose()
+
+
+@pytest.mark.parametrize("game", [package.name for package in default_registry().packages()])
+def test_every_built_in_game_is_created_without_naming_a_scenario(env: str, game: str) -> None:
+    out = _run("game", "create", "--game", game, "--title", "Default", "--deadline", "4m")
+    assert "(the game's default" in out, out
+    assert f"({game}/" in _run("game", "show", "1")
 
 
 @pytest.mark.parametrize(

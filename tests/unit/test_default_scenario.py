@@ -28,7 +28,10 @@ def test_flattop_defaults_to_the_full_coral_sea_and_the_others_to_standard() -> 
         load_package(module).name: load_package(module).default_scenario for module in builtin_modules()
     }
     assert defaults["flattop"] == "coral-sea" and DEFAULT_SCENARIO == "standard"
-    assert {name for name, scenario in defaults.items() if scenario != "standard"} == {"flattop"}
+    assert {name: s for name, s in defaults.items() if s != "standard"} == {
+        "flattop": "coral-sea",
+        "salt-n-tar": "race",
+    }
     assert (Path(flattop.__file__).parent / "data" / "scenarios" / "coral-sea.toml").exists()
 
 

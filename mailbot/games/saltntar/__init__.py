@@ -16,5 +16,7 @@ from mailbot.games.saltntar.state import State
 
 #: The plugin, typed against the protocol so that mypy checks every method's signature.
 GAME: Game[State, Order] = SaltNTarGame()
+#: The scenario ``game create`` plays without ``--scenario``: the seed's race (there is no "standard").
+DEFAULT_SCENARIO = "race"
 
-__all__ = ["GAME", "SaltNTarGame"]
+__all__ = ["DEFAULT_SCENARIO", "GAME", "SaltNTarGame"]
