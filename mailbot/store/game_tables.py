@@ -65,6 +65,9 @@ class Game(SQLModel, table=True):
     gm_secret: str = Field(max_length=64)
     anonymous_press: bool = False
     observers_allowed: bool = True  # whether OBSERVE (and the GM's ``game observe``) may add readers
+    # Whether anyone observes it now: a step's letters ask the observer table only then, so a
+    # deadline over a thousand unobserved games costs no query each.
+    observed: bool = False
     require_dkim: bool = False  # letters must carry a passing DKIM result for the sender's domain
     reveal_at_end: bool = True  # hidden-information games reveal dice seeds only at the end
     options: dict[str, Any] = _json()

@@ -55,6 +55,15 @@ def observers(session: Session, game_id: int) -> list[Observer]:
     return list(session.exec(query))
 
 
+def watching(session: Session, game: Game) -> list[Observer]:
+    """Whom a letter of ``game`` goes to besides its seats: nobody without a query when the game
+    has no observer (most games; ``Game.observed``); read without flushing the step's rows."""
+    if not game.observed:
+        return []
+    with session.no_autoflush:
+        return observers(session, row_id(game))
+
+
 def observes(session: Session, address: str) -> bool:
     """Whether ``address`` observes any game (its refused orders or press then say why)."""
     return session.exec(select(Observer.id).where(Observer.address == address.lower())).first() is not None
@@ -69,6 +78,7 @@ def add(session: Session, game: Game, address: str, *, by: str, now: datetime) -
     if any(row.address == address for row in observers(session, row_id(game))):
         return Change.ALREADY
     session.add(new_row(Observer, game_id=row_id(game), address=address, added_at=now, added_by=by))
+    game.observed = True
     # The log counts observers without naming them: the chain goes into every seat's archive.
     queries.note(session, game, "observer-added", {"by": by}, now)
     return Change.ADDED
@@ -80,6 +90,7 @@ def remove(session: Session, game: Game, address: str, *, by: str, now: datetime
     if row is None:
         return Change.NOT_OBSERVING
     session.delete(row)
+    game.observed = any(o is not row for o in observers(session, row_id(game)))
     queries.note(session, game, "observer-removed", {"by": by}, now)
     return Change.REMOVED
 
@@ -127,7 +138,7 @@ class ObserverLetters:
         turn: int,
     ) -> None:
         """The public letter of a step (``events`` of it; none for the opening) to every observer."""
-        watchers = observers(session, row_id(game))
+        watchers = watching(session, game)
         if not watchers:
             return
         plugin = queries.plugin(game)
@@ -178,7 +189,7 @@ class ObserverLetters:
 
     def notice(self, session: Session, game: Game, title: str, lines: Sequence[str]) -> None:
         """An announcement every seat gets alike (a pause, a new deadline, the end): also to observers."""
-        for watcher in observers(session, row_id(game)):
+        for watcher in watching(session, game):
             letter = Draft(watcher.address, subject(game, title)).section(title, lines)
             letter.footer.append(how_to_stop(game))
             self.postman.post(session, letter, kind="observer", now=self.clock())

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""observers of a game (OBSERVE): observer table, game.observers_allowed
+"""observers of a game (OBSERVE): observer table, game.observers_allowed and game.observed
 
 Revision ID: 0010
 Revises: 0009
@@ -25,6 +25,7 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("observers_allowed", sa.Boolean(), nullable=False, server_default=sa.true())
         )
+        batch.add_column(sa.Column("observed", sa.Boolean(), nullable=False, server_default=sa.false()))
     op.create_table(
         "observer",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -45,4 +46,5 @@ def downgrade() -> None:
     op.drop_index("ix_observer_game_id", "observer")
     op.drop_table("observer")
     with op.batch_alter_table("game") as batch:
+        batch.drop_column("observed")
         batch.drop_column("observers_allowed")
