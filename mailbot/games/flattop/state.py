@@ -25,7 +25,8 @@ from mailbot.games.flattop import units as units_json
 from mailbot.games.flattop.air.interception import InterceptionTable
 from mailbot.games.flattop.air.landing import LandingTable
 from mailbot.games.flattop.combat.battle import Battle, SurfaceFight
-from mailbot.games.flattop.combat.submarines import AswState, SubState, submarine_rules
+from mailbot.games.flattop.combat.sub_moves import AswState, SubState
+from mailbot.games.flattop.combat.submarines import submarine_rules
 from mailbot.games.flattop.combat.surface import Firings
 from mailbot.games.flattop.combat.survivors import Aboard, Landed, Stranded, Survivors
 from mailbot.games.flattop.initiative import InitiativeRecord

@@ -27,7 +27,9 @@ from typing import Any
 
 from mailbot.core.game import ProblemKind
 from mailbot.errors import GameError
-from mailbot.games.flattop.combat.submarines import Depth, SubmarineRules, asw_capacity, depth_problem
+from mailbot.games.flattop.combat.sub_moves import depth_problem
+from mailbot.games.flattop.combat.sub_sequence import asw_capacity
+from mailbot.games.flattop.combat.submarines import Depth, SubmarineRules
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.orders.checks import OrderError, Own, illegal, is_submarine
 from mailbot.games.flattop.orders.types import Asw, Dive, SetDepth, SubAttack

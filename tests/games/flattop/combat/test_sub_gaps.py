@@ -11,7 +11,8 @@ import pytest
 
 from mailbot.games.flattop import GAME
 from mailbot.games.flattop import worlds as fw
-from mailbot.games.flattop.combat.submarines import AswState, Depth, SubState, asw_state, sub_state
+from mailbot.games.flattop.combat.sub_moves import AswState, SubState, asw_state, sub_state
+from mailbot.games.flattop.combat.submarines import Depth
 from mailbot.games.flattop.observation.knowledge import SHIPS
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import Side, TaskForce

@@ -18,7 +18,8 @@ from mailbot.core.game import Event, Line, Outcome, Setup
 from mailbot.games.flattop import GAME
 from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.combat.crt import combat_table
-from mailbot.games.flattop.combat.submarines import Depth, SubState, sub_state
+from mailbot.games.flattop.combat.sub_moves import SubState, sub_state
+from mailbot.games.flattop.combat.submarines import Depth
 from mailbot.games.flattop.observation.knowledge import SHIPS
 from mailbot.games.flattop.orders.subs import NOT_IN_PLAY
 from mailbot.games.flattop.state import FlatTopState, dump_state, load_state
