@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.games.flattop.combat import intel
+from mailbot.games.flattop.combat.bombardment import bombard, bombard_problems
 from mailbot.games.flattop.combat.damage import HitKind, hit_base
-from mailbot.games.flattop.combat.surface import bombard, bombard_problems, surface_rules
+from mailbot.games.flattop.combat.surface import surface_rules
 from mailbot.games.flattop.hour.aftermath import BOMBARDMENT, put_ships, score_planes
 from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.turn import Turn

@@ -28,25 +28,29 @@ from mailbot.games.flattop.combat.battle import BHT, BREAKTHROUGH, ENGAGE, GUNNE
 from mailbot.games.flattop.combat.damage import launch_note
 from mailbot.games.flattop.combat.surface import (
     Combatant,
-    Engagement,
-    Fire,
     Position,
-    RoundResult,
     Stage,
-    breakthrough_possible,
-    check_allocation,
-    could_be_breakthrough,
-    default_allocation,
     default_positions,
     disabled,
     disclosure,
+    torpedoes_allowed,
+)
+from mailbot.games.flattop.combat.surface_battle import (
+    Engagement,
+    Fire,
+    RoundResult,
+    check_allocation,
+    default_allocation,
     firers,
+    why_silent,
+)
+from mailbot.games.flattop.combat.surface_rounds import (
+    breakthrough_possible,
+    could_be_breakthrough,
     gunnery_round,
     reported_gunnery,
     surviving_gunnery,
     torpedo_round,
-    torpedoes_allowed,
-    why_silent,
 )
 from mailbot.games.flattop.hour.aftermath import SURFACE, put_ships, score_planes
 from mailbot.games.flattop.hour.rules import kit

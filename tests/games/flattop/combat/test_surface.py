@@ -16,42 +16,40 @@ import pytest
 
 from mailbot.core.dice import DiceStream, FixedDice
 from mailbot.errors import GameError
+from mailbot.games.flattop.combat.bombardment import bombard, bombard_problems
 from mailbot.games.flattop.combat.crt import CombatTable, combat_table
 from mailbot.games.flattop.combat.damage import DamageRules
 from mailbot.games.flattop.combat.surface import (
     DEFAULT_RULES,
     DESIGN_DEFAULTS,
     Combatant,
-    Engagement,
-    Fire,
     Firing,
     Firings,
     Position,
     Stage,
     SurfaceRules,
-    bombard,
-    bombard_problems,
-    breakthrough_possible,
-    check_allocation,
     check_positions,
-    could_be_breakthrough,
-    default_allocation,
     default_positions,
     disclosure,
     effective_bhts,
+    numbering,
+    round_bht,
+    surface_rules,
+    torpedo_line_bht,
+    torpedoes_allowed,
+    unescorted,
+)
+from mailbot.games.flattop.combat.surface_battle import Engagement, Fire, check_allocation, default_allocation
+from mailbot.games.flattop.combat.surface_rounds import (
+    breakthrough_possible,
+    could_be_breakthrough,
     gun_factors,
     gunnery_bounds,
     gunnery_round,
-    numbering,
     possible_totals,
     reported_gunnery,
-    round_bht,
-    surface_rules,
     surviving_gunnery,
-    torpedo_line_bht,
     torpedo_round,
-    torpedoes_allowed,
-    unescorted,
 )
 from mailbot.games.flattop.observation.reports import Deception
 from mailbot.games.flattop.units import Ship, ShipType, Side, dump, load
@@ -837,7 +835,7 @@ def test_a11_7_fire_for_a_ship_in_the_torpedo_position_is_refused_when_read() ->
     """Reference A.11.7: in the gunnery round "Gunnery-position ships fire"; torpedo-position ships
     fire their torpedoes. A FIRE line for a torpedo-position ship is refused with the reason, not
     accepted and then ignored (issue 36, error 6: "she fires no guns ...; she fires by the default")."""
-    from mailbot.games.flattop.combat.surface import why_silent
+    from mailbot.games.flattop.combat.surface_battle import why_silent
     from mailbot.games.flattop.orders.checks import OrderError
     from mailbot.games.flattop.orders.surface import SurfaceContext, read_surface_line
 
