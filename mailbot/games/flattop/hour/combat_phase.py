@@ -24,7 +24,7 @@ from mailbot.games.flattop.hour.aftermath import AIR_COMBAT, AIR_STRIKE, FIRE, p
 from mailbot.games.flattop.hour.air_phase import Sky, air_battle, apply_air_losses, cap_flights
 from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.strike import strike_hex
-from mailbot.games.flattop.hour.sub_phase import sub_combat
+from mailbot.games.flattop.hour.sub_combat import sub_combat
 from mailbot.games.flattop.hour.sweep import fighter_fights
 from mailbot.games.flattop.hour.turn import Turn, own_af
 from mailbot.games.flattop.orders.combat import CombatOrder

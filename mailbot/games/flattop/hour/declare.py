@@ -24,7 +24,8 @@ from mailbot.games.flattop.combat.cap import warning_hexes
 from mailbot.games.flattop.combat.intel import makeup, makeup_sentence
 from mailbot.games.flattop.hour.air_phase import is_interceptor
 from mailbot.games.flattop.hour.resolve_observe import standing_observation
-from mailbot.games.flattop.hour.sub_phase import dive_under_air, submerged
+from mailbot.games.flattop.hour.sub_air import dive_under_air
+from mailbot.games.flattop.hour.sub_phase import submerged
 from mailbot.games.flattop.hour.turn import Turn, own_af
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.observation.observe import af_target

@@ -49,7 +49,7 @@ from mailbot.core.game import EVERYONE, Event, Outcome
 from mailbot.games.flattop.combat.battle import LOSSES
 from mailbot.games.flattop.combat.damage import hours_pass_tf, repair_base
 from mailbot.games.flattop.fleet import FleetOrder, organise, tow, tow_holds
-from mailbot.games.flattop.hour import air_ops, rescue, sub_phase, surface_flow
+from mailbot.games.flattop.hour import air_ops, rescue, sub_air, sub_phase, surface_flow
 from mailbot.games.flattop.hour.aftermath import SINKING
 from mailbot.games.flattop.hour.bombard import bombardments
 from mailbot.games.flattop.hour.combat_phase import apply_rankings, run_combat
@@ -129,7 +129,7 @@ def resolve_turn(
         jettison_aloft(turn, side)
         # Special interception (14.13) as the non-moving side sees this segment's flights.
         run_intercepts(turn, side)
-    sub_phase.air_sub_search(turn)  # 27.5.3: low AFs' "sub search" rolls for periscope submarines
+    sub_air.air_sub_search(turn)  # 27.5.3: low AFs' "sub search" rolls for periscope submarines
     observe_all(turn)
     _record_knowledge(turn)
     rescue.air_sightings(turn)
