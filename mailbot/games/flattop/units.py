@@ -182,7 +182,7 @@ class Ship:
     anchored: bool = False
     torpedoes_fired: bool = False
     boxes: AirBoxes = field(default_factory=AirBoxes)
-    # Damage beyond the hit count (combat/damage.py, combat/sinking.py; seed 003, 21.3, 21.8, LI 4).
+    # Damage beyond the hit count (combat/damage_ships.py, combat/sinking.py; seed 003, 21.3, 21.8, LI 4).
     torpedo_hits: int = 0  # 21.3: AA -1 per two torpedo hits, "cumulative, not per attack"
     slowing_hits: int = 0  # 21.3: extra hits counted only toward speed (a torpedo hit "counts as two")
     dead_in_water: bool = False  # "critical hit #6" (21.3 note d): crippled for good
@@ -283,7 +283,7 @@ class Base:
     hits: int = 0
     entry: tuple[str, ...] = ()  # entry-hex labels for off-board bases, e.g. "5N"
     boxes: AirBoxes = field(default_factory=AirBoxes)
-    start: BaseFactors | None = None  # set by the first hit (combat/damage.py): the repair ceiling
+    start: BaseFactors | None = None  # set by the first hit (combat/damage_bases.py): the repair ceiling
     no_flight_ops_turns: tuple[int, ...] = ()  # turns a critical hit closes the runway
     attacked_turn: int | None = None  # the last turn it was air-attacked or bombarded (no repair then)
 

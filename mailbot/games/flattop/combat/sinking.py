@@ -109,7 +109,7 @@ def hours_pass(ship: Ship, *, turn: int | None = None) -> Ship:
     ``turn`` is the turn now ending: a ship destroyed in it keeps her full delay, so that she is on
     the board for that many more turns (module docstring). Without ``turn`` every call counts an hour.
     A carrier that goes down takes her planes with her (reference A.12): her boxes are emptied; use
-    ``combat.damage.hours_pass_tf`` to learn which planes went down.
+    ``combat.damage_ships.hours_pass_tf`` to learn which planes went down.
     """
     if ship.sunk or not ship.destroyed or not ship.sinking:
         return ship

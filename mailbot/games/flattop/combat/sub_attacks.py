@@ -16,7 +16,8 @@ from mailbot.errors import GameError
 from mailbot.games.flattop.combat import intel
 from mailbot.games.flattop.combat.bht import Bht
 from mailbot.games.flattop.combat.crt import CombatTable, CrtResult
-from mailbot.games.flattop.combat.damage import DamageRules, HitKind, ShipHit, hit_ship
+from mailbot.games.flattop.combat.damage import DamageRules, HitKind, ShipHit
+from mailbot.games.flattop.combat.damage_ships import hit_ship
 from mailbot.games.flattop.combat.sub_moves import AswState, SubState, asw_state, put
 from mailbot.games.flattop.combat.sub_sequence import (
     asw_problem,

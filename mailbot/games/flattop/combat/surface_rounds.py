@@ -18,7 +18,8 @@ from typing import Any
 from mailbot.core.dice import Dice
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.crt import CombatTable, CrtResult
-from mailbot.games.flattop.combat.damage import DamageRules, HitKind, ShipHit, hit_ship
+from mailbot.games.flattop.combat.damage import DamageRules, HitKind, ShipHit
+from mailbot.games.flattop.combat.damage_ships import hit_ship
 from mailbot.games.flattop.combat.surface import (
     DEFAULT_RULES,
     NO_FIRINGS,

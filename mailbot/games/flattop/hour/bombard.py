@@ -15,7 +15,8 @@ from dataclasses import replace
 
 from mailbot.games.flattop.combat import intel
 from mailbot.games.flattop.combat.bombardment import bombard, bombard_problems
-from mailbot.games.flattop.combat.damage import HitKind, hit_base
+from mailbot.games.flattop.combat.damage import HitKind
+from mailbot.games.flattop.combat.damage_bases import hit_base
 from mailbot.games.flattop.combat.surface import surface_rules
 from mailbot.games.flattop.hour.aftermath import BOMBARDMENT, put_ships, score_planes
 from mailbot.games.flattop.hour.rules import kit

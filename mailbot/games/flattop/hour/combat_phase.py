@@ -18,7 +18,8 @@ from dataclasses import replace
 
 from mailbot.games.flattop.combat.air_to_air import Flight
 from mailbot.games.flattop.combat.battle import LOSSES, Battle, LossChoice
-from mailbot.games.flattop.combat.damage import ShipHit, end_of_combat_phase, launch_note
+from mailbot.games.flattop.combat.damage import ShipHit
+from mailbot.games.flattop.combat.damage_ships import end_of_combat_phase, launch_note
 from mailbot.games.flattop.combat.kit import Kit, describe_counts
 from mailbot.games.flattop.hour.aftermath import AIR_COMBAT, AIR_STRIKE, FIRE, put_hits, score_air
 from mailbot.games.flattop.hour.air_phase import Sky, air_battle, apply_air_losses, cap_flights

@@ -47,7 +47,8 @@ from dataclasses import replace
 from mailbot.core.dice import Dice
 from mailbot.core.game import EVERYONE, Event, Outcome
 from mailbot.games.flattop.combat.battle import LOSSES
-from mailbot.games.flattop.combat.damage import hours_pass_tf, repair_base
+from mailbot.games.flattop.combat.damage_bases import repair_base
+from mailbot.games.flattop.combat.damage_ships import hours_pass_tf
 from mailbot.games.flattop.fleet import FleetOrder, organise, tow, tow_holds
 from mailbot.games.flattop.hour import air_ops, rescue, sub_air, sub_phase, surface_flow
 from mailbot.games.flattop.hour.aftermath import SINKING

@@ -23,17 +23,9 @@ from mailbot.games.flattop.combat import intel
 from mailbot.games.flattop.combat.air_to_air import Flight
 from mailbot.games.flattop.combat.battle import DEFAULT_PRIORITY, LossChoice, ShipLabel, Strike, Target
 from mailbot.games.flattop.combat.bht import AttackKind, aa_factors
-from mailbot.games.flattop.combat.damage import (
-    BaseHit,
-    HitKind,
-    PlaneLoss,
-    ShipHit,
-    Speed,
-    hit_base,
-    hit_ship,
-    launch_note,
-    speed,
-)
+from mailbot.games.flattop.combat.damage import BaseHit, HitKind, PlaneLoss, ShipHit, Speed, speed
+from mailbot.games.flattop.combat.damage_bases import hit_base
+from mailbot.games.flattop.combat.damage_ships import hit_ship, launch_note
 from mailbot.games.flattop.combat.kit import Kit, by_plane, describe_counts, remove_factors
 from mailbot.games.flattop.hour.aftermath import AIR_STRIKE, put_hits, score_planes
 from mailbot.games.flattop.hour.air_phase import (

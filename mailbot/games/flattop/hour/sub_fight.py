@@ -22,7 +22,8 @@ from dataclasses import dataclass, field, replace
 
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.battle import DEFAULT_PRIORITY, Battle
-from mailbot.games.flattop.combat.damage import ShipHit, launch_note
+from mailbot.games.flattop.combat.damage import ShipHit
+from mailbot.games.flattop.combat.damage_ships import launch_note
 from mailbot.games.flattop.combat.sub_attacks import (
     Aim,
     Combat,

@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from mailbot.games.flattop.combat import intel
 from mailbot.games.flattop.combat.battle import BHT, BREAKTHROUGH, ENGAGE, GUNNERY, TORPEDO, SurfaceFight
-from mailbot.games.flattop.combat.damage import launch_note
+from mailbot.games.flattop.combat.damage_ships import launch_note
 from mailbot.games.flattop.combat.surface import (
     Combatant,
     Position,

@@ -12,22 +12,19 @@ import pytest
 from mailbot.core.dice import FixedDice
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.damage import (
-    DEFAULT_REPAIR,
     BaseHit,
     DamageRules,
     HitKind,
     PlaneLoss,
     ShipHit,
     Speed,
-    caught_losses,
-    end_of_combat_phase,
     flight_ops_allowed,
-    hit_base,
-    hit_ship,
-    repair_base,
     reported_dead_in_water,
     speed,
 )
+from mailbot.games.flattop.combat.damage_bases import DEFAULT_REPAIR, hit_base, repair_base
+from mailbot.games.flattop.combat.damage_planes import caught_losses
+from mailbot.games.flattop.combat.damage_ships import end_of_combat_phase, hit_ship
 from mailbot.games.flattop.map.movement import Speed as Hexes
 from mailbot.games.flattop.map.movement import movement_rules, ship_speed
 from mailbot.games.flattop.units import (

@@ -15,11 +15,10 @@ from mailbot.games.flattop.combat.damage import (
     HitKind,
     ShipHit,
     Speed,
-    hit_ship,
-    hours_pass_tf,
     reported_dead_in_water,
     speed,
 )
+from mailbot.games.flattop.combat.damage_ships import hit_ship, hours_pass_tf
 from mailbot.games.flattop.combat.sinking import hours_pass, needs_roll, sinking_hours
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.units import AirBoxes, AirFactors, Armament, Ship, ShipType, Side, TaskForce
