@@ -16,18 +16,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mailbot.games.flattop.combat.survivors import (
-    Aboard,
+from mailbot.games.flattop.combat.survivor_rescue import (
     OffloadRequest,
     RescueRequest,
-    SurvivorTable,
     crippled_offload,
-    decay,
     land,
-    may_observe,
     rescue,
     rescuers_of,
     survivor_points,
+)
+from mailbot.games.flattop.combat.survivors import (
+    Aboard,
+    SurvivorTable,
+    decay,
+    may_observe,
     survivors_in_water,
 )
 from mailbot.games.flattop.hour import air_ops

@@ -13,28 +13,30 @@ import pytest
 from mailbot.core.dice import FixedDice
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.sinking import hours_pass
+from mailbot.games.flattop.combat.survivor_rescue import (
+    OffloadRequest,
+    Rescuer,
+    RescueRequest,
+    crippled_offload,
+    land,
+    rescue,
+    rescue_capacity,
+    rescuers_of,
+    survivor_points,
+)
 from mailbot.games.flattop.combat.survivors import (
     Aboard,
     Cargo,
     Carried,
     Landed,
-    OffloadRequest,
-    Rescuer,
-    RescueRequest,
     Stranded,
     Survivors,
     SurvivorTable,
     cargo_after,
     cripple_roll,
-    crippled_offload,
     decay,
-    land,
     may_observe,
-    rescue,
-    rescue_capacity,
-    rescuers_of,
     survivor_factors,
-    survivor_points,
     survivor_roll,
     survivors_in_water,
 )
