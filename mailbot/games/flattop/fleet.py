@@ -5,9 +5,9 @@ A.5.1, A.13; orders in :mod:`orders.fleet`).
 A new TF from SPLIT holds this turn (its PLOT comes with the next letter); MERGE keeps the
 plot of the TF merged into. UNLOAD anchors the TF (an anchored TF holds, and 19.11 / 18's
 "anchored" modifiers apply to it) and each AP or APD with cargo left unloads one turn's share,
-scoring what its sunk value loses (``victory.unload_turn``; an AP 3 VP a turn for 8 turns) and, at
+scoring what its sunk value loses (``victory_scoring.unload_turn``; an AP 3 VP a turn for 8 turns) and, at
 a base the scenario names in ``[[victory.unloaded]]``, the troop factor it lands that turn
-(:data:`TROOPS_PER_TURN`, ``victory.troops_unloaded``).
+(:data:`TROOPS_PER_TURN`, ``victory_scoring.troops_unloaded``).
 """
 
 from __future__ import annotations
@@ -18,14 +18,8 @@ from mailbot.games.flattop.map.towing import TowingTable, may_tow, pair_hexes, s
 from mailbot.games.flattop.orders.types import Anchor, FtOrder, LoadCargo, Merge, Scuttle, Split, Tow, Unload
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirBoxes, Side, TaskForce
-from mailbot.games.flattop.victory import (
-    VictoryRules,
-    VpEntry,
-    air_lost,
-    ship_sunk,
-    troops_unloaded,
-    unload_turn,
-)
+from mailbot.games.flattop.victory import VictoryRules, VpEntry
+from mailbot.games.flattop.victory_scoring import air_lost, ship_sunk, troops_unloaded, unload_turn
 
 FleetOrder = Split | Merge | Anchor | Unload | LoadCargo | Scuttle
 SCUTTLED = "scuttled"  # the ledger's cause (``VpEntry.cause``)

@@ -24,7 +24,8 @@ from mailbot.games.flattop.hour.turn import LANDING
 from mailbot.games.flattop.map.weather import Cloud, storm_hexes
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Side
-from mailbot.games.flattop.victory import final, totals
+from mailbot.games.flattop.victory import totals
+from mailbot.games.flattop.victory_end import final
 
 from .play import game_data, new, play
 

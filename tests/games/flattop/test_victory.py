@@ -29,21 +29,20 @@ from mailbot.games.flattop.victory import (
     HIDDEN_NOTE,
     VictoryRules,
     VpEntry,
-    air_lost,
-    automatic,
-    bases_at_turn_start,
-    damage_at_end,
-    final,
-    fleet,
-    nothing_left,
     record,
-    ship_sunk,
-    survivors_rescued,
     totals,
     transport_value,
+    visible,
+)
+from mailbot.games.flattop.victory_end import automatic, final, fleet, nothing_left
+from mailbot.games.flattop.victory_scoring import (
+    air_lost,
+    bases_at_turn_start,
+    damage_at_end,
+    ship_sunk,
+    survivors_rescued,
     troops_unloaded,
     unload_turn,
-    visible,
 )
 from tests.games.flattop.conftest import load_scenario_data, load_tables
 

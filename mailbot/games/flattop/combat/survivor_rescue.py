@@ -31,7 +31,8 @@ from mailbot.games.flattop.combat.survivors import (
 )
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.units import Ship, Side, TaskForce
-from mailbot.games.flattop.victory import VictoryRules, VpEntry, survivors_rescued
+from mailbot.games.flattop.victory import VictoryRules, VpEntry
+from mailbot.games.flattop.victory_scoring import survivors_rescued
 
 # --- picking them up ----------------------------------------------------------------------------
 
@@ -322,7 +323,7 @@ def survivor_points(
     aboard: Iterable[Aboard], landed: Iterable[Landed], turn: int, rules: VictoryRules
 ) -> tuple[VpEntry, ...]:
     """The game's end: each factor "still carried (or has been unloaded on friendly territory)" scores
-    its rescuer 2 VP if of the same nationality, 1 if not (``victory.survivors_rescued``).
+    its rescuer 2 VP if of the same nationality, 1 if not (``victory_scoring.survivors_rescued``).
 
     ``aboard``: the records of ships still afloat (survivors aboard a ship that sank went down with
     her). Landings at one place are added up, so that each scores once.

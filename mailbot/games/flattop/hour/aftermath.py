@@ -18,7 +18,8 @@ from mailbot.games.flattop.combat.damage import PlaneLoss, ShipHit
 from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.units import Ship, Side
-from mailbot.games.flattop.victory import VpEntry, air_lost, record, ship_sunk
+from mailbot.games.flattop.victory import VpEntry, record
+from mailbot.games.flattop.victory_scoring import air_lost, ship_sunk
 
 # The causes the ledger names (``VpEntry.cause``).
 AIR_STRIKE = "air strike"

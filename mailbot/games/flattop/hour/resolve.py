@@ -90,19 +90,12 @@ from mailbot.games.flattop.orders.wake import clock, night_after_night
 from mailbot.games.flattop.quiet import woken
 from mailbot.games.flattop.state import FlatTopState, InitiativeNote
 from mailbot.games.flattop.units import LaunchType, Ship, Side, TaskForce
-from mailbot.games.flattop.victory import (
-    Verdict,
-    air_lost,
-    automatic,
-    bases_at_turn_start,
-    damage_at_end,
-    final,
-    fleet,
-    nothing_left,
-)
+from mailbot.games.flattop.victory import Verdict
 from mailbot.games.flattop.victory import (
     record as score,
 )
+from mailbot.games.flattop.victory_end import automatic, final, fleet, nothing_left
+from mailbot.games.flattop.victory_scoring import air_lost, bases_at_turn_start, damage_at_end
 
 
 def resolve_turn(

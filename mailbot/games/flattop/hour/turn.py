@@ -23,7 +23,8 @@ from mailbot.games.flattop.orders.checks import may_land
 from mailbot.games.flattop.orders.types import FtOrder, Jettison
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Altitude, Base, Fact, Side, TaskForce
-from mailbot.games.flattop.victory import air_lost, record
+from mailbot.games.flattop.victory import record
+from mailbot.games.flattop.victory_scoring import air_lost
 
 REFEREE: frozenset[str] = frozenset()
 

@@ -147,7 +147,8 @@ def test_hits_on_a_ship_already_sinking_score_her_once() -> None:
     """15 LI 4: "Hits taken after the ship is "sunk" but is still on the board will each reduce the
     time by an hour also": she may be struck again, and her points are scored once."""
     from mailbot.games.flattop.hour.rules import kit
-    from mailbot.games.flattop.victory import record, ship_sunk
+    from mailbot.games.flattop.victory import record
+    from mailbot.games.flattop.victory_scoring import ship_sunk
 
     state = big_strike()
     tfs = tuple(
