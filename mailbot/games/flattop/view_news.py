@@ -96,7 +96,7 @@ def changes(events: Sequence[Event], seat: str | None, contacts_line: Sequence[s
     return [{"title": t, "lines": groups[t]} for t in order if groups[t]]
 
 
-#: the head of the defender's account of an air strike and its AA line (hour/strike.py)
+#: the head of the defender's account of an air strike and its AA line (hour/strike.py, strike_attack.py)
 ENEMY_STRIKE, AA_LINE = "Enemy air strike at ", "Your AA shot down "
 AA_NOTHING = "  Your AA shot down no planes"
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from mailbot.core.dice import FixedDice
 from mailbot.core.game import Line
 from mailbot.games.flattop.combat.damage_ships import launch_note
-from mailbot.games.flattop.hour.strike import attack_seen
+from mailbot.games.flattop.hour.strike_damage import attack_seen
 from tests.games.flattop.combat.test_damage import base, bomb, ca, cv, strike
 from tests.games.flattop.combat.test_strike_flow import GAME, TARGET_HEX, big_strike
 

@@ -176,7 +176,8 @@ def test_an_af_aiming_at_a_ship_gone_down_makes_no_attack() -> None:
     next (its bombs are not dropped on the base instead)."""
     from mailbot.games.flattop.combat.battle import ShipLabel, Strike, Target
     from mailbot.games.flattop.hour.rules import kit
-    from mailbot.games.flattop.hour.strike import Allocation, Raid, Report, _bomb
+    from mailbot.games.flattop.hour.strike_attack import _bomb
+    from mailbot.games.flattop.hour.strike_damage import Allocation, Raid, Report
     from mailbot.games.flattop.hour.turn import Turn
     from mailbot.games.flattop.units import Altitude
 
