@@ -19,6 +19,8 @@ folders; they never import it.
 - ``hour``: the game hour run, phase by phase, and the pending sub-step (``phases``).
 - ``units``: ships, task forces, air factors, bases (JSON round-trippable).
 - ``initiative``: the initiative roll with the catch-up bonus (seed 003, 13).
+- ``victory`` (the rules, the ledger, what each side is told of it), ``victory_scoring``
+  (what scores) and ``victory_end`` (who won, when the game ends): standard 25.
 - ``game``, ``state`` and ``view``: the plugin, its saved state and each side's
   letters; ``demo``: the scripted player of the by-mail demo.
 """
