@@ -154,6 +154,7 @@ class OwnTF:
     ships: tuple[OwnShip, ...] = ()
     boxes: Mapping[str, tuple[Stack, ...]] = field(default_factory=dict)  # "ready", "readying", ...
     speed: int = 0
+    grounded: frozenset[str] = frozenset()  # carriers whose planes may not fly this turn (21.2.3, criticals)
 
     @property
     def carriers(self) -> tuple[OwnShip, ...]:
@@ -215,7 +216,10 @@ class Makeup:
 
 _LABEL = r"(?:[A-Z]-[A-Z]+\d+|BASE)"
 _NOW = re.compile(r"game time D(\d+) (\d\d)\d\d( \(night\))?")
-_TF = re.compile(r"TF(\d+) at (\S+), speed (\d+), plot .*? ships: (.*?)(?: planes: (.*?))?(?= TF\d+ at |$)")
+_TF = re.compile(
+    r"TF(\d+) at (\S+), speed (\d+), plot .*? ships: (.*?)(?: planes: (.*?))?"
+    r"(?: aboard, unable to fly this turn \(.*?\): (.*?))?(?= TF\d+ at |$)"
+)
 _SHIP = re.compile(r"(\w+) (.+?)(?: \((\d+)/\d+ hits\))?$")
 _STACK = re.compile(r"(\d+) (\S+)(?: \((\w+)\))?$")
 _AF = re.compile(r"AF(\d+) at (\S+), \w*, (.*?), MF (\d+), range left (-?\d+) turn\(s\), from (\S+)")
@@ -273,9 +277,10 @@ def _ships(text: str) -> tuple[OwnShip, ...]:
 
 def _task_forces(text: str) -> dict[int, OwnTF]:
     tfs = {}
-    for number, where, speed, ships, planes in _TF.findall(_section(text, "Task forces:", "\nBases:")):
+    for number, where, speed, ships, planes, shut in _TF.findall(_section(text, "Task forces:", "\nBases:")):
         if (h := parse_hex_id(where)) is not None:
-            tfs[int(number)] = OwnTF(int(number), h, _ships(ships), read_boxes(planes), int(speed))
+            grounded = frozenset(re.findall(r"(?:^|; )([^;()]+?) \((?:LF 0|flight deck hit)\)", shut))
+            tfs[int(number)] = OwnTF(int(number), h, _ships(ships), read_boxes(planes), int(speed), grounded)
     return tfs
 
 
@@ -542,7 +547,7 @@ def deck_of(tf: OwnTF, air: Mapping[int, OwnAF]) -> Deck:
     launch = minimum = readying = 0
     for ship in tf.carriers:
         data = CARRIERS.get(ship.name)
-        if data is None:
+        if data is None or ship.name in tf.grounded:  # 21.2.3 or a critical hit: she flies nothing
             continue
         normal_loss, min_loss = LF_LOSS[ship.type]
         launch += max(0, data.launch - ship.hits * normal_loss)
@@ -552,10 +557,11 @@ def deck_of(tf: OwnTF, air: Mapping[int, OwnAF]) -> Deck:
 
 
 def _home(seat: str, report: Report, af: OwnAF) -> tuple[str, Hex | None]:
-    """Where ``af`` lands: the carrier TF it came from. No plane may fly into a storm (standard 6.6)
-    and a TF that starts in one cannot move (6.8): while its carriers sit in a storm the AF hopes
-    for it to pass, and takes the nearest other carrier TF or own land base out of the storms when
-    it must head home and can still reach that one (or when its carriers are lost)."""
+    """Where ``af`` lands: the carrier TF it came from. A plane enters a storm hex only to land
+    there, by the Night Landing Chart (standard 6.6), and a TF that starts in one cannot move
+    (6.8): while its carriers sit in a storm the AF hopes for it to pass, and takes the nearest
+    other carrier TF or own land base out of the storms when it must head home and can still
+    reach that one (or when its carriers are lost): this player would rather not risk the chart."""
     origin = report.tfs.get(int(af.origin[2:])) if re.fullmatch(r"TF\d+", af.origin) else None
     home = origin if origin is not None and origin.carriers else None
     places = [(f"TF{tf.number}", tf.hex) for tf in report.tfs.values() if tf.carriers and tf is not home]
@@ -741,7 +747,8 @@ def turn_orders(seat: str, report: Report, turn: int) -> list[str]:
         return lines
     deck = deck_of(tf, report.air)
     launches: list[str] = []
-    # Nothing takes off into the night, nor from carriers in a storm: it could not land on them.
+    # Nothing takes off into the night, nor from carriers in a storm: landing on them again would
+    # roll the Night Landing Chart (standard 6.6), a risk this player does not take.
     if not report.night and tf.hex not in report.storms:
         launches = strike_launches(report, tf, target, deck) if target is not None else []
         # One searcher keeps a contact; two look for the enemy when there is none.

@@ -28,7 +28,7 @@ from mailbot.games.flattop.combat.surface import disclosure
 from mailbot.games.flattop.hour import surface_flow
 from mailbot.games.flattop.hour.air_ops import mf
 from mailbot.games.flattop.map.movement import range_left, tf_allowance
-from mailbot.games.flattop.orders.checks import base_word, sum_boxes
+from mailbot.games.flattop.orders.checks import base_word, deck_open, grounded, sum_boxes
 from mailbot.games.flattop.orders.subs import HELP as SUB_HELP
 from mailbot.games.flattop.orders.types import Plot, normalise
 from mailbot.games.flattop.quiet import quiet_turn, run_length
@@ -226,13 +226,19 @@ def _tf(state: FlatTopState, tf: TaskForce) -> dict[str, Any]:
     name = state.scenario.map.hex_id
     plot = normalise(state.scenario.map, Plot(tf.number, tf.plot)).split(" ", 2)[2]
     ships = [{"name": s.name, "type": s.type.value, "hits": s.hits, "damage": s.damage} for s in tf.afloat]
+    flying = [s for s in tf.plane_ships if deck_open(s, state.turn)]  # 21.2.3: planes fly from these
     return {
         "name": f"TF{tf.number}",
         "hex": name(tf.hex),
         "speed": tf_allowance(tf, state.time, state.rules.movement, turn=state.turn),
         "plot": plot,
         "ships": ships,
-        "air": boxes_text(sum_boxes(s.boxes for s in tf.plane_ships)) if tf.plane_ships else "",
+        "air": boxes_text(sum_boxes(s.boxes for s in flying)) if flying else "",
+        "grounded": "; ".join(
+            f"{s.name} ({'flight deck hit' if grounded(s, state.turn) else 'LF 0'}): {boxes_text(s.boxes)}"
+            for s in tf.plane_ships
+            if not deck_open(s, state.turn) and s.boxes.total
+        ),
     }
 
 
@@ -400,7 +406,7 @@ def _search_example(number: int, place: str, plane: str) -> str:
 
 def _places(state: FlatTopState, side: Side) -> list[tuple[str, AirBoxes]]:
     tfs = [
-        (f"TF{t.number}", sum_boxes(s.boxes for s in t.plane_ships))
+        (f"TF{t.number}", sum_boxes(s.boxes for s in t.plane_ships if deck_open(s, state.turn)))
         for t in state.own_tfs(side)
         if t.plane_ships
     ]

@@ -484,3 +484,66 @@ def test_25_4_an_af_kept_off_a_deck_closed_by_hits_scores_2_vp_a_factor_not_10(d
     assert any("2 VP a factor, not 10 (standard 25.4)" in t for t in lost), lost
     idle = resolve(state, {"allied": ["HOLD"], "japanese": []})
     assert [(e.points, e.cause) for e in idle.state.ledger if e.owner is Side.ALLIED] == [(20, "fuel")]
+
+
+def test_21_2_3_a_tf_launches_and_lands_only_through_its_carriers_above_lf_0(data: dict[str, Any]) -> None:
+    """Standard 21.2.3 ship by ship: TF1 holds Yorktown at LF 0 (her 4 Wildcats ready aboard) and a
+    second carrier, Enterprise, with 2 Wildcats ready. A launch takes Enterprise's planes only, and
+    one asking for more than she holds is refused naming the rule; AF2 landing on TF1 goes aboard
+    Enterprise (before, planes took off from and landed on a carrier at LF 0)."""
+    from mailbot.games.flattop.units import AirBoxes
+
+    state = beside_yorktown(data)
+    first = tf(state, Side.ALLIED, 1)
+    yorktown = next(s for s in first.ships if s.name == "Yorktown")
+    crippled = replace(
+        yorktown, launch=0, launch_min=0, hits=4, boxes=AirBoxes(ready=(AirFactors("Wildcat", 4, True),))
+    )
+    enterprise = replace(yorktown, name="Enterprise", boxes=AirBoxes(ready=(AirFactors("Wildcat", 2, True),)))
+    two = replace(first, ships=(crippled, enterprise, *first.ships[1:]))
+    state = replace(state, task_forces=tuple(two if t is first else t for t in state.task_forces))
+    (problem,) = parse(state, "allied", "fly af1 from tf1 3 wildcat").problems
+    assert problem.reason == (
+        "TF1 has only 2 Wildcat in its Ready box that may take off (Yorktown: standard 21.2.3: "
+        '"Planes may not land or take off from a plane-carrying ship with an LF of zero")'
+    )
+    outcome = resolve(state, {"allied": ["fly af1 from tf1 2 wildcat", "land af2 tf1"], "japanese": ["HOLD"]})
+    ships = {s.name: s for s in tf(outcome.state, Side.ALLIED, 1).ships}
+    assert [s.count for s in ships["Yorktown"].boxes.ready] == [4]
+    assert ships["Enterprise"].boxes.ready == ()
+    assert sum(s.count for s in ships["Enterprise"].boxes.just_landed) == 2
+    assert ships["Yorktown"].boxes.just_landed == ()
+
+
+def test_21_2_3_the_letter_shows_the_planes_that_may_fly_apart_from_those_that_may_not(
+    data: dict[str, Any],
+) -> None:
+    """The letter's "planes:" line is what the TF may launch; planes aboard a carrier at LF 0 (standard
+    21.2.3) or grounded by a critical hit are listed apart, so a side does not order what would be
+    refused (the demo's player reads the same lines)."""
+    from mailbot.games.flattop.demo import read_report
+    from mailbot.games.flattop.units import AirBoxes
+
+    state = beside_yorktown(data)
+    first = tf(state, Side.ALLIED, 1)
+    yorktown = next(s for s in first.ships if s.name == "Yorktown")
+    crippled = replace(
+        yorktown, launch=0, launch_min=0, hits=4, boxes=AirBoxes(ready=(AirFactors("Wildcat", 4, True),))
+    )
+    enterprise = replace(
+        yorktown, name="Enterprise", boxes=AirBoxes(ready=(AirFactors("Dauntless", 2, True),))
+    )
+    two = replace(first, ships=(crippled, enterprise, *first.ships[1:]))
+    state = replace(state, task_forces=tuple(two if t is first else t for t in state.task_forces))
+    view = GAME.view(state, (), "allied")
+    (shown,) = [t for t in view["forces"][0]["task_forces"] if t["name"] == "TF1"]
+    assert (shown["air"], shown["grounded"]) == ("ready: 2 Dauntless", "Yorktown (LF 0): ready: 4 Wildcat")
+    from mailbot.registry import default_registry
+    from mailbot.testing.contract import render_report, report_env
+
+    registry = default_registry()
+    text = render_report(report_env(registry), registry.find("flattop"), view, "txt")
+    assert "aboard, unable to fly this turn (standard 21.2.3; critical hits): Yorktown (LF 0)" in text
+    report = read_report(text)
+    assert report.tfs[1].grounded == frozenset({"Yorktown"})
+    assert [s.plane for s in report.tfs[1].boxes["ready"]] == ["Dauntless"]

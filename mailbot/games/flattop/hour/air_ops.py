@@ -40,6 +40,7 @@ from mailbot.games.flattop.units import (
     Altitude,
     Base,
     PlaneCategory,
+    Ship,
     Side,
     TaskForce,
 )
@@ -101,14 +102,22 @@ def _taking(
 
 
 def _update_place(
-    state: FlatTopState, side: Side, place: str, update: Callable[[AirBoxes], AirBoxes]
+    state: FlatTopState,
+    side: Side,
+    place: str,
+    update: Callable[[AirBoxes], AirBoxes],
+    only: Callable[[Ship], bool] | None = None,
 ) -> FlatTopState:
-    """Apply ``update`` to the boxes of a base, or to each carrier of a TF in turn."""
+    """Apply ``update`` to the boxes of a base, or to each carrier of a TF in turn (those ``only``
+    allows, if given)."""
     if place.startswith("TF") and place[2:].isdigit():
         number = int(place[2:])
 
         def tf_update(tf: TaskForce) -> TaskForce:
-            ships = tuple(replace(s, boxes=update(s.boxes)) if s in tf.plane_ships else s for s in tf.ships)
+            ships = tuple(
+                replace(s, boxes=update(s.boxes)) if s in tf.plane_ships and (only is None or only(s)) else s
+                for s in tf.ships
+            )
             return replace(tf, ships=ships)
 
         tfs = tuple(tf_update(t) if t.side is side and t.number == number else t for t in state.task_forces)
@@ -181,10 +190,16 @@ def launch(
     if (h is None and entry is None) or find_place(state, side, order.place) is None:
         return state, None
     stacks: list[AirFactors] = []
+    hour = state.turn
+
+    def flying(ship: Ship) -> bool:
+        return deck_open(ship, hour)
+
     for part in order.parts:  # a mixed AF takes each plane name in turn (reference A.5.3)
         taken: list[AirFactors] = []
         update = _taking(taken, part.plane, part.count, "ready", part.load)
-        state = _update_place(state, side, order.place, update)
+        # Standard 21.2.3: nothing takes off from a ship at LF 0 (nor one a critical hit grounds).
+        state = _update_place(state, side, order.place, update, only=flying)
         stacks += taken
     if not stacks:
         return state, None

@@ -250,6 +250,11 @@ class Own:
         launch = order.launch if isinstance(order, Search | Fly) else None
         if launch is not None:
             name, _, boxes, unit = self.place(launch.place)
+            closed = ""
+            if isinstance(unit, TaskForce):  # 21.2.3: planes aboard a ship at LF 0 cannot take off
+                boxes = sum_boxes(s.boxes for s in unit.plane_ships if deck_open(s, self.turn))
+                shut = [s.name for s in unit.plane_ships if not deck_open(s, self.turn) and s.boxes.ready]
+                closed = f" that may take off ({', '.join(shut)}: {RULE_DECK})" if shut else ""
             lf = launch_factor(unit, launch.kind, self.turn)
             budget = {
                 (name, "launch"): (launch.total, lf, f"{name} may launch {lf} air factors a turn "
@@ -257,7 +262,8 @@ class Own:
                 **self._readying(name, unit, launch.total),
             }  # fmt: skip
             for part in launch.parts:
-                budget |= _from_box(name, boxes.ready, "Ready", (part.plane, part.load, part.count))
+                lines = _from_box(name, boxes.ready, "Ready", (part.plane, part.load, part.count))
+                budget |= {key: (n, have, why + closed) for key, (n, have, why) in lines.items()}
             return budget
         if isinstance(order, Ready):
             name, _, boxes, unit = self.place(order.place)
