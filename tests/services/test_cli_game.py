@@ -174,6 +174,13 @@ def test_every_built_in_game_is_created_without_naming_a_scenario(env: str, game
     assert f"({game}/" in _run("game", "show", "1")
 
 
+def test_the_6_10_variant_is_a_game_option_a_gm_sets(env: str) -> None:
+    """Reference A.4, [RW] 6.10 as the GM's choice: `game create --option launch_wind=variant`."""
+    assert "launch_wind        standard|variant (default standard)" in _run("game", "options", "flattop")
+    _run(*FLATTOP, "-o", "launch_wind=variant")
+    assert "options: launch_wind=variant" in _run("game", "show", "1")
+
+
 @pytest.mark.parametrize(
     ("options", "said"),
     [
@@ -184,6 +191,7 @@ def test_every_built_in_game_is_created_without_naming_a_scenario(env: str, game
         ),
         (["-o", "submarines=maybe"], "submarines is on or off, not 'maybe'"),
         (["-o", "strike_hours=0"], "strike_hours is a whole number 1..168"),
+        (["-o", "launch_wind=sideways"], "launch_wind takes one of standard, variant, not 'sideways'"),
     ],
 )
 def test_a_bad_game_option_is_refused_and_creates_nothing(env: str, options: list[str], said: str) -> None:
