@@ -41,25 +41,27 @@ from mailbot.games.flattop.view_news import changes, decision
 from mailbot.games.flattop.view_weather import weather_view
 
 __all__ = ["CONTACT_TURNS", "build_view", "order_help", "step_title", "template_lines"]
-#: The whole order grammar: in the first letter, in HELP, and when a letter asks for it (issue 32:
-#: repeated every hour it buried the news). One order or option group a line, each under 72
-#: columns, so the text part never wraps it (a wrapped two-column layout was unreadable).
 #: a hex id as a letter writes it (``VII-F28``): what the map must label wherever a letter names one
 HEX_WORD = re.compile(r"\b[IVX]+-[A-Z]{1,2}\d+\b")
+#: The whole order grammar: in the first letter, in HELP, and when a letter asks for it (issue 32:
+#: repeated every hour it buried the news). One order or option group a line, the indented ones
+#: within 72 columns, so the text part never wraps them (a wrapped two-column layout was
+#: unreadable); a test holds every grammar block to it.
 SYNTAX = (
     "Orders, one per line (any case; # starts a comment):",
     "  PLOT TF1 <hex> <hex> [/ <next turn's hexes> ...]   or   PLOT TF1 HOLD",
     "  SEARCH AF3 FROM <TF or base> <n> <plane>",
     "      [GP|AP|TORPEDO|UNARMED] [MIN|NORMAL|MAX]",
-    "      [AND <n> <plane> [load] ...]   (more types in one AF: fighters escort)",
+    "      [AND <n> <plane> [load] ...]   (more types: fighters escort)",
     "      PATH <hex>[@HIGH|@LOW][+extra MP] ...",
     "      [IF SHIPS|PLANES CLOSE <condition> [BACK <range>]",
     "        | ATTACK [HIGH|LOW] | CONTINUE]",
     "      [JOIN AF2] [RETURN <TF or base>]",
     "      (leave out FROM for an AF already aloft)",
     "  FLY AF4 [FROM ...] [PATH <hex> ...]",
-    "      [RENDEZVOUS <last path hex> WITH AF3] [ATTACK] [RETURN <TF or base>]",
-    "      (ATTACK: an armed AF attacks where its path ends, fighters sweep it)",
+    "      [RENDEZVOUS <last path hex> WITH AF3] [ATTACK]",
+    "      [RETURN <TF or base>]",
+    "      (ATTACK: armed AFs attack where the path ends, fighters sweep)",
     "      (RENDEZVOUS: AF4 follows AF3 from there; if it keeps up they",
     "       are one AF, its fighters escorting)",
     "  READY <TF or base> <n> <plane> [GP|AP|TORPEDO]",
@@ -131,19 +133,22 @@ GRAMMAR_POINTER = (
 )
 STRIKE_SYNTAX = (
     "Your attack (seed 003, 15): name targets by the labels in the precise makeup above.",
-    "  TARGET AF3 A-CV1                    every armed factor of AF3 at ship CV1 of TF A",
-    "  TARGET AF3 A-CV1 4 Dauntless DIVE   some factors, DIVE, LEVEL or TORPEDO (else the usual)",
-    "  TARGET AF9 BASE                     the enemy base in the hex",
-    "  FIRST AF5 AF3                       the order the AFs attack in (18.2.1)",
-    "  NOATTACK AF3                        no attack: AF3 keeps its load",
-    "  PRIORITY CV CVL BB                  the rest by these types",
+    "  TARGET AF3 A-CV1          every armed factor of AF3 at CV1 of TF A",
+    "  TARGET AF3 A-CV1 4 Dauntless DIVE",
+    "                            some factors; DIVE, LEVEL or TORPEDO",
+    "                            (else the usual attack)",
+    "  TARGET AF9 BASE           the enemy base in the hex",
+    "  FIRST AF5 AF3             the order the AFs attack in (18.2.1)",
+    "  NOATTACK AF3              no attack: AF3 keeps its load",
+    "  PRIORITY CV CVL BB        the rest by these types",
     "Silent: your standing PRIORITY (default CV CVL BB CA CAV AV CL AP AO APD DD PG) picks the",
     "first such ship in the hex for every armed factor; with no ship there, the base.",
 )
 SURFACE_SYNTAX = {
     "engage": (
         "Enemy ships share a hex with yours (seed 003, 19): ENGAGE or AVOID, and each ship's group:",
-        "  POSITION <ship> GUNNERY|TORPEDO|SCREEN   (crippled and anchored ships screen)",
+        "  POSITION <ship> GUNNERY|TORPEDO|SCREEN",
+        "                            (crippled and anchored ships screen)",
         "Silent: your standing SURFACE order (ENGAGE unless you sent SURFACE AVOID); BB, CA, CAV, CL,",
         "DD and APD in the gunnery line, the rest screened.",
     ),
@@ -153,8 +158,9 @@ SURFACE_SYNTAX = {
         "are in; the round's BHT is their sum). Silent: 3.",
     ),
     "gunnery": (
-        "Gunnery (seed 003, 19: a ship never splits her fire): FIRE <your ship> AT <enemy number>",
-        "  e.g. FIRE Astoria AT BB#2.  Ships without a line fire at the biggest enemy ship they may.",
+        "Gunnery (seed 003, 19: a ship never splits her fire): FIRE <your ship> AT <enemy number>,",
+        "  e.g. FIRE Astoria AT BB#2",
+        "Ships without a line fire at the biggest enemy ship they may.",
     ),
     "torpedo": (
         "Torpedoes: TORPEDO <your ship> AT <enemy number>, e.g. TORPEDO Hammann AT CA#1.",
@@ -168,7 +174,8 @@ SURFACE_SYNTAX = {
 LOSSES_SYNTAX = (
     "Enemy aircraft were destroyed where you attacked (seed 003, 15 LI 3): rank the types present",
     "in the order you want them destroyed:",
-    "  RANK A-CV1 Zero Val Kate            for one place, or RANK Zero Val Kate for all",
+    "  RANK A-CV1 Zero Val Kate  for one place",
+    "  RANK Zero Val Kate        for all",
     "Silent: fighters first (the types with the best air-to-air rating).",
 )
 

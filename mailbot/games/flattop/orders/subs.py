@@ -43,9 +43,12 @@ DEPTHS = {
 NOT_IN_PLAY = "submarines are not in play in this game (seed 003, 27 is an optional rule)"
 #: order help lines for a game with submarines (for ``view.order_help``)
 HELP = (
-    "Submarines (seed 003, 27): DEPTH TF<n> SURFACE|PERISCOPE|DEEP (during movement; it stays there),",
-    "  SUBATTACK TF<n> [1-4] (torpedo attack on enemy ships in its hex), DIVE TF<n> PERISCOPE|DEEP",
-    "  (this hour, when attacked); ASW TF<n> (a surface TF attacks a submarine it sees in its hex)",
+    "Submarines (seed 003, 27):",
+    "  DEPTH TF<n> SURFACE|PERISCOPE|DEEP",
+    "                    (during movement; it stays there)",
+    "  SUBATTACK TF<n> [1-4]  (torpedo attack on enemy ships in its hex)",
+    "  DIVE TF<n> PERISCOPE|DEEP  (this hour, when attacked)",
+    "  ASW TF<n>         (a surface TF attacks a submarine seen in its hex)",
 )
 _YES = frozenset({"on", "yes", "true", "1"})
 _NO = frozenset({"off", "no", "false", "0", ""})
