@@ -179,15 +179,21 @@ def archive_export(
     """
     from sqlmodel import Session
 
+    from mailbot.errors import ArchiveError
     from mailbot.render.templates import Renderer
     from mailbot.services.archive.archive import export
     from mailbot.store import db
 
     settings = settings_or_exit(config)
     engine = db.make_engine(settings.store.url)
-    with Session(engine) as session:
-        written = export(session, game, out, renderer=Renderer(settings.bot.template_overrides))
-    engine.dispose()
+    try:
+        with Session(engine) as session:
+            written = export(session, game, out, renderer=Renderer(settings.bot.template_overrides))
+    except ArchiveError as exc:  # a folder holding other files: said, nothing written or removed
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    finally:
+        engine.dispose()
     typer.echo(f"archive written: {written}")
     typer.echo(f"browse it: {out / 'index.html'} (open it in a browser, or: mailbot archive serve {out})")
 

@@ -110,6 +110,10 @@ class RenderError(MailbotError):
     """A letter, map picture or archive page cannot be drawn from its view."""
 
 
+class ArchiveError(MailbotError):
+    """An archive cannot be written where it was asked for (a folder holding other files)."""
+
+
 class GameError(MailbotError):
     """A game plugin or a game's stored state is inconsistent."""
 

@@ -28,6 +28,7 @@ from sqlmodel import Session, col, select
 from typer.testing import CliRunner
 
 from mailbot.cli import app
+from mailbot.errors import ArchiveError
 from mailbot.mail.compose import Attachment
 from mailbot.services.archive.archive import export, export_seat
 from mailbot.services.archive.archive_letters import REMOVED, Redactor
@@ -127,6 +128,23 @@ def test_the_finished_game_is_a_site_that_opens_from_disk(h: Harness, tmp_path: 
         [sys.executable, "verify.py", "."], cwd=out, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stdout
+
+
+def test_an_export_replaces_an_earlier_one_and_refuses_a_folder_of_other_files(
+    h: Harness, tmp_path: Path
+) -> None:
+    game_id = _play_to_the_end(h)
+    out = _export(h, game_id, tmp_path / "site")
+    first = sorted(p.relative_to(out) for p in out.rglob("*"))
+    (out / "steps" / "stale-page.html").write_text("an older export's page")
+    _export(h, game_id, out)  # exported again over itself: the same files, nothing stale
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == first
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "plan.txt").write_text("the GM's own file")
+    with pytest.raises(ArchiveError, match="not an archive mailbot wrote"):
+        _export(h, game_id, mine)
+    assert [p.name for p in mine.iterdir()] == ["plan.txt"]  # refused, nothing removed
 
 
 def test_after_the_end_each_step_shows_the_referee_view_rolls_and_seed(h: Harness, tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from mailbot import verify_archive
+from mailbot.errors import ArchiveError
 from mailbot.render.archive_pages import Link, render_site
 from mailbot.render.maps.layers import factored
 from mailbot.render.templates import Renderer
@@ -127,13 +128,36 @@ DOWNLOADS = (
 SEAT_DOWNLOADS = (Link("mail.mbox: your letters in and out", "mail.mbox"), Link("README.txt", "README.txt"))
 
 
+#: the file that marks a folder as an exported archive: a new export may replace such a folder
+MARKER = ".mailbot-archive"
+
+
+def fresh_folder(out: Path) -> None:
+    """Make ``out`` an empty folder marked as an archive. A previous export there is removed
+    first: exported again over itself, the older pages, maps and letters stayed beside the new
+    ones (a reused demo folder held 60 MB where one export is 9). A folder holding anything
+    else is refused, never emptied."""
+    if out.exists() and not out.is_dir():
+        raise ArchiveError(f"{out} is a file, not a folder: export into a new or empty folder")
+    if out.is_dir() and any(out.iterdir()):
+        if not (out / MARKER).is_file():
+            raise ArchiveError(
+                f"{out} holds files that are not an archive mailbot wrote: export into a new or "
+                "empty folder (an earlier export there is replaced)"
+            )
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text("An archive exported by mailbot: a new export replaces this folder.\n")
+
+
 def export(session: Session, game_id: int, out: Path, *, renderer: Renderer | None = None) -> Path:
-    """Write the whole game's archive into ``out``; returns the path of ``game.json``.
+    """Write the whole game's archive into ``out`` (:func:`fresh_folder`); returns the path of
+    ``game.json``.
 
     ``game.json``, ``verify.py``, ``README.txt``, ``mail.mbox`` and the site (``index.html``).
     """
     game = session.get_one(Game, game_id)
-    out.mkdir(parents=True, exist_ok=True)
+    fresh_folder(out)
     path = out / "game.json"
     shutil.copyfile(verify_archive.__file__, out / "verify.py")
     (out / "README.txt").write_text(ARCHIVE_README.format(title=game.title), encoding="utf-8")
@@ -158,7 +182,7 @@ def export_seat(
     attached maps would make the letter too large for many mail servers.
     """
     game = session.get_one(Game, game_id)
-    out.mkdir(parents=True, exist_ok=True)
+    fresh_folder(out)
     readme = SEAT_README.format(title=game.title, seat=seat)
     (out / "README.txt").write_text(readme, encoding="utf-8")
     return _site(session, game, out, viewer=seat, renderer=renderer, compact=compact)[0]
@@ -173,7 +197,7 @@ def seat_zip(session: Session, game_id: int, seat: str, *, renderer: Renderer | 
         export_seat(session, game_id, seat, Path(tmp), renderer=renderer, compact=True)
         with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             for file in sorted(Path(tmp).rglob("*")):
-                if file.is_file():
+                if file.is_file() and file.name != MARKER:
                     archive.write(file, f"{folder}/{file.relative_to(tmp).as_posix()}")
     return buffer.getvalue()
 
