@@ -46,20 +46,19 @@ from mailbot.games.flattop.drawing.board import (
     LABEL,
     MAP_TOP,
     PLACE_SIZE,
-    ROOT3,
     SHEET,
     board_for,
     grid_outline,
     weather_outline,
 )
 from mailbot.games.flattop.drawing.labels import Placed, Printed, fragment
+from mailbot.games.flattop.drawing.marks import compass_and_scale, hexsides
 from mailbot.games.flattop.drawing.symbols import (
     BASE_INK,
     CLOUD,
     COAST,
     GRID,
     GRID_INK,
-    HEXSIDE_INK,
     ID_INK,
     LAND,
     LAND_INK,
@@ -201,7 +200,7 @@ class Map:
         under = dw.Group(class_="board", data_layer=num(bottom))
         self._sea(under)
         over = dw.Group(class_="board-print", data_layer=num(bottom))
-        self._compass_and_scale(over)
+        compass_and_scale(over, self.board)
         self._hexsides(over)
         self._sections(over)
         self._board_bases(over)
@@ -214,30 +213,6 @@ class Map:
     def title(self) -> str:
         side = "Referee" if self.side == "referee" else self.side
         return f"{side} map, {self.model['time']}"
-
-    def _compass_and_scale(self, d: dw.Drawing | dw.Group) -> None:
-        """North up (columns run north-south) and five hexes' length, right of the title."""
-        group = dw.Group(class_="compass")
-        x, y = SHEET - cv.PAD - 8, cv.PAD + 12
-        group.append(
-            dw.Path(cv.polygon([(x, y - 10), (x + 5, y + 6), (x, y + 2), (x - 5, y + 6)]), fill=cv.INK)
-        )
-        cv.text(group, "N", 10, x - 9, y + 1, anchor="end", weight="bold")
-        d.append(group)
-        step = ROOT3 * self.board.size  # centre to centre of two hexes side by side
-        right, length = x - 32, 5 * step
-        left = right - length
-        scale = dw.Group(class_="scale")
-        ticks = "".join(
-            f"M{num(left + i * step)},{num(y)}V{num(y + (5 if i % 5 == 0 else 3))}" for i in range(6)
-        )
-        scale.append(
-            dw.Path(
-                f"M{num(left)},{num(y)}H{num(right)}{ticks}", fill="none", stroke=cv.INK, stroke_width=1.2
-            )
-        )
-        cv.text(scale, "5 hexes", 10, left - 4, y + 4, anchor="end")
-        d.append(scale)
 
     def _sea(self, d: dw.Drawing | dw.Group) -> None:
         b = self.board
@@ -254,24 +229,10 @@ class Map:
         return sorted(h for h in (self.at(str(i)) for i in ids) if self.board.inside(h))
 
     def _hexsides(self, d: dw.Drawing | dw.Group) -> None:
-        """A printed hexside (reef, all-land, mountain) as a heavy stroke on the shared edge."""
-        strokes: dict[str, list[str]] = {}
-        for a, b, kind in self.model.get("hexsides", ()):
-            (ax, ay), (bx, by) = self.board.centre(self.at(str(a))), self.board.centre(self.at(str(b)))
-            mx, my, dx, dy = (ax + bx) / 2, (ay + by) / 2, bx - ax, by - ay
-            length = math.hypot(dx, dy) or 1.0
-            half = self.board.size / 2
-            ux, uy = -dy / length * half, dx / length * half
-            strokes.setdefault(str(kind), []).append(
-                f"M{num(mx - ux)},{num(my - uy)}L{num(mx + ux)},{num(my + uy)}"
-            )
-        for kind, parts in sorted(strokes.items()):
-            colour = HEXSIDE_INK.get(kind, cv.INK)
-            d.append(
-                dw.Path(
-                    "".join(parts), fill="none", stroke=colour, stroke_width=2.5, class_=f"hexside-{kind}"
-                )
-            )
+        sides = [
+            (self.at(str(a)), self.at(str(b)), str(kind)) for a, b, kind in self.model.get("hexsides", ())
+        ]
+        hexsides(d, self.board, sides)
 
     def _sections(self, d: dw.Drawing | dw.Group) -> None:
         """The board's sections: their shared columns and rows as lines, numerals in the corner."""
