@@ -37,7 +37,7 @@ from mailbot.games.flattop import view as report
 from mailbot.games.flattop.combat.crt import DEFAULT_TABLE, TABLES
 from mailbot.games.flattop.hour.phases import pending
 from mailbot.games.flattop.map.scenario import require_scenario
-from mailbot.games.flattop.orders.checks import LAUNCH_WIND
+from mailbot.games.flattop.orders.decks import LAUNCH_WIND
 from mailbot.games.flattop.orders.types import FtOrder
 from mailbot.games.flattop.state import (
     FlatTopState,

@@ -28,7 +28,8 @@ from mailbot.games.flattop.combat.surface import disclosure
 from mailbot.games.flattop.hour import surface_flow
 from mailbot.games.flattop.hour.air_ops import mf
 from mailbot.games.flattop.map.movement import range_left, tf_allowance
-from mailbot.games.flattop.orders.checks import base_word, deck_open, grounded, sum_boxes
+from mailbot.games.flattop.orders.checks import base_word
+from mailbot.games.flattop.orders.decks import deck_open, grounded, sum_boxes
 from mailbot.games.flattop.orders.subs import HELP as SUB_HELP
 from mailbot.games.flattop.orders.types import Plot, normalise
 from mailbot.games.flattop.quiet import quiet_turn, run_length

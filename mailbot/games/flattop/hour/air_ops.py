@@ -23,14 +23,8 @@ from mailbot.games.flattop.map.hexes import Hex, line, neighbours
 from mailbot.games.flattop.map.movement import PlanePath, PlaneStep, af_movement, plane_path, range_left
 from mailbot.games.flattop.map.scenario import EntryHex
 from mailbot.games.flattop.map.weather import storm_hexes
-from mailbot.games.flattop.orders.checks import (
-    RULE_DECK,
-    RULE_GROUNDED,
-    deck_open,
-    grounded,
-    place_key,
-    readying_factor,
-)
+from mailbot.games.flattop.orders.checks import place_key
+from mailbot.games.flattop.orders.decks import RULE_DECK, RULE_GROUNDED, deck_open, grounded, readying_factor
 from mailbot.games.flattop.orders.types import Launch, Load, Ready, Unready, load_of
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import (

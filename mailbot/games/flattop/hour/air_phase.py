@@ -25,7 +25,7 @@ from mailbot.games.flattop.combat.kit import Kit, remove_factors
 from mailbot.games.flattop.hour import air_ops
 from mailbot.games.flattop.hour.turn import Turn, own_af, put
 from mailbot.games.flattop.map.hexes import Hex
-from mailbot.games.flattop.orders.checks import grounded
+from mailbot.games.flattop.orders.decks import grounded
 from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Altitude, Side, TaskForce
 
 SCRAMBLE = 100  # pseudo AF numbers for scrambled ready CAP, per place: 100, 101, ...

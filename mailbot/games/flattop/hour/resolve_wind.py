@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mailbot.games.flattop.hour.turn import Turn, own_af
-from mailbot.games.flattop.orders.checks import CARRIERS, RULE_6_10, RULE_6_10_VARIANT, into_the_wind
+from mailbot.games.flattop.orders.decks import CARRIERS, RULE_6_10, RULE_6_10_VARIANT, into_the_wind
 from mailbot.games.flattop.orders.types import Fly, Land, Search
 from mailbot.games.flattop.units import TaskForce
 

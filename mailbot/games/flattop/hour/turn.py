@@ -19,7 +19,7 @@ from mailbot.games.flattop.map.scenario import EntryHex
 from mailbot.games.flattop.map.towing import in_tow
 from mailbot.games.flattop.map.weather import coverage_of
 from mailbot.games.flattop.observation.observe import Spotting, Target, Visibility, af_target, tf_target
-from mailbot.games.flattop.orders.checks import may_land
+from mailbot.games.flattop.orders.decks import may_land
 from mailbot.games.flattop.orders.types import FtOrder, Jettison
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Altitude, Base, Fact, Side, TaskForce

@@ -10,17 +10,31 @@ side's knowledge only; orders are answered the same way).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from mailbot.core.game import ProblemKind
 from mailbot.games.flattop.combat.submarines import SubmarineRules
 from mailbot.games.flattop.map import movement
-from mailbot.games.flattop.map.hexes import Direction, Hex, direction, distance, step
+from mailbot.games.flattop.map.hexes import Direction, Hex
 from mailbot.games.flattop.map.movement import MovementRules, PlaneStep, formation_movement, launch_movement
 from mailbot.games.flattop.map.scenario import EntryHex, GameTime, Scenario
-from mailbot.games.flattop.observation.knowledge import SHIPS, Knowledge
+from mailbot.games.flattop.observation.knowledge import Knowledge
 from mailbot.games.flattop.observation.search import Action, Leg
+from mailbot.games.flattop.orders.decks import (
+    RULE_6_10,
+    RULE_6_10_VARIANT,
+    RULE_DECK,
+    RULE_GROUNDED,
+    count,
+    deck_open,
+    grounded,
+    into_the_wind,
+    launch_factor,
+    may_land,
+    readying_factor,
+    sum_boxes,
+)
 from mailbot.games.flattop.orders.types import (
     UNARMED,
     Anchor,
@@ -59,13 +73,10 @@ from mailbot.games.flattop.units import (
     Altitude,
     Armament,
     Base,
-    Handling,
     LaunchType,
     PlaneCategory,
     PlaneType,
-    Ship,
     ShipCategory,
-    ShipType,
     Side,
     TaskForce,
 )
@@ -333,71 +344,6 @@ def _unit_key(order: FtOrder) -> str:
     return "DECEPTION" if isinstance(order, SetDeception) else ""
 
 
-def sum_boxes(boxes: Iterable[AirBoxes]) -> AirBoxes:
-    total = AirBoxes()
-    for b in boxes:
-        total = AirBoxes(
-            total.just_landed + b.just_landed,
-            total.readying + b.readying,
-            total.ready + b.ready,
-            total.dispersed + b.dispersed,
-        )
-    return total
-
-
-def count(stacks: tuple[AirFactors, ...], plane: str, load: Load | None = None) -> int:
-    return sum(s.count for s in stacks if s.plane == plane and load in (None, load_of(s)))
-
-
-#: Standard 21.2.3; and a critical hit that stops flight operations (damage.toml's table).
-RULE_DECK = 'standard 21.2.3: "Planes may not land or take off from a plane-carrying ship with an LF of zero"'
-RULE_GROUNDED = "a critical hit: no flight operations this turn (damage.toml, a design default)"
-
-
-def grounded(unit: Ship | Base, turn: int) -> bool:
-    """A critical hit closed the flight deck or runway for ``turn`` (damage.toml criticals)."""
-    return turn in unit.no_flight_ops_turns
-
-
-def deck_open(unit: Ship | Base, turn: int) -> bool:
-    """Planes may land here this turn: a ship with an LF above zero (standard 21.2.3) not grounded
-    by a critical hit; a base not grounded (21.5 bars only take-offs at an LF of zero or less)."""
-    return not grounded(unit, turn) and (isinstance(unit, Base) or (unit.launch > 0 and not unit.destroyed))
-
-
-def launch_factor(unit: TaskForce | Base, kind: LaunchType, turn: int | None = None) -> int:
-    """Reference A.5.4: minimum LF, normal LF, or twice the normal LF for a maximum launch; with
-    ``turn``, without the ships (or the base) a critical hit grounds that turn."""
-    ships: tuple[Ship | Base, ...] = (unit,) if isinstance(unit, Base) else unit.plane_ships
-    if turn is not None:
-        ships = tuple(s for s in ships if not grounded(s, turn))
-    if kind is LaunchType.MINIMUM:
-        return sum(s.launch_min for s in ships)
-    return sum(s.launch for s in ships) * (2 if kind is LaunchType.MAXIMUM else 1)
-
-
-def readying_factor(unit: TaskForce | Base) -> int:
-    if isinstance(unit, Base):
-        return unit.readying
-    return sum(s.readying for s in unit.plane_ships)
-
-
-_BASE_HANDLES = {
-    Handling.LP: {PlaneCategory.LAND, PlaneCategory.CARRIER},
-    Handling.SP: {PlaneCategory.SEA, PlaneCategory.FLOAT},
-    Handling.BOTH: set(PlaneCategory),
-}
-
-
-def may_land(unit: TaskForce | Base, categories: set[PlaneCategory]) -> bool:
-    """Standard 8.9: carriers take carrier planes, other plane-carrying ships float planes (12.7.3);
-    LP bases land and carrier planes, SP bases sea and float planes."""
-    if isinstance(unit, Base):
-        return categories <= _BASE_HANDLES[unit.handling]
-    handled = {c for ship in unit.plane_ships for c in ship.handles}
-    return bool(categories) and categories <= handled
-
-
 # --- the checks -------------------------------------------------------------------
 
 
@@ -584,7 +530,7 @@ def check_fly(own: Own, order: Fly) -> Fly:
 def _has_fighters(own: Own, order: Fly) -> bool:
     """The AF holds unarmed fighters (a sweep: ATTACK makes them fight the enemy planes there)."""
     if order.launch is not None:
-        stacks = tuple(AirFactors(p.plane, p.count, armament=_armament(own, p)) for p in order.launch.parts)
+        stacks = tuple(AirFactors(p.plane, p.count, armament=armament_of(own, p)) for p in order.launch.parts)
     else:
         stacks = own.aloft(order.af).stacks
     return any(is_interceptor(s, own.planes) for s in stacks)
@@ -598,128 +544,8 @@ def check_land(own: Own, order: Land) -> Land:
     return Land(order.af, name, entry_label(own, unit, order.via))
 
 
-def check_shadow(own: Own, order: Shadow) -> Shadow:
-    hex_name = own.scenario.map.hex_id(order.hex)
-    if not own.knowledge.saw(own.turn - 1, hex_name, SHIPS):
-        raise illegal(f"you hold no ships contact in {hex_name} from last turn (seed 003, 11.2)")
-    if order.by == "TF":
-        return _check_tf_shadow(own, order, hex_name)
-    af = own.aloft(order.af)
-    assert af.hex is not None
-    if distance(af.hex, order.hex) > formation_movement(af, own.planes):
-        raise illegal(f"{hex_name} is beyond AF{order.af}'s reach this turn")
-    return order
-
-
-def _check_tf_shadow(own: Own, order: Shadow, hex_name: str) -> Shadow:
-    """A TF shadows what it observes: ships within one hex (seed 003, 7.5; reference A.8.8:
-    "must observe the TF at the start of the phase"); a submarine "one TF or one submarine in
-    its own hex" (27.3)."""
-    tf = own.tf(order.af)
-    reach = 0 if is_submarine(tf) else 1
-    if distance(tf.hex, order.hex) > reach:
-        where = "in its own hex" if reach == 0 else "within one hex"
-        raise illegal(f"TF{order.af} shadows only a contact {where} (seed 003, 7.5 and 27.3)")
-    return order
-
-
-CARRIERS = (ShipType.CV, ShipType.CVL)
-
-#: Standard 6.10 (reference A.4): "a CV or CVL must move one hex into the wind in any turn in
-#: which the Air Factors taking off and landing together exceed its Minimum LF".
-RULE_6_10 = "standard 6.10"
-#: The game option ``launch_wind = variant`` (reference A.4, [RW]): "if more than the minimum LF
-#: is used, the ship may move only 0 or 1 hex, and that hex must be into the wind".
-RULE_6_10_VARIANT = "variant 6.10 (reference A.4, [RW]): 0 or 1 hex, into the wind"
-#: the option's values: the standard rule, or the [RW] variant
-LAUNCH_WIND = ("standard", "variant")
-
-
-def into_the_wind(
-    tf: TaskForce,
-    leg: tuple[Hex, ...],
-    load: int,
-    scenario: Scenario,
-    winds: Mapping[int, Direction],
-    *,
-    variant: bool = False,
-) -> tuple[Hex, ...] | None:
-    """The leg ``tf`` must steam this turn instead of ``leg`` when ``load`` (factors taking off
-    and landing) exceeds its CVs' and CVLs' Minimum LF; None when the plotted leg stands.
-
-    Standard 6.10: a leg that takes no step into the wind becomes the one hex into the wind (kept
-    as plotted where that hex is barred to ships). The variant (``variant``): the TF "may move
-    only 0 or 1 hex, and that hex must be into the wind": a leg that holds, or moves just that
-    hex, stands; one that starts into the wind is cut to that hex; any other holds (0 hexes, the
-    least movement the variant allows: a design default, the variant does not say)."""
-    minimum = sum(s.launch_min for s in tf.afloat if s.type in CARRIERS)
-    sectors = scenario.map.layout.sectors_of(tf.hex)
-    wind = winds.get(sectors[0].numeral) if sectors else None
-    if not minimum or load <= minimum or wind is None:
-        return None
-    there = step(tf.hex, wind.opposite)
-    open_sea = scenario.map.on_board(there) and movement.step_problem(scenario, tf.hex, there) is None
-    if variant:
-        if leg in ((), (there,)):
-            return None
-        return (there,) if leg[0] == there and open_sea else ()
-    steps = zip((tf.hex, *leg), leg, strict=False)
-    if any(distance(a, b) == 1 and direction(a, b) is wind.opposite for a, b in steps):
-        return None
-    return (there,) if open_sea else None
-
-
 def is_submarine(tf: TaskForce) -> bool:
     return bool(tf.afloat) and all(s.type.category is ShipCategory.SUBMARINE for s in tf.afloat)
-
-
-def check_ready(own: Own, order: Ready) -> Ready:
-    name, _, boxes, unit = own.place(order.place)
-    plane = own.plane(order.plane)
-    if isinstance(unit, TaskForce) and not unit.plane_ships:
-        raise illegal(f"{name} has no plane-carrying ships")
-    if order.arm is not None and order.arm not in plane.loads:
-        can = " or ".join(load_word(load) for load in plane.loads) or "nothing"
-        raise illegal(f"{plane.name} cannot be armed {load_word(order.arm)} (it carries {can})")
-    if count(boxes.readying, plane.name) < order.count:
-        raise illegal(f"{name} has only {count(boxes.readying, plane.name)} {plane.name} in its Readying box")
-    return replace(order, place=name, plane=plane.name)
-
-
-def check_unready(own: Own, order: Unready) -> Unready:
-    name, _, boxes, _ = own.place(order.place)
-    plane = own.plane(order.plane).name
-    if count(boxes.ready, plane, order.load) < order.count:
-        what = plane if order.load is None else f"{plane} {load_word(order.load)}"
-        raise illegal(f"{name} has only {count(boxes.ready, plane, order.load)} {what} in its Ready box")
-    return replace(order, place=name, plane=plane)
-
-
-def check_intercept(own: Own, order: Intercept) -> Intercept:
-    """Standard 14.13 (reference A.7): only interceptors, unarmed fighter-capable factors, intercept.
-    An AF launched by this letter (a CAP taking off now) may intercept in its first turn."""
-    launch = own.launched.get(order.af)
-    if launch is not None and order.af not in own.air:
-        stacks: tuple[AirFactors, ...] = tuple(
-            AirFactors(p.plane, p.count, armament=_armament(own, p)) for p in launch.parts
-        )
-    else:
-        stacks = own.aloft(order.af).stacks
-    if not any(is_interceptor(s, own.planes) for s in stacks):
-        raise illegal(f"AF{order.af} has no unarmed fighters to intercept with (standard 14.13)")
-    return order
-
-
-def check_jettison(own: Own, order: Jettison) -> Jettison:
-    """Standard 14.14: an AF aloft, or launched by this letter, that carries bombs or torpedoes."""
-    launch = own.launched.get(order.af)
-    if launch is not None and order.af not in own.air:
-        armed = any(_armament(own, p) is not None for p in launch.parts)
-    else:
-        armed = any(s.armament is not None for s in own.aloft(order.af).stacks)
-    if not armed:
-        raise illegal(f"AF{order.af} carries no bombs or torpedoes to jettison")
-    return order
 
 
 def is_interceptor(stack: AirFactors, planes: Mapping[str, PlaneType]) -> bool:
@@ -728,7 +554,7 @@ def is_interceptor(stack: AirFactors, planes: Mapping[str, PlaneType]) -> bool:
     return stack.armament is None and not stack.expended and "interceptor" in planes[stack.plane].roles
 
 
-def _armament(own: Own, launch: Launch) -> Armament | None:
+def armament_of(own: Own, launch: Launch) -> Armament | None:
     """What a launch takes off carrying: its named load, else the Ready box's one load."""
     if launch.load is not None:
         return None if launch.load == UNARMED else Armament(launch.load)

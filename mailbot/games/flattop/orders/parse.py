@@ -83,19 +83,21 @@ from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.observation.reports import Deception
 from mailbot.games.flattop.observation.search import Action, Leg, Reaction
 from mailbot.games.flattop.orders import fleet, subs
+from mailbot.games.flattop.orders.air_checks import (
+    check_intercept,
+    check_jettison,
+    check_ready,
+    check_shadow,
+    check_unready,
+)
 from mailbot.games.flattop.orders.checks import (
     OrderError,
     Own,
     check_flight,
     check_fly,
-    check_intercept,
-    check_jettison,
     check_land,
     check_launch,
     check_plot,
-    check_ready,
-    check_shadow,
-    check_unready,
     tokens,
 )
 from mailbot.games.flattop.orders.combat import read_priority, read_rank
