@@ -22,7 +22,8 @@ folders; they never import it.
 - ``victory`` (the rules, the ledger, what each side is told of it), ``victory_scoring``
   (what scores) and ``victory_end`` (who won, when the game ends): standard 25.
 - ``game``, ``state`` and ``view``: the plugin, its saved state and each side's
-  letters; ``demo``: the scripted player of the by-mail demo.
+  letters; ``demo``: the scripted player of the by-mail demo (``demo_reading``: how it reads
+  its letter, ``demo_steps``: its orders).
 """
 
 from mailbot.core.game import Game

@@ -13,19 +13,15 @@ from mailbot.core.game import Event, Line, Setup
 from mailbot.games.flattop import FlatTopGame
 from mailbot.games.flattop.demo import (
     FIRST_STRIKE_AF,
-    Makeup,
-    Stack,
     TypeDamage,
     choose_target,
     flattop_orders,
     rank_orders,
-    read_losses,
-    read_makeups,
-    read_report,
     strike_orders,
     turn_of,
     type_damage,
 )
+from mailbot.games.flattop.demo_reading import Makeup, Stack, read_losses, read_makeups, read_report
 from mailbot.games.flattop.map.hexes import Direction, parse_hex_id
 from mailbot.registry import Registry, builtin_modules
 from mailbot.render.templates import wrap72

@@ -521,7 +521,7 @@ def test_21_2_3_the_letter_shows_the_planes_that_may_fly_apart_from_those_that_m
     """The letter's "planes:" line is what the TF may launch; planes aboard a carrier at LF 0 (standard
     21.2.3) or grounded by a critical hit are listed apart, so a side does not order what would be
     refused (the demo's player reads the same lines)."""
-    from mailbot.games.flattop.demo import read_report
+    from mailbot.games.flattop.demo_reading import read_report
     from mailbot.games.flattop.units import AirBoxes
 
     state = beside_yorktown(data)
