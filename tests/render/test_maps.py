@@ -359,6 +359,9 @@ def test_a_report_shows_its_map_inside_the_html_part_and_names_it_in_the_text(h:
         assert re.findall(r'<img src="cid:([^"]+)"', html) == [cid]
         text = report.get_body(preferencelist=("plain",)).get_content()
         assert f"see the attached picture {picture.get_filename()}" in " ".join(text.split())
+        # the HTML part shows the picture, so it does not send its reader to the attachment
+        assert "see the attached picture" not in html
+        assert f"also attached as {picture.get_filename()}" in html
         assert picture.get_filename() == f"map-{seat}-turn1.png"
 
 

@@ -225,7 +225,10 @@ class Reports:
         picture = drawn[0]
         letter.attachments.append(picture)
         letter.section(
-            "Map", [f"The map of this hour: see the attached picture {picture.filename}."], picture=picture
+            "Map",
+            [f"The map of this hour: see the attached picture {picture.filename}."],
+            picture=picture,
+            caption=f"The map of this hour (also attached as {picture.filename}).",
         )
         return drawn[1]
 

@@ -34,12 +34,15 @@ class Draft:
     footer: list[str] = field(default_factory=list)
     thread: Thread | None = None  # game, seat and step: a reply to the letter is known by them
 
-    def section(self, title: str, lines: Sequence[str], *, picture: Attachment | None = None) -> Draft:
+    def section(
+        self, title: str, lines: Sequence[str], *, picture: Attachment | None = None, caption: str = ""
+    ) -> Draft:
         """A titled block of lines; with ``picture`` (an attachment with a Content-ID), the HTML
-        part shows that picture above the lines (``cid:``), which the text part refers to it by."""
+        part shows that picture (``cid:``) with ``caption`` in place of the lines, which in the
+        text part point to the attachment (a reader of the HTML part sees the picture itself)."""
         entry: dict[str, Any] = {"title": title, "lines": list(lines)}
         if picture is not None:
-            entry["picture"] = {"cid": picture.content_id, "name": picture.filename}
+            entry["picture"] = {"cid": picture.content_id, "name": picture.filename, "caption": caption}
         self.sections.append(entry)
         return self
 
