@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +19,13 @@ from mailbot.games.flattop import FlatTopGame
 from mailbot.games.flattop.state import dump_state, load_state
 from mailbot.games.flattop.units import AirFactors, Altitude, Ship, load
 
+from .conftest import load_scenario_data, load_tables
 from .play import game_data, new, play
+
+#: states saved by the code of STATE_VERSION 1 (from two demo games played by mail and from hours
+#: played in tests: a surface battle, a strike's choice with a submarine attack waiting, survivors
+#: offloaded, a tow), each without its raw data: its "config" names the shipped scenario
+SAVED = Path(__file__).parent / "data" / "saved-states-v1.json"
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +66,33 @@ def test_other_content_is_read_and_never_mistaken(data: dict[str, Any]) -> None:
     assert game.load(later).turn == state.turn + 1
     assert game.load(saved) is state
     assert game.load(copy.deepcopy(later)) is game.load(later)  # read once, then found
+
+
+def _stored() -> dict[str, dict[str, Any]]:
+    """Each saved state as the database holds it: the raw data back in its place, keys in order."""
+    tables, saved = load_tables(), json.loads(SAVED.read_text("utf-8"))
+
+    def config(scenario: str) -> dict[str, Any]:
+        return {"scenario": load_scenario_data(scenario), "tables": tables}
+
+    return {name: {k: config(v) if k == "config" else v for k, v in d.items()} for name, d in saved.items()}
+
+
+@pytest.mark.parametrize("name", list(json.loads(SAVED.read_text("utf-8"))))
+def test_a_state_saved_by_an_earlier_version_loads_and_saves_back_byte_identical(name: str) -> None:
+    """Games saved before the state was grouped into sub-records go on: the saved form is unchanged."""
+    stored = _stored()[name]
+    state = load_state(stored)
+    assert json.dumps(dump_state(state)) == json.dumps(stored)
+    assert load_state(json.loads(json.dumps(dump_state(state)))) == state
+
+
+def test_the_saved_states_hold_every_part_of_the_state() -> None:
+    """The fixture is worth its size: each stored key is filled in at least one of its states."""
+    stored = _stored().values()
+    empty = (None, [], False, "", 0, [0, 0], {"fired": []})
+    unfilled = {k for k in next(iter(stored)) if all(s[k] in empty for s in stored)}
+    assert unfilled == {"rescuing"}  # a rescue's anchoring ends with its hour: never saved filled
 
 
 def test_malformed_saved_units_are_game_errors() -> None:
