@@ -55,7 +55,8 @@ def test_6_10_variant_an_unseen_enemy_carriers_cut_plot_tells_the_other_side_not
     I-F17, not into the wind, so the plot is cut to 0 hexes and its owner told so; in the other
     it had no plot. It holds at I-G17 either way, and the Allies get the same letters."""
     allied_only = replace(fw.zeros(), air=tuple(a for a in fw.zeros().air if a.side is Side.ALLIED))
-    state = replace(fw._play(allied_only, {}), launch_wind="variant")  # 0700: no wind check this hour
+    state = fw._play(allied_only, {})  # 0700: no wind check this hour
+    state = replace(state, options=replace(state.options, launch_wind="variant"))
     assert state.weather.wind(1).name == "SE"  # into the wind is NW, off the board: I-F17 is not
     japanese = next(t for t in state.task_forces if t.side is Side.JAPANESE)
     plotted = replace(japanese, plot=((_hex(state, "I-F17"),),))  # type: ignore[arg-type]

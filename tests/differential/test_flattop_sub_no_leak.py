@@ -39,7 +39,7 @@ def one_dd(state: FlatTopState) -> FlatTopState:
 
 def no_sub(state: FlatTopState) -> FlatTopState:
     tfs = tuple(t for t in state.task_forces if not (t.side is Side.JAPANESE and t.number >= 20))
-    return replace(state, task_forces=tfs, subs=())
+    return replace(state, task_forces=tfs, undersea=replace(state.undersea, subs=()))
 
 
 def test_an_unseen_deep_sub_changes_no_letter_to_the_other_side() -> None:

@@ -142,10 +142,10 @@ class FlatTopGame:
         return new_state(raw, tables, dice, options)
 
     def step(self, state: FlatTopState) -> Step | None:
-        return None if state.finished else pending(state).step(state)
+        return None if state.score.finished else pending(state).step(state)
 
     def parse(self, state: FlatTopState, seat: str, lines: Sequence[Line]) -> Parsed[FtOrder]:
-        if state.finished:
+        if state.score.finished:
             return refuse_all(lines, "the game is over")
         if seat not in state.seats:
             return refuse_all(lines, f"{seat!r} is not a side in this game ({', '.join(state.seats)})")
@@ -153,15 +153,15 @@ class FlatTopGame:
 
     def default_orders(self, state: FlatTopState, seat: str) -> Sequence[str]:
         # Asked for owing seats only; anyone else owes nothing.
-        if state.finished or seat not in state.seats:
+        if state.score.finished or seat not in state.seats:
             return ()
         return pending(state).defaults(state, Side(seat))
 
     def resolve(
         self, state: FlatTopState, orders: Mapping[str, Sequence[FtOrder]], *, dice: Dice
     ) -> Outcome[FlatTopState]:
-        if state.finished:
-            return Outcome(state, (), True, state.result)
+        if state.score.finished:
+            return Outcome(state, (), True, state.score.result)
         return pending(state).resolve(state, orders, dice)
 
     def view(self, state: FlatTopState, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:
@@ -172,8 +172,11 @@ class FlatTopGame:
 
     def tallies(self, state: FlatTopState) -> Mapping[str, int]:
         """Battles fought (``core.game.Tallied``): air strikes and interceptions, surface battles."""
-        subs = {"submarine": state.sub_battles} if state.submarines else {}  # seed 003, 27 is optional
-        return {"air": state.air_battles, "surface": state.surface_battles, **subs}
+        score = state.score
+        subs = (
+            {"submarine": score.sub_battles} if state.options.submarines else {}
+        )  # seed 003, 27 is optional
+        return {"air": score.air_battles, "surface": score.surface_battles, **subs}
 
     def dump(self, state: FlatTopState) -> dict[str, Any]:
         data = dump_state(state)

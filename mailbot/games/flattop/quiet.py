@@ -71,7 +71,7 @@ def woken(state: FlatTopState, turn: int) -> bool:
 
 def quiet_hour(state: FlatTopState) -> bool:
     """Whether the open hour may be played without mail (only public facts: see the module)."""
-    return not state.finished and quiet_turn(state, state.turn)
+    return not state.score.finished and quiet_turn(state, state.turn)
 
 
 def run_length(state: FlatTopState) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -41,7 +41,7 @@ from mailbot.games.flattop.observation.search import SearchTable
 from mailbot.games.flattop.observation.shadowing import ShadowTable
 from mailbot.games.flattop.orders.subs import SubHour, submarines_option
 from mailbot.games.flattop.units import AirFormation, Base, PlaneType, Side, TaskForce
-from mailbot.games.flattop.victory import VpEntry
+from mailbot.games.flattop.victory import VpEntry, record
 
 STATE_VERSION = 1
 
@@ -153,7 +153,78 @@ class InitiativeNote:
 
 
 @dataclass(frozen=True)
+class Options:
+    """The game options chosen when the game was created (``game create -o``), fixed for the game."""
+
+    crt: str = "curve-fitted"  # the combat results table the game uses (recorded with it)
+    strike_hours: int = 12  # how long a combat choice sub-step stays open
+    submarines: bool = False  # seed 003, 27 in play (the game option ``submarines``)
+    launch_wind: str = "standard"  # 6.10 as printed, or its [RW] variant (the game option launch_wind)
+
+
+@dataclass(frozen=True)
+class Score:
+    """The victory points as scored (``victory``), the end once it is reached, the battles fought."""
+
+    ledger: tuple[VpEntry, ...] = ()
+    finished: bool = False
+    result: str = ""  # the verdict, once finished
+    air_battles: int = 0  # strikes on a hex and interceptions fought, for the game's tallies
+    surface_battles: int = 0
+    sub_battles: int = 0  # submarine fights (a sub and a TF)
+
+    def scored(self, entries: Iterable[VpEntry | None]) -> Score:
+        """With ``entries`` in the ledger (None skipped; GameError if a key was scored already)."""
+        return replace(self, ledger=record(self.ledger, entries))
+
+    def counted(self, *, air: int = 0, surface: int = 0, sub: int = 0) -> Score:
+        """With more battles fought: the game's tallies."""
+        return replace(
+            self,
+            air_battles=self.air_battles + air,
+            surface_battles=self.surface_battles + surface,
+            sub_battles=self.sub_battles + sub,
+        )
+
+    def ended(self, verdict: str) -> Score:
+        return replace(self, finished=True, result=verdict)
+
+
+@dataclass(frozen=True)
+class Water:
+    """Survivors of sunk and crippled ships (seed 003, "Survivors"; rules in ``combat.survivors``)."""
+
+    survivors: tuple[Survivors, ...] = ()  # groups in the water
+    aboard: tuple[Aboard, ...] = ()  # survivors carried, per rescuing ship
+    landed: tuple[Landed, ...] = ()  # survivors put ashore on friendly territory
+    stranded: tuple[Stranded, ...] = ()  # survivors still aboard crippled ships (rolled at the first offload)
+    rescuing: frozenset[str] = frozenset()  # ships anchored this turn by a rescue
+
+
+@dataclass(frozen=True)
+class Undersea:
+    """The submarines' war (seed 003, 27, with the option ``submarines``), hour after hour."""
+
+    subs: tuple[SubState, ...] = ()  # each submarine's depth, moves, torpedoes (27), by name
+    asw: tuple[AswState, ...] = ()  # surface ships' ASW attacks and sub attacks suffered (27.9)
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What the hour under way carries from one sub-step to the next: ``hour.phases.pending``
+    reads from it which sub-step the game waits for (no battle, no surface fight: the orders)."""
+
+    battle: Battle | None = None  # the Combat Phase waiting for a choice sub-step
+    surface: SurfaceFight | None = None  # this hour's surface battles under way (seed 003, 19)
+    sub_hour: SubHour | None = None  # this hour's submarine orders, kept for the Combat Phase
+
+
+@dataclass(frozen=True)
 class FlatTopState:
+    """The referee's truth. First the board: the hour, the weather, the units and what each side
+    knows; then the game's options, its score, the survivors, the submarines, and what the hour
+    under way carries between its sub-steps. Saved flat (:func:`dump_state`)."""
+
     config: Mapping[str, Any]  # {"scenario": raw scenario, "tables": raw tables}
     rules: Rules = field(compare=False, repr=False)
     turn: int
@@ -164,28 +235,13 @@ class FlatTopState:
     sides: tuple[SideState, ...]
     initiative: InitiativeRecord = field(default_factory=InitiativeRecord)
     last_initiative: InitiativeNote | None = None
-    finished: bool = False
-    result: str = ""
-    battle: Battle | None = None  # the Combat Phase waiting for a choice sub-step
-    surface: SurfaceFight | None = None  # this hour's surface battles under way (seed 003, 19)
-    crt: str = "curve-fitted"  # the combat results table the game uses (recorded with it)
-    strike_hours: int = 12  # how long a combat choice sub-step stays open
-    ledger: tuple[VpEntry, ...] = ()  # victory points as scored (``victory``)
-    air_battles: int = 0  # strikes on a hex and interceptions fought, for the game's tallies
-    surface_battles: int = 0
-    survivors: tuple[Survivors, ...] = ()  # groups in the water (seed 003, Survivors)
-    aboard: tuple[Aboard, ...] = ()  # survivors carried, per rescuing ship
-    landed: tuple[Landed, ...] = ()  # survivors put ashore on friendly territory
-    stranded: tuple[Stranded, ...] = ()  # survivors still aboard crippled ships (rolled at the first offload)
-    rescuing: frozenset[str] = frozenset()  # ships anchored this turn by a rescue
     tows: tuple[TowPair, ...] = ()  # tows in force (seed 003, Towing)
     firings: Firings = field(default_factory=Firings)  # 19.8: DD/APD firings since replenishing
-    submarines: bool = False  # seed 003, 27 in play (the game option ``submarines``)
-    subs: tuple[SubState, ...] = ()  # each submarine's depth, moves, torpedoes (27), by name
-    asw: tuple[AswState, ...] = ()  # surface ships' ASW attacks and sub attacks suffered (27.9)
-    sub_hour: SubHour | None = None  # this hour's submarine orders, kept for the Combat Phase
-    sub_battles: int = 0  # submarine fights (a sub and a TF), for the game's tallies
-    launch_wind: str = "standard"  # 6.10 as printed, or its [RW] variant (the game option launch_wind)
+    options: Options = Options()
+    score: Score = Score()
+    water: Water = Water()
+    undersea: Undersea = Undersea()
+    pending: Pending = Pending()
 
     @property
     def scenario(self) -> Scenario:
@@ -243,10 +299,12 @@ def new_state(
         bases=rules.scenario.bases,
         air=(),
         sides=sides,
-        crt=str(options.get("crt", "curve-fitted")),
-        strike_hours=int(options.get("strike_hours", 12)),
-        submarines=submarines,
-        launch_wind=str(options.get("launch_wind", "standard")),
+        options=Options(
+            crt=str(options.get("crt", "curve-fitted")),
+            strike_hours=int(options.get("strike_hours", 12)),
+            submarines=submarines,
+            launch_wind=str(options.get("launch_wind", "standard")),
+        ),
     )
 
 
@@ -254,6 +312,8 @@ def new_state(
 
 
 def dump_state(state: FlatTopState) -> dict[str, Any]:
+    """The saved form is flat, one key a field as before the state had sub-records (version 1)."""
+    options, score, water, pending = state.options, state.score, state.water, state.pending
     return {
         "version": STATE_VERSION,
         "config": state.config,
@@ -265,27 +325,27 @@ def dump_state(state: FlatTopState) -> dict[str, Any]:
         "sides": [_dump_side(s) for s in state.sides],
         "initiative": units_json.dump(state.initiative),
         "last_initiative": units_json.dump(state.last_initiative),
-        "finished": state.finished,
-        "result": state.result,
-        "battle": units_json.dump(state.battle),
-        "surface": units_json.dump(state.surface),
-        "crt": state.crt,
-        "strike_hours": state.strike_hours,
-        "ledger": units_json.dump(state.ledger),
-        "battles": [state.air_battles, state.surface_battles],
-        "survivors": units_json.dump(state.survivors),
-        "aboard": units_json.dump(state.aboard),
-        "landed": units_json.dump(state.landed),
-        "stranded": units_json.dump(state.stranded),
-        "rescuing": sorted(state.rescuing),
+        "finished": score.finished,
+        "result": score.result,
+        "battle": units_json.dump(pending.battle),
+        "surface": units_json.dump(pending.surface),
+        "crt": options.crt,
+        "strike_hours": options.strike_hours,
+        "ledger": units_json.dump(score.ledger),
+        "battles": [score.air_battles, score.surface_battles],
+        "survivors": units_json.dump(water.survivors),
+        "aboard": units_json.dump(water.aboard),
+        "landed": units_json.dump(water.landed),
+        "stranded": units_json.dump(water.stranded),
+        "rescuing": sorted(water.rescuing),
         "tows": units_json.dump(state.tows),
         "firings": units_json.dump(state.firings),
-        "submarines": state.submarines,
-        "subs": units_json.dump(state.subs),
-        "asw": units_json.dump(state.asw),
-        "sub_hour": units_json.dump(state.sub_hour),
-        "sub_battles": state.sub_battles,
-        "launch_wind": state.launch_wind,
+        "submarines": options.submarines,
+        "subs": units_json.dump(state.undersea.subs),
+        "asw": units_json.dump(state.undersea.asw),
+        "sub_hour": units_json.dump(pending.sub_hour),
+        "sub_battles": score.sub_battles,
+        "launch_wind": options.launch_wind,
     }
 
 
@@ -337,28 +397,60 @@ def load_state(data: Mapping[str, Any]) -> FlatTopState:
             sides=tuple(_load_side(s) for s in data["sides"]),
             initiative=units_json.load(InitiativeRecord, data["initiative"]),
             last_initiative=None if note is None else units_json.load(InitiativeNote, note),
-            finished=bool(data["finished"]),
-            result=str(data["result"]),
-            battle=None if data.get("battle") is None else units_json.load(Battle, data["battle"]),
-            surface=None if data.get("surface") is None else units_json.load(SurfaceFight, data["surface"]),
-            crt=str(data.get("crt", "curve-fitted")),
-            strike_hours=int(data.get("strike_hours", 12)),
-            ledger=tuple(units_json.load(VpEntry, e) for e in data.get("ledger", ())),
-            air_battles=int(data.get("battles", (0, 0))[0]),
-            surface_battles=int(data.get("battles", (0, 0))[1]),
-            survivors=tuple(units_json.load(Survivors, g) for g in data.get("survivors", ())),
-            aboard=tuple(units_json.load(Aboard, a) for a in data.get("aboard", ())),
-            landed=tuple(units_json.load(Landed, x) for x in data.get("landed", ())),
-            stranded=tuple(units_json.load(Stranded, x) for x in data.get("stranded", ())),
-            rescuing=frozenset(str(n) for n in data.get("rescuing", ())),
             tows=tuple(units_json.load(TowPair, p) for p in data.get("tows", ())),
             firings=units_json.load(Firings, data.get("firings", {"fired": []})),
-            submarines=bool(data.get("submarines", False)),
-            subs=tuple(units_json.load(SubState, x) for x in data.get("subs", ())),
-            asw=tuple(units_json.load(AswState, x) for x in data.get("asw", ())),
-            sub_hour=None if data.get("sub_hour") is None else units_json.load(SubHour, data["sub_hour"]),
-            sub_battles=int(data.get("sub_battles", 0)),
-            launch_wind=str(data.get("launch_wind", "standard")),
+            options=_load_options(data),
+            score=_load_score(data),
+            water=_load_water(data),
+            undersea=Undersea(
+                subs=tuple(units_json.load(SubState, x) for x in data.get("subs", ())),
+                asw=tuple(units_json.load(AswState, x) for x in data.get("asw", ())),
+            ),
+            pending=_load_pending(data),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise GameError(f"malformed Flat Top state: {exc!r}") from exc
+
+
+# Keys added after the first saved games have defaults: a state saved before them loads as a game
+# without them (no submarines, no survivors, nothing scored yet).
+
+
+def _load_options(data: Mapping[str, Any]) -> Options:
+    return Options(
+        crt=str(data.get("crt", "curve-fitted")),
+        strike_hours=int(data.get("strike_hours", 12)),
+        submarines=bool(data.get("submarines", False)),
+        launch_wind=str(data.get("launch_wind", "standard")),
+    )
+
+
+def _load_score(data: Mapping[str, Any]) -> Score:
+    air, surface = data.get("battles", (0, 0))
+    return Score(
+        ledger=tuple(units_json.load(VpEntry, e) for e in data.get("ledger", ())),
+        finished=bool(data["finished"]),
+        result=str(data["result"]),
+        air_battles=int(air),
+        surface_battles=int(surface),
+        sub_battles=int(data.get("sub_battles", 0)),
+    )
+
+
+def _load_water(data: Mapping[str, Any]) -> Water:
+    return Water(
+        survivors=tuple(units_json.load(Survivors, g) for g in data.get("survivors", ())),
+        aboard=tuple(units_json.load(Aboard, a) for a in data.get("aboard", ())),
+        landed=tuple(units_json.load(Landed, x) for x in data.get("landed", ())),
+        stranded=tuple(units_json.load(Stranded, x) for x in data.get("stranded", ())),
+        rescuing=frozenset(str(n) for n in data.get("rescuing", ())),
+    )
+
+
+def _load_pending(data: Mapping[str, Any]) -> Pending:
+    battle, surface, sub_hour = data.get("battle"), data.get("surface"), data.get("sub_hour")
+    return Pending(
+        battle=None if battle is None else units_json.load(Battle, battle),
+        surface=None if surface is None else units_json.load(SurfaceFight, surface),
+        sub_hour=None if sub_hour is None else units_json.load(SubHour, sub_hour),
+    )

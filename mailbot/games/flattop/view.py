@@ -115,7 +115,7 @@ OPTIONAL_RULES = (
 
 def rules_help(state: FlatTopState) -> list[str]:
     """The rules in force beyond the grammar: the game's options and seed 003's optional rules."""
-    if state.launch_wind == "variant":
+    if state.options.launch_wind == "variant":
         wind = (
             "  6.10 (game option launch_wind): variant: past its Minimum LF",
             "    a carrier TF moves only 0 or 1 hex, and that hex into the wind.",
@@ -195,11 +195,13 @@ QUIET_NOTE = (
 def step_title(state: FlatTopState) -> str:
     t = state.time
     title = f"Turn {state.turn} ({t.hour:02d}00, day {t.day})"
-    if state.surface is not None:
-        return f"{title}: surface battle ({state.surface.phase})"
-    if state.battle is not None:
+    if state.pending.surface is not None:
+        return f"{title}: surface battle ({state.pending.surface.phase})"
+    if state.pending.battle is not None:
         # Seen by every seat: only "a combat choice", never whose or where.
-        return f"{title}: combat choice" if state.battle.phase == STRIKE else f"{title}: aircraft losses"
+        return (
+            f"{title}: combat choice" if state.pending.battle.phase == STRIKE else f"{title}: aircraft losses"
+        )
     return title
 
 
@@ -208,12 +210,12 @@ def brief(state: FlatTopState) -> str:
     ``T4 0800 D1``, and the sub-step when one is open (``T4 0800 D1 strike``)."""
     t = state.time
     hour = f"T{state.turn} {t.hour:02d}00 D{t.day}"
-    if state.finished:
+    if state.score.finished:
         return hour
-    if state.surface is not None:
-        return f"{hour} surface {state.surface.phase}"
-    if state.battle is not None:
-        return f"{hour} {'strike' if state.battle.phase == STRIKE else 'losses'}"
+    if state.pending.surface is not None:
+        return f"{hour} surface {state.pending.surface.phase}"
+    if state.pending.battle is not None:
+        return f"{hour} {'strike' if state.pending.battle.phase == STRIKE else 'losses'}"
     return hour
 
 
@@ -292,10 +294,10 @@ def build_view(
     title: str, state: FlatTopState, events: Sequence[Event], seat: str | None, help_lines: Sequence[str]
 ) -> Mapping[str, Any]:
     # At the end every seat gets the referee's full picture of both sides (issue 16's victory report).
-    sides = [s.side for s in state.sides if seat is None or state.finished or s.side.value == seat]
+    sides = [s.side for s in state.sides if seat is None or state.score.finished or s.side.value == seat]
     forces = [_forces(state, side) for side in sides]
     contacts = [c for f in forces for c in f["contacts"]]
-    step = "" if state.finished else step_title(state)
+    step = "" if state.score.finished else step_title(state)
     fresh = [_side_prefix(f, len(forces), new_contacts_line(f["contacts"])) for f in forces]
     weather = weather_view(state, sides)
     # Hexes the letter names besides units, contacts and paths: the map labels them too (issue 32).
@@ -315,8 +317,8 @@ def build_view(
         "turn": state.turn,
         "time": state.time.label,
         "step": step,
-        "finished": state.finished,
-        "result": state.result,
+        "finished": state.score.finished,
+        "result": state.score.result,
         "changes": news,
         "changes_title": CHANGED_AFTER_QUIET if run_length(state) and not _in_combat(state) else CHANGED,
         "decide": decision(state, seat, step),
@@ -325,14 +327,14 @@ def build_view(
         "happened": told,  # as told, in order (raw)
         "forces": forces,
         "vp": _victory(state, seat),
-        "revealed": state.finished and seat is not None,
-        "crt": state.crt,
+        "revealed": state.score.finished and seat is not None,
+        "crt": state.options.crt,
         "help": list(help_lines)
         if _first_hour(state) or seat is None
         else order_help(state, seat, full=False),
         # The hour's order template belongs to the hour's letter, not to a combat sub-step's.
         "template": []
-        if seat is None or state.finished or _in_combat(state)
+        if seat is None or state.score.finished or _in_combat(state)
         else template_lines(state, Side(seat)),
         "map": build_map(state, events, seat, sides, contacts, also=named),
     }
@@ -349,15 +351,15 @@ def _victory(state: FlatTopState, seat: str | None) -> dict[str, Any]:
     if seat is None:
         lines = [
             _vp_line(e.turn, e.side, e.points, f"{e.reason}{_cause(e.cause)}", e.default)
-            for e in state.ledger
+            for e in state.score.ledger
         ]
     else:
         lines = [
             _vp_line(line.turn, line.side, line.points, line.text, line.default)
-            for line in visible(state.ledger, Side(seat), game_over=state.finished)
+            for line in visible(state.score.ledger, Side(seat), game_over=state.score.finished)
         ]
     unique = list({(x["turn"], x["side"], x["points"], x["text"]): x for x in lines}.values())
-    scores = totals(state.ledger) if state.finished or seat is None else {}
+    scores = totals(state.score.ledger) if state.score.finished or seat is None else {}
     return {"lines": unique, "totals": {k.value: v for k, v in scores.items()}, "hidden": HIDDEN_NOTE}
 
 
@@ -371,7 +373,7 @@ def _vp_line(turn: int, side: Side, points: int, text: str, default: bool) -> di
 
 def _enemy_numbers(state: FlatTopState, side: Side) -> list[str]:
     """In a fire step, the enemy's ships as the side was told them (19: type, number, group, damage)."""
-    fight = state.surface
+    fight = state.pending.surface
     if fight is None or fight.phase in ("engage", "bht"):
         return []
     enemy = surface_flow.engagement(state, fight).enemy(side)
@@ -384,7 +386,7 @@ def _first_hour(state: FlatTopState) -> bool:
 
 
 def _in_combat(state: FlatTopState) -> bool:
-    return state.battle is not None or state.surface is not None
+    return state.pending.battle is not None or state.pending.surface is not None
 
 
 def template_lines(state: FlatTopState, side: Side) -> list[str]:
@@ -426,16 +428,16 @@ def order_help(state: FlatTopState, seat: str, *, full: bool = True) -> list[str
     """What to send now: the whole grammar (HELP, the first letter) or, with ``full`` False (the
     later hours' letters), a one-line pointer to it; then the hour's pre-filled order block."""
     side = next((s.side for s in state.sides if s.side.value == seat), None)
-    if side is None or state.finished:
+    if side is None or state.score.finished:
         return list(SYNTAX)
-    if state.surface is not None:
-        return list(SURFACE_SYNTAX[state.surface.phase]) + _enemy_numbers(state, side)
-    if state.battle is not None:
-        if seat not in state.battle.choosers():
+    if state.pending.surface is not None:
+        return list(SURFACE_SYNTAX[state.pending.surface.phase]) + _enemy_numbers(state, side)
+    if state.pending.battle is not None:
+        if seat not in state.pending.battle.choosers():
             return ["Nothing is owed by your side in this step."]
-        return list(STRIKE_SYNTAX if state.battle.phase == STRIKE else LOSSES_SYNTAX)
+        return list(STRIKE_SYNTAX if state.pending.battle.phase == STRIKE else LOSSES_SYNTAX)
     night = [QUIET_NOTE] if quiet_turn(state, state.turn + 1) else []
-    subs = list(SUB_HELP) if state.submarines else []
+    subs = list(SUB_HELP) if state.options.submarines else []
     return [
         *(SYNTAX if full else GRAMMAR_POINTER),
         *(subs if full else ()),

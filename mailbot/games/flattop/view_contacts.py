@@ -34,7 +34,7 @@ def newest_turn(state: FlatTopState) -> int:
     After an hour is resolved the state already stands at the next hour; during the hour's
     combat sub-steps (a strike, a surface battle) it still stands at the hour being fought.
     """
-    in_combat = state.battle is not None or state.surface is not None
+    in_combat = state.pending.battle is not None or state.pending.surface is not None
     return state.turn if in_combat else state.turn - 1
 
 

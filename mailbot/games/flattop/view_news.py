@@ -120,16 +120,16 @@ def _whose(event: Event) -> str:
 
 def decision(state: FlatTopState, seat: str | None, step: str) -> dict[str, Any]:
     """What the seat must decide now: ``{"owed": bool, "lines": [...]}`` (module docstring)."""
-    if state.finished:
+    if state.score.finished:
         return {"owed": False, "lines": ["Nothing: the game is over."]}
     if seat is None:
         return {"owed": False, "lines": [f"Referee's copy. Now open: {step}; owed by {_owing(state)}."]}
-    if state.surface is not None:
-        return _owed(SURFACE_CHOICE[state.surface.phase])
-    if state.battle is not None:
-        if seat not in state.battle.choosers():
+    if state.pending.surface is not None:
+        return _owed(SURFACE_CHOICE[state.pending.surface.phase])
+    if state.pending.battle is not None:
+        if seat not in state.pending.battle.choosers():
             return {"owed": False, "lines": [NOTHING]}
-        return _owed(STRIKE_CHOICE if state.battle.phase == STRIKE else LOSSES_CHOICE)
+        return _owed(STRIKE_CHOICE if state.pending.battle.phase == STRIKE else LOSSES_CHOICE)
     return _owed(ORDERS.format(step=step))
 
 
@@ -138,6 +138,6 @@ def _owed(text: str) -> dict[str, Any]:
 
 
 def _owing(state: FlatTopState) -> str:
-    if state.battle is not None and state.surface is None:
-        return ", ".join(sorted(state.battle.choosers()))
+    if state.pending.battle is not None and state.pending.surface is None:
+        return ", ".join(sorted(state.pending.battle.choosers()))
     return ", ".join(state.seats)

@@ -26,7 +26,7 @@ def test_a_task_force_arrives_on_its_hour_and_only_its_side_hears_of_it(data: di
     heard: list[tuple[frozenset[str], str]] = []
     while state.time.label != "D1 1200":
         outcome = play(state, {})
-        while outcome.state.surface is not None or outcome.state.battle is not None:
+        while outcome.state.pending.surface is not None or outcome.state.pending.battle is not None:
             outcome = play(outcome.state, {})
         heard += [(e.audience, e.text) for e in outcome.events if e.kind == "ft.arrival"]
         state = outcome.state

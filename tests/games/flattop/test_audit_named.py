@@ -80,7 +80,7 @@ def test_li4_a_damaged_carrier_destroyed_by_a_second_strike_sinks_hours_later_sc
     japanese = told(struck, Side.JAPANESE)
     assert "CV Shokaku took" in japanese and "and is sinking" in japanese
     assert "her launch factor" not in japanese  # a sinking carrier launches nothing: no note
-    scored = [e for e in struck.state.ledger if e.key == "sunk:japanese:Shokaku"]
+    scored = [e for e in struck.state.score.ledger if e.key == "sunk:japanese:Shokaku"]
     assert [(e.side, e.cause) for e in scored] == [(Side.ALLIED, aftermath.AIR_STRIKE)]
     hours, after = 0, struck
     while not ship_of(after.state, "Shokaku").sunk:
@@ -90,8 +90,8 @@ def test_li4_a_damaged_carrier_destroyed_by_a_second_strike_sinks_hours_later_sc
         assert hours <= 6
     assert "CV Shokaku sank" in told(after, Side.JAPANESE)
     assert "Shokaku" not in told(after, Side.ALLIED)
-    assert [e.key for e in after.state.ledger].count("sunk:japanese:Shokaku") == 1
-    gone = [e for e in after.state.ledger if e.cause == aftermath.SINKING]
+    assert [e.key for e in after.state.score.ledger].count("sunk:japanese:Shokaku") == 1
+    gone = [e for e in after.state.score.ledger if e.cause == aftermath.SINKING]
     assert all(e.owner is Side.JAPANESE and e.key.startswith("air:") for e in gone)
 
 
@@ -133,7 +133,7 @@ def test_a12_a_base_bombarded_in_an_hour_that_ends_in_a_strike_step_does_not_rep
             "allied": [f"FLY AF7 PATH {state.scenario.map.hex_id(base.hex)} ATTACK"],
         },
     )
-    assert declared.state.battle is not None  # the hour goes on in the strike step
+    assert declared.state.pending.battle is not None  # the hour goes on in the strike step
     shelled = base_of(declared.state)
     struck = play(declared.state, {"allied": []})
     assert base_of(struck.state).hits == shelled.hits  # no repair this hour
@@ -177,18 +177,19 @@ def test_a13_the_convoy_scores_its_unloading_and_troops_and_a_transport_sunk_aft
     state = convoy_at_moresby(data)
     for hour in (1, 2):
         state = fixed(state, {"japanese": ["UNLOAD TF10"], "allied": []}).state
-        unloading = [e for e in state.ledger if e.cause == "unloading" and e.turn == state.turn - 1]
-        troops = [e for e in state.ledger if e.cause == "troops unloaded" and e.turn == state.turn - 1]
+        unloading = [e for e in state.score.ledger if e.cause == "unloading" and e.turn == state.turn - 1]
+        troops = [e for e in state.score.ledger if e.cause == "troops unloaded" and e.turn == state.turn - 1]
         assert [e.points for e in unloading] == [3] * 5, hour
         assert [e.points for e in troops] == [1] * 5, hour
         assert all(e.side is Side.JAPANESE for e in (*unloading, *troops))
     declared = fixed(state, {"japanese": ["UNLOAD TF10"], "allied": ["FLY AF9 PATH V-E24 ATTACK"]})
-    assert declared.state.battle is not None
-    target = next(s.label for t in declared.state.battle.targets for s in t.ships if s.name == "Akiba Maru")
+    battle = declared.state.pending.battle
+    assert battle is not None
+    target = next(s.label for t in battle.targets for s in t.ships if s.name == "Akiba Maru")
     struck = fixed(declared.state, {"allied": [f"TARGET AF9 {target}"], "japanese": []})
     akiba = ship_of(struck.state, "Akiba Maru")
     assert akiba.destroyed and akiba.unloaded == 3
-    (sunk,) = [e for e in struck.state.ledger if e.key == "sunk:japanese:Akiba Maru"]
+    (sunk,) = [e for e in struck.state.score.ledger if e.key == "sunk:japanese:Akiba Maru"]
     assert (sunk.side, sunk.points, sunk.cause) == (Side.ALLIED, 24 - 3 * 3, aftermath.AIR_STRIKE)
     assert_tally(struck.state)
 

@@ -223,7 +223,7 @@ def test_a_hold_game_runs_and_forces_enter_at_their_hours(data: dict[str, Any]) 
     convoy = [tf for tf in state.own_tfs(Side.JAPANESE) if tf.number in (10, 11)]
     assert len(convoy) == 2 and all(tf.hex == rabaul.hex for tf in convoy)
     state = advance(state)
-    assert state.time == GameTime(1, 17) and not state.finished
+    assert state.time == GameTime(1, 17) and not state.score.finished
 
 
 def test_an_arriving_tf_is_the_owners_news_only(data: dict[str, Any]) -> None:

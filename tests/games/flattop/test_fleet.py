@@ -96,7 +96,7 @@ def test_the_invasion_convoy_scores_by_unloading_at_port_moresby(data: dict[str,
     tfs = tuple(convoy if t.number == 10 and t.side is Side.JAPANESE else t for t in state.task_forces)
     state = replace(state, task_forces=tfs)
     after = play(state, {"japanese": ["UNLOAD TF10"]}).state
-    unloading = [e for e in after.ledger if e.key.startswith("unload:")]
+    unloading = [e for e in after.score.ledger if e.key.startswith("unload:")]
     assert len(unloading) == 5 and all(e.points == 3 and e.side is Side.JAPANESE for e in unloading)
     transports = [s for s in tf(after, Side.JAPANESE, 10).ships if s.type.value == "AP"]
     assert all(s.unloaded == 1 and s.anchored for s in transports)
@@ -121,4 +121,4 @@ def test_transports_load_again_at_a_friendly_base_and_unload_again(data: dict[st
     again = replace(loaded, task_forces=tuple(back if t.number == 10 and t.side is Side.JAPANESE else t
                                               for t in loaded.task_forces))  # fmt: skip
     after = play(again, {"japanese": ["WEIGH TF10", "UNLOAD TF10"]}).state
-    assert len([e for e in after.ledger if e.key.startswith("unload:")]) == 5
+    assert len([e for e in after.score.ledger if e.key.startswith("unload:")]) == 5

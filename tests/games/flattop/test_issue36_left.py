@@ -81,10 +81,10 @@ def test_6_10_variant_is_a_game_option_the_gm_sets_at_game_create(data: dict[str
     assert option.read("variant") == "variant"
     refused = option.read("sideways")
     assert isinstance(refused, OptionProblem) and "standard, variant" in refused.reason
-    assert new(data).launch_wind == "standard"
+    assert new(data).options.launch_wind == "standard"
     state = variant(data)
-    assert state.launch_wind == "variant"
-    assert load_state(dump_state(state)).launch_wind == "variant"
+    assert state.options.launch_wind == "variant"
+    assert load_state(dump_state(state)).options.launch_wind == "variant"
     with pytest.raises(GameError, match="launch_wind"):
         GAME.new_game(
             Setup("test-small", ("allied", "japanese"), {"launch_wind": "x"}, data),
@@ -278,7 +278,7 @@ def test_25_4_a_factor_lost_landing_in_a_storm_scores_2_vp_not_10(data: dict[str
         {"allied": ["land af2 tf1"], "japanese": ["HOLD"]},
         {landing_label(state, 1): [1], landing_label(state, 2): [1]},
     )
-    entries = [e for e in outcome.state.ledger if e.owner is Side.ALLIED]
+    entries = [e for e in outcome.state.score.ledger if e.owner is Side.ALLIED]
     assert [(e.side, e.points, e.cause) for e in entries] == [(Side.JAPANESE, 4, "landing")]
 
 
@@ -288,7 +288,7 @@ def test_25_4_an_af_its_owner_flies_past_its_range_still_scores_10_vp_a_factor(d
     state = stormy(data)
     state = replace(state, air=tuple(replace(a, takeoff_turn=-20) if a.number == 2 else a for a in state.air))
     outcome = resolve(state, {"allied": ["HOLD"], "japanese": ["HOLD"]})
-    entries = [e for e in outcome.state.ledger if e.owner is Side.ALLIED]
+    entries = [e for e in outcome.state.score.ledger if e.owner is Side.ALLIED]
     assert [(e.side, e.points, e.cause) for e in entries] == [(Side.JAPANESE, 20, "fuel")]
 
 
@@ -477,13 +477,13 @@ def test_25_4_an_af_kept_off_a_deck_closed_by_hits_scores_2_vp_a_factor_not_10(d
     closed = resolve(
         with_yorktown(state, launch=0, launch_min=0, hits=4), {"allied": ["land af2 tf1"], "japanese": []}
     )
-    entries = [e for e in closed.state.ledger if e.owner is Side.ALLIED]
+    entries = [e for e in closed.state.score.ledger if e.owner is Side.ALLIED]
     assert [(e.side, e.points, e.cause) for e in entries] == [(Side.JAPANESE, 4, "fuel")]
     assert "lost unnecessarily" not in entries[0].reason
     lost = [e.text for e in closed.events if e.kind == "ft.lost"]
     assert any("2 VP a factor, not 10 (standard 25.4)" in t for t in lost), lost
     idle = resolve(state, {"allied": ["HOLD"], "japanese": []})
-    assert [(e.points, e.cause) for e in idle.state.ledger if e.owner is Side.ALLIED] == [(20, "fuel")]
+    assert [(e.points, e.cause) for e in idle.state.score.ledger if e.owner is Side.ALLIED] == [(20, "fuel")]
 
 
 def test_21_2_3_a_tf_launches_and_lands_only_through_its_carriers_above_lf_0(data: dict[str, Any]) -> None:

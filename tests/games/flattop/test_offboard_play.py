@@ -89,4 +89,4 @@ def test_8_5_5_an_af_whose_range_runs_out_in_flight_to_an_off_board_base_is_lost
     left = resolve(state, {"allied": ["land af7 australia via 2a"]})
     lost = resolve(resolve(left.state, {}).state, {})
     assert "AF7 ran out of fuel on its way to Australia and is lost" in told(lost.events, Side.ALLIED)
-    assert totals(lost.state.ledger)[Side.JAPANESE] > totals(state.ledger)[Side.JAPANESE]
+    assert totals(lost.state.score.ledger)[Side.JAPANESE] > totals(state.score.ledger)[Side.JAPANESE]

@@ -60,8 +60,10 @@ def test_a_night_hour_after_a_night_hour_is_quiet(state: FlatTopState, turn: int
 
 
 def test_a_finished_game_has_no_quiet_hour(state: FlatTopState) -> None:
-    assert GAME.step(replace(at(state, 16), finished=True)) is None
-    assert GAME.default_orders(replace(at(state, 16), finished=True), "allied") == ()
+    late = at(state, 16)
+    over = replace(late, score=replace(late.score, finished=True))
+    assert GAME.step(over) is None
+    assert GAME.default_orders(over, "allied") == ()
 
 
 def test_the_letter_after_quiet_hours_counts_them_for_its_contacts(state: FlatTopState) -> None:

@@ -35,7 +35,7 @@ def resolve(
     dice = FixedDice([3, 4] * 300, by_label=rolls)
     outcome = GAME.resolve(state, {s: p.orders for s, p in parsed.items()}, dice=dice)
     events = list(outcome.events)
-    while outcome.state.surface is not None:
+    while outcome.state.pending.surface is not None:
         avoid = {seat: parse(outcome.state, seat, "AVOID").orders for seat in ("allied", "japanese")}
         outcome = GAME.resolve(outcome.state, avoid, dice=FixedDice([3, 4] * 300, by_label=rolls))
         events += outcome.events
@@ -66,13 +66,13 @@ def test_survivors_enter_the_water_unseen_then_are_seen_and_rescued(data: dict[s
     state = sunk_cruiser(data)
     label = "ft.survivors.t1.japanese/survivors Myoko"
     first = resolve(state, {}, {label: [6]})  # 6: "All" of a CA's 5 factors
-    (group,) = first.state.survivors
+    (group,) = first.state.water.survivors
     assert (group.ship, group.factors, group.nationality) == ("Myoko", 5, Side.JAPANESE)
     assert not any("survivor" in line for line in told(first, Side.ALLIED))  # never in the sinking turn
     second = resolve(first.state, {"allied": ["RESCUE TF1"]}, {})
     assert any("survivor factor(s)" in line for line in told(second, Side.ALLIED))
-    picked = sum(a.factors for a in second.state.aboard)
-    assert picked > 0 and sum(g.factors for g in second.state.survivors) == 5 - picked
+    picked = sum(a.factors for a in second.state.water.aboard)
+    assert picked > 0 and sum(g.factors for g in second.state.water.survivors) == 5 - picked
     assert not any(s.anchored for t in second.state.own_tfs(Side.ALLIED) for s in t.ships)
 
 
@@ -81,9 +81,9 @@ def test_survivors_decay_every_two_hours_in_play(data: dict[str, Any]) -> None:
     0900 each of those groups will reduce to one factor"."""
     state = sunk_cruiser(data)
     hour = resolve(state, {}, {"ft.survivors.t1.japanese/survivors Myoko": [2]})  # 1/4 of 5: 2
-    assert [g.factors for g in hour.state.survivors] == [2]
+    assert [g.factors for g in hour.state.water.survivors] == [2]
     later = resolve(resolve(hour.state, {}, {}).state, {}, {})
-    assert [g.factors for g in later.state.survivors] == [1]
+    assert [g.factors for g in later.state.water.survivors] == [1]
 
 
 def test_a_cripple_offloads_one_survivor_factor_an_hour_to_a_ship_of_her_tf(data: dict[str, Any]) -> None:
@@ -100,12 +100,12 @@ def test_a_cripple_offloads_one_survivor_factor_an_hour_to_a_ship_of_her_tf(data
     state = replace(state, task_forces=tfs)
     label = "ft.offload.t1.allied.TF1/survivors aboard Astoria"
     first = resolve(state, {"allied": ["OFFLOAD Astoria TO Hammann"]}, {label: [6]})  # 6 +1: "All" of 5
-    (stranded,) = first.state.stranded
+    (stranded,) = first.state.water.stranded
     assert (stranded.ship, stranded.factors, stranded.offloaded) == ("Astoria", 4, 1)
-    assert [a.factors for a in first.state.aboard if a.ship == "Hammann"] == [1]
+    assert [a.factors for a in first.state.water.aboard if a.ship == "Hammann"] == [1]
     assert "Hammann took 1 survivor factor(s) off Astoria" in told(first, Side.ALLIED)
     second = resolve(first.state, {"allied": ["OFFLOAD Astoria TO Hammann"]}, {})
-    assert [a.factors for a in second.state.aboard if a.ship == "Hammann"] == [2]
+    assert [a.factors for a in second.state.water.aboard if a.ship == "Hammann"] == [2]
 
 
 def test_low_aircraft_that_spend_half_their_mp_in_the_hex_see_survivors_there(data: dict[str, Any]) -> None:
@@ -113,7 +113,7 @@ def test_low_aircraft_that_spend_half_their_mp_in_the_hex_see_survivors_there(da
     (rounded down) in the hex (number of survivors not reported, merely their presence.)"."""
     state = sunk_cruiser(data)
     first = resolve(state, {}, {"ft.survivors.t1.japanese/survivors Myoko": [6]})
-    (group,) = first.state.survivors
+    (group,) = first.state.water.survivors
     where = first.state.scenario.map.hex_id(group.hex)
     lingering = resolve(first.state, {"allied": [f"SEARCH AF2 FROM TF1 1 Wildcat PATH {where}+4"]}, {})
     assert f"AF2 sighted survivors in the water at {where}" in told(lingering, Side.ALLIED)
@@ -134,11 +134,11 @@ def test_survivors_put_ashore_at_a_friendly_base_still_score(data: dict[str, Any
         replace(t, hex=base.hex) if t.side is Side.ALLIED and t.number == 1 else t for t in state.task_forces
     )
     aboard = (Aboard("Hammann", Side.ALLIED, survivors=(Carried(Side.JAPANESE, 2),)),)
-    state = replace(state, task_forces=tfs, aboard=aboard)
+    state = replace(state, task_forces=tfs, water=replace(state.water, aboard=aboard))
     (problem,) = parse(state, "allied", "DISEMBARK TF11").problems
     assert problem.reason == "TF11 is not at one of your bases"
     after = resolve(state, {"allied": ["DISEMBARK TF1"]}, {})
-    assert [(x.place, x.factors) for x in after.state.landed] == [(base.name, 2)]
+    assert [(x.place, x.factors) for x in after.state.water.landed] == [(base.name, 2)]
     assert f"TF1 put 2 survivor factor(s) ashore at {base.name}" in told(after, Side.ALLIED)
     entries = points_at_end(after.state, kit(after.state).victory)
     assert [(e.side, e.points) for e in entries] == [(Side.ALLIED, 2)]  # 1 VP a factor: enemy survivors

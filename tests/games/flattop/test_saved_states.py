@@ -90,7 +90,7 @@ def test_a_state_saved_by_an_earlier_version_loads_and_saves_back_byte_identical
 def test_the_saved_states_hold_every_part_of_the_state() -> None:
     """The fixture is worth its size: each stored key is filled in at least one of its states."""
     stored = _stored().values()
-    empty = (None, [], False, "", 0, [0, 0], {"fired": []})
+    empty: tuple[object, ...] = (None, [], False, "", 0, [0, 0], {"fired": []})
     unfilled = {k for k in next(iter(stored)) if all(s[k] in empty for s in stored)}
     assert unfilled == {"rescuing"}  # a rescue's anchoring ends with its hour: never saved filled
 

@@ -57,7 +57,7 @@ def test_the_surface_demo_scenario_loads_as_a_demo_with_submarines_on() -> None:
     raw = load_scenario_data(NAME)
     assert load_scenario(raw, load_tables()).problems == ()
     assert raw["id"] == NAME and raw["approximate"] is True and "demo" in raw["title"]
-    assert new_game().submarines  # the scenario's [options] turn seed 003, 27 on
+    assert new_game().options.submarines  # the scenario's [options] turn seed 003, 27 on
 
 
 def test_the_night_hours_leave_a_letter_at_dawn_for_rescue_and_submarines() -> None:
@@ -78,7 +78,7 @@ def test_the_cruisers_meet_in_the_first_hour() -> None:
     after = GAME.resolve(state, orders, dice=DiceStream(SEED, order_digest({}), "T1.orders")).state
     step = GAME.step(after)
     assert step is not None and step.key == "T1.surface1.engage" and step.kind is StepKind.CHOICE
-    assert after.scenario.map.hex_id(after.surface.hexes[0]) == "V-C26"  # type: ignore[union-attr]
+    assert after.scenario.map.hex_id(after.pending.surface.hexes[0]) == "V-C26"  # type: ignore[union-attr]
 
 
 def test_seed_27_the_submarines_lie_in_the_hex_of_an_allied_tf() -> None:
@@ -313,7 +313,7 @@ def played() -> tuple[FlatTopState, dict[str, list[str]], dict[str, list[list[st
 
 def test_the_demo_plays_a_night_surface_battle_to_the_end() -> None:
     state, letters, sent = played()
-    assert state.finished and state.surface_battles >= 1
+    assert state.score.finished and state.score.surface_battles >= 1
     bht = [lines for seat in sent for lines in sent[seat] if lines and lines[0].startswith("BHT ")]
     assert len(bht) >= 2  # both sides sealed a number
     assert any("Sealed BHT numbers opened" in text for text in letters["allied"])
@@ -321,7 +321,7 @@ def test_the_demo_plays_a_night_surface_battle_to_the_end() -> None:
 
 def test_the_demo_submarines_attack_and_survivors_are_picked_up() -> None:
     state, letters, sent = played()
-    assert state.sub_battles >= 1
+    assert state.score.sub_battles >= 1
     assert any("SUBATTACK TF20" in lines for lines in sent["japanese"])
     told = " ".join(" ".join(text.split()) for seat in letters for text in letters[seat])
     assert "in the water at V-C26" in told and "picked up" in told

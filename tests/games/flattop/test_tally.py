@@ -51,16 +51,16 @@ def data() -> dict[str, Any]:
 
 def assert_tally(state: FlatTopState) -> None:
     """Every destroyed ship scored once, to her enemy, with a cause; every loss has a cause."""
-    sunk = {e.key: e for e in state.ledger if e.key.startswith("sunk:")}
+    sunk = {e.key: e for e in state.score.ledger if e.key.startswith("sunk:")}
     for tf in state.task_forces:
         for ship in tf.ships:
             entry = sunk.pop(f"sunk:{tf.side}:{ship.name}", None)
             assert (entry is not None) is ship.destroyed, ship.name
             assert entry is None or (entry.side is tf.side.opponent and entry.cause in CAUSES)
     assert not sunk  # nothing scored that is not destroyed
-    assert all(e.cause in CAUSES for e in state.ledger if e.key.startswith(("sunk:", "air:")))
-    scores = totals(state.ledger)
-    assert sum(scores.values()) == sum(e.points for e in state.ledger)
+    assert all(e.cause in CAUSES for e in state.score.ledger if e.key.startswith(("sunk:", "air:")))
+    scores = totals(state.score.ledger)
+    assert sum(scores.values()) == sum(e.points for e in state.score.ledger)
 
 
 def referee_lines(state: FlatTopState) -> list[str]:
@@ -77,7 +77,7 @@ def test_a13_ships_sunk_in_surface_combat_score_and_the_ledger_names_the_cause()
 
     state, letters, _ = played()
     assert_tally(state)
-    causes = {e.key: e.cause for e in state.ledger}
+    causes = {e.key: e.cause for e in state.score.ledger}
     assert causes["sunk:allied:Canberra"] == causes["sunk:japanese:Chokai"] == aftermath.SURFACE
     assert causes["sunk:japanese:I-21"] == aftermath.ANTI_SUBMARINE
     assert "Allied CA Canberra sunk [surface combat]" in referee_lines(state)
@@ -116,7 +116,7 @@ def test_a13_an_air_strike_scores_the_planes_shot_down_and_those_lost_aboard_eve
 
     struck = _struck(big_strike())
     assert_tally(struck.state)
-    entries = {(e.reason, e.cause) for e in struck.state.ledger}
+    entries = {(e.reason, e.cause) for e in struck.state.score.ledger}
     assert ("Japanese 3 Val factors lost", aftermath.AIR_STRIKE) in entries  # Readying: hidden, scored
     assert ("Allied 2 Dauntless factors lost", aftermath.AIR_STRIKE) in entries  # AA
     japanese = [e.text for e in struck.events if e.kind == "ft.strike" and e.visible_to("japanese")]
@@ -134,11 +134,11 @@ def test_li3_the_defender_learns_the_types_lost_and_the_tally_scores_them_only_a
     japanese = " ".join(e.text for e in struck.events if e.kind == "ft.strike" and e.visible_to("japanese"))
     assert "6 factors, types as the attacker ranks them (15 LI 3)" in japanese
     assert "Zero" not in japanese and "Kate" not in japanese
-    assert not any("Kate" in e.reason or "Zero" in e.reason for e in struck.state.ledger)
+    assert not any("Kate" in e.reason or "Zero" in e.reason for e in struck.state.score.ledger)
     ranked = play_step(struck.state, {"allied": ["RANK A-CV1 Kate Zero"]}, "T2.losses")
     told = [e.text for e in ranked.events if e.kind == "ft.rank" and e.visible_to("japanese")]
     assert told == ["Shokaku: the aircraft lost as the enemy ranked their types: 4 Kate, 2 Zero"]
-    lost = {e.reason for e in ranked.state.ledger if e.cause == aftermath.AIR_STRIKE}
+    lost = {e.reason for e in ranked.state.score.ledger if e.cause == aftermath.AIR_STRIKE}
     assert {"Japanese 4 Kate factors lost", "Japanese 2 Zero factors lost"} <= lost
     assert_tally(ranked.state)
 
@@ -149,7 +149,8 @@ def test_li3_a_silent_attacker_leaves_the_default_losses_and_they_are_scored() -
 
     struck = _struck(_shokaku_ready(big_strike()))
     done = play_step(struck.state, {}, "T2.losses")
-    scored = sum(e.points for e in done.state.ledger if e.owner is Side.JAPANESE and e.key.startswith("air:"))
+    ledger = done.state.score.ledger
+    scored = sum(e.points for e in ledger if e.owner is Side.JAPANESE and e.key.startswith("air:"))
     assert scored == 6 * 2  # the six factors lost, 2 VP each (A.13)
     assert_tally(done.state)
 
@@ -164,7 +165,7 @@ def test_8_5_5_an_af_out_of_fuel_is_lost_unnecessarily_10_vp_a_factor(data: dict
     base = next(b for b in state.bases if b.side is Side.JAPANESE and b.hex is not None)
     lost = AirFormation(9, Side.JAPANESE, base.hex, (AirFactors("Zero", 3),), base.name, takeoff_turn=-20)
     outcome = play(replace(state, air=(*state.air, lost)), {})
-    (entry,) = [e for e in outcome.state.ledger if e.owner is Side.JAPANESE]
+    (entry,) = [e for e in outcome.state.score.ledger if e.owner is Side.JAPANESE]
     assert (entry.points, entry.cause, entry.side) == (30, "fuel", Side.ALLIED)
     assert "lost unnecessarily" in entry.reason
     assert_tally(outcome.state)
@@ -184,7 +185,7 @@ def test_a11_8_planes_on_the_ground_lost_to_a_bombardment_are_scored(data: dict[
     outcome = play(state, {"japanese": ["BOMBARD TF1"]})
     after = next(b for b in outcome.state.bases if b.name == base.name)
     gone = 12 - sum(s.count for s in after.boxes.ready)
-    scored = [e for e in outcome.state.ledger if e.cause == aftermath.BOMBARDMENT]
+    scored = [e for e in outcome.state.score.ledger if e.cause == aftermath.BOMBARDMENT]
     assert gone and sum(e.points for e in scored) == 2 * gone
     assert_tally(outcome.state)
 
@@ -216,9 +217,9 @@ def test_6_6_an_af_lands_on_its_carrier_under_a_storm_by_the_night_landing_chart
     assert not any(a.number == 2 for a in outcome.state.own_air(Side.ALLIED))
     told = "\n".join(e.text for e in outcome.events if e.visible_to("allied"))
     assert "AF2 landed at TF1 in a storm (the Night Landing Chart, standard 6.6)" in told
-    entries = [e for e in outcome.state.ledger if e.owner is Side.ALLIED]
+    entries = [e for e in outcome.state.score.ledger if e.owner is Side.ALLIED]
     assert entries and all((e.cause, e.side) == (LANDING, Side.JAPANESE) for e in entries)
-    assert not any(e.cause == "fuel" for e in outcome.state.ledger)
+    assert not any(e.cause == "fuel" for e in outcome.state.score.ledger)
     lost = 2 - sum(s.count for t in outcome.state.own_tfs(Side.ALLIED) for sh in t.ships
                    for s in sh.boxes.just_landed if s.plane == "Wildcat")  # fmt: skip
     assert sum(e.points for e in entries) == 2 * lost
@@ -236,7 +237,7 @@ def test_12_9_a_scuttled_carrier_scores_as_sunk_with_the_planes_aboard(data: dic
     outcome = play(state, {"allied": ["SCUTTLE Yorktown"]})
     yorktown = next(s for t in outcome.state.task_forces for s in t.ships if s.name == "Yorktown")
     assert yorktown.sunk and yorktown.destroyed_turn == state.turn
-    scored = [e for e in outcome.state.ledger if e.owner is Side.ALLIED]
+    scored = [e for e in outcome.state.score.ledger if e.owner is Side.ALLIED]
     assert {e.cause for e in scored} == {SCUTTLED}
     assert all(e.side is Side.JAPANESE for e in scored)
     ship = [e for e in scored if e.key == "sunk:allied:Yorktown"]
@@ -273,7 +274,7 @@ def test_a13_the_final_tally_adds_every_loss_once_whatever_its_cause(data: dict[
     state = replace(state, air=(*state.air, lost, spent))
     outcome = play(state, {"allied": ["LAND AF2 TF1", "SCUTTLE Astoria"], "japanese": []})
     assert_tally(outcome.state)
-    ledger = outcome.state.ledger
+    ledger = outcome.state.score.ledger
     by_cause: dict[tuple[Side, str], int] = {}
     for e in ledger:
         by_cause[(e.side, e.cause)] = by_cause.get((e.side, e.cause), 0) + e.points
@@ -301,6 +302,6 @@ def test_14_14_factors_lost_landing_are_scored_2_vp_each(data: dict[str, Any]) -
     assert "AF2 landed at TF1: 2 air factor(s) lost in the landing" in "\n".join(
         e.text for e in outcome.events if e.visible_to("allied")
     )
-    scored = [e for e in outcome.state.ledger if e.cause == LANDING]
+    scored = [e for e in outcome.state.score.ledger if e.cause == LANDING]
     assert [(e.side, e.points, e.owner) for e in scored] == [(Side.JAPANESE, 4, Side.ALLIED)]
     assert_tally(outcome.state)

@@ -18,7 +18,7 @@ from mailbot.games.flattop.combat.damage import PlaneLoss, ShipHit
 from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.units import Ship, Side
-from mailbot.games.flattop.victory import VpEntry, record
+from mailbot.games.flattop.victory import VpEntry
 from mailbot.games.flattop.victory_scoring import air_lost, ship_sunk
 
 # The causes the ledger names (``VpEntry.cause``).
@@ -50,7 +50,7 @@ def put_ships(turn: Turn, side: Side, ships: Iterable[Ship], cause: str) -> None
                     entries.append(sunk)
             tf = replace(tf, ships=tuple(after.get(s.name, s) for s in tf.ships))  # noqa: PLW2901
         tfs.append(tf)
-    turn.state = replace(st, task_forces=tuple(tfs), ledger=record(st.ledger, entries))
+    turn.state = replace(st, task_forces=tuple(tfs), score=st.score.scored(entries))
 
 
 def put_hits(
@@ -79,8 +79,8 @@ def score_air(turn: Turn, owner: Side, counts: dict[str, int], cause: str, *, wh
     st = turn.state
     rules = kit(st).victory
     entries = [
-        air_lost(plane, n, owner, st.turn, rules, where=f"{where}.{len(st.ledger)}.{i}", cause=cause)
+        air_lost(plane, n, owner, st.turn, rules, where=f"{where}.{len(st.score.ledger)}.{i}", cause=cause)
         for i, (plane, n) in enumerate(sorted(counts.items()))
         if n
     ]
-    turn.state = replace(st, ledger=record(st.ledger, entries))
+    turn.state = replace(st, score=st.score.scored(entries))

@@ -49,7 +49,7 @@ def run_combat(
             [s for s in battle.strikes if s.side is target.side and s.hex == target.hex] if battle else []
         )
         report = strike_hex(turn, tools, target, strikes, orders.get(target.side, ()))
-        turn.state = replace(turn.state, air_battles=turn.state.air_battles + 1)
+        turn.state = replace(turn.state, score=turn.state.score.counted(air=1))
         choices += report.choices
         _score_air(turn, report.air_lost, AIR_STRIKE)
     sub_combat(turn, battle)  # seed 003, 27 (option submarines): after the air strikes
@@ -89,7 +89,7 @@ def _interceptions(turn: Turn, tools: Kit) -> None:
         enemy = [Flight(side.opponent, enemy_af, escorts, altitude, "escort", 1)] if escorts else []
         enemy += [Flight(side.opponent, enemy_af, bombers, altitude, "bomber", 1)] if bombers else []
         sky = Sky({}, {}, {}, [])
-        turn.state = replace(turn.state, air_battles=turn.state.air_battles + 1)
+        turn.state = replace(turn.state, score=turn.state.score.counted(air=1))
         where = turn.state.scenario.map.hex_id(h)
         air_battle(
             turn, tools, (mine, enemy), f"ft.intercept-combat.t{turn.state.turn}.{side.value}.AF{number}", sky

@@ -6,8 +6,9 @@ attacks it goes on in a CHOICE step owed by the attacking side(s) only (``T{n}.s
 ``T{n}.losses`` when the attacker ranks the enemy plane types lost: seed 003, 15 LI 1 and 3);
 when TFs met, in the sub-steps of a surface battle owed by both sides, the BHT sealed (seed
 003, 19). Which one is pending follows from the saved state alone (:func:`pending`: the
-battle under way, if any, else the hour's orders); each is a :class:`Phase` that says what
-step it is, reads a side's lines, answers for a silent side and resolves. The plugin
+battle under way in ``state.pending``, if any, else the hour's orders); each is a
+:class:`Phase` that says what step it is, reads a side's lines, answers for a silent side and
+resolves. The plugin
 (:mod:`.game`) asks :func:`pending` once for each of these and never tests the state itself.
 """
 
@@ -85,16 +86,16 @@ class StrikeChoice:
     side's standing PRIORITY and RANK answer it (design/flattop.md)."""
 
     def step(self, state: FlatTopState) -> Step:
-        battle = state.battle
+        battle = state.pending.battle
         assert battle is not None  # pending() chose this phase for it
         kind = "strike" if battle.phase == STRIKE else "losses"
         return Step(
             f"T{state.turn}.{kind}", state.turn, StepKind.CHOICE, battle.choosers(),
-            report.step_title(state), duration=timedelta(hours=state.strike_hours),
+            report.step_title(state), duration=timedelta(hours=state.options.strike_hours),
         )  # fmt: skip
 
     def parse(self, state: FlatTopState, side: Side, lines: Sequence[Line]) -> Parsed[FtOrder]:
-        battle = state.battle
+        battle = state.pending.battle
         assert battle is not None
         if side.value not in battle.choosers():
             return refuse_all(lines, "nothing is owed by your side in this step")
@@ -105,7 +106,7 @@ class StrikeChoice:
         return parse_combat(lines, lambda text: read_losses_line(battle, side, planes, text))
 
     def defaults(self, state: FlatTopState, side: Side) -> Sequence[str]:
-        battle = state.battle
+        battle = state.pending.battle
         assert battle is not None
         own = state.side(side)
         if battle.phase == STRIKE:
@@ -121,12 +122,12 @@ class SurfaceRound:
     sealed, the other choices are plain."""
 
     def step(self, state: FlatTopState) -> Step:
-        fight = state.surface
+        fight = state.pending.surface
         assert fight is not None
         sealed = fight.phase == BHT
         kind = StepKind.SEALED if sealed else StepKind.CHOICE
         labels = ("BHT",) if sealed else ()
-        hours = timedelta(hours=state.strike_hours)
+        hours = timedelta(hours=state.options.strike_hours)
         title = report.step_title(state)
         return Step(fight.key, state.turn, kind, frozenset(state.seats), title, hours, labels)
 
@@ -137,7 +138,7 @@ class SurfaceRound:
     def defaults(self, state: FlatTopState, side: Side) -> Sequence[str]:
         """A silent side: its standing SURFACE policy, the default BHT number; the fire defaults
         are the flow's (``combat.surface_flow``: ships without a line fire by the default allocation)."""
-        fight = state.surface
+        fight = state.pending.surface
         assert fight is not None
         if fight.phase == ENGAGE:
             return ("ENGAGE" if state.side(side).engage else "AVOID",)
@@ -155,9 +156,9 @@ HOUR, STRIKE_CHOICE, SURFACE_ROUND = HourOrders(), StrikeChoice(), SurfaceRound(
 def pending(state: FlatTopState) -> Phase:
     """The sub-step the game waits for: a surface battle under way, else an air battle's
     choices, else the hour's orders (a surface battle is fought out before the hour goes on)."""
-    if state.surface is not None:
+    if state.pending.surface is not None:
         return SURFACE_ROUND
-    if state.battle is not None:
+    if state.pending.battle is not None:
         return STRIKE_CHOICE
     return HOUR
 
@@ -179,14 +180,14 @@ def own_context(state: FlatTopState, side: Side) -> Own:
         winds={w.sector: w.direction for w in state.weather.winds},  # public: the wind markers
         towed=frozenset(p.towed for p in state.tows),
         towers=frozenset(p.tower for p in state.tows),
-        submarines=sub_rules(state) if state.submarines else None,  # seed 003, 27: a game option
-        wind_variant=state.launch_wind == "variant",  # the game option launch_wind (6.10)
+        submarines=sub_rules(state) if state.options.submarines else None,  # seed 003, 27: a game option
+        wind_variant=state.options.launch_wind == "variant",  # the game option launch_wind (6.10)
     )
 
 
 def surface_context(state: FlatTopState, side: Side) -> SurfaceContext:
     """What a side may name in a surface sub-step: its own ships there, the enemy's numbers."""
-    fight = state.surface
+    fight = state.pending.surface
     assert fight is not None
     own = combatant(state, fight, side)
     enemy = () if fight.phase == ENGAGE else tuple(engagement(state, fight).enemy(side).numbers.values())

@@ -48,14 +48,14 @@ def table(state: FlatTopState) -> SurvivorTable:
 def into_the_water(turn: Turn) -> None:
     """End of turn: the survivors of every ship destroyed this turn (once per ship)."""
     st = turn.state
-    done = {g.ship for g in st.survivors}
-    groups = list(st.survivors)
+    done = {g.ship for g in st.water.survivors}
+    groups = list(st.water.survivors)
     for tf in st.task_forces:
         for ship in tf.ships:
             if ship.destroyed_turn != st.turn or ship.name in done:
                 continue
             label = f"ft.survivors.t{st.turn}.{tf.side.value}"
-            taken = sum(x.offloaded for x in st.stranded if x.ship == ship.name)
+            taken = sum(x.offloaded for x in st.water.stranded if x.ship == ship.name)
             group, roll = survivors_in_water(
                 ship, hex=tf.hex, nationality=tf.side, afloat_hours=ship.sinking or 0, dice=turn.dice,
                 label=label, table=table(st), taken_off=taken,
@@ -64,14 +64,16 @@ def into_the_water(turn: Turn) -> None:
                 turn.referee("survivors.roll", f"{ship.name}: {roll.text}")
             if group is not None:
                 groups.append(group)
-    turn.state = replace(st, survivors=tuple(groups))
+    turn.state = replace(st, water=replace(st.water, survivors=tuple(groups)))
 
 
 def decay_all(turn: Turn) -> None:
     """Start of turn: "survivors of that ship that are still in the water automatically lose one factor"."""
     st = turn.state
-    kept = tuple(g for group in st.survivors if (g := decay(group, st.turn, table=table(st))) is not None)
-    turn.state = replace(st, survivors=kept)
+    kept = tuple(
+        g for group in st.water.survivors if (g := decay(group, st.turn, table=table(st))) is not None
+    )
+    turn.state = replace(st, water=replace(st.water, survivors=kept))
 
 
 def pick_up(turn: Turn, side: Side) -> None:
@@ -82,9 +84,11 @@ def pick_up(turn: Turn, side: Side) -> None:
     if not tfs:
         return
     requests = [RescueRequest(s.name) for t in tfs for s in t.afloat if _may(s.type.value, st)]
-    result = rescue(st.survivors, rescuers_of(tfs, st.aboard), requests, turn=st.turn, table=table(st))
-    aboard = {a.ship: a for a in st.aboard} | {a.ship: a for a in result.rescuers}
-    turn.state = _anchor(replace(st, survivors=result.groups, aboard=tuple(aboard.values())), result.anchored)
+    water = st.water
+    result = rescue(water.survivors, rescuers_of(tfs, water.aboard), requests, turn=st.turn, table=table(st))
+    aboard = {a.ship: a for a in water.aboard} | {a.ship: a for a in result.rescuers}
+    water = replace(water, survivors=result.groups, aboard=tuple(aboard.values()))
+    turn.state = _anchor(replace(st, water=water), result.anchored)
     for pickup in result.pickups:
         turn.tell(side, "rescue", f"{pickup.rescuer} picked up {pickup.factors} survivor factor(s)")
     for problem in result.problems:
@@ -103,13 +107,13 @@ def offload(turn: Turn, side: Side) -> None:
             continue
         st = turn.state
         label = f"ft.offload.t{st.turn}.{side.value}.TF{tf.number}"
-        result = crippled_offload(tf, st.stranded, st.aboard, mine, turn=st.turn, dice=turn.dice, label=label,
-                                  table=table(st))  # fmt: skip
-        aboard = {a.ship: a for a in st.aboard} | {a.ship: a for a in result.rescuers if a.survivors}
-        stranded = {s.ship: s for s in st.stranded} | {s.ship: s for s in result.stranded}
-        turn.state = _anchor(
-            replace(st, aboard=tuple(aboard.values()), stranded=tuple(stranded.values())), result.anchored
-        )
+        water = st.water
+        result = crippled_offload(tf, water.stranded, water.aboard, mine, turn=st.turn, dice=turn.dice,
+                                  label=label, table=table(st))  # fmt: skip
+        aboard = {a.ship: a for a in water.aboard} | {a.ship: a for a in result.rescuers if a.survivors}
+        stranded = {s.ship: s for s in water.stranded} | {s.ship: s for s in result.stranded}
+        water = replace(water, aboard=tuple(aboard.values()), stranded=tuple(stranded.values()))
+        turn.state = _anchor(replace(st, water=water), result.anchored)
         for roll in result.rolls:
             turn.referee("survivors.roll", roll.text)
         for pickup in result.pickups:
@@ -132,14 +136,14 @@ def disembark(turn: Turn, side: Side) -> None:
         if tf is None or base is None:
             continue
         names = {s.name for s in tf.afloat}
-        records, ashore = [], list(st.landed)
-        for record in st.aboard:
+        records, ashore = [], list(st.water.landed)
+        for record in st.water.aboard:
             if record.ship in names and record.survivors:
                 record, landed = land(record, base.name)  # noqa: PLW2901 - the record after landing
                 ashore += landed
             records.append(record)
-        moved = sum(x.factors for x in ashore) - sum(x.factors for x in st.landed)
-        st = replace(st, aboard=tuple(records), landed=tuple(ashore))
+        moved = sum(x.factors for x in ashore) - sum(x.factors for x in st.water.landed)
+        st = replace(st, water=replace(st.water, aboard=tuple(records), landed=tuple(ashore)))
         turn.tell(side, "rescue", f"TF{tf.number} put {moved} survivor factor(s) ashore at {base.name}")
     turn.state = st
 
@@ -149,7 +153,7 @@ def _anchor(state: FlatTopState, names: frozenset[str]) -> FlatTopState:
         replace(t, ships=tuple(replace(s, anchored=True) if s.name in names else s for s in t.ships))
         for t in state.task_forces
     )
-    return replace(state, task_forces=tfs, rescuing=state.rescuing | names)
+    return replace(state, task_forces=tfs, water=replace(state.water, rescuing=state.water.rescuing | names))
 
 
 def _may(ship_type: str, state: FlatTopState) -> bool:
@@ -161,7 +165,7 @@ def sightings(turn: Turn) -> None:
     st = turn.state
     for side in (s.side for s in st.sides):
         hexes = {t.hex for t in st.own_tfs(side) if t.afloat}
-        for group in st.survivors:
+        for group in st.water.survivors:
             seen = group.hex in hexes and may_observe(group, st.turn, observer="ship-in-hex", table=table(st))
             if seen:
                 where = st.scenario.map.hex_id(group.hex)
@@ -183,7 +187,7 @@ def air_sightings(turn: Turn) -> None:
         if formation is None:
             continue
         mp = air_ops.mf(st, formation)
-        for group in st.survivors:
+        for group in st.water.survivors:
             spent = flight.mp_in(group.hex)
             seen = may_observe(group, st.turn, observer="low-air", mp_spent=spent, mp=mp, table=table(st))
             if seen:
@@ -195,18 +199,19 @@ def air_sightings(turn: Turn) -> None:
 
 def points_at_end(state: FlatTopState, rules: VictoryRules) -> tuple[VpEntry, ...]:
     afloat = {s.name for t in state.task_forces for s in t.afloat}
-    carried: list[Aboard] = [a for a in state.aboard if a.ship in afloat]
-    return survivor_points(carried, state.landed, state.turn, rules)
+    carried: list[Aboard] = [a for a in state.water.aboard if a.ship in afloat]
+    return survivor_points(carried, state.water.landed, state.turn, rules)
 
 
 def weigh(state: FlatTopState) -> FlatTopState:
     """End of turn: ships anchored only by a rescue are free again ("anchored ... in that turn")."""
-    if not state.rescuing:
+    if not state.water.rescuing:
         return state
     tfs = tuple(
         replace(
-            t, ships=tuple(replace(s, anchored=False) if s.name in state.rescuing else s for s in t.ships)
+            t,
+            ships=tuple(replace(s, anchored=False) if s.name in state.water.rescuing else s for s in t.ships),
         )
         for t in state.task_forces
     )
-    return replace(state, task_forces=tfs, rescuing=frozenset())
+    return replace(state, task_forces=tfs, water=replace(state.water, rescuing=frozenset()))

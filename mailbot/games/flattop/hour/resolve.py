@@ -91,9 +91,6 @@ from mailbot.games.flattop.quiet import woken
 from mailbot.games.flattop.state import FlatTopState, InitiativeNote
 from mailbot.games.flattop.units import LaunchType, Ship, Side, TaskForce
 from mailbot.games.flattop.victory import Verdict
-from mailbot.games.flattop.victory import (
-    record as score,
-)
 from mailbot.games.flattop.victory_end import automatic, final, fleet, nothing_left
 from mailbot.games.flattop.victory_scoring import air_lost, bases_at_turn_start, damage_at_end
 
@@ -131,7 +128,7 @@ def resolve_turn(
     battle = declare(turn)
     if battle is not None:
         brief(turn, battle)
-        turn.state = replace(turn.state, battle=battle)
+        turn.state = replace(turn.state, pending=replace(turn.state.pending, battle=battle))
         return Outcome(turn.state, tuple(turn.events))
     run_combat(turn, None, {})
     return _after_air(turn, shelled)
@@ -140,7 +137,7 @@ def resolve_turn(
 def _after_air(turn: Turn, attacked: frozenset[str] = frozenset()) -> Outcome[FlatTopState]:
     """Reference A.10: surface combat comes after the air attacks of the hour."""
     turn.state = surface_flow.begin(turn.state)
-    if turn.state.surface is not None:
+    if turn.state.pending.surface is not None:
         return Outcome(turn.state, tuple(turn.events))
     return _end_of_turn(turn, attacked)
 
@@ -149,11 +146,11 @@ def resolve_surface(
     state: FlatTopState, orders: Mapping[str, Sequence[FtOrder]], dice: Dice
 ) -> Outcome[FlatTopState]:
     """One sub-step of the hour's surface battles (``combat.surface_flow``)."""
-    assert state.surface is not None
+    assert state.pending.surface is not None
     by_side = {s.side: tuple(orders.get(s.side.value, ())) for s in state.sides}
     turn = Turn(state, dice, {})
-    following = surface_flow.resolve_phase(turn, state.surface, by_side)
-    turn.state = replace(turn.state, surface=following)
+    following = surface_flow.resolve_phase(turn, state.pending.surface, by_side)
+    turn.state = replace(turn.state, pending=replace(turn.state.pending, surface=following))
     if following is not None:
         return Outcome(turn.state, tuple(turn.events))
     return _end_of_turn(turn)
@@ -163,19 +160,19 @@ def resolve_strike(
     state: FlatTopState, orders: Mapping[str, Sequence[FtOrder]], dice: Dice
 ) -> Outcome[FlatTopState]:
     """The strike choice is in (or defaulted): fight the Combat Phase, then end the turn."""
-    assert state.battle is not None
+    assert state.pending.battle is not None
     by_side = {
         s.side: tuple(o for o in orders.get(s.side.value, ()) if isinstance(o, CombatOrder))
         for s in state.sides
     }
-    turn = Turn(replace(state, battle=None), dice, {})
-    attacked = frozenset(t.base for t in state.battle.targets if t.base)
-    if state.battle.phase == LOSSES:
-        apply_rankings(turn, state.battle, by_side)
+    turn = Turn(replace(state, pending=replace(state.pending, battle=None)), dice, {})
+    attacked = frozenset(t.base for t in state.pending.battle.targets if t.base)
+    if state.pending.battle.phase == LOSSES:
+        apply_rankings(turn, state.pending.battle, by_side)
         return _after_air(turn, attacked)
-    waiting = run_combat(turn, state.battle, by_side)
+    waiting = run_combat(turn, state.pending.battle, by_side)
     if waiting is not None:
-        turn.state = replace(turn.state, battle=waiting)
+        turn.state = replace(turn.state, pending=replace(turn.state.pending, battle=waiting))
         return Outcome(turn.state, tuple(turn.events))
     return _after_air(turn, attacked)
 
@@ -217,7 +214,7 @@ def _organise(turn: Turn, side: Side, orders: Sequence[FtOrder]) -> None:
             turn.state, told, entries = organise(turn.state, side, order, rules)
             if told:
                 turn.tell(side, "fleet", told)
-            turn.state = replace(turn.state, ledger=score(turn.state.ledger, entries))
+            turn.state = replace(turn.state, score=turn.state.score.scored(entries))
         elif isinstance(order, Tow):
             turn.state, told = tow(turn.state, side, order, kit(turn.state).towing)
             turn.tell(side, "tow", told)
@@ -432,7 +429,7 @@ def _end_of_turn(turn: Turn, attacked: frozenset[str] = frozenset()) -> Outcome[
     st = turn.state
     # Seed 003's VP change: bases scored for each turn they START at LF 0 or below.
     entries = bases_at_turn_start(st.bases, st.turn + 1, kit(st).victory) if st.time < st.scenario.end else ()
-    turn.state = st = replace(st, ledger=score(st.ledger, entries))
+    turn.state = st = replace(st, score=st.score.scored(entries))
     verdict = _verdict(st)
     if verdict is not None:
         return _game_over(turn, verdict)
@@ -487,7 +484,7 @@ def _sinking(turn: Turn) -> None:
                 for i, p in enumerate(gone.planes)
                 if p.count
             ]
-    turn.state = replace(st, task_forces=tuple(tfs), ledger=score(st.ledger, entries))
+    turn.state = replace(st, task_forces=tuple(tfs), score=st.score.scored(entries))
 
 
 def _verdict(st: FlatTopState) -> Verdict | None:
@@ -501,7 +498,7 @@ def _verdict(st: FlatTopState) -> Verdict | None:
         if nothing_left(s.side, ships, st.own_bases(s.side), st.own_air(s.side))
         and not pending(st.scenario, st.time, s.side)  # forces still to arrive can fight
     ]
-    early = automatic(st.ledger, rules, hour=st.time.hour)
+    early = automatic(st.score.ledger, rules, hour=st.time.hour)
     if early is not None:
         return early
     if beaten:
@@ -514,12 +511,12 @@ def _verdict(st: FlatTopState) -> Verdict | None:
 def _game_over(turn: Turn, verdict: Verdict) -> Outcome[FlatTopState]:
     st = turn.state
     rules = kit(st).victory
-    st = replace(st, ledger=score(st.ledger, damage_at_end(fleet(st.task_forces), st.turn, rules)))
-    st = replace(st, ledger=score(st.ledger, rescue.points_at_end(st, rules)))
+    st = replace(st, score=st.score.scored(damage_at_end(fleet(st.task_forces), st.turn, rules)))
+    st = replace(st, score=st.score.scored(rescue.points_at_end(st, rules)))
     if verdict.winner is None:  # not an automatic victory: the final count decides
-        scored = final(st.ledger, rules)
+        scored = final(st.score.ledger, rules)
         verdict = replace(scored, reason=f"{verdict.reason} {scored.reason}")
-    st = replace(st, finished=True, result=verdict.reason)
+    st = replace(st, score=st.score.ended(verdict.reason))
     totals = {k.value: v for k, v in verdict.totals.items()}
     turn.events.append(Event("ft.game-over", verdict.reason, EVERYONE, {"totals": totals}))
     return Outcome(st, tuple(turn.events), True, verdict.reason)

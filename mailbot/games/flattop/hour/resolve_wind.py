@@ -57,7 +57,7 @@ def _into_the_wind(turn: Turn, tf: TaskForce, load: int) -> None:
     st = turn.state
     winds = {w.sector: w.direction for w in st.weather.winds}
     leg = tf.plot[0] if tf.plot else ()
-    variant = st.launch_wind == "variant"
+    variant = st.options.launch_wind == "variant"
     turned = into_the_wind(tf, leg, load, st.scenario, winds, variant=variant)
     if turned is None:
         return

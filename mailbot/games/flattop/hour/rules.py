@@ -9,4 +9,4 @@ from mailbot.games.flattop.state import FlatTopState
 
 def kit(state: FlatTopState) -> Kit:
     """The game's tables: combat results (the ``crt`` option), hits, CAP, damage, victory."""
-    return kit_of(state.config, state.crt)
+    return kit_of(state.config, state.options.crt)

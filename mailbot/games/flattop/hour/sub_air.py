@@ -62,8 +62,8 @@ def air_sub_search(turn: Turn) -> None:
     once per 3 MP it spent there, until it finds it. The AFs that shadowed a submarine TF this hour
     are kept too (the sequence table's "-2 if the AF has spotted or shadowed the sub")."""
     st = turn.state
-    hour = st.sub_hour
-    if not st.submarines or hour is None or hour.turn != st.turn:
+    hour = st.pending.sub_hour
+    if not st.options.submarines or hour is None or hour.turn != st.turn:
         return
     spotters = list(hour.spotters)
     for side, af, number in turn.shadows:
@@ -74,7 +74,8 @@ def air_sub_search(turn: Turn) -> None:
         for sub_tf in sub_tfs(turn.state, side.opponent):
             if sub_tf.hex == h and _search_for(turn, side, af, sub_tf, mp):
                 spotters.append((side, af, sub_tf.number))
-    turn.state = replace(turn.state, sub_hour=replace(hour, spotters=tuple(dict.fromkeys(spotters))))
+    spotted = replace(hour, spotters=tuple(dict.fromkeys(spotters)))
+    turn.state = replace(turn.state, pending=replace(turn.state.pending, sub_hour=spotted))
 
 
 def _low_mp(turn: Turn) -> dict[tuple[Side, int, Hex], int]:
@@ -138,15 +139,16 @@ def dive_under_air(turn: Turn, attacker: Side, h: Hex) -> bool:
     each surfaced enemy submarine TF there with a DIVE order dives. True when a submarine in ``h``
     dived under an air attack this hour (the attacker is told so)."""
     st = turn.state
-    hour = st.sub_hour
-    if not st.submarines or hour is None or hour.turn != st.turn:
+    hour = st.pending.sub_hour
+    if not st.options.submarines or hour is None or hour.turn != st.turn:
         return False
     for tf in sub_tfs(st, attacker.opponent):
         wanted = hour.dive_of(tf.side, tf.number)
         if tf.hex == h and wanted is not None and tf_depth(turn.state, tf) is Depth.SURFACE:
             _air_dive(turn, tf, wanted)
     return any(
-        tf.hex == h and any(sub_state(turn.state.subs, s.name).air_dive_turn == st.turn for s in tf.afloat)
+        tf.hex == h
+        and any(sub_state(turn.state.undersea.subs, s.name).air_dive_turn == st.turn for s in tf.afloat)
         for tf in sub_tfs(turn.state, attacker.opponent)
     )
 

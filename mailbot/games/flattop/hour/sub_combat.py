@@ -66,11 +66,11 @@ def sub_combat(turn: Turn, battle: Battle | None) -> None:
     """The hour's submarine fights (after the air strikes; ``battle``: those strikes, for the
     sequence table's "+1 if the TF has been involved in other combat")."""
     st = turn.state
-    hour = st.sub_hour
-    if not st.submarines or hour is None or hour.turn != st.turn:
+    hour = st.pending.sub_hour
+    if not st.options.submarines or hour is None or hour.turn != st.turn:
         return
-    turn.state = replace(st, sub_hour=None)
-    before = st.asw
+    turn.state = replace(st, pending=replace(st.pending, sub_hour=None))
+    before = st.undersea.asw
     done: set[tuple[str, Side, int]] = set()
     for fight in _attacks(turn, hour):
         done.add((fight.sub, fight.side.opponent, fight.tf))
@@ -110,13 +110,13 @@ def _reload_subs(turn: Turn, tf: TaskForce, base: Base) -> None:
     names = [
         s.name
         for s in tf.afloat
-        if (sub := sub_state(st.subs, s.name)).factors_fired and sub.attacked_turn != st.turn
+        if (sub := sub_state(st.undersea.subs, s.name)).factors_fired and sub.attacked_turn != st.turn
     ]
-    subs = st.subs
+    subs = st.undersea.subs
     for name in names:
         subs = put(subs, rearm_sub(sub_state(subs, name)))
     if names:
-        turn.state = replace(st, subs=subs)
+        turn.state = replace(st, undersea=replace(st.undersea, subs=subs))
         text = f"TF{tf.number} reloaded torpedoes at {base.name} (27.9.2): {', '.join(names)}"
         turn.tell(tf.side, "sub-reload", text)
 
@@ -126,13 +126,13 @@ def _reload_asw(turn: Turn, tf: TaskForce, base: Base, before: Sequence[AswState
     names = [
         s.name
         for s in tf.afloat
-        if (kept := asw_state(st.asw, s.name)).asw_attacks and kept == asw_state(before, s.name)
+        if (kept := asw_state(st.undersea.asw, s.name)).asw_attacks and kept == asw_state(before, s.name)
     ]
-    states = st.asw
+    states = st.undersea.asw
     for name in names:
         states = put(states, rearm_ship(asw_state(states, name)))
     if names:
-        turn.state = replace(st, asw=states)
+        turn.state = replace(st, undersea=replace(st.undersea, asw=states))
         text = f"TF{tf.number} reloaded ASW ordnance at {base.name} (27.9.2): {', '.join(names)}"
         turn.tell(tf.side, "sub-reload", text)
 
@@ -155,7 +155,7 @@ def _attacks(turn: Turn, hour: SubHour) -> list[Fight]:
             )
             continue
         # 27.6.5: a sub that dived under an air attack this hour makes no attack, so no fight either.
-        boats = [s for s in tf.afloat if sub_state(st.subs, s.name).air_dive_turn != st.turn]
+        boats = [s for s in tf.afloat if sub_state(st.undersea.subs, s.name).air_dive_turn != st.turn]
         if not boats:
             turn.tell(
                 side, "sub-attack", f"TF{tf.number} dived under an air attack: it may not attack (27.6.5)"

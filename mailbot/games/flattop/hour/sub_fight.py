@@ -131,7 +131,7 @@ def resolve_fight(turn: Turn, fight: Fight, hour: SubHour, battle: Battle | None
     if sub_tf is None or tf is None or not any(s.name == fight.sub for s in sub_tf.afloat) or not tf.afloat:
         return
     label = f"ft.sub.t{st.turn}.{fight.side.value}.{fight.sub}.vs.TF{fight.tf}"
-    depth = sub_state(st.subs, fight.sub).depth
+    depth = sub_state(st.undersea.subs, fight.sub).depth
     result: AttackSequence | None = None
     if depth is Depth.DEEP:
         order: tuple[Firer, ...] = (Firer.TF,)  # 27.6.2: nothing for the table to order
@@ -170,7 +170,7 @@ def _situation(turn: Turn, tf: TaskForce, battle: Battle | None, *, spotters: Se
         other_combat=struck,
         anchored=tf_anchored(tf.afloat),
         air=air,
-        sub_attacked_recently=recently_attacked(tf.afloat, st.asw, st.turn, sub_rules(st)),
+        sub_attacked_recently=recently_attacked(tf.afloat, st.undersea.asw, st.turn, sub_rules(st)),
     )
 
 
@@ -191,7 +191,7 @@ def _sub_fires(turn: Turn, fight: Fight, result: AttackSequence | None, told: _T
     sub_tf, tf = own_tf(st, fight.side, fight.sub_tf), own_tf(st, fight.side.opponent, fight.tf)
     assert sub_tf is not None and tf is not None and fight.attack is not None
     ship = next(s for s in sub_tf.afloat if s.name == fight.sub)
-    sub = sub_state(st.subs, fight.sub)
+    sub = sub_state(st.undersea.subs, fight.sub)
     factors = min(fight.attack.factors or rules.attack_factors, torpedoes_left(sub, rules))
     why = "no torpedoes left: it must reload (27.9.2)" if factors <= 0 else None
     why = why or attack_problem(sub, factors, st.turn, rules, result=result)
@@ -210,7 +210,10 @@ def _sub_fires(turn: Turn, fight: Fight, result: AttackSequence | None, told: _T
             ship, sub, aims, hex_ships, side=fight.side, turn=st.turn, combat=_combat(st),
             dice=turn.dice, label=label, result=result,
         )  # fmt: skip
-    turn.state = replace(st, subs=put(st.subs, fired.sub), asw=record_sub_attack(st.asw, tf.afloat, st.turn))
+    attacked = record_sub_attack(st.undersea.asw, tf.afloat, st.turn)
+    turn.state = replace(
+        st, undersea=replace(st.undersea, subs=put(st.undersea.subs, fired.sub), asw=attacked)
+    )
     put_ships(turn, enemy, fired.ships, SUBMARINE)
     for hit in fired.hits:
         score_planes(turn, enemy, hit.planes, SUBMARINE, where=hit.after.name)
@@ -255,7 +258,7 @@ def _tf_fires(turn: Turn, fight: Fight, hour: SubHour, told: _Told, label: str) 
     ship = next((s for s in sub_tf.afloat if s.name == fight.sub), None)
     if ship is None or ship.destroyed:
         return
-    sub = sub_state(st.subs, fight.sub)
+    sub = sub_state(st.undersea.subs, fight.sub)
     dive_to = _dive_to(turn, fight, hour, sub_tf, sub)
     lingered = _lingered(fight, hour, tf, sub, rules)
     depths = {
@@ -274,7 +277,7 @@ def _tf_fires(turn: Turn, fight: Fight, hour: SubHour, told: _Told, label: str) 
         told.dived_deep = dive_to is Depth.DEEP
         told.sub.append(f"{fight.sub} dived to {dive_to} depth as the attack came in (27.6.4)")
     told.tf_fired = True
-    combat, states, lines = _combat(st), st.asw, []
+    combat, states, lines = _combat(st), st.undersea.asw, []
     for weapon, ships in attackers.items():
         depth = depths[weapon]
         if not ships or depth is None or ship.destroyed:
@@ -291,7 +294,9 @@ def _tf_fires(turn: Turn, fight: Fight, hour: SubHour, told: _Told, label: str) 
         for fact in hit.facts if hit else ():
             turn.referee("sub-damage", fact)
         lines.append(f"{word} at {depth} depth, {hit.taken if hit else 0} hit(s)")
-    turn.state = replace(turn.state, subs=put(turn.state.subs, sub), asw=states)
+    turn.state = replace(
+        turn.state, undersea=replace(turn.state.undersea, subs=put(turn.state.undersea.subs, sub), asw=states)
+    )
     put_ships(turn, fight.side, [ship], ANTI_SUBMARINE)
     told.sub.append(f"{fight.sub} was attacked ({'; '.join(lines)}): {_sub_damage(ship)}")
     _tf_report(turn, fight, ship, told, label)
@@ -342,7 +347,7 @@ def _able(state: FlatTopState, tf: TaskForce, weapon: Weapon, depth: Depth | Non
     rules = sub_rules(state)
 
     def problem(ship: Ship) -> str | None:
-        kept = asw_state(state.asw, ship.name)
+        kept = asw_state(state.undersea.asw, ship.name)
         if weapon is Weapon.GUNNERY:
             return gunnery_problem(ship, kept, state.turn)
         return asw_problem(ship, kept, rules)
@@ -353,7 +358,7 @@ def _able(state: FlatTopState, tf: TaskForce, weapon: Weapon, depth: Depth | Non
 def _tf_report(turn: Turn, fight: Fight, ship: Ship, told: _Told, label: str) -> None:
     """27.10: what the TF's side is told of the submarine it attacked."""
     st = turn.state
-    depth = sub_state(st.subs, fight.sub).depth
+    depth = sub_state(st.undersea.subs, fight.sub).depth
     report = report_for_sub(
         ship, surfaced=depth is Depth.SURFACE, dived_deep_after_attack=told.dived_deep,
         night=st.scenario.is_night(st.time), turn=st.turn, rules=sub_rules(st), dice=turn.dice, label=label,
@@ -384,9 +389,9 @@ def _report(turn: Turn, fight: Fight, told: _Told, label: str) -> None:
     """Both sides' lines, the sub's 27.10 report of its own attack first; the battle tallied."""
     st = turn.state
     if told.fired:
-        turn.state = replace(st, sub_battles=st.sub_battles + 1)
+        turn.state = replace(st, score=st.score.counted(sub=1))
     if told.attacked:
-        depth = sub_state(st.subs, fight.sub).depth
+        depth = sub_state(st.undersea.subs, fight.sub).depth
         kind = attack_report(attacked_first=told.sub_first, ended_surfaced=depth is Depth.SURFACE)
         policy = st.side(fight.side.opponent).deception
         lines = attack_report_lines(

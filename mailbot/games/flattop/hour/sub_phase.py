@@ -100,13 +100,13 @@ def sub_tfs(state: FlatTopState, side: Side) -> tuple[TaskForce, ...]:
 
 def tf_depth(state: FlatTopState, tf: TaskForce) -> Depth:
     """The TF's depth: its submarines' (the shallowest, should they differ)."""
-    depths = [sub_state(state.subs, s.name).depth for s in tf.afloat]
+    depths = [sub_state(state.undersea.subs, s.name).depth for s in tf.afloat]
     return min(depths, key=list(Depth).index, default=Depth.SURFACE)
 
 
 def submerged(state: FlatTopState, tf: TaskForce) -> bool:
     """A submarine TF below the surface, with submarines in play (hidden from air strikes too)."""
-    return state.submarines and is_submarine(tf) and tf_depth(state, tf) is not Depth.SURFACE
+    return state.options.submarines and is_submarine(tf) and tf_depth(state, tf) is not Depth.SURFACE
 
 
 def tf_hex_name(state: FlatTopState, tf: TaskForce) -> str:
@@ -121,10 +121,10 @@ def own_tf(state: FlatTopState, side: Side, number: int) -> TaskForce | None:
 
 def with_subs(state: FlatTopState, tf: TaskForce, change: Any) -> FlatTopState:
     """Every submarine of ``tf`` changed by ``change(SubState) -> SubState``."""
-    subs = state.subs
+    subs = state.undersea.subs
     for ship in tf.afloat:
         subs = put(subs, change(sub_state(subs, ship.name)))
-    return replace(state, subs=subs)
+    return replace(state, undersea=replace(state.undersea, subs=subs))
 
 
 # --- 27.2: movement ----------------------------------------------------------------------------
@@ -133,9 +133,9 @@ def with_subs(state: FlatTopState, tf: TaskForce, change: Any) -> FlatTopState:
 def before_movement(turn: Turn) -> None:
     """Keep the hour's orders; start each submarine's movement phase; hold the TFs that may not move."""
     st = turn.state
-    if not st.submarines:
+    if not st.options.submarines:
         return
-    turn.state = replace(st, sub_hour=_hour(turn))
+    turn.state = replace(st, pending=replace(st.pending, sub_hour=_hour(turn)))
     for side in turn.sides():
         tfs = sub_tfs(turn.state, side)
         count = sum(len(t.afloat) for t in tfs)
@@ -156,7 +156,7 @@ def _hour(turn: Turn) -> SubHour:
 def _may_it_move(turn: Turn, tf: TaskForce, allowed: int, count: int) -> int:
     """27.2, 27.2.1, 27.2.3 for one plotted submarine TF; the movers left after it."""
     st, rules = turn.state, sub_rules(turn.state)
-    checks = [may_move(sub_state(st.subs, s.name), st.turn, rules) for s in tf.afloat]
+    checks = [may_move(sub_state(st.undersea.subs, s.name), st.turn, rules) for s in tf.afloat]
     blocked = next((c for c in checks if not c.allowed), None)
     why = blocked.reason if blocked is not None else ""
     if not why and len(tf.afloat) > allowed:
@@ -183,7 +183,7 @@ def _set_plot(turn: Turn, tf: TaskForce, plot: tuple[tuple[Any, ...], ...]) -> N
 def after_movement(turn: Turn) -> None:
     """Record who moved (27.2.1) and the new depths of DEPTH orders (27.2.2)."""
     st = turn.state
-    if not st.submarines or st.sub_hour is None:
+    if not st.options.submarines or st.pending.sub_hour is None:
         return
     moved = _moved_now(turn)
     for side in turn.sides():
@@ -193,8 +193,8 @@ def after_movement(turn: Turn) -> None:
         for order in turn.of(side, SetDepth):
             assert isinstance(order, SetDepth)
             _new_depth(turn, side, order)
-    hour = replace(st.sub_hour, moved=tuple(sorted(moved)))
-    turn.state = replace(turn.state, sub_hour=hour)
+    hour = replace(st.pending.sub_hour, moved=tuple(sorted(moved)))
+    turn.state = replace(turn.state, pending=replace(turn.state.pending, sub_hour=hour))
 
 
 def _new_depth(turn: Turn, side: Side, order: SetDepth) -> None:
@@ -232,7 +232,7 @@ def side_sees(state: FlatTopState, side: Side, sub_tf: TaskForce, moved: Moved) 
     rules = sub_rules(state)
     here = [t for t in state.own_tfs(side) if t.hex == sub_tf.hex]
     depth = tf_depth(state, sub_tf)
-    attacked = any(sub_state(state.subs, s.name).attacked_turn == state.turn for s in sub_tf.afloat)
+    attacked = any(sub_state(state.undersea.subs, s.name).attacked_turn == state.turn for s in sub_tf.afloat)
     most = max((still_dds(state, side, [t], moved) for t in here), default=0)
     return sub_visible(
         depth, Observer.SHIPS, distance=0, rules=rules, attacked_ship=attacked,
@@ -244,7 +244,7 @@ def visible_targets(turn: Turn, side: Side, targets: Sequence[Target]) -> list[T
     """The targets as ``side`` may observe them: enemy submarines it may not see are left out, the
     rest are seen from their own hex only (27.4, 27.5)."""
     st = turn.state
-    if not st.submarines:
+    if not st.options.submarines:
         return list(targets)
     subs = {tf_target(t).ref: t for t in st.task_forces if t.side is not side and is_submarine(t)}
     moved = _moved_now(turn)
@@ -261,7 +261,7 @@ def visible_targets(turn: Turn, side: Side, targets: Sequence[Target]) -> list[T
 def as_subs_see(turn: Turn, side: Side, spots: Sequence[Spotting]) -> list[Spotting]:
     """27.3: what the side's submarine TFs observe, cut to their depth's limits."""
     st = turn.state
-    if not st.submarines:
+    if not st.options.submarines:
         return list(spots)
     subs = {f"TF{t.number}": t for t in sub_tfs(st, side)}
     kept: list[Spotting] = []
@@ -301,7 +301,7 @@ def _high_only(target: Target) -> Target:
 def overhead(turn: Turn) -> None:
     """27.5.2: a deep submarine "is told only that there are ships overhead"."""
     st = turn.state
-    if not st.submarines:
+    if not st.options.submarines:
         return
     for side in turn.sides():
         for tf in sub_tfs(st, side):

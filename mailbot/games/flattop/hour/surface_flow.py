@@ -77,7 +77,11 @@ def encounters(state: FlatTopState) -> tuple[Hex, ...]:
 def begin(state: FlatTopState) -> FlatTopState:
     """Open the hour's surface battles, if any (the state is returned unchanged otherwise)."""
     hexes = encounters(state)
-    return replace(state, surface=SurfaceFight(state.turn, hexes)) if hexes else state
+    return (
+        replace(state, pending=replace(state.pending, surface=SurfaceFight(state.turn, hexes)))
+        if hexes
+        else state
+    )
 
 
 def sides_in(state: FlatTopState, h: Hex) -> dict[Side, list[Ship]]:
@@ -125,7 +129,7 @@ def resolve_phase(
     if after is not None:
         return after
     if fight.phase != ENGAGE:  # a battle was fought (not both sides declining)
-        turn.state = replace(turn.state, surface_battles=turn.state.surface_battles + 1)
+        turn.state = replace(turn.state, score=turn.state.score.counted(surface=1))
     return _next_hex(fight)
 
 
@@ -214,7 +218,8 @@ def _fires(
 ) -> tuple[Fire, ...]:
     """The side's FIRE/TORPEDO lines that the rules allow, the default allocation for the rest."""
     c, enemy = battle.side(side), battle.enemy(side)
-    breaker = Side(turn.state.surface.breaker) if turn.state.surface and turn.state.surface.breaker else None
+    fight = turn.state.pending.surface
+    breaker = Side(fight.breaker) if fight and fight.breaker else None
     torpedo = stage is Stage.TORPEDO
     chosen: list[Fire] = []
     refused: list[tuple[str, str]] = []

@@ -108,7 +108,7 @@ def _fight(turn: Turn, kit: Kit, side: Side, h: Hex) -> None:
     air_battle(turn, kit, (mine, theirs), label, sky)
     if not sky.battles:
         return
-    turn.state = replace(turn.state, air_battles=turn.state.air_battles + 1)
+    turn.state = replace(turn.state, score=turn.state.score.counted(air=1))
     apply_air_losses(turn, sky)
     ours = {pl: n for (s, _, pl), n in sky.lost.items() if s is side}
     lost = {pl: n for (s, _, pl), n in sky.lost.items() if s is not side}

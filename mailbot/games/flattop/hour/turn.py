@@ -23,7 +23,6 @@ from mailbot.games.flattop.orders.decks import may_land
 from mailbot.games.flattop.orders.types import FtOrder, Jettison
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Altitude, Base, Fact, Side, TaskForce
-from mailbot.games.flattop.victory import record
 from mailbot.games.flattop.victory_scoring import air_lost
 
 REFEREE: frozenset[str] = frozenset()
@@ -215,7 +214,7 @@ def lost_aloft(turn: Turn, formation: AirFormation, where: str) -> None:
         for i, s in enumerate(formation.stacks)
     ]  # fmt: skip
     kept = tuple(a for a in st.air if a is not formation)
-    turn.state = replace(st, air=kept, ledger=record(st.ledger, entries))
+    turn.state = replace(st, air=kept, score=st.score.scored(entries))
 
 
 def closed_by_hits(state: FlatTopState, formation: AirFormation) -> str:
@@ -301,7 +300,7 @@ def _score_landing(turn: Turn, formation: AirFormation, landed: Sequence[AirFact
         for plane, n in sorted(counts.items())
         if n > 0
     ]
-    turn.state = replace(st, ledger=record(st.ledger, entries))
+    turn.state = replace(st, score=st.score.scored(entries))
 
 
 @lru_cache(maxsize=32)

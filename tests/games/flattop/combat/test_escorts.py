@@ -174,9 +174,10 @@ def test_14_13_2_an_interception_made_during_movement_is_fought_in_an_hour_with_
     declared = play(
         replace(state, air=(*state.air, wildcats, zeros)), {"allied": [MIXED], "japanese": []}, "T2.orders"
     )
-    assert declared.state.battle is not None
-    battle = replace(declared.state.battle, interceptions=((Side.JAPANESE, 21, 8, away),))
-    struck = play(replace(declared.state, battle=battle), {"allied": ["TARGET AF9 A-CV1"]}, "T2.strike")
+    assert declared.state.pending.battle is not None
+    battle = replace(declared.state.pending.battle, interceptions=((Side.JAPANESE, 21, 8, away),))
+    waiting = replace(declared.state, pending=replace(declared.state.pending, battle=battle))
+    struck = play(waiting, {"allied": ["TARGET AF9 A-CV1"]}, "T2.strike")
     assert "AF21 fought the enemy AF at V-E25" in told(struck, Side.JAPANESE)
     assert "AF8 fought enemy interceptors at V-E25" in told(struck, Side.ALLIED)
 
@@ -202,7 +203,7 @@ def test_a13_every_factor_shot_down_over_the_target_is_scored_whatever_af_it_fle
         )
         left = sum(a.factors for a in struck.state.own_air(Side.ALLIED) if a.number in (7, 9))
         scored = sum(
-            e.points for e in struck.state.ledger if e.owner is Side.ALLIED and e.key.startswith("air:")
+            e.points for e in struck.state.score.ledger if e.owner is Side.ALLIED and e.key.startswith("air:")
         )
         assert scored == 2 * (6 - left), key
 
@@ -247,7 +248,8 @@ def test_7_fighters_join_a_strike_already_in_flight_and_escort_it_as_one_af() ->
         ("Wildcat", 2, True),
     }
     assert all(a.number != 9 for a in declared.state.own_air(Side.ALLIED))
-    assert declared.state.battle is not None and [s.af for s in declared.state.battle.strikes] == [7]
+    battle = declared.state.pending.battle
+    assert battle is not None and [s.af for s in battle.strikes] == [7]
     struck = play(declared.state, {"allied": ["TARGET AF7 A-CV1"], "japanese": []}, "T2.strike")
     rolls = referee(struck.events, "air-combat.roll")
     assert re.search(r"escort stage: \d+ Wildcat \(allied\) fire at Zero", rolls), rolls
@@ -285,4 +287,5 @@ def test_7_a_searcher_that_finds_its_friend_attacking_joins_it() -> None:
     letter = told(hour, Side.ALLIED)
     assert f"AF9 joined AF6 at {TARGET_HEX}" in letter, letter
     assert all(a.number != 9 for a in hour.state.own_air(Side.ALLIED))
-    assert hour.state.battle is not None and 9 not in [s.af for s in hour.state.battle.strikes]
+    battle = hour.state.pending.battle
+    assert battle is not None and 9 not in [s.af for s in battle.strikes]

@@ -104,7 +104,7 @@ def test_a_target_not_in_the_hex_is_refused_with_the_labels_the_side_was_given()
 def test_the_state_round_trips_while_a_battle_waits() -> None:
     declared = play(big_strike(), {"allied": [f"FLY AF7 PATH {TARGET_HEX} ATTACK"]}, "T2.orders")
     again = GAME.load(GAME.dump(declared.state))
-    assert again.battle == declared.state.battle and GAME.step(again) == GAME.step(declared.state)
+    assert again.pending == declared.state.pending and GAME.step(again) == GAME.step(declared.state)
 
 
 def test_the_game_counts_its_air_battles_for_the_demo_summary() -> None:
@@ -165,10 +165,11 @@ def test_hits_on_a_ship_already_sinking_score_her_once() -> None:
     )
     shokaku = next(s for t in tfs for s in t.ships if s.name == "Shokaku")
     ledger = record((), [ship_sunk(shokaku, Side.JAPANESE, 1, kit(state).victory)])
-    state = replace(state, task_forces=tfs, ledger=ledger)
+    state = replace(state, task_forces=tfs, score=replace(state.score, ledger=ledger))
     declared = play(state, {"allied": [f"FLY AF7 PATH {TARGET_HEX} ATTACK"]}, "T2.orders")
     struck = play(declared.state, {"allied": ["TARGET AF7 A-CV1"]}, "T2.strike")
-    assert len([e for e in struck.state.ledger if e.key.startswith("sunk:") and "Shokaku" in e.key]) == 1
+    ledger = struck.state.score.ledger
+    assert len([e for e in ledger if e.key.startswith("sunk:") and "Shokaku" in e.key]) == 1
 
 
 def test_an_af_aiming_at_a_ship_gone_down_makes_no_attack() -> None:

@@ -88,7 +88,7 @@ def test_27_6_5_a_sub_that_dives_under_an_air_attack_cannot_attack_that_turn() -
     assert "AF3 found nothing to attack at V-E26" in allied
     assert "dived to periscope depth under an air attack: it may not attack this hour" in japanese
     assert "TF20 dived under an air attack: it may not attack (27.6.5)" in japanese
-    after = sub_state(dived.state.subs, SUB)
+    after = sub_state(dived.state.undersea.subs, SUB)
     assert (after.depth, after.air_dive_turn, after.factors_fired) == (Depth.PERISCOPE, 2, 0)
     assert not any("/salvo" in r.label or r.label == SEQUENCE for r in dice.log)
     step = GAME.step(dived.state)
@@ -113,7 +113,8 @@ def _in_port() -> FlatTopState:
     )
     tfs = tuple(replace(t, ships=tuple(s for s in t.ships if s is not hammann)) for t in state.task_forces)
     subs = (SubState("Gato", factors_fired=8), SubState(SUB, factors_fired=4))
-    return replace(state, task_forces=(*tfs, *port), subs=subs, asw=(AswState("Hammann", asw_attacks=2),))
+    asw = (AswState("Hammann", asw_attacks=2),)
+    return replace(state, task_forces=(*tfs, *port), undersea=replace(state.undersea, subs=subs, asw=asw))
 
 
 def test_27_9_2_sub_and_asw_ordnance_reloads_at_an_eligible_base() -> None:
@@ -124,9 +125,9 @@ def test_27_9_2_sub_and_asw_ordnance_reloads_at_an_eligible_base() -> None:
     allied = told(hour, Side.ALLIED)
     assert "TF30 reloaded torpedoes at Port Moresby (27.9.2): Gato" in allied
     assert "TF31 reloaded ASW ordnance at Port Moresby (27.9.2): Hammann" in allied
-    assert sub_state(hour.state.subs, "Gato").factors_fired == 0
-    assert asw_state(hour.state.asw, "Hammann").asw_attacks == 0
-    assert sub_state(hour.state.subs, SUB).factors_fired == 4  # Lae handles land planes only
+    assert sub_state(hour.state.undersea.subs, "Gato").factors_fired == 0
+    assert asw_state(hour.state.undersea.asw, "Hammann").asw_attacks == 0
+    assert sub_state(hour.state.undersea.subs, SUB).factors_fired == 4  # Lae handles land planes only
     assert "reloaded" not in told(hour, Side.JAPANESE)
 
 
@@ -135,5 +136,5 @@ def test_27_9_2_no_reload_for_a_tf_that_moves() -> None:
     state = _in_port()
     hour, _ = play(state, {"allied": ["PLOT TF30 V-B25", "PLOT TF31 V-B25"], "japanese": []})
     assert "reloaded" not in told(hour, Side.ALLIED)
-    assert sub_state(hour.state.subs, "Gato").factors_fired == 8
-    assert asw_state(hour.state.asw, "Hammann").asw_attacks == 2
+    assert sub_state(hour.state.undersea.subs, "Gato").factors_fired == 8
+    assert asw_state(hour.state.undersea.asw, "Hammann").asw_attacks == 2

@@ -22,7 +22,7 @@ from mailbot.games.flattop.combat.sub_moves import SubState, sub_state
 from mailbot.games.flattop.combat.submarines import Depth
 from mailbot.games.flattop.observation.knowledge import SHIPS
 from mailbot.games.flattop.orders.subs import NOT_IN_PLAY
-from mailbot.games.flattop.state import FlatTopState, dump_state, load_state
+from mailbot.games.flattop.state import FlatTopState, Undersea, dump_state, load_state
 from mailbot.games.flattop.units import Ship, ShipType, Side, TaskForce
 from tests.differential.test_flattop_combat_no_leak import _base as _strike_base
 from tests.games.flattop.conftest import load_tables
@@ -84,7 +84,7 @@ def at_sea(
         TaskForce(20 + i, Side.JAPANESE, fw._hex(state, where), (submarine(n),)) for i, n in enumerate(names)
     )
     kept = tuple(SubState(n, depth) for n in names) if submarines else ()
-    return replace(state, task_forces=(*tfs, *boats), subs=kept)
+    return replace(state, task_forces=(*tfs, *boats), undersea=replace(state.undersea, subs=kept))
 
 
 def play(
@@ -157,7 +157,7 @@ def test_27_6_9_fire_at_periscope_depth_then_dive_deep_and_only_deep_asw_next_ho
     assert [f.split(" ")[0] for f in facts] == [SUB, label(2), label(2)], facts  # the sub fired first
     assert "gunnery at periscope" in facts[1] and "-2 sub at periscope depth (27.9)" in facts[1]
     assert "ASW at periscope" in facts[2]
-    after = sub_state(hour.state.subs, SUB)
+    after = sub_state(hour.state.undersea.subs, SUB)
     assert (after.depth, after.fought_turn, after.factors_fired) == (Depth.DEEP, 2, 4)
     japanese, allied = told(hour, Side.JAPANESE), told(hour, Side.ALLIED)
     assert f"{SUB} attacked enemy ships: no hits observed" in japanese
@@ -203,7 +203,7 @@ def test_27_10_a_sub_attacked_before_its_own_attack_is_told_only_it_hit_somethin
     assert f"{SUB} attacked enemy ships: the attack hit something" in japanese
     assert "Yorktown" not in japanese and "CV" not in japanese
     assert "CV Yorktown took 1 hit(s) (1/8)" in allied
-    assert sub_state(hour.state.subs, SUB).depth is Depth.PERISCOPE
+    assert sub_state(hour.state.undersea.subs, SUB).depth is Depth.PERISCOPE
 
     again = {f"{label(3)}/sequence": (1,), f"{label(3)}/gunnery at {SUB}": miss(5, gunnery(hour.state))}
     again[f"{label(3)}/ASW at {SUB}"] = miss(8, 4)
@@ -237,7 +237,7 @@ def test_27_8_at_night_every_factor_fires_alone_at_a_random_ship() -> None:
     assert dict(rolled.modifiers) == {"night": 1}
     fired = [r.label.removeprefix(f"{turn}/") for r in dice.log if "/tube " in r.label]
     assert fired == [f"tube {i + 1} at {ship}" for i, ship in enumerate(tubes)]
-    assert sub_state(hour.state.subs, SUB).factors_fired == 4
+    assert sub_state(hour.state.undersea.subs, SUB).factors_fired == 4
     assert f"{SUB} attacked enemy ships: no hits observed" in told(hour, Side.JAPANESE)
 
 
@@ -245,20 +245,23 @@ def test_the_sub_fight_waits_for_the_strike_choice_and_counts_the_air_attack() -
     """The hour's submarine orders outlast a strike's choice sub-step (and a save between steps);
     the sequence table's "+1 if the TF has been involved in other combat (air attack or surface)
     that turn" counts the strike on the TF the sub attacks."""
-    state = replace(_strike_base(), submarines=True)  # the Allied AF7 next to the Japanese TF1 at V-E24
+    state = _strike_base()  # the Allied AF7 next to the Japanese TF1 at V-E24
+    state = replace(state, options=replace(state.options, submarines=True))
     japanese = next(t for t in state.own_tfs(Side.JAPANESE) if t.number == 1)
     gato = TaskForce(30, Side.ALLIED, japanese.hex, (submarine("Gato"),))
-    state = replace(state, task_forces=(*state.task_forces, gato), subs=(SubState("Gato", Depth.PERISCOPE),))
+    undersea = replace(state.undersea, subs=(SubState("Gato", Depth.PERISCOPE),))
+    state = replace(state, task_forces=(*state.task_forces, gato), undersea=undersea)
     orders = {"allied": ["FLY AF7 PATH V-E24 ATTACK", "SUBATTACK TF30"], "japanese": []}
     declared, _ = play(state, orders)
     waiting = load_state(dump_state(declared.state))
     step = GAME.step(waiting)
     assert step is not None and step.key == "T2.strike"
-    assert waiting.sub_hour is not None and not any(e.kind == "ft.sub-combat" for e in declared.events)
+    assert waiting.pending.sub_hour is not None
+    assert not any(e.kind == "ft.sub-combat" for e in declared.events)
     struck, dice = play(waiting, {"allied": ["TARGET AF7 A-CV1"]})
     (rolled,) = [r for r in dice.log if r.label == "ft.sub.t2.allied.Gato.vs.TF1/sequence"]
     assert dict(rolled.modifiers) == {"TF in other combat this turn": 1}
-    assert struck.state.sub_hour is None and any(e.kind == "ft.sub-combat" for e in struck.events)
+    assert struck.state.pending.sub_hour is None and any(e.kind == "ft.sub-combat" for e in struck.events)
 
 
 def test_a_tf_may_attack_only_a_sub_it_observes() -> None:
@@ -339,7 +342,7 @@ def test_option_off_the_orders_are_refused_and_nothing_is_kept() -> None:
     parsed = GAME.parse(state, "japanese", [Line(1, "DEPTH TF20 DEEP"), Line(2, "SUBATTACK TF20")])
     assert [p.reason for p in parsed.problems] == [NOT_IN_PLAY, NOT_IN_PLAY]
     hour, _ = play(state, {"japanese": [], "allied": []})
-    assert (hour.state.subs, hour.state.asw, hour.state.sub_hour) == ((), (), None)
+    assert (hour.state.undersea.subs, hour.state.undersea.asw, hour.state.pending.sub_hour) == ((), (), None)
     assert fw.GAME.tallies(hour.state) == {"air": 0, "surface": 0}
     assert not any(e.kind.startswith("ft.sub") for e in hour.events)
 
@@ -373,11 +376,11 @@ def test_the_submarine_records_survive_a_save_and_old_saves_load() -> None:
     """The per-sub and per-ship records of 27 (depth, moves, torpedoes, ASW attacks) are state."""
     hour, _ = play(at_sea(), {"japanese": ["DEPTH TF20 PERISCOPE", "SUBATTACK TF20"], "allied": []})
     again = load_state(dump_state(hour.state))
-    kept = (again.submarines, again.subs, again.asw, again.sub_hour, again.sub_battles)
-    assert kept == (True, hour.state.subs, hour.state.asw, None, hour.state.sub_battles)
-    assert again.subs and again.asw
+    kept = (again.options.submarines, again.undersea, again.pending.sub_hour, again.score.sub_battles)
+    assert kept == (True, hour.state.undersea, None, hour.state.score.sub_battles)
+    assert again.undersea.subs and again.undersea.asw
     old = {
         k: v for k, v in dump_state(hour.state).items() if k not in ("submarines", "subs", "asw", "sub_hour")
     }
     plain = load_state({k: v for k, v in old.items() if k != "sub_battles"})
-    assert (plain.submarines, plain.subs, plain.asw, plain.sub_battles) == (False, (), (), 0)
+    assert (plain.options.submarines, plain.undersea, plain.score.sub_battles) == (False, Undersea(), 0)

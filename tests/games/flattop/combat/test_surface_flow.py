@@ -66,9 +66,10 @@ def test_a_surface_battle_runs_its_sub_steps_with_a_sealed_bht() -> None:
     assert "Surface gunnery round:" in told(fired, Side.ALLIED)
     assert "Enemy surviving gunnery:" in told(fired, Side.JAPANESE)
     state, rounds = fired.state, 0
-    while state.surface is not None and rounds < 3:  # the torpedo round (BHT 11 by day), a breakthrough
+    # the torpedo round (BHT 11 by day), a breakthrough
+    while state.pending.surface is not None and rounds < 3:
         state, rounds = play(state, {}).state, rounds + 1
-    assert state.surface is None and GAME.tallies(state)["surface"] == 1
+    assert state.pending.surface is None and GAME.tallies(state)["surface"] == 1
     after = GAME.step(state)
     assert after is not None and after.key == "T3.orders"
 
@@ -78,10 +79,10 @@ def test_neither_side_engaging_means_no_battle() -> None:
     assert list(GAME.default_orders(hour.state, "allied")) == ["AVOID"]
     declined = play(hour.state, {"allied": ["AVOID"], "japanese": ["AVOID"]})
     assert "neither side opened surface combat" in told(declined, Side.ALLIED)
-    assert declined.state.surface is None and GAME.tallies(declined.state)["surface"] == 0
+    assert declined.state.pending.surface is None and GAME.tallies(declined.state)["surface"] == 0
 
 
 def test_the_state_round_trips_while_a_surface_battle_waits() -> None:
     engaged = play(play(meeting(), {}).state, {"allied": ["ENGAGE"]})
     again = GAME.load(GAME.dump(engaged.state))
-    assert again.surface == engaged.state.surface and GAME.step(again) == GAME.step(engaged.state)
+    assert again.pending == engaged.state.pending and GAME.step(again) == GAME.step(engaged.state)
