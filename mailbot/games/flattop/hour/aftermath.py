@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The one way ships go back into their task forces after any fight, and what it scores.
+"""The one way ships go back into their task forces after any fight, and what it scores; the one
+way a base's or ship's air boxes change after an air fight.
 
 Every fight ends with changed ships: an air strike (15-21), a surface round (19), a submarine
 attack (27), a bombardment (A.11.8), the fires at the end of the Combat Phase (21.8.2). Each used
@@ -11,13 +12,13 @@ loss, each ledger entry naming its cause.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from mailbot.games.flattop.combat.damage import PlaneLoss, ShipHit
 from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.turn import Turn
-from mailbot.games.flattop.units import Ship, Side
+from mailbot.games.flattop.units import AirBoxes, Ship, Side
 from mailbot.games.flattop.victory import VpEntry
 from mailbot.games.flattop.victory_scoring import air_lost, ship_sunk
 
@@ -51,6 +52,22 @@ def put_ships(turn: Turn, side: Side, ships: Iterable[Ship], cause: str) -> None
             tf = replace(tf, ships=tuple(after.get(s.name, s) for s in tf.ships))  # noqa: PLW2901
         tfs.append(tf)
     turn.state = replace(st, task_forces=tuple(tfs), score=st.score.scored(entries))
+
+
+def put_boxes(turn: Turn, side: Side, place: str, change: Callable[[AirBoxes], AirBoxes]) -> None:
+    """The air boxes of ``side``'s base or ship named ``place`` after an air fight: the scrambled
+    fighters back down, or the losses taken again as the attacker ranked them (15 LI 3)."""
+    st = turn.state
+    bases = tuple(
+        replace(b, boxes=change(b.boxes)) if b.name == place and b.side is side else b for b in st.bases
+    )
+    tfs = tuple(
+        replace(t, ships=tuple(replace(s, boxes=change(s.boxes)) if s.name == place else s for s in t.ships))
+        if t.side is side
+        else t
+        for t in st.task_forces
+    )
+    turn.state = replace(st, bases=bases, task_forces=tfs)
 
 
 def put_hits(

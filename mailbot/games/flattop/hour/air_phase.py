@@ -18,15 +18,17 @@ attacker's losses exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 from mailbot.games.flattop.combat.air_to_air import AirBattle, Flight, fight
 from mailbot.games.flattop.combat.cap import diving_cap, scramble_limit
 from mailbot.games.flattop.combat.kit import Kit, remove_factors
 from mailbot.games.flattop.hour import air_ops
+from mailbot.games.flattop.hour.aftermath import put_boxes
 from mailbot.games.flattop.hour.turn import Turn, own_af, put
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.orders.decks import grounded
-from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Altitude, Side, TaskForce
+from mailbot.games.flattop.units import AirBoxes, AirFactors, AirFormation, Altitude, Side
 
 SCRAMBLE = 100  # pseudo AF numbers for scrambled ready CAP, per place: 100, 101, ...
 
@@ -275,28 +277,12 @@ def _lose(formation: AirFormation, plane: str, count: int) -> AirFormation:
 
 def land_scrambled(turn: Turn, side: Side, sky: Sky) -> None:
     """Scrambled survivors leave the Ready box and come down in Just Landed (design default)."""
-    st = turn.state
     for number, (place, survivors) in sky.scrambled.items():
         took = sky.took[number]
-        bases = tuple(
-            replace(b, boxes=_moved(b.boxes, took, survivors)) if b.name == place and b.side is side else b
-            for b in st.bases
-        )
-        tfs = tuple(_tf_down(t, place, took, survivors) if t.side is side else t for t in st.task_forces)
-        st = replace(st, bases=bases, task_forces=tfs)
-    turn.state = st
+        put_boxes(turn, side, place, partial(_moved, took=took, survivors=survivors))
 
 
 def _moved(boxes: AirBoxes, took: tuple[AirFactors, ...], survivors: tuple[AirFactors, ...]) -> AirBoxes:
     ready = remove_stacks(boxes.ready, took)
     landed = boxes.just_landed + tuple(replace(s, altitude=Altitude.LOW) for s in survivors)
     return replace(boxes, ready=ready, just_landed=landed)
-
-
-def _tf_down(
-    tf: TaskForce, place: str, took: tuple[AirFactors, ...], survivors: tuple[AirFactors, ...]
-) -> TaskForce:
-    ships = tuple(
-        replace(s, boxes=_moved(s.boxes, took, survivors)) if s.name == place else s for s in tf.ships
-    )
-    return replace(tf, ships=ships)

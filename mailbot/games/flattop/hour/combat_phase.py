@@ -21,7 +21,7 @@ from mailbot.games.flattop.combat.battle import LOSSES, Battle, LossChoice
 from mailbot.games.flattop.combat.damage import ShipHit
 from mailbot.games.flattop.combat.damage_ships import end_of_combat_phase, launch_note
 from mailbot.games.flattop.combat.kit import Kit, describe_counts
-from mailbot.games.flattop.hour.aftermath import AIR_COMBAT, AIR_STRIKE, FIRE, put_hits, score_air
+from mailbot.games.flattop.hour.aftermath import AIR_COMBAT, AIR_STRIKE, FIRE, put_boxes, put_hits, score_air
 from mailbot.games.flattop.hour.air_phase import Sky, air_battle, apply_air_losses, cap_flights
 from mailbot.games.flattop.hour.rules import kit
 from mailbot.games.flattop.hour.strike import strike_hex
@@ -189,7 +189,6 @@ def _counts(taken: Sequence[tuple[str, str, int]]) -> dict[str, int]:
 
 def _rerank(turn: Turn, choice: LossChoice, ranking: Sequence[str]) -> dict[str, int]:
     """The choice's losses taken again in ``ranking`` order; the factors lost by plane name."""
-    st = turn.state
     lost: dict[str, int] = {}
 
     def fix(boxes: AirBoxes) -> AirBoxes:
@@ -203,19 +202,7 @@ def _rerank(turn: Turn, choice: LossChoice, ranking: Sequence[str]) -> dict[str,
             boxes = replace(boxes, **{box: left})
         return boxes
 
-    bases = tuple(
-        replace(b, boxes=fix(b.boxes)) if b.name == choice.place and b.side is choice.owner else b
-        for b in st.bases
-    )
-    tfs = tuple(
-        replace(
-            t, ships=tuple(replace(s, boxes=fix(s.boxes)) if s.name == choice.place else s for s in t.ships)
-        )
-        if t.side is choice.owner
-        else t
-        for t in st.task_forces
-    )
-    turn.state = replace(st, bases=bases, task_forces=tfs)
+    put_boxes(turn, choice.owner, choice.place, fix)
     return {plane: n for plane, n in lost.items() if n}
 
 
