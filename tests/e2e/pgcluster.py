@@ -29,7 +29,11 @@ def _bindir() -> Path:
 
 
 class PgCluster:
-    def __init__(self) -> None:
+    """``fast``: no synchronous commits and no full-page writes either (fsync is always off), for
+    a cluster that only serves tests; an outage test keeps them, as a real server has them."""
+
+    def __init__(self, *, fast: bool = False) -> None:
+        self.fast = fast
         self.bindir = _bindir()
         self.root = Path(tempfile.mkdtemp(prefix="mailbot-pg-"))
         self.root.chmod(0o755)
@@ -55,6 +59,8 @@ class PgCluster:
 
     def start(self) -> None:
         options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        if self.fast:
+            options += " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.log), "-w", "start")
 
     def stop(self, mode: str = "fast") -> None:
