@@ -18,10 +18,16 @@ from mailbot.store.models import Inbound, Outbound, OutboundState
 NOW = datetime(2026, 11, 21, 12, 30, tzinfo=UTC)
 
 
-def test_migrations_create_exactly_the_model_tables(engine: Engine) -> None:
-    with engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
-    assert diff == []
+def test_migrations_create_exactly_the_model_tables(empty_db_url: str) -> None:
+    engine = db.make_engine(empty_db_url)
+    try:
+        assert sa.inspect(engine).get_table_names() == []
+        db.upgrade(engine)
+        with engine.connect() as conn:
+            diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
+        assert diff == []
+    finally:
+        engine.dispose()
 
 
 def test_upgrade_is_idempotent(engine: Engine) -> None:
