@@ -19,7 +19,8 @@ the same SVGs to PNG (what every picture cost before ``render.maps.raster``).
 Target (issue 12): an hour through the store under 50 ms.
 Run: ``.venv/bin/python bench/flattop_hour.py [--hours N]``; last line
 ``flattop hour: store <ms> ms (<ms> ms without map pictures), in process <ms> ms (<ms> ms with
-the state round trip)``.
+the state round trip), map PNG <kB> kB`` (the median size of a letter's map picture; target about
+60 kB, issue 32).
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ class MapTimer:
     def __init__(self) -> None:
         self.seconds = 0.0
         self.svgs: list[str] = []
+        self.sizes: list[int] = []  # each PNG's bytes, as attached to its letter
         self._real = reports.map_of
 
     def __enter__(self) -> MapTimer:
@@ -107,6 +109,7 @@ class MapTimer:
                 self.seconds += time.perf_counter() - started
             if drawn is not None:
                 self.svgs.append(drawn[1])
+                self.sizes.append(len(drawn[0].content))
             return drawn
 
         reports.map_of = timed  # type: ignore[assignment]
@@ -187,6 +190,7 @@ def main(hours: int) -> None:
         no_maps = [total - drawing for total, drawing in hours_timed]
         per_hour = len(maps.svgs) / max(len(store) + 1, 1)  # the opening letters have maps too
         reference = cairosvg_ms(maps.svgs) * per_hour
+        png_kb = statistics.median(maps.sizes) / 1000 if maps.sizes else 0.0
         bare = in_process(snapshot, len(store), round_trip=False)
         trip = in_process(snapshot, len(store), round_trip=True)
         bot.engine.dispose()
@@ -199,11 +203,14 @@ def main(hours: int) -> None:
     pictures = ms["store"] - ms["no_maps"]
     print(f"    of which the map pictures (SVG and PNG):                        {pictures:.1f} ms")
     print(f"    raw reference, cairosvg making the PNGs of the same SVGs:       {reference:.1f} ms")
+    label = f"a map picture as attached (PNG), median of {len(maps.sizes)}:"
+    print(f"  {label:<66}{png_kb:.1f} kB")
     print(f"  in process, resolve only:                                         {ms['bare']:.1f} ms")
     print(f"  in process, resolve + state dump/JSON/load:                       {ms['trip']:.1f} ms")
     print(
         f"flattop hour: store {ms['store']:.1f} ms ({ms['no_maps']:.1f} ms without map pictures), "
-        f"in process {ms['bare']:.1f} ms ({ms['trip']:.1f} ms with the state round trip)"
+        f"in process {ms['bare']:.1f} ms ({ms['trip']:.1f} ms with the state round trip), "
+        f"map PNG {png_kb:.1f} kB"
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from mailbot.games.flattop.drawing.board import SHEET
+from mailbot.games.flattop.drawing.board import ROOT3, SHEET, board_for
 from mailbot.games.flattop.drawing.symbols import SEA
 from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.render.maps import canvas as cv
@@ -143,6 +143,33 @@ def test_a_coral_sea_map_shows_land_names_every_hex_and_keeps_its_frame() -> Non
     assert "New Guinea" in islands
     assert any(g.get("class") == "compass" for g in one.iter(f"{SVG}g"))
     assert any(g.get("class") == "scale" for g in one.iter(f"{SVG}g"))
+
+
+def test_the_board_lies_on_the_pixel_grid_so_its_rows_repeat() -> None:
+    """Whole units for the radius, a corner's rise and the board's corner: every two columns and
+    every row the grid's pixels repeat, and neighbours share their corners exactly."""
+    model = coral_sea_maps(1)[0]
+    board = board_for(model["bounds"])
+    c0, r0, _, _ = board.bounds
+    assert all(float(v).is_integer() for v in (board.size, board.rise, board.left, board.top))
+    assert abs(board.rise / (board.size * ROOT3 / 2) - 1) < 0.05  # near a regular hexagon
+    for col, row in ((c0, r0), (c0 + 7, r0 + 11), (c0 + 30, r0 + 20)):
+        x, y = board.centre(Hex(col, row))
+        assert board.centre(Hex(col + 2, row)) == (x + 3 * board.size, y)
+        assert board.centre(Hex(col, row + 1)) == (x, y + 2 * board.rise)
+        above, below = (row - 1, row) if col % 2 == 0 else (row, row + 1)
+        for other in (Hex(col + 1, above), Hex(col + 1, below)):
+            shared = set(board.corners(Hex(col, row))) & set(board.corners(other))
+            assert len(shared) == 2, (col, row, other)
+
+
+def test_a_played_hours_map_is_a_small_picture() -> None:
+    """The PNG a letter carries: a Coral Sea hour's whole theatre, 960 pixels wide, in a palette.
+    About 66 kB a map; 112 kB when the grid's pixels differed hex by hex."""
+    for model in coral_sea_maps(3)[1:]:
+        picture = draw_map("flattop", {"map": model})
+        assert picture is not None
+        assert len(picture.png()) < 75_000
 
 
 @pytest.mark.parametrize("crowd", [3, 8])

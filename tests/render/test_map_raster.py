@@ -343,7 +343,7 @@ def test_a_bank_of_hexes_drawn_as_its_outline_fills_what_its_hexes_fill() -> Non
     def picture(d: str) -> bytes | None:
         return raster.render(f'{head}<path d="{d}" fill="#c9ced4" fill-opacity="0.55" /></svg>', 480)
 
-    each = "".join(cv.polygon(cv.hexagon(*board.centre(h), board.size)) for h in hexes)
+    each = "".join(cv.polygon(board.corners(h)) for h in hexes)
     union = flattop.union_outline(board, hexes)
     assert union.count("M") == 4 and len(union) < len(each) / 3
     one, other = picture(union), picture(each)

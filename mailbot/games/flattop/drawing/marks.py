@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import drawsvg as dw
 
-from mailbot.games.flattop.drawing.board import ROOT3, SHEET, Board
+from mailbot.games.flattop.drawing.board import SHEET, Board
 from mailbot.games.flattop.drawing.symbols import HEXSIDE_INK
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.render.maps import canvas as cv
@@ -23,7 +23,7 @@ def compass_and_scale(d: dw.Drawing | dw.Group, board: Board) -> None:
     group.append(dw.Path(cv.polygon([(x, y - 10), (x + 5, y + 6), (x, y + 2), (x - 5, y + 6)]), fill=cv.INK))
     cv.text(group, "N", 10, x - 9, y + 1, anchor="end", weight="bold")
     d.append(group)
-    step = ROOT3 * board.size  # centre to centre of two hexes side by side
+    step = 2 * board.rise  # centre to centre of two hexes one above the other
     right, length = x - 32, 5 * step
     left = right - length
     scale = dw.Group(class_="scale")
