@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mailbot import verify_archive
 from mailbot.render.maps import draw_map
+from mailbot.render.maps import layers as layers_module
 from mailbot.render.maps.layers import (
+    cut_layers,
     factored,
     layer_bottom,
     layer_file,
@@ -23,6 +27,30 @@ def _map() -> str:
     picture = draw_map("flattop", {"map": flattop_model()})
     assert picture is not None
     return picture.svg
+
+
+def test_a_layer_cut_out_again_is_found_whole_by_its_text_or_walked_when_it_differs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A board cut out lately is found again by comparing its text (no walk through its groups);
+    a layer that opens alike and differs inside is walked to its own end."""
+    head = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+    board = '<g data-layer="9"><g class="a"><text>x</text></g></g>'
+    other = '<g data-layer="9"><g class="a"><text>x</text></g><g class="b"><g /></g></g>'
+
+    def svg(layer: str) -> str:
+        return f'{head}{layer}<rect width="1" height="1" /></svg>'
+
+    rest = f'{head}<g data-layer-ref="0" /><rect width="1" height="1" /></svg>'
+    assert cut_layers(svg(board)) == (rest, [(board, 9.0)])
+    assert cut_layers(svg(other)) == (rest, [(other, 9.0)])
+
+    def walked(*_: object) -> int:
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(layers_module, "_group_end", walked)
+    assert cut_layers(svg(board)) == (rest, [(board, 9.0)])
+    assert cut_layers(svg(other)) == (rest, [(other, 9.0)])
 
 
 def test_a_map_factored_is_restored_byte_for_byte() -> None:

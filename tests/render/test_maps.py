@@ -392,6 +392,36 @@ def test_every_flattop_report_carries_the_seats_map_and_the_report_row_keeps_its
     assert all(with_class(parse(row.map_svg), "contact") == [] for row in rows[:2])  # nothing seen yet
 
 
+def test_an_hours_maps_are_painted_once_a_side_whoever_reads_them(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34: a PNG is made once per side and hour, never per recipient. Flat Top has one
+    seat a side, and its observers get no side's map (nor any: it has no public view)."""
+    game_id = start(h, "flattop", "test-small", FLATTOP)
+    h.flush()
+    watchers = ["one@watchers.test", "two@watchers.test"]
+    for watcher in watchers:
+        h.mail(watcher, "watching", f"OBSERVE {game_id}\n")
+    painted: list[str] = []
+    real = render.maps.png_of
+
+    def counted(svg: str, width: int, colours: int | None = None) -> bytes:
+        painted.append(svg)
+        return real(svg, width, colours)
+
+    monkeypatch.setattr(render.maps, "png_of", counted)
+    step = h.steps(game_id)[-1]
+    for seat, address in FLATTOP.items():
+        secret = h.seat(game_id, seat).secret
+        h.mail(address, f"[{tag(h.game(game_id))} {secret}] orders", f"ORDERS {step.key}\nHOLD\nEND\n")
+    letters = h.tick(600)
+    assert all(to(letters, watcher) for watcher in watchers)  # the observers had their letter
+    assert len(painted) == len(FLATTOP) == len(set(painted))
+    assert sorted(name for m in letters for name, _ in maps_in(m)) == [
+        "map-allied-turn2.png", "map-japanese-turn2.png",
+    ]  # fmt: skip
+
+
 def test_salt_n_tar_reports_carry_the_course(h: Harness) -> None:
     seats = {"red": "red@players.test", "blue": "blue@players.test"}
     game_id = start(h, "saltntar", "race", seats)

@@ -22,6 +22,12 @@ _LAYER_OPEN = re.compile(r'<g\b[^>]*?\sdata-layer="(' + NUMBER + r')"[^>]*?(/?)>
 _GROUP = re.compile(r"<g\b[^>]*?(/?)>|</g>")
 
 
+#: layers cut out lately, by their opening tag: the next map of a game has the same board, found
+#: by comparing its text (a few hundred groups of names and ids were walked tag by tag each map)
+_RECENT = 8  # openings kept, and texts for each
+_recent: dict[str, list[str]] = {}
+
+
 def cut_layers(svg: str) -> tuple[str, list[tuple[str, float]]]:
     """``svg`` with each ``data-layer`` group replaced by ``<g data-layer-ref="<n>" />``, and
     the groups' text with their bottoms, by n. An SVG whose groups do not close is left whole
@@ -32,15 +38,7 @@ def cut_layers(svg: str) -> tuple[str, list[tuple[str, float]]]:
     for found in _LAYER_OPEN.finditer(svg):
         if found.start() < at or found.group(2):
             continue  # inside a layer already cut out, or empty
-        depth, end = 1, -1
-        for tag in _GROUP.finditer(svg, found.end()):
-            if tag.group(0) == "</g>":
-                depth -= 1
-            elif not tag.group(1):
-                depth += 1
-            if depth == 0:
-                end = tag.end()
-                break
+        end = _known_end(svg, found) or _group_end(svg, found)
         if end < 0:
             return svg, []
         parts += [svg[at : found.start()], f'<g data-layer-ref="{len(layers)}" />']
@@ -48,6 +46,33 @@ def cut_layers(svg: str) -> tuple[str, list[tuple[str, float]]]:
         at = end
     parts.append(svg[at:])
     return "".join(parts), layers
+
+
+def _known_end(svg: str, found: re.Match[str]) -> int:
+    """Where the layer opening at ``found`` ends, if its whole text is one cut out lately; else 0."""
+    for text in _recent.get(found.group(0), ()):
+        if svg.startswith(text, found.start()):
+            return found.start() + len(text)
+    return 0
+
+
+def _group_end(svg: str, found: re.Match[str]) -> int:
+    """Where the group opening at ``found`` closes (-1: never), walked tag by tag; its text is
+    then kept for :func:`_known_end`."""
+    depth = 1
+    for tag in _GROUP.finditer(svg, found.end()):
+        if tag.group(0) == "</g>":
+            depth -= 1
+        elif not tag.group(1):
+            depth += 1
+        if depth == 0:
+            kept = _recent.setdefault(found.group(0), [])
+            kept.insert(0, svg[found.start() : tag.end()])
+            del kept[_RECENT:]
+            while len(_recent) > _RECENT:
+                del _recent[next(iter(_recent))]
+            return tag.end()
+    return -1
 
 
 #: where :func:`factored` left a layer: its digest and its bottom
