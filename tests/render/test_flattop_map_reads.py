@@ -163,6 +163,25 @@ def test_the_board_lies_on_the_pixel_grid_so_its_rows_repeat() -> None:
             assert len(shared) == 2, (col, row, other)
 
 
+def containers(value: Any) -> int:
+    """How many lists and dicts ``value`` holds, itself included."""
+    if isinstance(value, dict):
+        return 1 + sum(containers(v) for v in value.values())
+    if isinstance(value, list):
+        return 1 + sum(containers(v) for v in value)
+    return 0
+
+
+def test_a_views_map_holds_the_printed_boards_hexes_in_one_string() -> None:
+    """The printed board's 450 hexes as [col, row] lists were as many containers a view for the
+    garbage collector to walk; the board's places are one string, the hour's hexes a few lists."""
+    first, second = coral_sea_maps(2)
+    assert isinstance(first["board_hexes"], str) and first["board_hexes"] == second["board_hexes"]
+    places = dict(item.split(":") for item in first["board_hexes"].split(";"))
+    assert len(places) > 400 and {*first["land"], *first["grid_ids"]} <= places.keys()
+    assert containers(first) < 300 and len(first["hexes"]) < 200
+
+
 def test_a_played_hours_map_is_a_small_picture() -> None:
     """The PNG a letter carries: a Coral Sea hour's whole theatre, 960 pixels wide, in a palette.
     About 66 kB a map; 112 kB when the grid's pixels differed hex by hex."""

@@ -15,10 +15,11 @@ sections with their numerals and a regular grid of hex ids to read the numbering
 nearest storm): the drawer labels each of them with its hex id.
 
 Schema (every value JSON-like; every hex id used has its ``[col, row]`` in ``hexes``, the
-global grid of ``map.hexes.Hex``)::
+global grid of ``map.hexes.Hex``, or, a hex of the printed board, in ``board_hexes``)::
 
     {"side": "Allied" | "Japanese" | "referee", "time": "D1 0800",
-     "hexes": {id: [col, row]}, "bounds": [min_col, min_row, max_col, max_row],
+     "hexes": {id: [col, row]}, "board_hexes": "id:col,row;...",
+     "bounds": [min_col, min_row, max_col, max_row],
      "forces": [{"side": "Allied", "task_forces": [{"name", "hex", "ships", "carriers"}],
                  "bases": [{"name", "hex"}], "air": [{"name", "hex", "altitude", "mission"}]}],
      "contacts": [{"hex", "kind", "condition", "age", "label"}],
@@ -89,9 +90,12 @@ def build_map(
     printed = board_part(*_board_key(state.scenario))
     model.update(printed.model())
     where = {board.hex_id(c.hex): c.hex for c in state.weather.clouds}
-    ids = {*_all_ids(model), *model["named"]} - printed.hexes.keys()
-    model["hexes"] = {i: [c, r] for i, (c, r) in printed.hexes.items()}
-    model["hexes"].update((i, _hex(state, where, i).as_list()) for i in sorted(ids))
+    ids = {*_all_ids(model), *model["named"]}
+    # The hour's hexes as [col, row]; the printed board's (Coral Sea: 450) as one string, the
+    # same every hour: built as lists a view, the garbage collections they set off in a tick
+    # took some 5 ms a map, more than drawing it
+    model["hexes"] = {i: _hex(state, where, i).as_list() for i in sorted(ids)}
+    model["board_hexes"] = printed.places
     model["bounds"] = list(printed.bounds)
     return model
 
@@ -283,6 +287,8 @@ class Printed:
         every = set(board.terrain) | grid | {h for _, h in bases if board.on_board(h)}
         every |= {h for i in islands for h in i.hexes} | {h for pair, _ in hexsides for h in pair}
         self.hexes = {name(h): (h.col, h.row) for h in sorted(every)}
+        #: every hex above as ``id:col,row``, ``;`` between them, in the order of their ids
+        self.places = ";".join(f"{i}:{c},{r}" for i, (c, r) in sorted(self.hexes.items()))
 
     def model(self) -> dict[str, Any]:
         return {

@@ -317,7 +317,8 @@ def test_the_map_schema_every_hex_has_coordinates(data: dict[str, Any], seat: st
     model = GAME.view(state, (), seat)["map"]
     assert json.loads(json.dumps(model)) == model
     assert set(model) == {
-        "side", "time", "hexes", "bounds", "forces", "contacts", "clouds", "cloud_radius", "storms",
+        "side", "time", "hexes", "board_hexes", "bounds", "forces", "contacts", "clouds", "cloud_radius",
+        "storms",
         "searches", "strikes", "land", "partial", "islands", "hexsides", "board_bases", "sections",
         "grid_ids", "named",
     }  # fmt: skip

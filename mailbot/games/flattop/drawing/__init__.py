@@ -6,7 +6,8 @@ The schema (``mailbot/games/flattop/view.py`` builds it from the side's own
 units, its knowledge and the public board)::
 
     {"side": "Allied" | "Japanese" | "referee", "time": "<hour label>",
-     "hexes": {"<hex id>": [col, row], ...},      # every hex id used below
+     "hexes": {"<hex id>": [col, row], ...},      # every hex id used below, or
+     "board_hexes": "<hex id>:col,row;...",      # ... the printed board's, in one string
      "bounds": [min_col, min_row, max_col, max_row],
      "forces": [{"side": ..., "task_forces": [{"name", "hex", "ships", "carriers"}],
                  "bases": [{"name", "hex"}], "air": [{"name", "hex", "altitude", "mission"}]}],
@@ -34,6 +35,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from types import MappingProxyType
 from typing import Any
 
 import drawsvg as dw
@@ -103,9 +105,10 @@ class Map:
 
     def __init__(self, model: Mapping[str, Any]) -> None:
         self.model = model
-        # Read as asked for: the model names every hex of the printed board (some 3,400), and a
+        # Read as asked for: the model names every hex of the printed board, and a
         # map's own drawing asks for a few hundred (the board is drawn once, from its key).
         self.coordinates: Mapping[str, Any] = model["hexes"]
+        self.printed = board_places(str(model.get("board_hexes", "")))
         self.hexes: dict[str, Hex] = {}
         self.board = board_for(model["bounds"])
         self.side = str(model["side"])
@@ -115,9 +118,13 @@ class Map:
     def at(self, hex_id: str) -> Hex:
         found = self.hexes.get(hex_id)
         if found is None:
-            if hex_id not in self.coordinates:
+            if hex_id in self.coordinates:
+                found = Hex.from_list(self.coordinates[hex_id])
+            elif hex_id in self.printed:
+                found = self.printed[hex_id]
+            else:
                 raise KeyError(f"hex {hex_id!r} has no coordinates in map.hexes")
-            found = self.hexes[hex_id] = Hex.from_list(self.coordinates[hex_id])
+            self.hexes[hex_id] = found
         return found
 
     def _own_markers(self) -> list[Marker]:
@@ -523,12 +530,15 @@ def board_key(model: Mapping[str, Any]) -> tuple[Any, ...]:
     land = tuple(str(i) for i in model.get("land", ()))
     partial = tuple(str(i) for i in model.get("partial", ()))
     grid = tuple(str(i) for i in model.get("grid_ids", ()))
-    ids = {*land, *partial, *grid, *(h for _, h in islands), *(h for _, h in bases)}
-    ids |= {h for a, b, _ in hexsides for h in (a, b)}
-    hexes = model["hexes"]
     # Written as one string, not a tuple a hex: some 3,400 tuples a map, each a container the
-    # garbage collector counts and walks, made a Coral Sea hour slower outside its maps.
-    where = ";".join(f"{i}:{int(hexes[i][0])},{int(hexes[i][1])}" for i in sorted(ids))
+    # garbage collector counts and walks, made a Coral Sea hour slower outside its maps. A view
+    # gives it as it is (``board_hexes``, the same string every hour).
+    where = str(model.get("board_hexes", ""))
+    if not where:
+        ids = {*land, *partial, *grid, *(h for _, h in islands), *(h for _, h in bases)}
+        ids |= {h for a, b, _ in hexsides for h in (a, b)}
+        hexes = model["hexes"]
+        where = ";".join(f"{i}:{int(hexes[i][0])},{int(hexes[i][1])}" for i in sorted(ids))
     bounds = tuple(int(v) for v in model["bounds"])
     return bounds, land, partial, islands, hexsides, bases, sections, grid, where
 
@@ -560,6 +570,12 @@ def printed_board(key: tuple[Any, ...]) -> Printed:
         "grid_ids": list(grid),
     }
     return Map(model).draw_board()
+
+
+@lru_cache(maxsize=4)
+def board_places(where: str) -> Mapping[str, Hex]:
+    """A model's ``board_hexes`` read: each printed hex by its id (kept: the same every hour)."""
+    return MappingProxyType({i: Hex(int(c), int(r)) for i, c, r in _places(where)})
 
 
 def _places(where: str) -> list[tuple[str, str, str]]:
