@@ -30,6 +30,7 @@ from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line, Setup
 from mailbot.games.flattop import drawing as flattop_drawing
 from mailbot.games.flattop import worlds as fw
+from mailbot.games.flattop.drawing.board import board_for
 from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.games.saltntar import SaltNTarGame
 from mailbot.games.saltntar.geometry import find_grid
@@ -134,6 +135,29 @@ def test_the_flattop_map_shows_every_own_unit_and_every_contact_where_the_view_h
     assert "Allied map, D1 0700" in words
     assert "TF17 (8)" in words and "TF44 (5)" in words and "AF1 high" in words
     assert "ships C2 carriers 0700" in words and "planes C1 0500 (2h ago)" in words
+
+
+@pytest.mark.parametrize("side", ["Allied", "Japanese"])
+def test_in_the_png_own_units_are_solid_and_contacts_hollow_also_in_grey(side: str) -> None:
+    """The two sides' colours are nearly one grey (blue 79, red 75): own units and contacts are
+    told apart by their fill, solid against hollow, and the palette PNG keeps that."""
+    model = flattop_model(side=side)
+    model["forces"][0]["side"] = side
+    picture = draw_map("flattop", {"map": model})
+    assert picture is not None
+    grey = Image.open(io.BytesIO(picture.png())).convert("L")
+    board = board_for(model["bounds"])
+    m = max(4.0, min(board.size * 0.42, 9.0))  # a symbol's half size (Map.marker_size)
+
+    def at(col: int, row: int, dx: float, dy: float) -> int:
+        x, y = board.centre(Hex(col, row))
+        value = grey.getpixel((round(x + dx), round(y + dy)))
+        assert isinstance(value, int)
+        return value
+
+    assert at(3, 33, 0.5 * m, 0) < 130 and at(3, 33, 0, 0.5 * m) < 130  # TF44: a solid disc
+    assert at(8, 22, 0.7 * m, 0) > 220 and at(8, 22, -0.7 * m, 0) > 220  # a contact: a hollow diamond
+    assert at(8, 22, 1.2 * m - 1, 0) < 170  # ... outlined in the other side's colour
 
 
 def test_no_contact_is_drawn_where_the_view_has_none() -> None:
