@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Callable, Mapping
 
 from mailbot.render.maps.svgsubset import NUMBER
@@ -25,7 +26,8 @@ _GROUP = re.compile(r"<g\b[^>]*?(/?)>|</g>")
 #: layers cut out lately, by their opening tag: the next map of a game has the same board, found
 #: by comparing its text (a few hundred groups of names and ids were walked tag by tag each map)
 _RECENT = 8  # openings kept, and texts for each
-_recent: dict[str, list[str]] = {}
+_recent: dict[str, tuple[str, ...]] = {}
+_keeping = threading.Lock()  # maps may be drawn in more than one thread at once
 
 
 def cut_layers(svg: str) -> tuple[str, list[tuple[str, float]]]:
@@ -50,7 +52,7 @@ def cut_layers(svg: str) -> tuple[str, list[tuple[str, float]]]:
 
 def _known_end(svg: str, found: re.Match[str]) -> int:
     """Where the layer opening at ``found`` ends, if its whole text is one cut out lately; else 0."""
-    for text in _recent.get(found.group(0), ()):
+    for text in _recent.get(found.group(0), ()):  # a tuple: another thread replaces it whole
         if svg.startswith(text, found.start()):
             return found.start() + len(text)
     return 0
@@ -66,11 +68,11 @@ def _group_end(svg: str, found: re.Match[str]) -> int:
         elif not tag.group(1):
             depth += 1
         if depth == 0:
-            kept = _recent.setdefault(found.group(0), [])
-            kept.insert(0, svg[found.start() : tag.end()])
-            del kept[_RECENT:]
-            while len(_recent) > _RECENT:
-                del _recent[next(iter(_recent))]
+            opening = found.group(0)
+            with _keeping:
+                _recent[opening] = (svg[found.start() : tag.end()], *_recent.get(opening, ()))[:_RECENT]
+                while len(_recent) > _RECENT:
+                    del _recent[next(iter(_recent))]
             return tag.end()
     return -1
 
