@@ -56,7 +56,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mailbot.core.demo import DemoScript, orders
-from mailbot.games.flattop.demo_plans import plot_orders, plots, search_goal
+from mailbot.games.flattop.demo_plans import planned, plot_orders, plots, search_goal
 from mailbot.games.flattop.demo_reading import (
     LF_LOSS,
     Makeup,
@@ -76,9 +76,12 @@ from mailbot.games.flattop.map.hexes import (
     distance,
     hex_id,
     neighbours,
+    parse_hex_id,
     step,
 )
 
+#: where a staff without a plan for the scenario looks for the enemy carriers (the surface demo's)
+SECTOR = {"allied": "VII-E34", "japanese": "VI-N36"}
 SEARCH_PLANE = {"allied": "Wildcat", "japanese": "Zero"}
 DECEPTION = {"allied": "DECEPTION RANDOM", "japanese": "DECEPTION MAXIMAL"}
 FIRST_STRIKE_AF = 21  # strikes are AF21 and up, searchers AF1-AF20: the numbers never clash
@@ -382,12 +385,9 @@ def target_for(report: Report, near: Hex) -> Hex | None:
 
 def expected(report: Report, seat: str, number: int) -> Hex:
     """Where searcher ``number`` looks with no ships contact: the staff's plan for the day
-    (:func:`demo_plans.search_goal`), else where it is."""
-    goal = search_goal(seat, report.when, number)
-    if goal is not None:
-        return goal
-    af = report.air.get(number)
-    return af.hex if af is not None else next(iter(report.tfs.values())).hex
+    (:func:`demo_plans.search_goal`); in another scenario the enemy's usual sector (:data:`SECTOR`)."""
+    goal = search_goal(seat, report.when, number) if planned(report) else parse_hex_id(SECTOR[seat])
+    return goal if goal is not None else parse_hex_id(SECTOR[seat]) or Hex(0, 0)
 
 
 def flight_orders(seat: str, report: Report, target: Hex | None) -> list[str]:

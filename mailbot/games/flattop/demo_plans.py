@@ -92,6 +92,9 @@ SEARCH: Mapping[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
     ),
 }
 
+#: the plans are for this scenario only (its title as the letters give it); others get none
+TITLE = "The Battle of the Coral Sea, 4-8 May 1942"
+
 #: a carrier TF that sees enemy ships this near holds its hex (its planes do the fighting)
 STAND_OFF = 10
 #: the hex where the invasion convoy unloads (coral-sea.toml ``unloading``: Port Moresby)
@@ -104,6 +107,11 @@ def _hex(text: str) -> Hex:
     if found is None:
         raise ValueError(f"not a hex ID: {text}")
     return found
+
+
+def planned(report: Report) -> bool:
+    """Whether the letter is of the scenario these plans are for."""
+    return report.title.startswith(TITLE)
 
 
 def search_goal(seat: str, when: tuple[int, int], number: int) -> Hex | None:
@@ -147,6 +155,8 @@ def _enemy_near(report: Report, here: Hex) -> bool:
 def plots(seat: str, report: Report, hold: Collection[int] = ()) -> dict[int, list[Hex]]:
     """This turn's hexes for each of the side's TFs ([] holds it; so do the TFs in ``hold``)."""
     moves: dict[int, list[Hex]] = {}
+    if not planned(report):
+        return moves
     for number, tf in sorted(report.tfs.items()):
         legs = ROUTES.get((seat, number))
         if legs is None or number in hold or (tf.carriers and _enemy_near(report, tf.hex)):

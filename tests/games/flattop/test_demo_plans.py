@@ -13,6 +13,7 @@ from mailbot.games.flattop.demo import DEMO
 from mailbot.games.flattop.demo_plans import (
     ROUTES,
     SEARCH,
+    TITLE,
     UNLOADING,
     Leg,
     course,
@@ -85,11 +86,13 @@ def test_the_convoy_unloads_at_port_moresby_and_carriers_hold_near_the_enemy() -
     convoy = _tf(10, UNLOADING, (OwnShip("CL", "Yubari"), OwnShip("AP", "Chowa Maru")), speed=1)
     carriers = _tf(1, "VII-E34", (OwnShip("CV", "Shokaku"),))
     seen = Contact((3, 8), _hex("VI-N36"), "ships", 2, "TF: 2 carrier")
-    report = Report(when=(3, 9), tfs={1: carriers, 10: convoy}, contacts=(seen,))
+    report = Report(when=(3, 9), tfs={1: carriers, 10: convoy}, contacts=(seen,), title=TITLE)
     lines = plot_orders("japanese", report, plots("japanese", report))
     assert lines == ["PLOT TF1 HOLD", "UNLOAD TF10"]
-    far = Report(when=(3, 9), tfs={1: carriers})
+    far = Report(when=(3, 9), tfs={1: carriers}, title=TITLE)
     moving = plot_orders("japanese", far, plots("japanese", far))
     assert moving[0].startswith("PLOT TF1 ") and moving[0] != "PLOT TF1 HOLD"
     # A TF that launches this turn holds (its planes take off from where it stands).
     assert plot_orders("japanese", far, plots("japanese", far, hold={1})) == ["PLOT TF1 HOLD"]
+    # The plans are the full Coral Sea's: a letter of another scenario gets no moves from them.
+    assert plots("japanese", Report(when=(3, 9), tfs={1: carriers})) == {}

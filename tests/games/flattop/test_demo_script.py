@@ -80,8 +80,16 @@ def letter(
 ) -> str:
     """An Allied report in the words of ``templates/report.txt.j2`` (unwrapped)."""
     return f"""== Flat Top: report for allied ==
-Coral Sea, 7-8 May 1942 (demo, approximate map)
 Now: Turn 4 ({hour}, day 1), game time D1 {hour}{" (night)" if night else ""}.
+
+What you must decide:
+  Your orders for Turn 4.
+
+The Battle of the Coral Sea, 4-8 May 1942 (approximate map)
+
+What changed this hour:
+  Nothing.
+
 Winds: I NW, II NW, III NW, IV NW, V NW, VI NW, VII N, VIII NW.
 Cloud markers (each covers 2 hexes around): none
 Storms: {storms}
