@@ -42,17 +42,25 @@ def first_token(value: str) -> str:
     return _COMMENT.sub(" ", value).split(";")[0].strip().lower()
 
 
+def _words(entry: Mapping[str, object], key: str) -> frozenset[str]:
+    """A rule's list of words (``values``, ``tokens``, ``except``), as read from the TOML file."""
+    found = entry[key]
+    if not isinstance(found, list):
+        raise ValueError(f"auto-replies.toml: {key} of the rule for {entry.get('header')} is not a list")
+    return frozenset(str(v) for v in found)
+
+
 def _test(entry: Mapping[str, object]) -> Callable[[str], bool]:
     if entry.get("present"):
         return lambda _value: True
     if "values" in entry:
-        values = frozenset(str(v) for v in entry["values"])  # type: ignore[attr-defined]
+        values = _words(entry, "values")
         return lambda value: first_token(value) in values
     if "tokens" in entry:
-        tokens = frozenset(str(v) for v in entry["tokens"])  # type: ignore[attr-defined]
+        tokens = _words(entry, "tokens")
         return lambda value: bool(tokens & set(_TOKENS.split(_COMMENT.sub(" ", value).lower())))
     if "except" in entry:
-        allowed = frozenset(str(v) for v in entry["except"])  # type: ignore[attr-defined]
+        allowed = _words(entry, "except")
         return lambda value: first_token(value) not in allowed
     raise ValueError(f"auto-replies.toml: rule for {entry.get('header')} has no match")
 

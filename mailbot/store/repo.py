@@ -17,6 +17,7 @@ import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, SQLModel, col, func, or_, select, update
@@ -348,7 +349,7 @@ def requeue_sending(session: Session, alive: Callable[[int], bool]) -> int:
         .where(col(Outbound.state) == OutboundState.SENDING, whose)
         .values(state=OutboundState.PENDING, lease_owner=None)
     )
-    return int(session.execute(query).rowcount or 0)  # type: ignore[attr-defined]
+    return _rowcount(session.execute(query))
 
 
 def requeue_own(session: Session, owner: int) -> int:
@@ -358,9 +359,14 @@ def requeue_own(session: Session, owner: int) -> int:
         .where(col(Outbound.state) == OutboundState.SENDING, col(Outbound.lease_owner) == owner)
         .values(state=OutboundState.PENDING, lease_owner=None)
     )
-    return int(session.execute(query).rowcount or 0)  # type: ignore[attr-defined]
+    return _rowcount(session.execute(query))
 
 
 def count_by_state(session: Session, model: type[Inbound] | type[Outbound]) -> dict[str, int]:
     query = select(model.state, func.count()).group_by(model.state)
     return {str(getattr(state, "value", state)): n for state, n in session.exec(query)}
+
+
+def _rowcount(result: sa.Result[Any]) -> int:
+    """The rows an UPDATE changed (what SQLAlchemy gives an UPDATE is a cursor result)."""
+    return int(result.rowcount) if isinstance(result, sa.CursorResult) else 0

@@ -13,7 +13,7 @@ import pytest
 
 from mailbot.app import Bot
 from mailbot.demo.mailserver import EmbeddedMailServer
-from mailbot.demo.run import BOT, PASSWORD, Player, demo_settings, play_demo, run_demo
+from mailbot.demo.run import BOT, PASSWORD, Player, demo_settings, run_demo
 from mailbot.store.models import InboundState, OutboundState
 from tests.e2e.botproc import parse, text_of
 
@@ -94,55 +94,3 @@ async def test_each_small_game_is_played_by_mail(tmp_path: Path, game: str, stat
     assert int(found.group(1)) >= 3 and int(found.group(2)) > int(found.group(1))
     assert int(found.group(3)) >= 1  # at least one full turn resolved
     assert found.group(4) == status
-
-
-async def test_flattop_is_played_by_mail_and_the_sides_find_each_other(tmp_path: Path) -> None:
-    """Issue 16 "By mail": the demo plays to its end with strikes each way, the makeup and the target
-    choice by mail, damage reports that differ per side, a delayed sinking and a victory report.
-    The demo seed (``demo/replay.py``) makes the game the same every run, so all of it must show."""
-    played = await play_demo(game="flattop", workdir=tmp_path)
-    summary = played.summary
-    found = re.fullmatch(
-        r"demo: \d+ mails in, \d+ replies out, (\d+) turns, (\d+) hours without a letter"
-        r" \((\d+) reports to each seat\), game \d+ finished",
-        summary,
-    )
-    assert found, summary
-    hours, quiet, _ = (int(n) for n in found.groups())
-    import sqlite3
-
-    with sqlite3.connect(tmp_path / "demo.db") as conn:
-        hourly = conn.execute(
-            "select count(*) from report where seat = 'allied' and step_key like 'T%.orders'"
-        ).fetchone()[0]
-    # A night played with fewer hourly letters than hours (combat sub-steps bring letters of their own).
-    assert hours >= 12 and quiet > 0 and hourly < hours
-
-    with sqlite3.connect(tmp_path / "demo.db") as conn:
-        reports = conn.execute("select seat, text from report where step_key = 'T3.orders'").fetchall()
-    texts = dict(reports)
-    assert set(texts) == {"allied", "japanese"} and texts["allied"] != texts["japanese"]
-    contacts = [t.split("Contacts (")[1].split("\n\n")[0] for t in texts.values()]
-    assert all("condition" in block for block in contacts)  # both sides hold contact reports
-    assert "Shokaku" not in texts["allied"] and "Yorktown" not in texts["japanese"]  # never enemy names
-    battles = re.fullmatch(
-        r"battles: air (\d+), surface \d+, sealed values \d+, hours without mail \d+", played.battles
-    )
-    assert battles and int(battles[1]) >= 1, played.battles
-    with sqlite3.connect(tmp_path / "demo.db") as conn:
-        letters = conn.execute("select seat, text from report").fetchall()
-    told = {seat: "\n".join(t for s, t in letters if s == seat) for seat in ("allied", "japanese")}
-    # A strike each way by mail: the attacker's makeup and report, the defender's own report of it.
-    struck = [
-        (a, d) for a, d in (("allied", "japanese"), ("japanese", "allied")) if "Air strike at" in told[a]
-    ]
-    assert len(struck) == 2, "strikes did not go both ways"
-    for attacker, defender in struck:
-        assert "Precise makeup" in told[attacker] and "Enemy air strike at" in told[defender]
-    # LI 4: a ship destroyed but slow to sink: "is sinking" to her side, "dead in the water" to the
-    # enemy (reported crippled until she goes down).
-    sinking = [side for side in told if "is sinking" in told[side]]
-    assert sinking, "no delayed sinking"
-    enemy = {"allied": "japanese", "japanese": "allied"}
-    assert any("dead in the water" in told[enemy[side]] for side in sinking)
-    assert "Victory points:" in told["allied"] and "Totals:" in told["japanese"]

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 32: Flat Top letters that lead with what to decide, read as the players get them.
+"""Issue 32: Flat Top letters that lead with what to decide, read as the players get them; and
+issue 16: the game played by mail to its end, strikes each way, a delayed sinking, a victory.
 
 The Flat Top demo is played once by mail (``play_demo``, the embedded mail server), and every
 report in the two players' mailboxes is read as sent: its subject, its text part's first lines,
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import mailbox
 import re
+import sqlite3
 from dataclasses import dataclass
 from email import policy
 from email.message import EmailMessage
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from mailbot.demo.run import play_demo
+from mailbot.demo.run import DemoResult, play_demo
 from mailbot.games.flattop.view import GRAMMAR_POINTER, SYNTAX
 from tests.e2e.browser import DESKTOP, Browser
 
@@ -47,11 +49,23 @@ def _part(msg: EmailMessage, kind: str) -> str:
     return "" if part is None else str(part.get_content())
 
 
+@dataclass(frozen=True)
+class Played:
+    work: Path  # the demo's work folder: demo.db, mail/, letters/, archive/
+    result: DemoResult
+
+
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> list[Letter]:
-    """Every report the two players got in one Flat Top demo game, in the order received."""
+def game(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """One Flat Top demo game played by mail, for every test of this module (a game takes minutes)."""
     work = tmp_path_factory.mktemp("flattop-letters")
-    result = asyncio.run(play_demo(game="flattop", workdir=work))
+    return Played(work, asyncio.run(play_demo(game="flattop", workdir=work)))
+
+
+@pytest.fixture(scope="module")
+def reports(game: Played) -> list[Letter]:
+    """Every report the two players got in one Flat Top demo game, in the order received."""
+    work, result = game.work, game.result
     assert result.summary.endswith("finished"), result.summary
     found = []
     for address in PLAYERS:
@@ -166,3 +180,53 @@ def test_the_owed_lines_are_on_the_first_screen_in_a_browser(
     assert 0 < bottom <= size[1], f"the deadline ends at {bottom}px, below the first {size[1]}px"
     width = int(browser.measure(page, frame, size, "doc.documentElement.scrollWidth"))
     assert width <= size[0], f"the letter is {width}px wide at {size[0]}px"
+
+
+def test_flattop_is_played_by_mail_and_the_sides_find_each_other(game: Played) -> None:
+    """Issue 16 "By mail": the demo plays to its end with strikes each way, the makeup and the target
+    choice by mail, damage reports that differ per side, a delayed sinking and a victory report.
+    The demo seed (``demo/replay.py``) makes the game the same every run, so all of it must show."""
+    tmp_path, played = game.work, game.result
+    summary = played.summary
+    found = re.fullmatch(
+        r"demo: \d+ mails in, \d+ replies out, (\d+) turns, (\d+) hours without a letter"
+        r" \((\d+) reports to each seat\), game \d+ finished",
+        summary,
+    )
+    assert found, summary
+    hours, quiet, _ = (int(n) for n in found.groups())
+    with sqlite3.connect(tmp_path / "demo.db") as conn:
+        hourly = conn.execute(
+            "select count(*) from report where seat = 'allied' and step_key like 'T%.orders'"
+        ).fetchone()[0]
+    # A night played with fewer hourly letters than hours (combat sub-steps bring letters of their own).
+    assert hours >= 12 and quiet > 0 and hourly < hours
+
+    with sqlite3.connect(tmp_path / "demo.db") as conn:
+        reports = conn.execute("select seat, text from report where step_key = 'T3.orders'").fetchall()
+    texts = dict(reports)
+    assert set(texts) == {"allied", "japanese"} and texts["allied"] != texts["japanese"]
+    contacts = [t.split("Contacts (")[1].split("\n\n")[0] for t in texts.values()]
+    assert all("condition" in block for block in contacts)  # both sides hold contact reports
+    assert "Shokaku" not in texts["allied"] and "Yorktown" not in texts["japanese"]  # never enemy names
+    battles = re.fullmatch(
+        r"battles: air (\d+), surface \d+, sealed values \d+, hours without mail \d+", played.battles
+    )
+    assert battles and int(battles[1]) >= 1, played.battles
+    with sqlite3.connect(tmp_path / "demo.db") as conn:
+        letters = conn.execute("select seat, text from report").fetchall()
+    told = {seat: "\n".join(t for s, t in letters if s == seat) for seat in ("allied", "japanese")}
+    # A strike each way by mail: the attacker's makeup and report, the defender's own report of it.
+    struck = [
+        (a, d) for a, d in (("allied", "japanese"), ("japanese", "allied")) if "Air strike at" in told[a]
+    ]
+    assert len(struck) == 2, "strikes did not go both ways"
+    for attacker, defender in struck:
+        assert "Precise makeup" in told[attacker] and "Enemy air strike at" in told[defender]
+    # LI 4: a ship destroyed but slow to sink: "is sinking" to her side, "dead in the water" to the
+    # enemy (reported crippled until she goes down).
+    sinking = [side for side in told if "is sinking" in told[side]]
+    assert sinking, "no delayed sinking"
+    enemy = {"allied": "japanese", "japanese": "allied"}
+    assert any("dead in the water" in told[enemy[side]] for side in sinking)
+    assert "Victory points:" in told["allied"] and "Totals:" in told["japanese"]

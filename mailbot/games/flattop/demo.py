@@ -243,9 +243,10 @@ def route(start: Hex, goal: Hex, storms: frozenset[Hex], limit: int) -> list[Hex
                 queue.append(h)
     end = goal if goal in before else min(before, key=lambda h: _distance_key(h, goal))
     path: list[Hex] = []
-    while end != start:
-        path.append(end)
-        end = before[end]  # type: ignore[assignment]
+    step: Hex | None = end
+    while step is not None and step != start:  # the start's own entry is None
+        path.append(step)
+        step = before[step]
     return list(reversed(path))[: max(limit, 0)]
 
 

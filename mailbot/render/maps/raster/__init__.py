@@ -44,7 +44,7 @@ import threading
 import xml.etree.ElementTree as ET
 from typing import Any
 
-import cairocffi as cairo  # type: ignore[import-untyped]
+import cairocffi as cairo
 
 from mailbot.render.maps.layers import cut_layers
 from mailbot.render.maps.raster.encode import (

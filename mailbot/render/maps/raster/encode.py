@@ -11,8 +11,8 @@ from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
-import cairocffi as cairo  # type: ignore[import-untyped]
-import png as pypng  # type: ignore[import-untyped]
+import cairocffi as cairo
+import png as pypng
 from isal import isal_zlib
 from PIL import Image
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-import cairocffi as cairo  # type: ignore[import-untyped]
+import cairocffi as cairo
 
 from mailbot.render.maps.svgsubset import INHERITED, NS, NUMBER, colour, supported_part, words
 
