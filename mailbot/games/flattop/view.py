@@ -205,6 +205,18 @@ def step_title(state: FlatTopState) -> str:
     return title
 
 
+#: a surface battle's sub-step in a subject: a word a mail index shows in full after the tag and
+#: the hour (``surface breakthrough`` put what is due past the 40th character); the letter's own
+#: text names the step in full
+SURFACE_BRIEF = {
+    "engage": "engage",
+    "bht": "BHT seal",
+    "gunnery": "gunnery",
+    "torpedo": "torpedoes",
+    "breakthrough": "breakthru",
+}
+
+
 def brief(state: FlatTopState) -> str:
     """The hour in a few characters, for the subject of a letter (``reports.subject``):
     ``T4 0800 D1``, and the sub-step when one is open (``T4 0800 D1 strike``)."""
@@ -213,7 +225,7 @@ def brief(state: FlatTopState) -> str:
     if state.score.finished:
         return hour
     if state.pending.surface is not None:
-        return f"{hour} surface {state.pending.surface.phase}"
+        return f"{hour} {SURFACE_BRIEF.get(state.pending.surface.phase, state.pending.surface.phase)}"
     if state.pending.battle is not None:
         return f"{hour} {'strike' if state.pending.battle.phase == STRIKE else 'losses'}"
     return hour
