@@ -71,9 +71,15 @@ def _links(page: Path) -> list[str]:
     ]
 
 
-def _style(page: Path) -> str:
+def _stylesheets(page: Path) -> list[str]:
+    """The stylesheets a page links, as files from the site's root, and its inline style."""
     tree = html5lib.parse(page.read_bytes())
-    return "".join(style.text or "" for style in tree.iter(f"{XHTML}style"))
+    linked = [
+        (page.parent / str(link.get("href"))).resolve().as_posix()
+        for link in tree.iter(f"{XHTML}link")
+        if link.get("rel") == "stylesheet"
+    ]
+    return [*linked, "".join(style.text or "" for style in tree.iter(f"{XHTML}style"))]
 
 
 def _messages(path: Path) -> list[EmailMessage]:
@@ -116,10 +122,10 @@ def test_the_finished_game_is_a_site_that_opens_from_disk(h: Harness, tmp_path: 
     for wanted in ("press.html", "gm.html", "mail.mbox", "game.json", "verify.py"):
         assert wanted in index_links
     assert {f"steps/{page.name}" for page in steps} <= set(index_links)
-    style = _style(out / "index.html")
+    style = (out / "style.css").read_text(encoding="utf-8")
     assert "prefers-color-scheme: dark" in style and "pre-wrap" in style
     for page in [p for p in pages if p.parent == out or p.parent.name == "steps"]:
-        assert _style(page) == style, page  # one shared inline style
+        assert _stylesheets(page) == [(out / "style.css").resolve().as_posix(), ""], page  # one, shared
         for link in _links(page):
             assert "://" not in link and not link.startswith("/"), (page, link)  # relative, local
             target = (page.parent / link.split("#")[0]).resolve()
