@@ -34,7 +34,9 @@ importing mailbot, everything a player needs to trust the moderator:
 * every report is the text whose salted hash the chain logged, at the chain
   head it states, and every report the chain logged is in the archive;
 * every report's HTML part and map kept in the archive are the ones whose
-  salted hashes the chain logged with the report;
+  salted hashes the chain logged with the report (the part as its letter's
+  page shows it, once the page's stylesheets and swapped tags are put back;
+  its text as its step's page shows it, where game.json names that page);
 * with ``--letters``: every report you received states a chain head that is
   in this chain and is in the archive word for word, and the closing letter's
   final head and length are this chain's (a rewritten chain cannot pass);
@@ -71,6 +73,7 @@ import email.policy
 import getpass
 import hashlib
 import hmac
+import html
 import json
 import mailbox
 import re
@@ -101,6 +104,10 @@ LAYER_REF = re.compile(
 PICTURED_LAYER = re.compile(
     r'<image href="(?:\.\./)*layers/([0-9a-f]{64})\.svg" x="0" y="0" width="[^"]*" height="[^"]*" />'
 )
+#: where a letter's page links a stylesheet that stood in its HTML part as a ``<style>`` block
+STYLE_LINK = re.compile(r'<link rel="stylesheet" href="(?:\.\./)*styles/([0-9a-f]{64})\.css"([^<>]*)>')
+#: the formats of game.json this file reads (2: a report's text and HTML part may be on its pages)
+FORMATS = ("mailbot-archive-1", "mailbot-archive-2")
 HEAD_LINE = re.compile(r"Game log chain head: ([0-9a-f]{64})")
 FINAL_LINE = re.compile(r"Final chain head: ([0-9a-f]{64})")
 ENTRIES_LINE = re.compile(r"Entries: (\d+)")
@@ -211,6 +218,47 @@ def letter_parts(msg: Message) -> dict[str, str]:
             continue
         found[part.get_filename() or part.get_content_type()] = part_hash(data, part.get_content_maintype())
     return found
+
+
+def sent_html(folder: Path, name: str, swaps: list[list[str]]) -> str | None:
+    """A report's HTML part as sent, from the page that shows it (game.json's ``html_file``):
+    each stylesheet under ``steps/styles`` put back as the ``<style>`` block it was (when the
+    file is the one its name's digest says), then each tag swapped for the page put back as
+    sent (``html_swaps``, each shown once on the page); None when the page is missing or
+    outside the archive."""
+    path = folder / name
+    if ".." in Path(name).parts or Path(name).is_absolute() or not path.is_file():
+        return None
+
+    def style(found: re.Match[str]) -> str:
+        css = folder / "steps" / "styles" / f"{found.group(1)}.css"
+        text = css.read_bytes().decode("utf-8", "replace") if css.is_file() else ""
+        whole = sha(text.encode("utf-8")) == found.group(1)
+        return f"<style{found.group(2)}>{text}</style>" if whole else found.group(0)
+
+    text = STYLE_LINK.sub(style, path.read_bytes().decode("utf-8", "replace"))
+    for sent, shown in reversed(swaps):
+        if isinstance(sent, str) and isinstance(shown, str) and shown and text.count(shown) == 1:
+            text = text.replace(shown, sent)
+    return text
+
+
+def page_text(folder: Path, ref: str) -> str | None:
+    """A report's text as its step's page shows it (game.json's ``text_file``: the page and the
+    letter's anchor, ``steps/T3.orders.html#letter-12``): the first ``<pre>`` of that letter,
+    its HTML escapes undone; None when the page or the letter is not there."""
+    name, _, anchor = ref.partition("#")
+    path = folder / name
+    if ".." in Path(name).parts or Path(name).is_absolute() or not path.is_file():
+        return None
+    page = path.read_bytes().decode("utf-8", "replace")
+    start = page.find(f'<article class="letter" id="{anchor}">')
+    end = page.find("</article>", start)
+    opened = page.find("<pre>", start, end)
+    closed = page.find("</pre>", opened, end)
+    if min(start, end, opened, closed) < 0:
+        return None
+    return html.unescape(page[opened + len("<pre>") : closed])
 
 
 def entry_hash(index: int, kind: str, payload: Any, prev: str) -> str:
@@ -630,13 +678,34 @@ class Checker:
             return
         salt = bytes.fromhex(report.get("salt") or "")
         svg = self.whole_map(self.map_of(report))
-        kept = {"text/html": report.get("html"), "map.svg": svg or None}
+        kept = {"text/html": self.html_of(report), "map.svg": svg or None}
         for name, content in kept.items():
             if content is None and name not in parts:
                 continue
             made = salted(part_hash(str(content or "").encode("utf-8"), "text"), salt)
             if parts.get(name) != made:
                 self.fail(f"report {n} (to {report['seat']}): its {name} is not the one logged when sent")
+
+    def texts(self, reports: list[dict[str, Any]]) -> None:
+        """Each report's text that game.json names on its step's page (``text_file``) read there,
+        as if game.json held it; a text not found is said, and checked as empty."""
+        for n, report in enumerate(reports):
+            if "text" not in report:
+                ref = str(report.get("text_file") or "")
+                text = page_text(self.folder, ref) if ref else None
+                if text is None:
+                    self.fail(f"report {n} (to {report.get('seat') or 'the GM'}): its text {ref} is missing")
+                report["text"] = text or ""
+
+    def html_of(self, report: dict[str, Any]) -> str | None:
+        """A report's HTML part as game.json holds it, or as its page gives it back (``html_file``)."""
+        name = report.get("html_file")
+        if not name:
+            return report.get("html")
+        html = sent_html(self.folder, str(name), list(report.get("html_swaps") or []))
+        if html is None:
+            self.fail(f"the letter page {name} is missing")
+        return html
 
     def map_of(self, report: dict[str, Any]) -> str:
         """A report's map as ``game.json`` keeps it, or as the page's file it names (``map_file``:
@@ -844,6 +913,7 @@ def verify(folder: Path, letters: Path | None = None, sent: Path | None = None) 
     checker.steps(data["steps"], finished)
     checker.map_layers = dict(data.get("map_layers") or {})
     checker.folder = folder
+    checker.texts(data.get("reports", []))
     checker.reports(data.get("reports", []))
     if letters is not None:
         checker.own_letters(data, list(read_letters(letters)))
@@ -916,6 +986,14 @@ def main(argv: list[str]) -> int:
     args = arguments(argv)  # --help and a wrong call end here (exit 0 and 2), as argparse does
     if not (args.archive / "game.json").is_file():
         print(f"verify.py: no game.json in {args.archive}", file=sys.stderr)
+        return 2
+    known = json.loads((args.archive / "game.json").read_text(encoding="utf-8")).get("format")
+    if known not in FORMATS:
+        print(
+            f"verify.py: {args.archive / 'game.json'} is of format {known!r}; this verify.py reads "
+            f"{', '.join(FORMATS)}: use the verify.py exported with that archive",
+            file=sys.stderr,
+        )
         return 2
     checker = verify(args.archive, args.letters, args.sent)
     for problem in checker.problems:

@@ -111,6 +111,11 @@ class Site:
     files: Mapping[str, bytes] = field(default_factory=dict)
     #: the file of each report's map among ``files``, by report id (``game.json`` names it)
     map_files: Mapping[int, str] = field(default_factory=dict)
+    #: the page of each report's HTML part among ``files``, by report id, with the tags swapped
+    #: there (as sent, as shown): ``game.json`` names the page instead of holding the part again
+    html_pages: Mapping[int, tuple[str, tuple[tuple[str, str], ...]]] = field(default_factory=dict)
+    #: where each report's text stands on its step's page (``page.html#letter-n``), by report id
+    text_pages: Mapping[int, str] = field(default_factory=dict)
 
     def turns(self) -> list[tuple[int, list[StepView]]]:
         """The steps grouped by turn, in the order they were played."""

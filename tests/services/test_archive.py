@@ -20,6 +20,7 @@ from mailbot.verify_archive import faces, verify
 from tests.services.game_helpers import Harness, text, to
 from tests.services.helpers import letter
 from tests.services.test_games_by_mail import NORTH, SOUTH, _started
+from tests.services.test_verify_tampering import with_texts
 
 
 @pytest.fixture
@@ -47,7 +48,7 @@ def _play_to_the_end(h: Harness) -> int:
 def _export(h: Harness, game_id: int, out: Path) -> dict:
     with Session(h.bot.engine) as session:
         export(session, game_id, out)
-    return json.loads((out / "game.json").read_text())
+    return with_texts(out, json.loads((out / "game.json").read_text()))
 
 
 def test_finished_hidden_game_reveals_every_seed_and_verifies(h: Harness, tmp_path: Path) -> None:

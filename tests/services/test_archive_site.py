@@ -159,7 +159,9 @@ def test_after_the_end_each_step_shows_the_referee_view_rolls_and_seed(h: Harnes
     bids = [s for s in h.steps(game_id) if s.kind == "sealed" and s.state is StepState.RESOLVED]
     page = (out / "steps" / f"{bids[0].key}.html").read_text()
     assert "The referee&#39;s view" in page or "The referee's view" in page
-    assert "report for referee" in page  # the duel's own template, rendered for the referee
+    referee = out / "steps" / bids[0].key / "referee.html"
+    assert f'href="../steps/{bids[0].key}/referee.html"' in page  # shown once, on its own page
+    assert "report for referee" in referee.read_text() and "report for referee" not in page
     assert bids[0].seed in page and "<table>" in page  # the seed and the roll log
     data = json.loads((out / "game.json").read_text())
     rolls = next(s["rolls"] for s in data["steps"] if s["key"] == bids[0].key)

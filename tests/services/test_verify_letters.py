@@ -11,12 +11,16 @@ import hashlib
 import json
 import mailbox
 import re
+import shutil
 from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from sqlmodel import Session
 
+from mailbot import verify_archive
+from mailbot.services.archive.archive import export
 from tests.services.game_helpers import Harness, parse, text
 from tests.services.test_games_by_mail import NORTH
 from tests.services.test_verify_tampering import (
@@ -141,14 +145,113 @@ def test_an_edited_part_of_a_report_letter_is_caught(
     assert len(failed) == 1 and f"its part {name} is not the one the chain logged" in failed[0], failed
 
 
-def test_an_edited_html_part_in_the_archive_is_caught(played: tuple[Harness, int], tmp_path: Path) -> None:
+def _page_of(folder: Path, data: Data, n: int) -> Path:
+    """The page that holds report ``n``'s HTML part (game.json names it instead of holding it)."""
+    assert "html" not in data["reports"][n] and data["reports"][n]["html_file"].startswith("steps/")
+    return folder / data["reports"][n]["html_file"]
+
+
+def test_an_edited_letter_page_in_the_archive_is_caught(played: tuple[Harness, int], tmp_path: Path) -> None:
     h, game_id = played
     folder = tmp_path / "html"
+    page = _page_of(folder, _export(h, game_id, folder), 2)
+    assert "hit points" in page.read_text()
+    page.write_text(page.read_text().replace("hit points", "hitpoints"))
+    done = _run(folder)
+    assert done.returncode == 1, done.stdout
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1 and "report 2 (to " in failed[0], failed
+    assert "its text/html is not the one logged when sent" in failed[0]
 
-    def edit(data: Data) -> None:
-        data["reports"][2]["html"] = data["reports"][2]["html"].replace("hit points", "hitpoints")
 
-    _edited(h, game_id, folder, edit)
+def test_a_letters_stylesheet_edited_or_a_page_missing_is_caught(
+    played: tuple[Harness, int], tmp_path: Path
+) -> None:
+    """The letters' shared stylesheets are part of every letter as sent: editing one fails every
+    report that carries it; a page taken away is said."""
+    h, game_id = played
+    folder = tmp_path / "styles"
+    data = _export(h, game_id, folder)
+    sheets = sorted((folder / "steps" / "styles").glob("*.css"))
+    assert sheets and all(hashlib.sha256(s.read_bytes()).hexdigest() == s.stem for s in sheets)
+    sheets[0].write_text(sheets[0].read_text() + "\nbody { color: red; }\n")
+    _page_of(folder, data, 1).unlink()
+    done = _run(folder)
+    assert done.returncode == 1, done.stdout
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    with_html = [n for n, r in enumerate(data["reports"]) if r.get("html_file")]
+    assert len(failed) == len(with_html) + 1, failed  # each report's HTML part, and the missing page
+    assert f"the letter page {data['reports'][1]['html_file']} is missing" in done.stdout
+    _summary_counts_every_problem(done.stdout)
+
+
+def _format_1(folder: Path, data: Data) -> None:
+    """game.json as the first format wrote it: every report holds its text and HTML part."""
+    for report in data["reports"]:
+        if "text_file" in report:
+            report["text"] = verify_archive.page_text(folder, report.pop("text_file"))
+        name = report.pop("html_file", None)
+        if name is not None:
+            report["html"] = verify_archive.sent_html(folder, name, report.pop("html_swaps"))
+    data["format"] = "mailbot-archive-1"
+
+
+def test_an_archive_of_the_first_format_is_still_checked(played: tuple[Harness, int], tmp_path: Path) -> None:
+    """An archive exported before the pages held the HTML parts (format 1) checks clean, and an
+    HTML part edited in its game.json is caught as it was."""
+    h, game_id = played
+    folder = tmp_path / "format1"
+    data = _export(h, game_id, folder)
+    _format_1(folder, data)
+    shutil.rmtree(folder / "steps")  # game.json alone is what format 1 checked of the letters
+    (folder / "game.json").write_text(json.dumps(data))
+    assert _run(folder).returncode == 0, _run(folder).stdout
+    data["reports"][2]["html"] = data["reports"][2]["html"].replace("hit points", "hitpoints")
+    (folder / "game.json").write_text(json.dumps(data))
     done = _run(folder)
     assert done.returncode == 1, done.stdout
     assert "report 2 (to " in done.stdout and "its text/html is not the one logged when sent" in done.stdout
+
+
+def test_an_edited_or_missing_letter_text_on_a_step_page_is_caught(
+    played: tuple[Harness, int], tmp_path: Path
+) -> None:
+    """game.json names each report's text on its step's page: the page's text is checked."""
+    h, game_id = played
+    folder = tmp_path / "text"
+    with Session(h.bot.engine) as session:
+        export(session, game_id, folder)
+    reports = json.loads((folder / "game.json").read_text())["reports"]
+    on_pages = [r for r in reports if "text" not in r and "#letter-" in r["text_file"]]
+    assert len(on_pages) >= len(reports) - 2  # the last step's reports: on no page when written
+    edited, gone = reports[2]["text_file"].split("#"), reports[3]["text_file"].split("#")
+    page = folder / edited[0]
+    before, letter, after = page.read_text().partition(f'id="{edited[1]}"')
+    assert "hit points" in after.split("</article>")[0]
+    page.write_text(before + letter + after.replace("hit points", "hitpoints", 1))
+    page = folder / gone[0]
+    page.write_text(page.read_text().replace(f'id="{gone[1]}"', 'id="elsewhere"'))
+    done = _run(folder)
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    # the text gone; each report altered; and so the chain's two reports the archive lacks
+    assert done.returncode == 1 and len(failed) == 5, failed
+    assert sum("that the archive lacks" in line for line in failed) == 2, failed
+    assert f"report 2 (to {reports[2]['seat']}, {reports[2]['step']}) was altered" in done.stdout
+    assert f"report 3 (to {reports[3]['seat']}): its text {reports[3]['text_file']} is missing" in done.stdout
+    _summary_counts_every_problem(done.stdout)
+
+
+def test_a_format_verify_does_not_know_is_refused(played: tuple[Harness, int], tmp_path: Path) -> None:
+    h, game_id = played
+    folder = tmp_path / "format9"
+    _edited(h, game_id, folder, _format("mailbot-archive-9"))
+    done = _run(folder)
+    assert done.returncode == 2 and "verify: " not in done.stdout, done.stdout
+    assert "is of format 'mailbot-archive-9'" in done.stderr and "mailbot-archive-2" in done.stderr
+
+
+def _format(name: str) -> object:
+    def edit(data: Data) -> None:
+        data["format"] = name
+
+    return edit

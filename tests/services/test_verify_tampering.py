@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
+from mailbot import verify_archive
 from mailbot.services.archive.archive import export
 from mailbot.store.game_tables import GameStatus, StepRow, StepState
 from mailbot.verify_archive import (
@@ -82,9 +83,19 @@ def _play(h: Harness, *, rollback: bool = False) -> int:
 
 
 def _export(h: Harness, game_id: int, out: Path) -> Data:
+    """The game.json exported, each report's text in it (as the step's page shows it): the edits
+    below change game.json alone."""
     with Session(h.bot.engine) as session:
         export(session, game_id, out)
     data: Data = json.loads((out / "game.json").read_text())
+    return with_texts(out, data)
+
+
+def with_texts(out: Path, data: Data) -> Data:
+    """``data`` with each report's text that game.json names on a step's page held in it."""
+    for report in data["reports"]:
+        if "text_file" in report:
+            report["text"] = verify_archive.page_text(out, report.pop("text_file"))
     return data
 
 

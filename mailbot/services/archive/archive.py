@@ -34,16 +34,20 @@ from sqlmodel import Session, col, select
 
 from mailbot import verify_archive
 from mailbot.errors import ArchiveError
-from mailbot.render.archive_pages import Link, render_site
+from mailbot.render.archive_pages import Link, Site, render_site
 from mailbot.render.maps.layers import factored
 from mailbot.render.templates import Renderer
+from mailbot.services.archive.archive_html import kept_html
 from mailbot.services.archive.archive_letters import redactor_of, write_mbox
 from mailbot.services.archive.archive_site import collect
 from mailbot.services.base import chainlog
 from mailbot.services.base.tags import tag, untagged
 from mailbot.store.game_tables import Game, OrderSet, Report, RollRow, StepRow, StepState
 
-FORMAT = "mailbot-archive-1"
+#: 2: a report's text and HTML part may be named by the pages that show them (``text_file``;
+#: ``html_file``, ``html_swaps``) instead of held (``text``, ``html``); ``verify.py`` reads
+#: both, and refuses a format it does not know
+FORMAT = "mailbot-archive-2"
 
 
 def _step(session: Session, step: StepRow) -> dict[str, Any]:
@@ -69,14 +73,36 @@ def _step(session: Session, step: StepRow) -> dict[str, Any]:
     }
 
 
-def game_data(session: Session, game_id: int, map_files: Mapping[int, str] | None = None) -> dict[str, Any]:
-    """The content of ``game.json``. A report whose map the site shows (``map_files``: its file
-    by report id) names that file (``map_file``) instead of holding the map a second time."""
-    shown = map_files or {}
+def game_data(
+    session: Session, game_id: int, site: Site | None = None, folder: Path | None = None
+) -> dict[str, Any]:
+    """The content of ``game.json``. A report whose map the site shows (``site.map_files``)
+    names that file (``map_file``) instead of holding the map a second time; one whose HTML
+    part has a page that gives it back exactly (``site.html_pages``, written under ``folder``:
+    ``archive_html``) names the page (``html_file``, with the tags swapped there); one whose
+    text its step's page shows as it was sent names that letter on the page (``text_file``).
+    What a page does not give back exactly stays in ``game.json``."""
+    shown = site.map_files if site is not None else {}
+    pages = site.html_pages if site is not None and folder is not None else {}
     game = session.get_one(Game, game_id)
     steps = session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id))).all()
     reports = session.exec(select(Report).where(Report.game_id == game_id).order_by(col(Report.id))).all()
     maps = [factored(r.map_svg) for r in reports]
+
+    texts = site.text_pages if site is not None and folder is not None else {}
+
+    def text(report: Report) -> dict[str, Any]:
+        ref = texts.get(report.id) if report.id is not None else None
+        if ref is None or folder is None or verify_archive.page_text(folder, ref) != report.text:
+            return {"text": report.text}
+        return {"text_file": ref}
+
+    def html(report: Report) -> dict[str, Any]:
+        page = pages.get(report.id) if report.id is not None else None
+        if page is None or folder is None or not kept_html(folder, page[0], page[1], report.html):
+            return {"html": report.html}
+        return {"html_file": page[0], "html_swaps": [list(swap) for swap in page[1]]}
+
     data = {
         "format": FORMAT,
         "game": {
@@ -96,8 +122,8 @@ def game_data(session: Session, game_id: int, map_files: Mapping[int, str] | Non
                 "step": r.step_key,
                 "chain_head": r.chain_head,
                 "subject": untagged(r.subject),
-                "text": r.text,
-                "html": r.html,
+                **text(r),
+                **html(r),
                 **(
                     {"map_file": shown[r.id]}
                     if r.id is not None and r.id in shown
@@ -161,8 +187,8 @@ def export(session: Session, game_id: int, out: Path, *, renderer: Renderer | No
     path = out / "game.json"
     shutil.copyfile(verify_archive.__file__, out / "verify.py")
     (out / "README.txt").write_text(ARCHIVE_README.format(title=game.title), encoding="utf-8")
-    map_files = _site(session, game, out, viewer=None, renderer=renderer)[1]
-    data = game_data(session, game_id, map_files)
+    site = _site(session, game, out, viewer=None, renderer=renderer)
+    data = game_data(session, game_id, site, out)
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")
     return path
 
@@ -185,7 +211,8 @@ def export_seat(
     fresh_folder(out)
     readme = SEAT_README.format(title=game.title, seat=seat)
     (out / "README.txt").write_text(readme, encoding="utf-8")
-    return _site(session, game, out, viewer=seat, renderer=renderer, compact=compact)[0]
+    _site(session, game, out, viewer=seat, renderer=renderer, compact=compact)
+    return out / "index.html"
 
 
 def seat_zip(session: Session, game_id: int, seat: str, *, renderer: Renderer | None = None) -> bytes:
@@ -210,8 +237,8 @@ def _site(
     viewer: str | None,
     renderer: Renderer | None,
     compact: bool = False,
-) -> tuple[Path, Mapping[int, str]]:
-    """The site and ``mail.mbox`` written; ``index.html`` and the file of each report's map."""
+) -> Site:
+    """The site and ``mail.mbox`` written into ``out``; what the site shows."""
     downloads = DOWNLOADS if viewer is None else SEAT_DOWNLOADS
     site, letters = collect(
         session, int(game.id or 0), viewer=viewer, renderer=renderer, downloads=downloads, compact=compact
@@ -221,7 +248,7 @@ def _site(
     redact = redactor_of(session, game, letters)
     write_mbox(out / "mail.mbox", letters, redact, attachments=not compact, pages=False)
     _write_files(out, render_site(site))
-    return out / "index.html", site.map_files
+    return site
 
 
 def _write_files(out: Path, files: Mapping[str, bytes]) -> None:
@@ -241,6 +268,7 @@ mail.mbox   every letter in and out of the game, secrets removed (mutt -f mail.m
             text: each letter's map and HTML part are on its step's page (steps/)
 game.json   every step (commitments, revealed seeds, orders, sealed values, rolls),
             the event chain and every report, with the salts of the chain's commitments
+            (a report's text, HTML part and map: on the pages under steps/, named there)
 verify.py   the checker; it needs nothing but Python 3
 
 Check the archive:            python3 verify.py .

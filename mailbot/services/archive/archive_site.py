@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from mailbot.errors import StoreError
 from mailbot.render.archive_pages import GmAction, LetterView, Link, RefereeView, SeatView, Site, StepView
-from mailbot.render.maps.layers import factored, layer_bottom, layer_file, sheet_width, with_pictures
 from mailbot.render.templates import Renderer
+from mailbot.services.archive.archive_html import Swap, letter_page
 from mailbot.services.archive.archive_letters import (
     GameLetter,
     ReadLetter,
@@ -41,6 +41,7 @@ from mailbot.services.archive.archive_letters import (
     read_letter,
     redactor_of,
 )
+from mailbot.services.archive.archive_maps import save_map
 from mailbot.services.archive.archive_referee import referee_views
 from mailbot.services.base import queries
 from mailbot.services.base.tags import tag
@@ -85,10 +86,9 @@ def collect(
     letters = game_letters(session, game, viewer)
     redact = redactor_of(session, game, letters)
     placed = _place(session, game_id, steps, letters)
-    files: dict[str, bytes] = {}
-    map_files: dict[int, str] = {}
+    kept = Kept()
     outgoing = [
-        (item.step, _letter_view(item, number, redact, files, map_files, compact=compact))
+        (item.step, _letter_view(item, number, redact, kept, compact=compact))
         for number, item in enumerate(placed, 1)
         if item.step is not None
     ]
@@ -113,8 +113,10 @@ def collect(
         gm_actions=tuple(_gm_actions(session, game_id)),
         gm_letters=tuple(view for _, view in outgoing if not view.seat) if viewer is None else (),
         downloads=tuple(downloads),
-        files=files,
-        map_files=map_files,
+        files=kept.files,
+        map_files=kept.maps,
+        html_pages=kept.pages,
+        text_pages=kept.texts,
     )
     return site, letters
 
@@ -165,17 +167,20 @@ def _open_at(steps: Sequence[StepRow], letter: GameLetter) -> StepRow:
     return opened[-1] if opened else steps[0]
 
 
-def _letter_view(
-    item: Placed,
-    number: int,
-    redact: Redactor,
-    files: dict[str, bytes],
-    map_files: dict[int, str],
-    *,
-    compact: bool,
-) -> LetterView:
+@dataclass
+class Kept:
+    """What the letters' views save: files by path from the root, and of each report (by id)
+    the file of its map and the page of its HTML part (``game.json`` names them)."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    maps: dict[int, str] = field(default_factory=dict)
+    pages: dict[int, tuple[str, tuple[Swap, ...]]] = field(default_factory=dict)
+    texts: dict[int, str] = field(default_factory=dict)  # the step page's letter: page#anchor
+
+
+def _letter_view(item: Placed, number: int, redact: Redactor, kept: Kept, *, compact: bool) -> LetterView:
     """The letter as sent (secrets removed); its HTML part, maps and attachments saved in
-    ``files``, the file of its report's map in ``map_files``."""
+    ``kept``, with the files of its report's map and HTML part."""
     letter, step, out = item.letter, item.step, item.letter.outbound
     if step is None:
         raise StoreError("a letter in has no page of its own")
@@ -192,13 +197,19 @@ def _letter_view(
     if letter.withheld:
         return LetterView(text="", withheld=letter.withheld, **common)
     svg = _map_svg(item.report)
-    images, attached, names = _save_parts(read, stem, svg, files, compact=compact)
-    if svg and item.report is not None and item.report.id is not None:
-        map_files[item.report.id] = f"{stem}-map.svg"
+    images, attached, names = _save_parts(read, stem, svg, kept.files, compact=compact)
+    report = item.report.id if item.report is not None else None
+    if report is not None:
+        kept.texts[report] = f"{common['page']}#letter-{number}"
+    if svg and report is not None:
+        kept.maps[report] = f"{stem}-map.svg"
     html = ""
     if read.html:
         html = f"{stem}.html"
-        files[html] = _local_images(read.html, names).encode("utf-8")
+        page = letter_page(read.html, names, "../", kept.files)
+        kept.files[html] = page.text.encode("utf-8")
+        if report is not None:
+            kept.pages[report] = (html, page.swaps)
     return LetterView(text=read.text, html=html, images=tuple(images), files=tuple(attached), **common)
 
 
@@ -209,7 +220,7 @@ def _save_parts(
     the saved name of each inline part (by Content-ID).
 
     One picture per map is shown: the report's SVG where there is one (sharper, and its board
-    kept once for the whole game, :func:`_save_map`); the attached PNG, a picture of the same
+    kept once for the whole game, ``archive_maps``); the attached PNG, a picture of the same
     SVG, is then left out (the letters as sent keep it, and the chain its digest).
     """
     images: list[Link] = []
@@ -217,7 +228,7 @@ def _save_parts(
     names: dict[str, str] = {}
     svg_path = f"{stem}-map.svg"
     if svg:
-        _save_map(svg, svg_path, files)
+        save_map(svg, svg_path, files)
     for n, part in enumerate(read.attachments, 1):
         picture = part.content_type.startswith("image/")
         if part.content_type in SKIPPED_TYPES or (svg and picture):
@@ -232,39 +243,9 @@ def _save_parts(
     return images, attached, names
 
 
-#: a map's board layers, once for the whole site, from the site's root
-LAYERS_FOLDER = "steps/layers"
-
-
-def _save_map(svg: str, path: str, files: dict[str, bytes]) -> None:
-    """The map at ``path`` as the hour's overlay, its board layers (the same every hour of a game,
-    nine tenths of a Flat Top map) pictures of their own saved once in :data:`LAYERS_FOLDER`
-    (``render.maps.layers``): a browser shows them together, a page through ``<object>``."""
-    overlay, layers = factored(svg)
-    width = sheet_width(svg)
-    up = "../" * (path.count("/") - 1)
-    for key, text in layers.items():
-        bottom = layer_bottom(text)
-        files.setdefault(f"{LAYERS_FOLDER}/{key}.svg", layer_file(text, width, bottom).encode("utf-8"))
-    files[path] = with_pictures(overlay, lambda key: f"{up}layers/{key}.svg").encode("utf-8")
-
-
 def _map_svg(report: Report | None) -> str:
     """The SVG map kept with the letter's report, when the report has one (``Report.map_svg``)."""
     return str(getattr(report, "map_svg", "") or "") if report is not None else ""
-
-
-def _local_images(html: str, names: Mapping[str, str]) -> str:
-    """An HTML part whose inline images (``cid:``) point at the files saved next to it; a map
-    saved as SVG is shown through ``<object>``, which shows its board layers too (an ``<img>``
-    shows an SVG without the pictures it refers to)."""
-    for cid, name in names.items():
-        if cid:
-            html = html.replace(f"cid:{cid}", name)
-    return _SVG_IMG.sub(r'<object data="\2" type="image/svg+xml"\1\3></object>', html)
-
-
-_SVG_IMG = re.compile(r'<img\b([^>]*?)\ssrc="([^"]+\.svg)"([^>]*?)/?>')
 
 
 # -- steps --------------------------------------------------------------------------------

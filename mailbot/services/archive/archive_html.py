@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A letter's HTML part as the page that shows it: the one copy of it a game's archive keeps.
+
+The page is the part as sent but for two kinds of change, each undone by ``verify.py``
+(``verify_archive.sent_html``) before it checks the part against the chain:
+
+* each tag naming an inline part (``cid:``) names the file saved beside the page instead, and
+  an SVG map is shown through ``<object>`` (which draws its board layers, an ``<img>`` does
+  not): a swap, the tag as sent and as shown, which ``game.json`` lists with the report;
+* each ``<style>`` block is a stylesheet of its own under :data:`STYLES_FOLDER`, named by its
+  digest and linked where the block stood: every letter of a game carries the same blocks
+  (0.44 MB of a Flat Top game's 1.98 MB of letter pages).
+
+``game.json`` kept each report's HTML part besides (its 1.78 MB of 3.48): it names the page
+instead (``html_file``), where the page gives the part back exactly (:func:`kept_html`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from mailbot import verify_archive
+
+#: the letters' stylesheets, once for the whole site, from the site's root
+STYLES_FOLDER = "steps/styles"
+
+_CID_TAG = re.compile(r"<[A-Za-z][^<>]*\bcid:[^<>]*>")
+_SVG_IMG = re.compile(r'<img\b([^>]*?)\ssrc="([^"]+\.svg)"([^>]*?)/?>')
+_STYLE = re.compile(r"<style\b([^<>]*)>(.*?)</style>", re.DOTALL)
+
+Swap = tuple[str, str]  # a tag as sent, and as the page shows it
+
+
+@dataclass(frozen=True)
+class LetterPage:
+    """A letter's HTML part as its page shows it, and the tags swapped on the way."""
+
+    text: str
+    swaps: tuple[Swap, ...]
+
+
+def letter_page(
+    html: str, names: Mapping[str, str], up: str, files: MutableMapping[str, bytes]
+) -> LetterPage:
+    """The page of an HTML part whose inline parts (by Content-ID) are saved beside it under
+    ``names``; its stylesheets go into ``files`` (``up`` leads from the page to the root)."""
+    swaps: list[Swap] = []
+
+    def swapped(found: re.Match[str]) -> str:
+        tag = shown = found.group(0)
+        for cid, name in names.items():
+            if cid:
+                shown = shown.replace(f"cid:{cid}", name)
+        shown = _SVG_IMG.sub(r'<object data="\2" type="image/svg+xml"\1\3></object>', shown)
+        if shown != tag:
+            swaps.append((tag, shown))
+        return shown
+
+    def linked(found: re.Match[str]) -> str:
+        css = found.group(2)
+        key = hashlib.sha256(css.encode("utf-8")).hexdigest()
+        files.setdefault(f"{STYLES_FOLDER}/{key}.css", css.encode("utf-8"))
+        return f'<link rel="stylesheet" href="{up}styles/{key}.css"{found.group(1)}>'
+
+    return LetterPage(_STYLE.sub(linked, _CID_TAG.sub(swapped, html)), tuple(swaps))
+
+
+def kept_html(folder: Path, page: str, swaps: tuple[Swap, ...], html: str) -> bool:
+    """Whether the page at ``page`` (written under ``folder``) gives ``html`` back as
+    ``verify.py`` reads it: else ``game.json`` keeps the part itself (a part the archive's
+    letter differs from, its secrets cut; a page whose swaps cannot be undone one by one)."""
+    found = verify_archive.sent_html(folder, page, [list(swap) for swap in swaps])
+    same = verify_archive.part_hash
+    return found is not None and same(found.encode("utf-8"), "text") == same(html.encode("utf-8"), "text")

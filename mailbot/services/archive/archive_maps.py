@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A report's map as an archive's page shows it: the hour's overlay, and pictures kept once.
+
+A map is saved as the hour's overlay with its board layers (``render.maps.layers``: the same
+every hour of a game) as pictures of their own under :data:`LAYERS_FOLDER`, once for the whole
+site. The overlay's own large shapes that many maps share (a Flat Top hour's clouds and storms,
+the same on both sides' maps and for hours on end: 1.2 of a game's 3.6 MB of overlays) are kept
+the same way (:func:`shared_shapes`). ``verify.py`` puts each picture back as the text it was
+(``Checker.layer_text``) before it checks the map against the chain, so the page's map is
+checked whole: nothing here changes what was drawn, only where its text is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import MutableMapping
+
+from mailbot.render.maps.layers import digest, factored, layer_bottom, layer_file, sheet_width, with_pictures
+
+#: a map's board layers and shared shapes, once for the whole site, from the site's root
+LAYERS_FOLDER = "steps/layers"
+#: the shortest shape worth a picture of its own (its <image> and file take about 200 bytes)
+SHARED_SHAPE = 1500
+
+_TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)\b[^<>]*?(/?)>")
+_HEIGHT = re.compile(r'<svg\b[^>]*?\sviewBox="0 0 [-+\d.eE]+ ([-+\d.eE]+)"')
+
+
+def save_map(svg: str, path: str, files: MutableMapping[str, bytes]) -> None:
+    """The map at ``path`` as the hour's overlay, its board layers and shared shapes pictures
+    of their own in :data:`LAYERS_FOLDER` (a browser shows them together, a page through
+    ``<object>``)."""
+    overlay, layers = factored(svg)
+    width = sheet_width(svg)
+    up = "../" * (path.count("/") - 1)
+    for key, text in layers.items():
+        bottom = layer_bottom(text)
+        files.setdefault(f"{LAYERS_FOLDER}/{key}.svg", layer_file(text, width, bottom).encode("utf-8"))
+    shown = with_pictures(overlay, lambda key: f"{up}layers/{key}.svg")
+    files[path] = shared_shapes(shown, f"{up}layers", files).encode("utf-8")
+
+
+def shared_shapes(svg: str, href: str, files: MutableMapping[str, bytes]) -> str:
+    """``svg`` with each large shape standing alone at its top (a self-closing element of at
+    least :data:`SHARED_SHAPE` characters straight under ``<svg>``) shown as a picture of its
+    own, a :func:`layer_file` of the whole sheet named by its text's digest. Only there: inside
+    a group a shape would lose what it inherits, and a map with a stylesheet of its own is left
+    whole (a picture is not styled by it)."""
+    found = _HEIGHT.search(svg)
+    if found is None or "<style" in svg:
+        return svg
+    width, height = sheet_width(svg), found.group(1)
+    parts: list[str] = []
+    at = depth = 0
+    for tag in _TAG.finditer(svg):
+        closing, alone = bool(tag.group(1)), bool(tag.group(3))
+        if depth == 1 and alone and len(tag.group(0)) >= SHARED_SHAPE:
+            text = tag.group(0)
+            key = digest(text)
+            files.setdefault(f"{LAYERS_FOLDER}/{key}.svg", layer_file(text, width, height).encode("utf-8"))
+            picture = f'<image href="{href}/{key}.svg" x="0" y="0" width="{width}" height="{height}" />'
+            parts += [svg[at : tag.start()], picture]
+            at = tag.end()
+        depth += -1 if closing else 0 if alone else 1
+    parts.append(svg[at:])
+    return "".join(parts)

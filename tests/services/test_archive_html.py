@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A letter's HTML part as its page shows it, and given back exactly as verify.py reads it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mailbot.services.archive.archive_html import kept_html, letter_page
+from mailbot.verify_archive import sent_html
+
+SENT = (
+    "<html><head><style>\nbody { margin: 0; }\n</style>\n"
+    '<style data-css-inline="ignore">\n'
+    "@media (prefers-color-scheme: dark) { body { color: #eee; } }\n</style></head>\n"
+    "<body><p>See cid:map@x in text.</p>\n"
+    '<img src="cid:map@x" alt="the map" style="max-width: 100%;">\n'
+    '<img alt="a badge" src="cid:badge@x" /></body></html>\n'
+)
+NAMES = {"map@x": "001-north-map.svg", "badge@x": "001-north-2-badge.png"}
+
+
+def _written(folder: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+
+
+def test_the_page_shows_the_saved_parts_and_gives_the_letter_back(tmp_path: Path) -> None:
+    files: dict[str, bytes] = {}
+    page = letter_page(SENT, NAMES, "../", files)
+    assert "<style" not in page.text and len(files) == 2  # each block a stylesheet of its own
+    assert page.text.count('<link rel="stylesheet" href="../styles/') == 2
+    assert '<object data="001-north-map.svg" type="image/svg+xml" alt="the map"' in page.text
+    assert '<img alt="a badge" src="001-north-2-badge.png" />' in page.text
+    assert "See cid:map@x in text." in page.text  # only tags are swapped, and each is listed
+    assert [sent for sent, _ in page.swaps] == [
+        '<img src="cid:map@x" alt="the map" style="max-width: 100%;">',
+        '<img alt="a badge" src="cid:badge@x" />',
+    ]
+    files["steps/letter/001-north.html"] = page.text.encode()
+    _written(tmp_path, files)
+    swaps = [list(swap) for swap in page.swaps]
+    assert sent_html(tmp_path, "steps/letter/001-north.html", swaps) == SENT
+    assert kept_html(tmp_path, "steps/letter/001-north.html", page.swaps, SENT.replace("\n", "\r\n"))
+    assert not kept_html(tmp_path, "steps/letter/001-north.html", page.swaps, SENT.replace("map", "chart"))
+    assert sent_html(tmp_path, "../outside.html", swaps) is None
+    assert sent_html(tmp_path, "steps/letter/none.html", swaps) is None
+
+
+def test_a_page_a_swap_cannot_be_undone_on_is_not_the_letter(tmp_path: Path) -> None:
+    """A tag shown twice on the page (the page's own text repeating it) is not put back: the part
+    then differs from the one sent and game.json keeps the part itself."""
+    files: dict[str, bytes] = {}
+    page = letter_page(SENT, NAMES, "../", files)
+    files["steps/letter/001-north.html"] = (page.text + page.swaps[1][1]).encode()
+    _written(tmp_path, files)
+    assert not kept_html(tmp_path, "steps/letter/001-north.html", page.swaps, SENT)
