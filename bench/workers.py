@@ -11,6 +11,13 @@ from the first letter delivered to every confirmation queued, and to every confi
 accepted by SMTP. Then the store is checked for double processing: a letter answered more
 than once, orders stored twice for one letter, letters shunted or never handled.
 
+Timings on a shared machine move by a third between runs; so the workers also count what
+they ask the store (``mailbot/store/counts.py``, on in the workers the bench starts): the
+``asked of the store`` lines give statements and round trips a letter in the burst and
+statements a second in an idle window before it, then the counts that grew with the second
+worker and ``statements per letter, 2 workers / 1: <r>``. ``--warm N`` sends N letters
+through first, untimed (a worker runs for days); ``--counts FILE`` keeps every count.
+
 The raw reference is the one-worker run of the same burst, measured in the same run.
 Target (issue 12): two workers at least 1.6x one, double processing 0.
 Last lines: ``speed-up with 2 workers: <x>`` and ``double processing: <n>``.
@@ -47,10 +54,15 @@ from intake import deliver, orders_letter, seat_players, settings
 
 from mailbot.app import Bot
 from mailbot.settings import StoreSettings
+from mailbot.store import counts
 from mailbot.store.game_tables import OrderSet
 from mailbot.store.models import Inbound, InboundState, Outbound, OutboundState
 from mailbot.store.presence import workers_running
 from mailbot.testing.mailrig import MailRig
+
+#: the idle window before a burst, in which the workers' statements a second are counted (longer
+#: than the slowest of their polls, ``bot.outbox_poll_seconds``)
+IDLE_SECONDS = 6.0
 
 PG_ADMIN_URL = os.environ.get(
     "MAILBOT_TEST_PG_URL", "postgresql+psycopg://mailbot:mailbot@127.0.0.1:5432/postgres"
@@ -96,9 +108,10 @@ def write_config(rig: MailRig, mailbox: str, url: str, path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def start_worker(rig: MailRig, config: Path, log: Path) -> subprocess.Popen[bytes]:
+def start_worker(rig: MailRig, config: Path, log: Path, counted: Path) -> subprocess.Popen[bytes]:
     env = dict(os.environ)
     env["MAILBOT_IMAP__PASSWORD"] = env["MAILBOT_SMTP__PASSWORD"] = rig.player_password
+    env[counts.ENV] = str(counted)  # each of its processes writes what it asked the store there
     with log.open("ab") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "mailbot", "run", "--config", str(config)],
@@ -121,6 +134,8 @@ class Outcome:
     arrived_s: float  # when the last letter was in the mailbox
     busy_s: float  # core-seconds the whole machine was busy, from the first letter to the last sent
     parts: dict[str, float]  # core-seconds by part of the system (moderator, database, mail servers)
+    idle: Counter[str]  # what the workers asked the store in IDLE_SECONDS before the burst
+    asked: Counter[str]  # what they asked it during the burst (mailbot.store.counts)
 
 
 def progress(engine: sa.Engine) -> tuple[int, int, int]:
@@ -154,7 +169,9 @@ async def arrive(rig: MailRig, mailbox: str, letters: list[tuple[str, bytes]], s
     return time.perf_counter() - started
 
 
-async def burst(rig: MailRig, workers: int, mails: int, games: int, players: int) -> Outcome:
+async def burst(
+    rig: MailRig, workers: int, mails: int, games: int, players: int, *, warm: int = 0
+) -> Outcome:
     with fresh_database() as url, tempfile.TemporaryDirectory() as tmp:
         mailbox = rig.new_address()
         setup = settings(rig, mailbox, Path(tmp))
@@ -165,35 +182,35 @@ async def burst(rig: MailRig, workers: int, mails: int, games: int, players: int
         bot.engine.dispose()
         letters = [
             (seats[n % len(seats)].address, orders_letter(seats[n % len(seats)], mailbox, n))
-            for n in range(mails)
+            for n in range(warm + mails)
         ]
         config = Path(tmp) / "mailbot.toml"
         write_config(rig, mailbox, url, config)
         engine = sa.create_engine(url)
-        procs = [start_worker(rig, config, Path(tmp) / f"worker{n}.log") for n in range(workers)]
+        counted = Path(tmp) / "counts"
+        procs = [start_worker(rig, config, Path(tmp) / f"worker{n}.log", counted) for n in range(workers)]
         try:
-            deadline = time.monotonic() + 60
-            while workers_running(engine) != workers:
-                if time.monotonic() > deadline:
-                    raise SystemExit("the workers did not start; see their logs")
-                await asyncio.sleep(0.1)
-            await asyncio.sleep(1.0)  # the reader is idling on the mailbox
+            await started(engine, workers)
+            if warm:
+                await warm_up(rig, mailbox, letters[:warm], engine)
+            idle, before = await idle_counts(counted)
             cpu = CpuWindow(pids=[proc.pid for proc in procs]).start()
-            started = time.perf_counter()
-            arriving = asyncio.create_task(arrive(rig, mailbox, letters, started))
+            started_at = time.perf_counter()
+            arriving = asyncio.create_task(arrive(rig, mailbox, letters[warm:], started_at))
             queued_at = None
             while True:
                 handled, queued, sent = await asyncio.to_thread(progress, engine)
-                now = time.perf_counter() - started
-                if queued_at is None and queued >= mails:
+                now = time.perf_counter() - started_at
+                if queued_at is None and queued >= warm + mails:
                     queued_at = now
-                if sent >= mails:
+                if sent >= warm + mails:
                     sent_at = now
                     break
                 if now > 600:
                     raise SystemExit(f"gave up: {handled} handled, {queued} queued, {sent} sent")
                 await asyncio.sleep(0.05)
             print(cpu.report(f"the burst with {workers} worker(s)"))
+            asked = await settled_counts(counted) - before
             parts = cpu.by_kind()
             arrived_s = await arriving
             twice, shunted, unhandled = await asyncio.to_thread(double_processing, engine)
@@ -208,7 +225,9 @@ async def burst(rig: MailRig, workers: int, mails: int, games: int, players: int
                     proc.wait(5)
             engine.dispose()
         queued_s, busy = queued_at or sent_at, cpu.busy_seconds
-        return Outcome(workers, mails, queued_s, sent_at, twice, shunted, unhandled, arrived_s, busy, parts)
+        return Outcome(
+            workers, mails, queued_s, sent_at, twice, shunted, unhandled, arrived_s, busy, parts, idle, asked
+        )
 
 
 def show(outcome: Outcome) -> None:
@@ -221,11 +240,11 @@ def show(outcome: Outcome) -> None:
     )
 
 
-async def main(mails: int, games: int, players: int) -> None:
+async def main(mails: int, games: int, players: int, warm: int, counts_file: Path | None = None) -> None:
     with MailRig() as rig:
-        one = await burst(rig, 1, mails, games, players)
+        one = await burst(rig, 1, mails, games, players, warm=warm)
         show(one)
-        two = await burst(rig, 2, mails, games, players)
+        two = await burst(rig, 2, mails, games, players, warm=warm)
         show(two)
     print(f"reference (1 worker, same run): {mails / one.sent_s:,.0f} letters/s to SMTP")
     print(f"letters shunted or never handled with 2 workers: {two.shunted + two.unhandled}")
@@ -244,9 +263,99 @@ async def main(mails: int, games: int, players: int) -> None:
     )
     for line in scaling(one, two):
         print(line)
+    for line in asked_lines(one, two):
+        print(line)
+    if counts_file is not None:  # every count, for a closer look
+        runs = {
+            f"{run.workers} worker(s), {what}": dict(sorted(getattr(run, what).items()))
+            for run in (one, two)
+            for what in ("idle", "asked")
+        }
+        counts_file.write_text(json.dumps(runs, indent=1) + "\n")
     print(f"work per letter, 2 workers / 1: {two.busy_s / one.busy_s:.2f}")
     print(f"speed-up with 2 workers: {one.sent_s / two.sent_s:.2f}")
     print(f"double processing: {two.double}")
+
+
+async def started(engine: sa.Engine, workers: int) -> None:
+    deadline = time.monotonic() + 60
+    while workers_running(engine) != workers:
+        if time.monotonic() > deadline:
+            raise SystemExit("the workers did not start; see their logs")
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(1.0)  # the reader is idling on the mailbox
+
+
+async def warm_up(rig: MailRig, mailbox: str, letters: list[tuple[str, bytes]], engine: sa.Engine) -> None:
+    """A first, untimed burst: a worker runs for days, and what its processes do once (import
+    on first use, compile templates and statements) is not a letter's cost."""
+    await deliver(rig, mailbox, letters)
+    deadline = time.monotonic() + 600
+    while (await asyncio.to_thread(progress, engine))[2] < len(letters):
+        if time.monotonic() > deadline:
+            raise SystemExit("the warm-up letters were not all sent")
+        await asyncio.sleep(0.1)
+
+
+async def idle_counts(counted: Path) -> tuple[Counter[str], Counter[str]]:
+    """What the workers asked the store in ``IDLE_SECONDS`` with no letter coming, and their
+    counts so far."""
+    before_idle = await settled_counts(counted)
+    await asyncio.sleep(IDLE_SECONDS)
+    before = await settled_counts(counted)
+    return before - before_idle, before
+
+
+async def settled_counts(folder: Path) -> Counter[str]:
+    """The workers' counts once each process has written what it has (they write every
+    ``counts.WRITE_SECONDS``)."""
+    await asyncio.sleep(2 * counts.WRITE_SECONDS)
+    return counts.gather(folder)
+
+
+def round_trips(asked: Counter[str]) -> int:
+    """Round trips to PostgreSQL: each statement, each BEGIN, COMMIT and ROLLBACK (psycopg sends
+    them apart), each connection taken from the pool (its ping)."""
+    trips = ("tx begin", "tx commit", "tx rollback", "pool checkout")
+    return sum(n for what, n in asked.items() if what.startswith("sql ") or what in trips)
+
+
+def statements(asked: Counter[str]) -> int:
+    return sum(n for what, n in asked.items() if what.startswith("sql "))
+
+
+def asked_lines(one: Outcome, two: Outcome) -> list[str]:
+    """What the workers asked the store, per letter in the burst and per second idle, with 1
+    and 2 workers, and the counts that grew most with the second worker (timings on a shared
+    machine move by a third between runs; these do not)."""
+    lines = []
+    for run in (one, two):
+        per = run.letters
+        lines.append(
+            f"asked of the store with {run.workers} worker(s): {statements(run.asked) / per:.1f} statements "
+            f"and {round_trips(run.asked) / per:.1f} round trips a letter in the burst; idle "
+            f"{statements(run.idle) / IDLE_SECONDS:.1f} statements a second"
+        )
+    events = sorted(set(one.asked) | set(two.asked))
+    grew = sorted(events, key=lambda what: one.asked[what] - two.asked[what])
+    for what in grew[:12]:
+        if two.asked[what] > one.asked[what]:
+            lines.append(
+                f"  {what}: {one.asked[what] / one.letters:.2f} a letter with 1 worker, "
+                f"{two.asked[what] / two.letters:.2f} with 2"
+            )
+    for what in (
+        "letters left waiting",
+        "letters game busy",
+        "letters rounds with none handled",
+        "outbox claims empty",
+    ):
+        lines.append(f"  {what}: {one.asked[what]} with 1 worker, {two.asked[what]} with 2")
+    lines.append(
+        f"statements per letter, 2 workers / 1: "
+        f"{statements(two.asked) / two.letters / max(statements(one.asked) / one.letters, 1e-9):.2f}"
+    )
+    return lines
 
 
 def per_letter(run: Outcome) -> dict[str, float]:
@@ -295,5 +404,7 @@ if __name__ == "__main__":
     parser.add_argument("--mails", type=int, default=2000)
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--warm", type=int, default=0, help="letters sent through before the timed burst")
+    parser.add_argument("--counts", type=Path, help="write every count the workers noted to this JSON file")
     args = parser.parse_args()
-    asyncio.run(main(args.mails, args.games, args.players))
+    asyncio.run(main(args.mails, args.games, args.players, args.warm, args.counts))

@@ -6,7 +6,6 @@ when the next retry of a letter is due."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from mailbot.runners import Failures, pause
 from mailbot.runners.letters import Letters
 from mailbot.services.post.outbox import Outbox
 from mailbot.settings import Settings
+from mailbot.store import counts
 from mailbot.store.presence import Presence
 from mailbot.store.transient import describe, is_transient
 
@@ -120,6 +120,9 @@ class Work:
             timeout = min(timeout, self.settings.workers.poll_seconds)
         if self.letters.left_waiting:  # letters wait for another worker
             timeout = min(timeout, WAITING_RETRY)
-        with contextlib.suppress(TimeoutError):
+        try:
             await asyncio.wait_for(self.wake.wait(), timeout=min(timeout, 60.0))
+            counts.note("work woken")
+        except TimeoutError:
+            counts.note("work timed out")
         self.wake.clear()

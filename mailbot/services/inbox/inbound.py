@@ -40,7 +40,7 @@ from mailbot.services.inbox.handling import Context, Handler, Reply, _cut
 from mailbot.services.post.identity import Identity
 from mailbot.services.post.outbox import Thread, collect_queued, enqueue
 from mailbot.services.post.throttle import Verdict, admit, silent_until
-from mailbot.store import repo
+from mailbot.store import counts, repo
 from mailbot.store.models import AnswerCount, Inbound, InboundState, Outbound
 from mailbot.store.transient import describe, is_transient, writable
 
@@ -141,6 +141,9 @@ class InboundProcessor:
                 tried.update(ids[:taken])
                 done += handled
                 ids = ids[taken:]
+        counts.note("letters rounds")
+        counts.note("letters rounds with none handled", not done)
+        counts.note("letters left waiting", self.waiting)
         return done
 
     def _pending(self) -> list[int]:
@@ -237,6 +240,7 @@ class InboundProcessor:
             with session.begin_nested():
                 self._handle(session, row)
         except GameBusy:
+            counts.note("letters game busy")
             return False  # rolled back to the savepoint: the letter stays new, for the next round
         except Exception as exc:  # any bug in handling must not stop the loop: park the letter
             if is_transient(exc):

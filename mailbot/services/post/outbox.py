@@ -54,7 +54,7 @@ from mailbot.errors import (
 )
 from mailbot.mail.compose import Outgoing, compose
 from mailbot.services.base.transactions import begin_writing
-from mailbot.store import repo
+from mailbot.store import counts, repo
 from mailbot.store.models import Outbound, OutboundState
 from mailbot.store.rows import new_row
 from mailbot.store.transient import describe, is_transient
@@ -436,6 +436,10 @@ class Outbox:
             rows = [_Due.of(row) for row in due]
             rows = _in_turn(rows, repo.unsent_to(session, {r.recipient for r in rows}, _top(rows)), now)
             _set_state(session, [row.id for row in rows], OutboundState.SENDING, owner=self.owner)
+        counts.note("outbox claims")
+        counts.note("outbox claims empty", not rows)
+        counts.note("outbox rows claimed", len(rows))
+        counts.note("outbox rows held back", len(due) - len(rows))
         return rows
 
     async def _deliver(self, rows: list[_Due], report: SendReport) -> bool:
