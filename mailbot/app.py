@@ -65,6 +65,7 @@ from mailbot.services.post.throttle import Limits
 from mailbot.settings import Settings
 from mailbot.store import db, lease, repo
 from mailbot.store.presence import Presence, reader_role
+from mailbot.store.wakeups import Listener
 
 log = logging.getLogger(__name__)
 
@@ -290,6 +291,7 @@ class Bot:
         if requeued:
             log.warning("%d message(s) left in 'sending' by a crash will be sent again", requeued)
         await self.letters.start()
+        listener = self.listen()
         freeze_long_lived()
         self.tasks.start("reading", self.reader.loop(stop))
         self.tasks.start("work", self.work.loop(stop))
@@ -316,10 +318,23 @@ class Bot:
             await self.tasks.stop_all()
             await self.outbox.sink.close()
             await self.letters.stop()
+            await asyncio.to_thread(listener.stop)
             self.presence.stop()
             held.release()
         if self.watchdog.fatal is not None:
             raise StallError(self.watchdog.fatal)
+
+    def listen(self) -> Listener:
+        """Hear the other workers on the store (PostgreSQL): their notices wake the work loop."""
+        loop = asyncio.get_running_loop()
+
+        def heard(what: str) -> None:  # in the listener's thread
+            loop.call_soon_threadsafe(self.work.heard, what)
+
+        listener = Listener(self.engine, heard)
+        self.work.listening = listener.listening.is_set
+        listener.start()
+        return listener
 
     def status(self) -> Status:
         """The store's status with this service's own view of its loops (``/health``)."""

@@ -194,8 +194,10 @@ class WorkersSettings(_Section):
 
     # A worker that does not read the mailbox asks this often whether its reader is gone.
     takeover_seconds: float = Field(default=2.0, gt=0)
-    # How often a worker looks for letters another worker read (it is not woken by them).
-    poll_seconds: float = Field(default=0.5, gt=0)
+    # How often a worker looks for letters another worker read when no notice woke it: workers
+    # wake each other with NOTIFY (``store/wakeups.py``), and this slow look is the safety net
+    # for a notice lost; while its listening connection is down, it looks every 0.5 s.
+    poll_seconds: float = Field(default=5.0, gt=0)
     # How often outbox rows of dead workers are given back, and the reader looks again at the
     # deadlines (letters handled by the other workers may have made a step ready early).
     sweep_seconds: float = Field(default=2.0, gt=0)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The stored letters handled and the outbox sent, for ever: a failure is logged and backed
-off, never the end. Woken by reading (letters came), by ticks (their reports are queued) and
-when the next retry of a letter is due."""
+off, never the end. Woken by reading (letters came), by ticks (their reports are queued), by
+other workers on the store (``store.wakeups``: letters they stored, batches they committed
+while letters waited here) and when the next retry of a letter is due."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from mailbot.runners import Failures, pause
 from mailbot.runners.letters import Letters
 from mailbot.services.post.outbox import Outbox
 from mailbot.settings import Settings
-from mailbot.store import counts
+from mailbot.store import counts, wakeups
 from mailbot.store.presence import Presence
 from mailbot.store.transient import describe, is_transient
 
@@ -25,8 +26,14 @@ log = logging.getLogger(__name__)
 #: that is back is used again within seconds
 WORK_BACKOFF_MIN = 0.5
 WORK_BACKOFF_MAX = 8.0
-#: how soon letters that waited for another worker (or its game) are tried again (seconds)
+#: how soon letters that waited for another worker (or its game) are tried again (seconds);
+#: while this worker hears the others (they say when they commit a batch), each try that finds
+#: them still waiting doubles the wait, up to ``WAITING_RETRY_MAX``: the notice wakes it sooner
 WAITING_RETRY = 0.05
+WAITING_RETRY_MAX = 1.0
+#: how often a worker that does not hear the others (its listening connection broke) looks for
+#: letters they stored, whatever ``workers.poll_seconds`` says
+DEAF_POLL_SECONDS = 0.5
 #: during a long round of letter handling, how often the outbox looks for replies it committed
 SEND_DURING_ROUND = 0.1
 
@@ -57,6 +64,20 @@ class Work:
         self.failures = failures
         self.letters_handled = letters_handled
         self._last_sweep = 0.0
+        self._waiting_retry = WAITING_RETRY
+        self._handled_elsewhere = False  # a batch was committed elsewhere during this round
+        #: whether this worker hears the others now (``store.wakeups.Listener``; set by ``run``)
+        self.listening: Callable[[], bool] = lambda: False
+
+    def heard(self, what: str) -> None:
+        """Another worker said something on the store (in the event loop). A batch committed
+        elsewhere matters only while letters here wait for one; letters stored (or a notice
+        that may have been missed while not listening) are looked for now."""
+        if what == wakeups.HANDLED and not self.letters.left_waiting:
+            self._handled_elsewhere = True  # the round under way may yet leave letters waiting for it
+            return
+        self._waiting_retry = WAITING_RETRY
+        self.wake.set()
 
     async def loop(self, stop: asyncio.Event) -> None:
         """Handle letters and send mail for ever: a failure is logged and backed off, never the end."""
@@ -79,6 +100,7 @@ class Work:
         # Letters are handled off the loop while the outbox sends: a long send (a deadline's
         # reports) must not keep the players' letters waiting, nor they the reports. While a
         # tick holds the games the letters wait (the tick wakes this loop when it is done).
+        self._handled_elsewhere = False
         handling = asyncio.ensure_future(self.letters.round(wait=False))
         try:
             await self.outbox.send_due()
@@ -91,8 +113,9 @@ class Work:
                     await self.outbox.send_due()
         finally:
             handled = await handling
-        if handled or self._shared_round_due():
-            # Letters (here or, with several workers, anywhere) may have made a step ready early.
+        # Letters (here or, with several workers, anywhere) may have made a step ready early. Only
+        # the worker that reads the mailbox ticks games: the others need not look at them.
+        if (handled and self.presence.holds(self.role)) or self._shared_round_due():
             self.letters_handled()
         if handled:
             self.wake.set()  # their replies are due now: the next round sends them
@@ -112,17 +135,28 @@ class Work:
         return self.presence.holds(self.role)
 
     async def _sleep_until_woken(self) -> None:
-        due = self.outbox.next_due()
-        timeout = 60.0 if due is None else max((due - self.clock()).total_seconds(), 0.05)
-        # Letters the GM's commands queue from another process wake nobody: look again soon.
-        timeout = min(timeout, self.settings.bot.outbox_poll_seconds)
-        if self.presence.shared:  # another worker may read the mail: look for letters now and then
-            timeout = min(timeout, self.settings.workers.poll_seconds)
-        if self.letters.left_waiting:  # letters wait for another worker
-            timeout = min(timeout, WAITING_RETRY)
+        timeout = await asyncio.to_thread(self.sleep_seconds)
         try:
-            await asyncio.wait_for(self.wake.wait(), timeout=min(timeout, 60.0))
+            await asyncio.wait_for(self.wake.wait(), timeout=timeout)
             counts.note("work woken")
         except TimeoutError:
             counts.note("work timed out")
         self.wake.clear()
+
+    def sleep_seconds(self) -> float:
+        """How long the loop may sleep unless woken (it reads the store: blocking)."""
+        due = self.outbox.next_due()
+        timeout = 60.0 if due is None else max((due - self.clock()).total_seconds(), 0.05)
+        # Letters the GM's commands queue from another process wake nobody: look again soon.
+        timeout = min(timeout, self.settings.bot.outbox_poll_seconds)
+        listening = self.listening()
+        if self.presence.shared:  # another worker may read the mail and not be heard: look now and then
+            poll = self.settings.workers.poll_seconds
+            timeout = min(timeout, poll if listening else min(poll, DEAF_POLL_SECONDS))
+        if self.letters.left_waiting:  # letters wait for another worker (or its game)
+            soon = self._handled_elsewhere or not listening
+            timeout = min(timeout, WAITING_RETRY if soon else self._waiting_retry)
+            self._waiting_retry = min(self._waiting_retry * 2, WAITING_RETRY_MAX)
+        else:
+            self._waiting_retry = WAITING_RETRY
+        return min(timeout, 60.0)

@@ -40,7 +40,7 @@ from mailbot.services.inbox.handling import Context, Handler, Reply, _cut
 from mailbot.services.post.identity import Identity
 from mailbot.services.post.outbox import Thread, collect_queued, enqueue
 from mailbot.services.post.throttle import Verdict, admit, silent_until
-from mailbot.store import counts, repo
+from mailbot.store import counts, repo, wakeups
 from mailbot.store.models import AnswerCount, Inbound, InboundState, Outbound
 from mailbot.store.transient import describe, is_transient, writable
 
@@ -206,6 +206,10 @@ class InboundProcessor:
                     taken = len(ids)
                 # Not claimed here: with another worker, or waiting for one of the sender's letters.
                 self.waiting += sum(1 for inbound_id in ids[:taken] if inbound_id not in mine)
+                if handled:
+                    # Letters that wait elsewhere for this batch (their senders', their games')
+                    # may go once it commits: their workers are told then, not polling for it.
+                    wakeups.notify(session, wakeups.HANDLED)
         except _Careful:
             raise
         except Exception as exc:  # the batch as a whole (its commit, a shunt) failed: one letter at a time

@@ -35,7 +35,7 @@ from sqlmodel import Session
 from mailbot.core.letter import RawMessage
 from mailbot.mail.mime import read_sender
 from mailbot.services.base.transactions import begin_writing
-from mailbot.store import repo
+from mailbot.store import repo, wakeups
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +171,8 @@ class Intake:
             begin_writing(session)  # it reads (duplicates) before it writes, beside the handling thread
             stored = repo.add_inbound(session, self.mailbox, uidvalidity, items, now)
             repo.set_cursor(session, self.mailbox, uidvalidity, last_uid, now)
+            if stored:
+                wakeups.notify(session, wakeups.LETTERS)  # the other workers look for them now
         if stored < len(items):
             log.info(
                 "%s: %d of %d fetched letters were duplicates", self.mailbox, len(items) - stored, len(items)
