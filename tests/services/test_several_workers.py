@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.app import DEAD_WORKER_SECONDS
 from mailbot.errors import GameBusy
-from mailbot.services.base.claims import claim_letters, lock_game, try_games_on_load
+from mailbot.services.base.claims import claim_letters, claim_next, lock_game, try_games_on_load
 from mailbot.services.inbox import inbound
 from mailbot.store.game_tables import Game, OrderSet, Seat
 from mailbot.store.models import Inbound, InboundState, Outbound, OutboundState
@@ -177,3 +177,27 @@ def test_outbox_rows_are_claimed_once_kept_in_order_and_a_dead_workers_rows_come
         assert {row.lease_owner for row in sending} <= {second.bot.presence.worker_key}
     finally:
         second.bot.presence.stop()
+
+
+def test_each_worker_claims_the_next_letters_no_other_holds_in_one_statement(
+    two: tuple[Harness, Harness],
+) -> None:
+    first, second = two
+    seats = _games(first, 2)
+    _store_orders(first, seats, 2)  # each of the four players: two letters
+    with Session(first.bot.engine) as session:
+        letters = session.exec(select(Inbound).order_by(col(Inbound.received_at), col(Inbound.id))).all()
+    ids = [int(row.id or 0) for row in letters]
+
+    with Session(first.bot.engine) as held, held.begin():
+        taken, mine = claim_next(held, 3, skip=())
+        assert taken == ids[:3] and [i for i, _ in mine] == ids[:3]
+        with Session(second.bot.engine) as other, other.begin():
+            # The next letters, none of the first worker's; the fifth (second round) letter is
+            # from the first letter's sender: it is claimed but waits for that one.
+            taken, turn = claim_next(other, 3, skip=())
+            assert taken == ids[3:6]
+            assert [i for i, _ in turn] == [ids[3]]
+            # What a worker took or left waiting in a round is not claimed again in it.
+            rest, _ = claim_next(other, 10, skip=set(ids[3:7]))
+            assert rest == ids[7:]

@@ -14,7 +14,7 @@ On SQLite (one worker) every claim is granted and no lock is taken.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -65,6 +65,33 @@ def _try_lock(session: OrmSession, obj: Any) -> None:
     if not got.scalar():
         raise GameBusy(f"game {obj.id} is being changed by another worker")
     held.add(obj.id)
+
+
+def claim_next(
+    session: Session, limit: int, skip: Collection[int]
+) -> tuple[list[int], list[tuple[int, str]]]:
+    """The next stored letters in order of receipt that no other worker holds, up to ``limit``
+    and none of ``skip``, claimed in one statement: their ids, and those of them this
+    transaction may handle now, as :func:`claim_letters` gives them.
+
+    Two workers that asked for the letters first and claimed them after took the same ones,
+    and the second found them all taken; claimed this way, each gets letters of its own.
+    """
+    query = (
+        select(Inbound.id, Inbound.sender)
+        .where(Inbound.state == InboundState.NEW)
+        .order_by(col(Inbound.received_at), col(Inbound.id))
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    if skip:
+        query = query.where(col(Inbound.id).not_in(sorted(skip)))
+    claimed = session.exec(query).all()
+    ids = [int(i or 0) for i, _sender in claimed]
+    senders = {int(i or 0): sender for i, sender in claimed}
+    if not _shared(session):
+        return ids, [(i, senders[i]) for i in ids]
+    return ids, _in_turn(session, ids, senders)
 
 
 def claim_letters(session: Session, ids: Sequence[int]) -> list[tuple[int, str]]:

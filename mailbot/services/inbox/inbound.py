@@ -33,7 +33,7 @@ from mailbot.mail.compose import Outgoing, reply_subject
 from mailbot.mail.mime import parse_headers, parse_letter
 from mailbot.mail.quoting import split_reply
 from mailbot.render.templates import Renderer
-from mailbot.services.base.claims import claim_letters, try_games_on_load
+from mailbot.services.base.claims import claim_letters, claim_next, try_games_on_load
 from mailbot.services.base.transactions import begin_writing, holds_write_lock
 from mailbot.services.inbox import thread
 from mailbot.services.inbox.handling import Context, Handler, Reply, _cut
@@ -70,6 +70,16 @@ class _Line:
     extra: dict[str, Any]
 
 
+@dataclass
+class _Batch:
+    """A batch of letters as it goes: its ids (None until claimed, ``claim_next``), how many of
+    them were taken and how many of those were handled."""
+
+    ids: list[int] | None
+    taken: int = 0
+    handled: int = 0
+
+
 class _Careful(MailbotError):
     """A letter of a quick batch failed or must wait: the batch is done again with savepoints."""
 
@@ -94,6 +104,10 @@ class InboundProcessor:
         #: what HELP adds below the command list (the writer's game's orders)
         self.help_extras: list[Handler] = []
         self.waiting = 0  # letters the last process_pending left to another worker, or to wait
+        self._left: set[int] = set()  # the letters this process_pending left waiting so far
+        self._more = False  # the last batch claimed all it could take: more letters may wait
+        #: PostgreSQL: each batch claims the next letters no other worker holds (``claim_next``)
+        self._claims_next = engine.dialect.name == "postgresql"
         self._held: list[_Line] | None = None  # a quick batch's outcome lines, until its commit
         self._current: int | None = None  # the letter being handled
         self._strikes: dict[int, int] = {}  # letters the store refused while it took other writes
@@ -133,6 +147,17 @@ class InboundProcessor:
         done = 0
         tried: set[int] = set()
         self.waiting = 0
+        self._left.clear()
+        if self._claims_next:
+            # Several workers may share the store: each batch claims letters of its own. Those
+            # that must wait are left for the next call (``_left``), not tried again here.
+            while True:
+                taken, handled = self._process_batch(None)
+                done += handled
+                if not (taken and self._more):
+                    break
+            self._count(done)
+            return done
         # A letter that could be neither handled nor parked stays pending; it is tried again on
         # the next call, not in a tight loop here.
         while ids := [i for i in self._pending() if i not in tried]:
@@ -141,18 +166,22 @@ class InboundProcessor:
                 tried.update(ids[:taken])
                 done += handled
                 ids = ids[taken:]
+        self._count(done)
+        return done
+
+    def _count(self, done: int) -> None:
         counts.note("letters rounds")
         counts.note("letters rounds with none handled", not done)
         counts.note("letters left waiting", self.waiting)
-        return done
 
     def _pending(self) -> list[int]:
         with Session(self.engine) as session:
             return repo.pending_inbound_ids(session)
 
-    def _process_batch(self, ids: Sequence[int]) -> tuple[int, int]:
+    def _process_batch(self, ids: Sequence[int] | None) -> tuple[int, int]:
         """Handle letters from the front of ``ids`` in one transaction; returns how many of ``ids``
-        were taken and how many of those were handled here.
+        were taken and how many of those were handled here. ``None``: the next letters no other
+        worker holds, claimed by the batch (PostgreSQL, ``claim_next``).
 
         Where the transaction holds SQLite's write lock, the batch is first tried without a
         savepoint per letter: its rows are then written together at the commit (one flush, a
@@ -160,7 +189,7 @@ class InboundProcessor:
         If any letter fails or must wait, that whole try is rolled back and the batch is
         handled again letter by letter under savepoints, as if the quick try never was.
         """
-        if not QUICK_BATCHES:
+        if not QUICK_BATCHES or ids is None:
             return self._batch(ids, careful=True)
         # A quick try's log lines wait for its commit: a try that is rolled back and done again
         # must not say twice that a letter was answered.
@@ -177,39 +206,13 @@ class InboundProcessor:
             self._held = None
         return self._batch(ids, careful=True)
 
-    def _batch(self, ids: Sequence[int], *, careful: bool) -> tuple[int, int]:
-        taken = handled = 0
+    def _batch(self, ids: Sequence[int] | None, *, careful: bool) -> tuple[int, int]:
+        batch = _Batch(list(ids) if ids is not None else None)
         try:
             # Nothing is read from the batch's rows after its commit: expiring them all is waste.
             with Session(self.engine, expire_on_commit=False) as session, session.begin():
                 begin_writing(session)  # before the first savepoint, as a writer
-                quick = not careful and holds_write_lock(session)
-                claimed = claim_letters(session, ids)
-                mine = {inbound_id for inbound_id, _sender in claimed}
-                try_games_on_load(session)
-                _hold_loaded(session, ids, mine)
-                started = time.monotonic()
-                held_back: set[str] = set()  # senders whose earlier letter waits: theirs wait too
-                for position, (inbound_id, sender) in enumerate(claimed):
-                    taken = ids.index(inbound_id) + 1
-                    if quick:
-                        self._process_quick(session, inbound_id)
-                        handled += 1
-                    elif sender in held_back or not self._process_in(session, inbound_id):
-                        held_back.add(sender)
-                        self.waiting += 1
-                    else:
-                        handled += 1
-                    if time.monotonic() - started > BATCH_SECONDS and position + 1 < len(claimed):
-                        break
-                else:
-                    taken = len(ids)
-                # Not claimed here: with another worker, or waiting for one of the sender's letters.
-                self.waiting += sum(1 for inbound_id in ids[:taken] if inbound_id not in mine)
-                if handled:
-                    # Letters that wait elsewhere for this batch (their senders', their games')
-                    # may go once it commits: their workers are told then, not polling for it.
-                    wakeups.notify(session, wakeups.HANDLED)
+                self._handle_batch(session, batch, quick=not careful and holds_write_lock(session))
         except _Careful:
             raise
         except Exception as exc:  # the batch as a whole (its commit, a shunt) failed: one letter at a time
@@ -217,10 +220,57 @@ class InboundProcessor:
                 raise  # the store, not a letter: they all wait for it
             if self._held is not None:
                 self._held.clear()  # the rolled-back try's lines: the retry below says its own
-            taken = taken or len(ids)
+            taken = batch.taken or len(batch.ids or ())
+            self._more = True  # those claimed and not taken go back: the next batch takes them
             log.warning("a batch of %d letter(s) failed; handling them one by one", taken, exc_info=True)
-            handled = sum(1 for inbound_id in ids[:taken] if self.process(inbound_id))
-        return taken, handled
+            return taken, self._one_by_one((batch.ids or [])[:taken])
+        return batch.taken, batch.handled
+
+    def _handle_batch(self, session: Session, batch: _Batch, *, quick: bool) -> None:
+        if batch.ids is None:
+            batch.ids, claimed = claim_next(session, BATCH_LETTERS, self._left)
+            self._more = len(batch.ids) >= BATCH_LETTERS  # (or it stops early, below)
+        else:
+            claimed = claim_letters(session, batch.ids)
+        ids = batch.ids
+        mine = {inbound_id for inbound_id, _sender in claimed}
+        try_games_on_load(session)
+        _hold_loaded(session, ids, mine)
+        started = time.monotonic()
+        held_back: set[str] = set()  # senders whose earlier letter waits: theirs wait too
+        for position, (inbound_id, sender) in enumerate(claimed):
+            batch.taken = ids.index(inbound_id) + 1
+            if quick:
+                self._process_quick(session, inbound_id)
+                batch.handled += 1
+            elif sender in held_back or not self._process_in(session, inbound_id):
+                held_back.add(sender)
+                self.waiting += 1
+                self._left.add(inbound_id)
+            else:
+                batch.handled += 1
+            if time.monotonic() - started > BATCH_SECONDS and position + 1 < len(claimed):
+                self._more = True  # the claimed letters not reached go back, for the next batch
+                break
+        else:
+            batch.taken = len(ids)
+        # Not claimed here: with another worker, or waiting for one of the sender's letters.
+        others = [inbound_id for inbound_id in ids[: batch.taken] if inbound_id not in mine]
+        self.waiting += len(others)
+        self._left.update(others)
+        if batch.handled:
+            # Letters that wait elsewhere for this batch (their senders', their games') may go
+            # once it commits: their workers are told then, not polling for it.
+            wakeups.notify(session, wakeups.HANDLED)
+
+    def _one_by_one(self, ids: Sequence[int]) -> int:
+        handled = 0
+        for inbound_id in ids:
+            if self.process(inbound_id):
+                handled += 1
+            else:
+                self._left.add(inbound_id)
+        return handled
 
     def _process_quick(self, session: Session, inbound_id: int) -> None:
         """One letter of a quick batch, without a savepoint: any failure ends the quick try."""
