@@ -5,7 +5,9 @@ The worlds are those of ``test_flattop_no_leak`` (``mailbot.games.flattop.worlds
 enemy units and orders the side has not observed. Every seat's map SVG is drawn from its view
 at every moment the harness compares (:class:`WithMap` puts it into the view), and the harness
 requires it to be the same bytes in both worlds until the side observes a difference: the
-picture attached to a letter and kept in the archive tells no more than the letter.
+picture attached to a letter and kept in the archive tells no more than the letter. The
+zoomed inset (``map_inset``: the same drawing through a window around the side's units,
+contacts and paths) is compared the same way: where the window stands tells no more either.
 """
 
 from __future__ import annotations
@@ -33,8 +35,16 @@ ENV = report_env(default_registry())
 EXAMPLES = 100
 
 
+def pictures(view: Mapping[str, Any]) -> dict[str, Any]:
+    """The seat's map SVG and its inset's ("" when the hour has none), drawn from ``view``."""
+    picture = draw_map("flattop", view)
+    assert picture is not None, "the Flat Top view has no map to draw"
+    return {"map_svg": picture.svg, "map_inset": picture.inset or ""}
+
+
 class WithMap:
-    """The Flat Top plugin, but every view also carries the seat's map SVG (``map_svg``)."""
+    """The Flat Top plugin, but every view also carries the seat's map SVG (``map_svg``) and
+    its inset's (``map_inset``)."""
 
     def __init__(self, game: Any) -> None:
         self._game = game
@@ -44,9 +54,7 @@ class WithMap:
 
     def view(self, state: Any, events: Sequence[Event], seat: str | None) -> Mapping[str, Any]:
         view = self._game.view(state, events, seat)
-        picture = draw_map(self._game.name, view)
-        assert picture is not None, "the Flat Top view has no map to draw"
-        return {**view, "map_svg": picture.svg}
+        return {**view, **pictures(view)}
 
 
 class LeakyMap(WithMap):
@@ -61,9 +69,7 @@ class LeakyMap(WithMap):
         ]
         model = dict(view["map"]) | {"contacts": [*view["map"]["contacts"], *extra]}
         model["hexes"] = {**model["hexes"], **spots}
-        picture = draw_map(self._game.name, {"map": model})
-        assert picture is not None
-        return {**view, "map_svg": picture.svg}
+        return {**view, **pictures({"map": model})}
 
 
 PACKAGE = replace(fw.PACKAGE, game=cast("Game[Any, Any]", WithMap(fw.PACKAGE.game)))
@@ -117,4 +123,23 @@ def test_the_comparison_catches_a_map_that_shows_an_unseen_enemy() -> None:
     ((part, first, second),) = [
         (d.part, json.loads(d.first), json.loads(d.second)) for d in caught.differences
     ]
-    assert part == "view" and first.pop("map_svg") != second.pop("map_svg") and first == second
+    assert part == "view" and first.pop("map_svg") != second.pop("map_svg")
+    first.pop("map_inset"), second.pop("map_inset")  # the Allied forces span the board: no inset
+    assert first == second
+
+
+def test_the_compared_view_holds_the_inset_and_an_unseen_enemy_moves_no_window() -> None:
+    """The Japanese of the searched world get an inset; a twin with one more Allied TF beside
+    the window, unseen, gives the same window and bytes, while a map that showed that TF (the
+    leaky one) would move the window to take it in."""
+    base = fw.searched()
+    ships = base.own_tfs(Side.ALLIED)[0].ships[-1:]
+    twin = replace(base, task_forces=(*base.task_forces, TaskForce(9, Side.ALLIED, Hex(2, 18), ships)))
+    seen = [PACKAGE.game.view(state, (), "japanese") for state in (base, twin)]
+    assert seen[0]["map_inset"] and seen[0]["map_inset"] == seen[1]["map_inset"]
+    model = dict(seen[1]["map"])  # the twin's TF shown as a contact: the window moves
+    spot = {"hex": hex_id(Hex(2, 18)), "kind": "ships", "condition": 3, "age": 0, "label": "ships"}
+    model["contacts"] = [*model["contacts"], spot]
+    model["hexes"] = {**model["hexes"], spot["hex"]: [2, 18]}
+    shown = pictures({"map": model})["map_inset"]
+    assert shown and shown != seen[1]["map_inset"]

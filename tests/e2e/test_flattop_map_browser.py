@@ -8,7 +8,8 @@ all-land hex of the scenario inside the frame is inside the drawn land; every he
 (before its weather appendix) is labelled with its id or numbered and keyed; no two labels'
 boxes, as the browser lays them out, overlap; the frame (the board's sea) of one side is where it
 was the hour before. :mod:`tests.render.test_flattop_map_reads` checks the same on the SVG's own
-numbers; this is what a reader's screen shows.
+numbers; this is what a reader's screen shows. The zoomed inset, laid out at phone width,
+shows its hex ids apart and twice as large as the theatre's.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import pytest
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Line, Setup
 from mailbot.games.flattop.demo import flattop_orders
+from mailbot.games.flattop.drawing import INSET_HEIGHT, INSET_WIDTH
 from mailbot.games.flattop.drawing.board import board_for
 from mailbot.games.flattop.drawing.symbols import SEA
 from mailbot.games.flattop.map.hexes import Terrain
@@ -35,6 +37,7 @@ from mailbot.render.templates import wrap72
 from tests.e2e.browser import DESKTOP, Browser
 from tests.games.flattop.conftest import load_scenario_data, load_tables
 from tests.games.flattop.test_demo_script import ENV, GAME, SEED
+from tests.render.test_flattop_map_inset import TFS, crowded_coral_sea
 from tests.render.test_flattop_map_reads import LABELS, overlap
 
 PHONE = (375, 740)  # issue 32's phone width
@@ -183,3 +186,34 @@ def test_no_label_covers_another_in_a_browser(
         for (one, a), (two, b) in combinations(lines.items(), 2):
             # a corner's touch as the browser's fonts draw it, not a label over another
             assert overlap(a, b) <= 0.05 * min(a[2] * a[3], b[2] * b[3]), (one[2], two[2], size)
+
+
+def test_the_inset_shows_its_hex_ids_apart_and_twice_as_large_at_phone_width(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The zoomed inset where the Allied units, a contact and a search gather: at 375 px every
+    task force's hex id is shown inside the window, no label over another, and the ids stand
+    at least twice as high as the theatre map's at that width (about 4 px there)."""
+    picture = draw_map("flattop", {"map": crowded_coral_sea()})
+    assert picture is not None and picture.inset is not None
+    width, high = PHONE[0], PHONE[0] * INSET_HEIGHT / INSET_WIDTH
+
+    def ids(svg: str) -> dict[str, list[float]]:
+        shown = measure(browser, tmp_path, svg, [], PHONE)
+        return {
+            words: box
+            for cls, _, words, _, _, *box in shown["labels"]
+            if cls in ("unit-label", "contact-label", "hex-id") and HEX_WORD.fullmatch(words)
+        }
+
+    theatre, inset = ids(picture.svg), ids(picture.inset)
+    inside = {
+        w: b
+        for w, b in inset.items()
+        if b[0] >= 0 and b[1] >= 0 and b[0] + b[2] <= width and b[1] + b[3] <= high
+    }
+    assert set(TFS) <= inside.keys(), sorted(inside)
+    for name in TFS:
+        assert inside[name][3] >= 2 * theatre[name][3] >= 6, (name, inside[name], theatre[name])
+    for (one, a), (two, b) in combinations(inside.items(), 2):
+        assert overlap(a, b) <= 0.05 * min(a[2] * a[3], b[2] * b[3]), (one, two)

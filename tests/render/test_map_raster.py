@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import io
 import random
+import re
 import zlib
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +22,7 @@ from PIL import Image, ImageChops
 
 from mailbot.games.flattop import worlds as fw
 from mailbot.render.maps import PNG_WIDTH, MapError, MapPicture, draw_map, raster
+from tests.render.test_flattop_map_inset import crowded_coral_sea
 from tests.render.test_maps import flattop_model, saltntar_view
 
 SVG_HEAD = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" viewBox="0 0 100 50">'
@@ -125,9 +127,24 @@ def test_svg_beyond_the_painters_part_goes_to_cairosvg_and_still_becomes_a_pictu
     assert MapPicture(svg).png(200) == by_cairosvg(svg, 200)
 
 
-def test_a_viewbox_that_is_more_than_a_scale_goes_to_cairosvg() -> None:
-    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" viewBox="10 0 100 50"></svg>'
+def test_a_viewbox_that_stretches_the_drawing_goes_to_cairosvg() -> None:
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" viewBox="10 0 100 40"></svg>'
     assert raster.render(svg, 200) is None
+
+
+@pytest.mark.parametrize("shift", ["32 48", "33.3 47.1"])
+def test_a_window_on_the_drawing_is_painted_as_cairosvg_paints_it(shift: str) -> None:
+    """A map's inset: the same SVG, a viewBox around part of it. Moved by whole pixels, its
+    board layer is the unmoved one shifted; by a fraction, painted for the window: both as
+    cairosvg paints them."""
+    model = crowded_coral_sea()
+    picture = draw_map("flattop", {"map": model})
+    assert picture is not None and picture.inset is not None
+    window = re.sub(r'viewBox="[\d.]+ [\d.]+ ', f'viewBox="{shift} ', picture.inset, count=1)
+    for svg in (picture.inset, window):
+        ours = raster.render(svg, 480)
+        assert ours is not None
+        assert worst_difference(ours, by_cairosvg(svg, 480)) <= 2
 
 
 def test_group_opacity_applies_to_the_group_and_a_leafs_to_itself() -> None:

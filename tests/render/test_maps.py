@@ -366,27 +366,33 @@ def shape(part: Any) -> Any:
 
 def test_a_report_shows_its_map_inside_the_html_part_and_names_it_in_the_text(h: Harness) -> None:
     """Issue 32: the HTML part shows the map inline (``cid:``), the text part names the picture;
-    a calendar entry stays an attachment beside them."""
+    a calendar entry stays an attachment beside them. Where the side's units and contacts
+    gather (test-small's corner of the sea), a zoomed inset follows the map, shown and named
+    the same way."""
     start(h, "flattop", "test-small", FLATTOP)
     letters = h.flush()
     for seat, address in FLATTOP.items():
         (report,) = [m for m in to(letters, address) if "] T1 0500 D1: " in m["Subject"]]
-        related = ("multipart/related", ["text/html", "image/png"])
+        pictures = [p for p in report.walk() if p.get_content_type() == "image/png"]
+        names = [p.get_filename() for p in pictures]
+        assert names == [f"map-{seat}-turn1.png", f"map-{seat}-turn1-zoomed.png"]
+        related = ("multipart/related", ["text/html", *(["image/png"] * len(pictures))])
         assert shape(report) == (
             "multipart/mixed",
             [("multipart/alternative", ["text/plain", related]), "text/calendar"],
         )
         html = report.get_body(preferencelist=("html",)).get_content()
-        (picture,) = [p for p in report.walk() if p.get_content_type() == "image/png"]
-        cid = str(picture["Content-ID"]).strip("<>")
-        assert picture.get_content_disposition() == "inline"
-        assert re.findall(r'<img src="cid:([^"]+)"', html) == [cid]
-        text = report.get_body(preferencelist=("plain",)).get_content()
-        assert f"see the attached picture {picture.get_filename()}" in " ".join(text.split())
+        cids = [str(picture["Content-ID"]).strip("<>") for picture in pictures]
+        assert all(picture.get_content_disposition() == "inline" for picture in pictures)
+        assert re.findall(r'<img src="cid:([^"]+)"', html) == cids  # the inset under the map
+        text = " ".join(report.get_body(preferencelist=("plain",)).get_content().split())
+        for name in names:
+            assert f"see the attached picture {name}" in text
+            assert f"also attached as {name}" in html
         # the HTML part shows the picture, so it does not send its reader to the attachment
         assert "see the attached picture" not in html
-        assert f"also attached as {picture.get_filename()}" in html
-        assert picture.get_filename() == f"map-{seat}-turn1.png"
+        assert "Where your units and contacts are, zoomed" in html
+        check_png(pictures[1].get_content(), flattop_drawing.INSET_WIDTH)
 
 
 FLATTOP = {"allied": "allied@players.test", "japanese": "japanese@players.test"}
@@ -397,8 +403,8 @@ def test_every_flattop_report_carries_the_seats_map_and_the_report_row_keeps_its
     letters = h.flush()
     for seat, address in FLATTOP.items():
         (report,) = [m for m in to(letters, address) if "] T1 0500 D1: " in m["Subject"]]
-        ((name, data),) = maps_in(report)
-        assert name == f"map-{seat}-turn1.png"
+        (name, data), *inset = maps_in(report)
+        assert name == f"map-{seat}-turn1.png" and [n for n, _ in inset] == [f"map-{seat}-turn1-zoomed.png"]
         check_png(data, flattop_drawing.PNG_WIDTH)
     step = h.steps(game_id)[-1]
     for seat, address in FLATTOP.items():
@@ -406,7 +412,8 @@ def test_every_flattop_report_carries_the_seats_map_and_the_report_row_keeps_its
         h.mail(address, f"[{tag(h.game(game_id))} {secret}] orders", f"ORDERS {step.key}\nHOLD\nEND\n")
     resolved = [m for m in h.tick(600) if "] T2 0600 D1: " in m["Subject"]]
     assert sorted(name for m in resolved for name, _ in maps_in(m)) == [
-        "map-allied-turn2.png", "map-japanese-turn2.png",
+        "map-allied-turn2-zoomed.png", "map-allied-turn2.png",
+        "map-japanese-turn2-zoomed.png", "map-japanese-turn2.png",
     ]  # fmt: skip
     with Session(h.bot.engine) as session:
         rows = list(session.exec(select(Report).where(Report.game_id == game_id).order_by(col(Report.id))))
@@ -440,9 +447,11 @@ def test_an_hours_maps_are_painted_once_a_side_whoever_reads_them(
         h.mail(address, f"[{tag(h.game(game_id))} {secret}] orders", f"ORDERS {step.key}\nHOLD\nEND\n")
     letters = h.tick(600)
     assert all(to(letters, watcher) for watcher in watchers)  # the observers had their letter
-    assert len(painted) == len(FLATTOP) == len(set(painted))
+    # each side's map and its inset (test-small's units gather in a corner of the sea)
+    assert len(painted) == 2 * len(FLATTOP) == len(set(painted))
     assert sorted(name for m in letters for name, _ in maps_in(m)) == [
-        "map-allied-turn2.png", "map-japanese-turn2.png",
+        "map-allied-turn2-zoomed.png", "map-allied-turn2.png",
+        "map-japanese-turn2-zoomed.png", "map-japanese-turn2.png",
     ]  # fmt: skip
 
 

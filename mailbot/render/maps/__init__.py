@@ -13,7 +13,9 @@ keeping whole pictures found none again.
 
 A game that draws a map says so by its package's ``drawing`` module (``drawing.py`` or a
 ``drawing/`` package, found by the registry): ``draw(model) -> str`` gives the SVG, and
-``PNG_WIDTH`` and ``PNG_COLOURS`` (a palette size), when present, how its PNG is painted.
+``PNG_WIDTH`` and ``PNG_COLOURS`` (a palette size), when present, how its PNG is painted;
+``inset(model, svg) -> str | None``, when present, a second, zoomed picture of the same drawing
+(``INSET_WIDTH`` pixels wide) where the seat's action is.
 Flat Top's draws a side's map of the hour, Salt'n'Tar's the course, every ship and the wind.
 Other games have no map: :func:`draw_map` answers None.
 """
@@ -56,11 +58,17 @@ class MapPicture:
     svg: str
     width: int = PNG_WIDTH
     colours: int | None = None  # a palette of at most this many colours; None: full colour
+    inset: str | None = None  # the zoomed picture's SVG: the same drawing, another viewBox
+    inset_width: int = PNG_WIDTH // 2
 
     def png(self, width: int | None = None) -> bytes:
         """The picture ``width`` pixels wide (the drawer's own width unless given); the height
         follows the drawing's proportions."""
         return png_of(self.svg, self.width if width is None else width, self.colours)
+
+    def inset_png(self) -> bytes | None:
+        """The inset's PNG, in the map's palette; None when the map has no inset."""
+        return None if self.inset is None else png_of(self.inset, self.inset_width, self.colours)
 
 
 def png_of(svg: str, width: int, colours: int | None = None) -> bytes:
@@ -87,9 +95,13 @@ def draw_map(game: str, view: Mapping[str, Any]) -> MapPicture | None:
     drawing = drawing_of(game) if isinstance(model, Mapping) else None
     if drawing is None or not isinstance(model, Mapping):
         return None
+    zoomed = getattr(drawing, "inset", None)
     try:
         svg: str = drawing.draw(model)
+        inset: str | None = zoomed(model, svg) if zoomed is not None else None
     except (KeyError, TypeError, ValueError) as error:
         # A view that breaks the schema is a bug in its game; say which part.
         raise MapError(f"{game} map cannot be drawn: {type(error).__name__}: {error}") from error
-    return MapPicture(svg, getattr(drawing, "PNG_WIDTH", PNG_WIDTH), getattr(drawing, "PNG_COLOURS", None))
+    width = getattr(drawing, "PNG_WIDTH", PNG_WIDTH)
+    inset_width = getattr(drawing, "INSET_WIDTH", width // 2)
+    return MapPicture(svg, width, getattr(drawing, "PNG_COLOURS", None), inset, inset_width)

@@ -69,12 +69,19 @@ def supported_part(group: ET.Element) -> bool:
 
 
 def _plain_viewbox(root: ET.Element) -> bool:
-    """A viewBox of ``0 0 width height`` (or none): the picture is only scaled."""
+    """No viewBox, or one of four numbers in the sheet's own proportions (a window on the
+    drawing, as a map's inset is): the picture is only scaled and moved, never stretched."""
     width, height = root.get("width", ""), root.get("height", "")
     if not (_ONE_NUMBER.match(width) and _ONE_NUMBER.match(height)) or min(float(width), float(height)) <= 0:
         return False
     box = root.get("viewBox")
-    return box is None or [float(v) for v in box.split()] == [0.0, 0.0, float(width), float(height)]
+    if box is None:
+        return True
+    parts = box.split()
+    if len(parts) != 4 or not all(_ONE_NUMBER.match(v) for v in parts):
+        return False
+    wide, high = float(parts[2]), float(parts[3])
+    return wide > 0 and high > 0 and abs(wide / high - float(width) / float(height)) < 1e-9
 
 
 def _known(element: ET.Element, is_root: bool) -> bool:

@@ -21,7 +21,7 @@ import logging
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam
 from sqlmodel import Session, col, func, select
@@ -71,8 +71,18 @@ def deadline_sequence(session: Session, game_id: int, key: str) -> int:
     return max(session.exec(_DEADLINE_SETTINGS, params={"game_id": game_id, "key": key}).one() - 1, 0)
 
 
-def map_of(game: Game, seat: str, turn: int, view: Mapping[str, Any]) -> tuple[Attachment, str] | None:
-    """The seat's map of ``view`` as ``map-<seat>-turn<n>.png`` and its SVG, if the game draws one.
+class DrawnMap(NamedTuple):
+    """A seat's map as a letter carries it: the theatre's PNG, its SVG (kept in the archive),
+    and the zoomed inset's PNG when the game draws one for this hour."""
+
+    picture: Attachment
+    svg: str
+    inset: Attachment | None = None
+
+
+def map_of(game: Game, seat: str, turn: int, view: Mapping[str, Any]) -> DrawnMap | None:
+    """The seat's map of ``view`` as ``map-<seat>-turn<n>.png`` and its SVG, if the game draws
+    one, with its inset as ``map-<seat>-turn<n>-zoomed.png`` when there is one.
 
     A map that cannot be drawn (a bug in a game's view, no cairo library) never stops the letter:
     it goes out without its picture, and the log says why.
@@ -81,14 +91,19 @@ def map_of(game: Game, seat: str, turn: int, view: Mapping[str, Any]) -> tuple[A
         picture = draw_map(game.plugin, view)
         if picture is None:
             return None
-        png = picture.png()
+        png, inset = picture.png(), picture.inset_png()
     except MapError:
         log.exception("game %s: the report to %s goes out without its map", game.id, seat)
         return None
     safe = re.sub(r"[^A-Za-z0-9_-]+", "-", seat).strip("-") or "seat"  # a file name in any client
+
+    def attached(name: str, content: bytes) -> Attachment:
+        # The HTML part shows it by this Content-ID; the game's number keeps it apart from another game's.
+        return Attachment(f"{name}.png", content, "image", "png", f"{name}.game{game.id}@mailbot")
+
     name = f"map-{safe}-turn{turn}"
-    # The HTML part shows it by this Content-ID; the game's number keeps it apart from another game's.
-    return Attachment(f"{name}.png", png, "image", "png", f"{name}.game{game.id}@mailbot"), picture.svg
+    zoomed = None if inset is None else attached(f"{name}-zoomed", inset)
+    return DrawnMap(attached(name, png), picture.svg, zoomed)
 
 
 def _part_commitments(letter: Draft, rendered: Rendered, map_svg: str, salt: bytes) -> dict[str, str]:
@@ -215,22 +230,27 @@ class Reports:
 
     @staticmethod
     def _map_section(letter: Draft, game: Game, seat: str, view: Mapping[str, Any], turn: int) -> str:
-        """Attach the seat's map as PNG, shown inline in the HTML part and named in the text part;
-        returns its SVG for the archive ("" when there is none)."""
+        """Attach the seat's map as PNG, shown inline in the HTML part and named in the text part,
+        and its zoomed inset under it when there is one; returns the map's SVG for the archive
+        ("" when there is none). The inset is that drawing through a window: the archive keeps
+        no second SVG (its page shows the map's for both), the chain the inset PNG's digest."""
         shown = view.get("turn")  # the hour the map shows (a resolved step's report: the next one)
         number = shown if isinstance(shown, int) and not isinstance(shown, bool) else turn
         drawn = map_of(game, seat, number, view)
         if drawn is None:
             return ""
-        picture = drawn[0]
-        letter.attachments.append(picture)
-        letter.section(
-            "Map",
-            [f"The map of this hour: see the attached picture {picture.filename}."],
-            picture=picture,
-            caption=f"The map of this hour (also attached as {picture.filename}).",
-        )
-        return drawn[1]
+        shown_as = [("Map", "The map of this hour", drawn.picture)]
+        if drawn.inset is not None:
+            shown_as.append(("Map, zoomed", "Where your units and contacts are, zoomed", drawn.inset))
+        for title, words, picture in shown_as:
+            letter.attachments.append(picture)
+            letter.section(
+                title,
+                [f"{words}: see the attached picture {picture.filename}."],
+                picture=picture,
+                caption=f"{words} (also attached as {picture.filename}).",
+            )
+        return drawn.svg
 
     @staticmethod
     def _quiet_section(letter: Draft, quiet: Sequence[StepRow]) -> None:

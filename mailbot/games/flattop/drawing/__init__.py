@@ -32,6 +32,7 @@ right of the title.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -85,6 +86,19 @@ from mailbot.render.maps.canvas import Entry, num
 #: the PNG of a map is the whole sheet a pixel a unit, in a palette (a fifth of the bytes)
 PNG_WIDTH = SHEET
 PNG_COLOURS = 64
+
+#: the inset (:func:`inset`): a PNG this many pixels, the theatre's sheet seen through a window
+#: of one of :data:`INSET_WINDOWS` units wide (2x, 1.875x or 1.5x the theatre's scale); wider
+#: (zooming by less than 1.5x), it is left out
+INSET_WIDTH, INSET_HEIGHT = 480, 360
+INSET_WINDOWS = (240.0, 256.0, 320.0)
+#: around the action's hexes, in units: a symbol and most of its label
+INSET_PAD = 36.0
+#: the window's corner stands on whole steps of this many units: the action moving a hex mostly
+#: keeps the frame, and at those scales (exact binary fractions) the corner falls on a whole
+#: pixel, so the PNG's board layer is the whole board's, painted once and shifted
+#: (``render.maps.raster``)
+INSET_STEP = 16.0
 
 
 @dataclass(frozen=True)
@@ -591,3 +605,57 @@ def _places(where: str) -> list[tuple[str, str, str]]:
 def draw(model: Mapping[str, Any]) -> str:
     """The SVG of one ``r["map"]`` (module docstring)."""
     return Map(model).draw()
+
+
+def inset_frame(model: Mapping[str, Any]) -> tuple[float, float, float, float] | None:
+    """The inset's window on the sheet (x, y, width, height, in units): around the side's task
+    forces and air formations, its contacts and this hour's paths (what the model holds:
+    nothing the side has not seen), padded, its corner snapped to :data:`INSET_STEP`, in the
+    aspect of the inset's PNG and on the board. None when there is nothing to show or no
+    window of :data:`INSET_WINDOWS` holds it (the action spans most of the theatre)."""
+    drawn = Map(model)
+    board = drawn.board
+    # Not the bases: they hold still, spread over the theatre (Japanese ones from Kavieng to
+    # Deboyne), and the theatre map and the board name them: with them no inset would zoom.
+    hexes = {m.hex for m in (*drawn.own, *drawn.contacts) if m.kind != "base"}
+    hexes |= {str(h) for path in (*model["searches"], *model["strikes"]) for h in path}
+    points = [board.centre(h) for h in (drawn.at(i) for i in sorted(hexes)) if board.inside(h)]
+    if not points:
+        return None
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    aspect = INSET_WIDTH / INSET_HEIGHT
+    need = max(max(xs) - min(xs) + 2 * INSET_PAD, (max(ys) - min(ys) + 2 * INSET_PAD) * aspect)
+    # One step more than needed: snapping the corner to a step moves the window by up to one.
+    wide = next((w for w in INSET_WINDOWS if w >= need + INSET_STEP), None)
+    if wide is None or wide > board.width or wide / aspect > board.height:
+        return None
+    high = wide / aspect
+    x = _snap((min(xs) + max(xs) - wide) / 2, board.left, board.left + board.width - wide)
+    y = _snap((min(ys) + max(ys) - high) / 2, board.top, board.top + board.height - high)
+    return x, y, wide, high
+
+
+def _snap(corner: float, low: float, high: float) -> float:
+    """``corner`` on a whole :data:`INSET_STEP`, kept between ``low`` and ``high`` (the board's
+    edges, each rounded outward to a step: the window may show a step of the sheet's margin)."""
+    step = INSET_STEP
+    snapped = step * round(corner / step)
+    return min(max(snapped, step * math.floor(low / step)), step * math.ceil(high / step))
+
+
+_ROOT = re.compile(r"<svg\b[^>]*>")
+_SIZE = re.compile(r'\s(width|height|viewBox)="[^"]*"')
+
+
+def inset(model: Mapping[str, Any], svg: str) -> str | None:
+    """The map ``svg`` of ``model`` seen through :func:`inset_frame`: the same drawing, its
+    root's size and viewBox changed (an archive keeping both keeps the drawing's layers once);
+    None when there is no inset."""
+    frame = inset_frame(model)
+    root = _ROOT.search(svg)
+    if frame is None or root is None:
+        return None
+    box = " ".join(str(num(v)) for v in frame)
+    sized = _SIZE.sub("", root.group(0)).removesuffix(">")
+    head = f'{sized} width="{INSET_WIDTH}" height="{INSET_HEIGHT}" viewBox="{box}">'
+    return svg[: root.start()] + head + svg[root.end() :]

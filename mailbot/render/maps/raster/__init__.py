@@ -67,6 +67,7 @@ from mailbot.render.maps.raster.paint import (
     _board_layers,
     _measures,
     _run,
+    _shifted_widths,
     _texts,
     board_layer,
     layer,
@@ -113,6 +114,7 @@ def render(svg: str, width: int, colours: int | None = None) -> bytes | None:
 def clear_board_layers() -> None:
     """Forget every kept board layer and palette."""
     _board_layers.clear()
+    _shifted_widths.clear()
     for cached in (palette_of, _ground, _commonest, _board_palette, _run):
         cached.cache_clear()
     _measures.clear()
@@ -146,9 +148,9 @@ def sheet(root: ET.Element, width: int) -> tuple[Any, Any]:
 
     The height in pixels is the drawing's, scaled and rounded (half to even: cairosvg uses
     Python's ``round`` too); the drawing is clipped to the unrounded height and scaled by the
-    smaller of the two ratios (its viewBox "meets" the sheet), centred. That ratio can differ
-    from ``width / svg width`` in the last bits, and the last bits decide where a glyph's edge
-    falls, so they are worked out the same way.
+    smaller of the two ratios (its viewBox "meets" the sheet), centred, the viewBox's corner at
+    the sheet's. That ratio can differ from ``width / svg width`` in the last bits, and the last
+    bits decide where a glyph's edge falls, so they are worked out the same way.
     """
     svg_width, svg_height = float(root.get("width", "0")), float(root.get("height", "0"))
     box = [float(v) for v in root.get("viewBox", f"0 0 {svg_width} {svg_height}").split()]
@@ -159,5 +161,8 @@ def sheet(root: ET.Element, width: int) -> tuple[Any, Any]:
     context.clip()
     scale = min(pixels_wide / box[2], pixels_high / box[3])
     context.scale(scale, scale)
-    context.translate((pixels_wide / scale - box[2]) / 2, (pixels_high / scale - box[3]) / 2)
+    # centred, and moved by the viewBox's corner (a window on the drawing: a map's inset)
+    context.translate(
+        (pixels_wide / scale - box[2]) / 2 - box[0], (pixels_high / scale - box[3]) / 2 - box[1]
+    )
     return surface, context

@@ -40,6 +40,10 @@ class Unsupported(Exception):
 #: board layers kept (:func:`board_layer`): a map has two; another height of sheet or another
 #: board is another pair
 BOARD_LAYERS = 8
+#: a shifted board layer's width is a multiple of this many pixels (:meth:`Painter.board`)
+SHIFTED_WIDTH = 512
+#: the widest each shifted layer was painted (by the key of :func:`board_layer` less its width)
+_shifted_widths: dict[tuple[Any, ...], int] = {}
 _board_layers: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 
 
@@ -201,13 +205,30 @@ class Painter:
             SHAPES[tag](self, node, style, opacity)
 
     def board(self, text: str, bottom: float, style: Mapping[str, str]) -> None:
-        """Composite a group cut out of the SVG (:func:`board_layer`)."""
+        """Composite a group cut out of the SVG (:func:`board_layer`).
+
+        A sheet moved by whole pixels up and left (a map's inset: a window on the drawing)
+        composites the layer painted unmoved, shifted: cairo rasterises in fixed point, so a
+        whole-pixel shift changes no pixel, and the next hour's window elsewhere on the board
+        reuses the layer where painting it again took 60 ms. Its width is the widest a window
+        of this layer has needed yet, in steps of :data:`SHIFTED_WIDTH` pixels: a window
+        further east paints it once more, wider, and the windows west of it use that one."""
         matrix = tuple(self.context.get_matrix().as_tuple())
-        image = board_layer(text, bottom, style, matrix, self.size[0])
+        dx, dy = matrix[4], matrix[5]
+        if matrix[1:3] == (0.0, 0.0) and dx <= 0 and dy <= 0 and dx.is_integer() and dy.is_integer():
+            unmoved = (*matrix[:4], 0.0, 0.0)
+            needed = SHIFTED_WIDTH * math.ceil((self.size[0] - dx) / SHIFTED_WIDTH)
+            key = (text, bottom, tuple(sorted(style.items())), unmoved)
+            if len(_shifted_widths) > BOARD_LAYERS and key not in _shifted_widths:
+                _shifted_widths.clear()  # a few boards and scales a process; never unbounded
+            width = _shifted_widths[key] = max(needed, _shifted_widths.get(key, 0))
+            image = board_layer(text, bottom, style, unmoved, width)
+        else:
+            image, dx, dy = board_layer(text, bottom, style, matrix, self.size[0]), 0.0, 0.0
         self.boards.append(image)
         self.context.save()
         self.context.identity_matrix()
-        self.context.set_source_surface(image, 0, 0)
+        self.context.set_source_surface(image, dx, dy)
         self.context.paint()
         self.context.restore()
 
