@@ -312,9 +312,10 @@ class Painter:
         if not content:
             return
         matrix = tuple(self.context.get_matrix().as_tuple())
-        if self.flat or matrix[1:3] != (0.0, 0.0) or matrix[4:] != (0.0, 0.0):
-            # a board's layer, or a sheet whose drawing is moved, not only scaled
-            self.lettering(node, content, style, opacity)
+        if self.flat or matrix[1:3] != (0.0, 0.0) or not (matrix[4].is_integer() and matrix[5].is_integer()):
+            # a board's layer, or a sheet whose drawing is moved by a fraction of a pixel
+            if self.flat or not self.beyond_sheet(node, content, style):
+                self.lettering(node, content, style, opacity)
             return
         key = (
             content,
@@ -341,6 +342,18 @@ class Painter:
         context.set_source_surface(surface, 0, 0)  # its device offset puts it in place
         context.paint()
         context.restore()
+
+    def beyond_sheet(self, node: ET.Element, content: str, style: Mapping[str, str]) -> bool:
+        """True when no letter of the text can reach the sheet: it stands further from it than
+        its size times its length and two more across, twice its size up or down (a window on
+        a drawing, a map's inset, leaves most of the drawing's labels out, and painting them
+        letter by letter was most of its time). Only such a text is left out: no pixel changes."""
+        size = self.font_of(style)[2]
+        across, up = size * (len(content) + 2), size * 2
+        x, y = _number(node, "x"), _number(node, "y")
+        left, top = self.context.user_to_device(x - across, y - up)
+        right, bottom = self.context.user_to_device(x + across, y + up)
+        return bool(right < 0 or bottom < 0 or left > self.clip[0] or top > self.clip[1])
 
     def text_layer(
         self,
