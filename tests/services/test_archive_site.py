@@ -395,3 +395,37 @@ def test_archive_export_on_the_command_line_says_where_the_site_is(
     assert f"archive written: {out / 'game.json'}" in result.output
     assert f"browse it: {out / 'index.html'}" in result.output and (out / "index.html").is_file()
     assert f"mailbot archive serve {out}" in result.output
+
+
+def test_a_maps_inset_is_shown_from_the_maps_svg_through_its_window(h: Harness, tmp_path: Path) -> None:
+    """A letter's zoomed inset (``map-<seat>-turn<n>-zoomed.png``) is its map's SVG through the
+    window the SVG's root names (``data-inset``): the letter's page shows that file through an
+    SVG view fragment, and the archive keeps no PNG nor SVG more for it."""
+    game_id, _, _ = _started(h)
+    buffer = BytesIO()
+    Image.new("RGB", (40, 30), (20, 120, 200)).save(buffer, "PNG")
+    png = buffer.getvalue()
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="72" data-inset="16 32 24 18"/>'
+    h.clock.advance(60)
+    with Session(h.bot.engine) as session, session.begin():
+        seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.name == "south")).one()
+        letter = Draft(seat.address, f"[DU-{game_id} {seat.secret}] Your map")
+        for name in ("map-south-turn1", "map-south-turn1-zoomed"):
+            picture = Attachment(f"{name}.png", png, "image", "png", f"{name}@mailbot")
+            letter.section("Map", ["attached"], picture=picture)
+            letter.attachments.append(picture)
+        h.bot.postman.post(session, letter, kind="report", now=h.clock.now)
+        session.add(
+            Report(
+                game_id=game_id, seat="south", turn=1, step_key="T1.orders", subject="Your map", text="",
+                html="", chain_head="", created_at=h.clock.now, map_svg=svg,
+            )
+        )  # fmt: skip
+    h.flush()
+    out = _export(h, game_id, tmp_path / "maps")
+    folder = out / "steps" / "T1.orders"
+    (html,) = [p for p in folder.glob("*-south.html") if "Your map</title>" in p.read_text()]
+    shown = _object_data(html)
+    assert len(shown) == 2 and shown[1] == shown[0] + "#svgView(viewBox(16,32,24,18))", shown
+    assert (folder / shown[0]).read_text() == svg
+    assert sorted(p.suffix for p in folder.iterdir() if p.suffix in (".png", ".svg")) == [".svg"]

@@ -29,7 +29,7 @@ from mailbot import verify_archive
 STYLES_FOLDER = "steps/styles"
 
 _CID_TAG = re.compile(r"<[A-Za-z][^<>]*\bcid:[^<>]*>")
-_SVG_IMG = re.compile(r'<img\b([^>]*?)\ssrc="([^"]+\.svg)"([^>]*?)/?>')
+_SVG_IMG = re.compile(r'<img\b([^>]*?)\ssrc="([^"]+\.svg(?:#[^"]*)?)"([^>]*?)/?>')
 _STYLE = re.compile(r"<style\b([^<>]*)>(.*?)</style>", re.DOTALL)
 
 Swap = tuple[str, str]  # a tag as sent, and as the page shows it

@@ -221,7 +221,10 @@ def _save_parts(
 
     One picture per map is shown: the report's SVG where there is one (sharper, and its board
     kept once for the whole game, ``archive_maps``); the attached PNG, a picture of the same
-    SVG, is then left out (the letters as sent keep it, and the chain its digest).
+    SVG, is then left out (the letters as sent keep it, and the chain its digest). A map's
+    zoomed inset (``…-zoomed.png``) is that SVG through the window its root names
+    (``data-inset``): the page shows the same file through that window (an SVG view
+    fragment), and the archive keeps no byte more for it.
     """
     images: list[Link] = []
     attached: list[Link] = []
@@ -232,7 +235,8 @@ def _save_parts(
     for n, part in enumerate(read.attachments, 1):
         picture = part.content_type.startswith("image/")
         if part.content_type in SKIPPED_TYPES or (svg and picture):
-            names[part.content_id] = svg_path.rsplit("/", 1)[1] if svg and picture else ""
+            shown = svg_path.rsplit("/", 1)[1] + _window(svg, part.filename)
+            names[part.content_id] = shown if svg and picture else ""
             continue
         path = f"{stem}-{n}-{slug(part.filename)}"
         files[path] = part.data
@@ -241,6 +245,16 @@ def _save_parts(
     if svg:
         images.insert(0, Link("the map (SVG)", svg_path))
     return images, attached, names
+
+
+_INSET = re.compile(r'<svg\b[^>]*?\sdata-inset="([-\d.]+) ([-\d.]+) ([-\d.]+) ([-\d.]+)"')
+
+
+def _window(svg: str, filename: str) -> str:
+    """The view fragment that shows a map's inset (an attachment named ``…-zoomed.png``) in the
+    map's SVG, "" for the map itself or a map without an inset."""
+    found = _INSET.search(svg) if filename.endswith("-zoomed.png") else None
+    return "" if found is None else f"#svgView(viewBox({','.join(found.groups())}))"
 
 
 def _map_svg(report: Report | None) -> str:

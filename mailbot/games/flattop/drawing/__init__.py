@@ -199,6 +199,9 @@ class Map:
         key_rows = math.ceil(len(placed.key) / KEY_COLUMNS)
         top = key_top + key_rows * cv.LEGEND_ROW + (cv.PAD if placed.key else 0)
         d = cv.sheet(top + cv.legend_height(entries, SHEET), self.title(), width=SHEET)
+        frame = self.inset_frame()
+        if frame is not None:  # where the inset looks (:func:`inset`; an archive's page shows it so)
+            d.svg_args["data-inset"] = " ".join(str(num(v)) for v in frame)
         d.append(dw.Raw(printed.under))
         self._weather(d)
         d.append(dw.Raw(printed.over))
@@ -210,6 +213,32 @@ class Map:
         self._key(d, placed.key, key_top)
         cv.legend(d, entries, top, SHEET)
         return str(d.as_svg())
+
+    def inset_frame(self) -> tuple[float, float, float, float] | None:
+        """The inset's window on the sheet (x, y, width, height, in units): around the side's task
+        forces and air formations, its contacts and this hour's paths (what the model holds:
+        nothing the side has not seen), padded, its corner snapped to :data:`INSET_STEP`, in the
+        aspect of the inset's PNG and on the board. None when there is nothing to show or no
+        window of :data:`INSET_WINDOWS` holds it (the action spans most of the theatre)."""
+        board = self.board
+        # Not the bases: they hold still, spread over the theatre (Japanese ones from Kavieng to
+        # Deboyne), and the theatre map and the board name them: with them no inset would zoom.
+        hexes = {m.hex for m in (*self.own, *self.contacts) if m.kind != "base"}
+        hexes |= {str(h) for path in (*self.model["searches"], *self.model["strikes"]) for h in path}
+        points = [board.centre(h) for h in (self.at(i) for i in sorted(hexes)) if board.inside(h)]
+        if not points:
+            return None
+        xs, ys = [x for x, _ in points], [y for _, y in points]
+        aspect = INSET_WIDTH / INSET_HEIGHT
+        need = max(max(xs) - min(xs) + 2 * INSET_PAD, (max(ys) - min(ys) + 2 * INSET_PAD) * aspect)
+        # One step more than needed: snapping the corner to a step moves the window by up to one.
+        wide = next((w for w in INSET_WINDOWS if w >= need + INSET_STEP), None)
+        if wide is None or wide > board.width or wide / aspect > board.height:
+            return None
+        high = wide / aspect
+        x = _snap((min(xs) + max(xs) - wide) / 2, board.left, board.left + board.width - wide)
+        y = _snap((min(ys) + max(ys) - high) / 2, board.top, board.top + board.height - high)
+        return x, y, wide, high
 
     def draw_board(self) -> Printed:
         """The printed board alone, as two SVG layers (under the weather, over it) and the
@@ -608,31 +637,8 @@ def draw(model: Mapping[str, Any]) -> str:
 
 
 def inset_frame(model: Mapping[str, Any]) -> tuple[float, float, float, float] | None:
-    """The inset's window on the sheet (x, y, width, height, in units): around the side's task
-    forces and air formations, its contacts and this hour's paths (what the model holds:
-    nothing the side has not seen), padded, its corner snapped to :data:`INSET_STEP`, in the
-    aspect of the inset's PNG and on the board. None when there is nothing to show or no
-    window of :data:`INSET_WINDOWS` holds it (the action spans most of the theatre)."""
-    drawn = Map(model)
-    board = drawn.board
-    # Not the bases: they hold still, spread over the theatre (Japanese ones from Kavieng to
-    # Deboyne), and the theatre map and the board name them: with them no inset would zoom.
-    hexes = {m.hex for m in (*drawn.own, *drawn.contacts) if m.kind != "base"}
-    hexes |= {str(h) for path in (*model["searches"], *model["strikes"]) for h in path}
-    points = [board.centre(h) for h in (drawn.at(i) for i in sorted(hexes)) if board.inside(h)]
-    if not points:
-        return None
-    xs, ys = [x for x, _ in points], [y for _, y in points]
-    aspect = INSET_WIDTH / INSET_HEIGHT
-    need = max(max(xs) - min(xs) + 2 * INSET_PAD, (max(ys) - min(ys) + 2 * INSET_PAD) * aspect)
-    # One step more than needed: snapping the corner to a step moves the window by up to one.
-    wide = next((w for w in INSET_WINDOWS if w >= need + INSET_STEP), None)
-    if wide is None or wide > board.width or wide / aspect > board.height:
-        return None
-    high = wide / aspect
-    x = _snap((min(xs) + max(xs) - wide) / 2, board.left, board.left + board.width - wide)
-    y = _snap((min(ys) + max(ys) - high) / 2, board.top, board.top + board.height - high)
-    return x, y, wide, high
+    """The inset's window on the sheet of ``model`` (:meth:`Map.inset_frame`)."""
+    return Map(model).inset_frame()
 
 
 def _snap(corner: float, low: float, high: float) -> float:
@@ -645,17 +651,17 @@ def _snap(corner: float, low: float, high: float) -> float:
 
 _ROOT = re.compile(r"<svg\b[^>]*>")
 _SIZE = re.compile(r'\s(width|height|viewBox)="[^"]*"')
+_INSET = re.compile(r'\sdata-inset="([^"]*)"')
 
 
 def inset(model: Mapping[str, Any], svg: str) -> str | None:
-    """The map ``svg`` of ``model`` seen through :func:`inset_frame`: the same drawing, its
-    root's size and viewBox changed (an archive keeping both keeps the drawing's layers once);
-    None when there is no inset."""
-    frame = inset_frame(model)
+    """The map ``svg`` of ``model`` seen through its ``data-inset`` window (:meth:`Map.inset_frame`,
+    written there by :meth:`Map.draw`): the same drawing, its root's size and viewBox changed,
+    so an archive keeping the map keeps the inset with it; None when there is no inset."""
     root = _ROOT.search(svg)
-    if frame is None or root is None:
+    window = _INSET.search(root.group(0)) if root is not None else None
+    if root is None or window is None:
         return None
-    box = " ".join(str(num(v)) for v in frame)
     sized = _SIZE.sub("", root.group(0)).removesuffix(">")
-    head = f'{sized} width="{INSET_WIDTH}" height="{INSET_HEIGHT}" viewBox="{box}">'
+    head = f'{sized} width="{INSET_WIDTH}" height="{INSET_HEIGHT}" viewBox="{window.group(1)}">'
     return svg[: root.start()] + head + svg[root.end() :]
