@@ -23,12 +23,21 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from mailbot.store import db
+from tests.demo_plays import DemoPlays
 from tests.e2e.pgcluster import PgCluster
 
 pytest_plugins = ["tests.rig_fixtures"]
 
 #: another PostgreSQL server for the tests (else each test process starts its own cluster)
 PG_SERVER_URL = os.environ.get("MAILBOT_TEST_PG_URL", "")
+
+
+@pytest.fixture(scope="session")
+def demo_plays(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> DemoPlays:
+    """Each demo game played once for the whole run from the installed wheel (``tests/demo_plays.py``):
+    under xdist the run's temporary folder, parent of each worker's own, is shared by its processes."""
+    base = tmp_path_factory.getbasetemp()
+    return DemoPlays((base if worker_id == "master" else base.parent) / "demo-plays")
 
 
 @pytest.fixture(scope="session")

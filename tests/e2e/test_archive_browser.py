@@ -12,46 +12,25 @@ at 360 px is measured in the browser itself, through a frame.
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from xml.etree.ElementTree import Element
 
 import pytest
 from PIL import Image
 
-from mailbot.demo.run import DemoResult, play_demo
+from tests.demo_plays import DemoPlays, Played
 from tests.e2e.browser import DESKTOP, PHONE, XHTML, Browser
 
 DEMOS = ("duel", "wif", "atlantic-storm", "salt-n-tar", "flattop")
 
 
-@dataclass(frozen=True)
-class Played:
-    result: DemoResult
-    archive: Path
-    seconds: float
-
-
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Played]:
-    """Each demo game played once for the whole module, when a test first asks for it."""
-    done: dict[str, Played] = {}
-
-    def play(game: str) -> Played:
-        if game not in done:
-            work = tmp_path_factory.mktemp(game)
-            started = time.monotonic()
-            result = asyncio.run(play_demo(game=game, workdir=work))
-            assert result.archive == work / "archive"
-            done[game] = Played(result, result.archive, time.monotonic() - started)
-        return done[game]
-
-    return play
+@pytest.fixture
+def played(demo_plays: DemoPlays) -> Callable[[str], Played]:
+    """Each demo game, played once for the whole run (``tests/e2e/demos.py``)."""
+    return demo_plays
 
 
 @pytest.fixture
@@ -199,18 +178,14 @@ def test_the_demo_keeps_every_letter_as_a_file(played: Callable[[str], Played]) 
             assert "[" not in file.name  # no tag, and so no secret, in a file name
 
 
-def test_mailbot_demo_ends_by_saying_where_the_letters_and_the_archive_are(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "mailbot", "demo", "--workdir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+def test_mailbot_demo_ends_by_saying_where_the_letters_and_the_archive_are(demo_plays: DemoPlays) -> None:
+    done = demo_plays("duel")
     assert done.stdout.strip().splitlines()[-1].startswith("demo: ")  # stdout stays the summary
     *_, letters, archive = done.stderr.strip().splitlines()
-    assert letters == f"letters: {tmp_path / 'letters'} (one file per letter)"
-    index = tmp_path / "archive" / "index.html"
+    assert letters == f"letters: {done.work / 'letters'} (one file per letter)"
+    index = done.work / "archive" / "index.html"  # by default, in the work folder
     assert archive.startswith(f"archive: {index} (open it in a browser") and index.is_file()
-    assert f"mailbot archive serve {tmp_path / 'archive'}" in archive
+    assert f"mailbot archive serve {done.work / 'archive'}" in archive
+    flattop = demo_plays("flattop")  # played with --archive DIR: the archive is there
+    assert flattop.archive == flattop.work.parent / "exported"
+    assert (flattop.archive / "index.html").is_file() and not (flattop.work / "archive").exists()

@@ -5,17 +5,15 @@ archive's own verify.py checks them."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-from mailbot.demo.run import play_demo
+from tests.demo_plays import DemoPlays
 
 
-def test_the_demo_rolls_every_step_with_the_players_reveals(tmp_path: Path) -> None:
-    result = asyncio.run(play_demo("duel", workdir=tmp_path))
+def test_the_demo_rolls_every_step_with_the_players_reveals(demo_plays: DemoPlays) -> None:
+    result = demo_plays("duel").result
     assert result.archive is not None
     chain = json.loads((result.archive / "game.json").read_text(encoding="utf-8"))["chain"]
     kinds = [entry["kind"] for entry in chain]

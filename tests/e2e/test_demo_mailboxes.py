@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import mailbox
 import re
-import subprocess
-import sys
 from email import message_from_bytes, policy
 from pathlib import Path
 
 from mailbot.demo.run import BOT, GM, play_demo
+from tests.demo_plays import DemoPlays
 
 SUMMARY = re.compile(r"demo: (\d+) mails in, (\d+) replies out, \d+ turns, game \d+ \w+")
 
@@ -23,25 +22,19 @@ def letters(path: Path) -> list[mailbox.mboxMessage]:
         box.close()
 
 
-def test_the_demo_command_prints_where_each_mailbox_is_kept(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "mailbot", "demo", "--workdir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+def test_the_demo_command_prints_where_each_mailbox_is_kept(demo_plays: DemoPlays) -> None:
+    done = demo_plays("duel")
     assert SUMMARY.fullmatch(done.stdout.splitlines()[0]), done.stdout  # the first line stays the summary
     kept = re.findall(r"^(\S+\.mbox): (\d+) letters \(read with: mutt -f (\S+)\)$", done.stderr, re.M)
     assert {Path(path).name for path, _, _ in kept} >= {f"{BOT}.mbox", f"{GM}.mbox"}
     for path, count, hint in kept:
-        assert path == hint and Path(path).parent == tmp_path / "mail"
+        assert path == hint and Path(path).parent == done.work / "mail"
         assert len(letters(Path(path))) == int(count)
 
 
-async def test_the_mbox_files_hold_every_letter_in_and_out(tmp_path: Path) -> None:
-    result = await play_demo(workdir=tmp_path)
+def test_the_mbox_files_hold_every_letter_in_and_out(demo_plays: DemoPlays) -> None:
+    played = demo_plays("duel")
+    result, tmp_path = played.result, played.work
     found = SUMMARY.fullmatch(result.summary)
     assert found, result.summary
     mails_in, replies_out = int(found.group(1)), int(found.group(2))

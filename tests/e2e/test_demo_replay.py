@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
-from mailbot.demo.replay import message_ids, step_seeds
-from mailbot.demo.run import play_demo
+import pytest
+
+from mailbot.demo.replay import DEFAULT_SEED, message_ids, step_seeds
+from mailbot.demo.run import DemoResult, play_demo
+from tests.demo_plays import DemoPlays
 
 
 def _dice(archive: Path) -> list[Any]:
@@ -16,16 +21,29 @@ def _dice(archive: Path) -> list[Any]:
     return [(step["key"], step["seed"], step["rolls"]) for step in data["steps"]]
 
 
-async def test_the_same_demo_seed_rolls_the_same_dice_and_another_does_not(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def again(demo_plays: DemoPlays, tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoResult, DemoResult]:
+    """The shared duel demo (the default seed), and the same seed played again in a copy of its
+    folder: the first run's database, mailboxes and archive are there."""
+    first = demo_plays("duel")
+    work = tmp_path_factory.mktemp("again") / "work"
+    shutil.copytree(first.work, work)
+    return first.result, asyncio.run(play_demo(game="duel", workdir=work))
+
+
+async def test_the_same_demo_seed_rolls_the_same_dice_and_another_does_not(
+    again: tuple[DemoResult, DemoResult], tmp_path: Path
+) -> None:
     """Two runs on one seed: the same step seeds and every roll the same, though the two players'
     letters reach the bot in whatever order the mail server delivers them (entropy v2 mixes them
     sorted). A third run on another seed rolls other dice."""
+    first, second = again
+    other = await play_demo(game="duel", workdir=tmp_path, seed="other-seed")
     runs = {}
-    for name, seed in (("a", "replay-test"), ("b", "replay-test"), ("c", "other-seed")):
-        played = await play_demo(game="duel", workdir=tmp_path / name, seed=seed)
-        assert played.summary.endswith("finished"), played.summary
-        assert played.archive is not None and played.seed == seed
+    for name, played in (("a", first), ("b", second), ("c", other)):
+        assert played.summary.endswith("finished") and played.archive is not None, played.summary
         runs[name] = _dice(played.archive)
+    assert (first.seed, second.seed, other.seed) == (DEFAULT_SEED, DEFAULT_SEED, "other-seed")
     assert runs["a"] == runs["b"]
     assert any(rolls for _, _, rolls in runs["a"])  # there were rolls to compare
     assert [seed for _, seed, _ in runs["a"]] != [seed for _, seed, _ in runs["c"]]
@@ -43,9 +61,8 @@ def test_step_seeds_and_message_ids_are_a_fixed_sequence_per_seed() -> None:
     assert message_ids("t", "player1@demo.localhost")() != written[0]
 
 
-async def test_a_rerun_in_the_same_workdir_starts_afresh(tmp_path: Path) -> None:
+def test_a_rerun_in_the_same_workdir_starts_afresh(again: tuple[DemoResult, DemoResult]) -> None:
     """The same seed in the same folder: the replayed letters carry the first run's Message-IDs,
     so the first run's database must not be there to take them for duplicates."""
-    first = await play_demo(game="duel", workdir=tmp_path)
-    again = await play_demo(game="duel", workdir=tmp_path)
-    assert first.summary == again.summary and again.summary.endswith("game 1 finished")
+    first, second = again
+    assert first.summary == second.summary and second.summary.endswith("game 1 finished")

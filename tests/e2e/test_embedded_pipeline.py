@@ -13,8 +13,9 @@ import pytest
 
 from mailbot.app import Bot
 from mailbot.demo.mailserver import EmbeddedMailServer
-from mailbot.demo.run import BOT, PASSWORD, Player, demo_settings, run_demo
+from mailbot.demo.run import BOT, PASSWORD, Player, demo_settings
 from mailbot.store.models import InboundState, OutboundState
+from tests.demo_plays import DemoPlays
 from tests.e2e.botproc import parse, text_of
 
 
@@ -50,32 +51,16 @@ def _states(bot: Bot) -> tuple[list[InboundState], list[OutboundState]]:
         return inbound, [r.state for r in session.exec(select(Outbound))]
 
 
-def test_mailbot_demo_command_ends_with_the_summary_line(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "mailbot", "demo", "--workdir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    last = done.stdout.strip().splitlines()[-1]
+def test_mailbot_demo_command_ends_with_the_summary_line(demo_plays: DemoPlays) -> None:
+    last = demo_plays("duel").stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"demo: \d+ mails in, \d+ replies out, \d+ turns, game \S+ \S+", last), last
 
 
-def test_mailbot_demo_archive_verifies(tmp_path: Path) -> None:
-    archive = tmp_path / "archive"
-    done = subprocess.run(
-        [sys.executable, "-m", "mailbot", "demo", "--workdir", str(tmp_path), "--archive", str(archive)],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+def test_mailbot_demo_archive_verifies(demo_plays: DemoPlays) -> None:
+    done = demo_plays("duel")
     assert re.search(r"\d+ turns, game \d+ finished$", done.stdout.strip())
     check = subprocess.run(
-        [sys.executable, str(archive / "verify.py"), str(archive)],
+        [sys.executable, str(done.archive / "verify.py"), str(done.archive)],
         capture_output=True,
         text=True,
         check=False,
@@ -87,8 +72,8 @@ def test_mailbot_demo_archive_verifies(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("game", "status"), [("wif", "finished"), ("atlantic-storm", "finished"), ("salt-n-tar", "finished")]
 )
-async def test_each_small_game_is_played_by_mail(tmp_path: Path, game: str, status: str) -> None:
-    summary = await run_demo(game=game, workdir=tmp_path)
+def test_each_small_game_is_played_by_mail(demo_plays: DemoPlays, game: str, status: str) -> None:
+    summary = demo_plays(game).result.summary
     found = re.fullmatch(r"demo: (\d+) mails in, (\d+) replies out, (\d+) turns, game \d+ (\w+)", summary)
     assert found, summary
     assert int(found.group(1)) >= 3 and int(found.group(2)) > int(found.group(1))

@@ -10,7 +10,6 @@ letter: what a rule about letters says is checked on every letter of a whole gam
 
 from __future__ import annotations
 
-import asyncio
 import mailbox
 import re
 import sqlite3
@@ -22,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from mailbot.demo.run import DemoResult, play_demo
 from mailbot.games.flattop.view import GRAMMAR_POINTER, SYNTAX
+from tests.demo_plays import DemoPlays, Played
 from tests.e2e.browser import DESKTOP, Browser
 
 PLAYERS = ("player1@demo.localhost", "player2@demo.localhost")
@@ -49,17 +48,10 @@ def _part(msg: EmailMessage, kind: str) -> str:
     return "" if part is None else str(part.get_content())
 
 
-@dataclass(frozen=True)
-class Played:
-    work: Path  # the demo's work folder: demo.db, mail/, letters/, archive/
-    result: DemoResult
-
-
 @pytest.fixture(scope="module")
-def game(tmp_path_factory: pytest.TempPathFactory) -> Played:
-    """One Flat Top demo game played by mail, for every test of this module (a game takes minutes)."""
-    work = tmp_path_factory.mktemp("flattop-letters")
-    return Played(work, asyncio.run(play_demo(game="flattop", workdir=work)))
+def game(demo_plays: DemoPlays) -> Played:
+    """The Flat Top demo game, played once by mail for the whole run (``tests/e2e/demos.py``)."""
+    return demo_plays("flattop")
 
 
 @pytest.fixture(scope="module")

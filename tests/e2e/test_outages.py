@@ -5,8 +5,9 @@ nobody trusts and then refusing the login, its SQLite file locked by another pro
 deadline. Each ends with every letter answered exactly once, soon after the fault ends, and
 no game paused.
 
-The outages here last 20 s, not the minutes of the field: what heals a 20 s outage heals a
-long one (the back-offs stop growing at a few seconds), and the suite stays short.
+The outages here last 12 s, not the minutes of the field: long enough for every back-off to
+reach its cap (8 s, after 7.5 s of doubling from 0.5 s), so what heals them heals a long one,
+and the suite stays short.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -35,7 +37,7 @@ from tests.e2e.botproc import BotProcess, deliver, parse, wait_until
 from tests.e2e.faultsmtp import FaultSmtp
 from tests.e2e.pgcluster import PgCluster
 
-OUTAGE = float(os.environ.get("MAILBOT_TEST_OUTAGE_SECONDS", "20"))  # 60 for the field's length
+OUTAGE = float(os.environ.get("MAILBOT_TEST_OUTAGE_SECONDS", "12"))  # 60 for the field's length
 #: how soon after the fault ends every letter must be answered (the issue's bound)
 HEALED_WITHIN = 60.0
 
@@ -208,13 +210,31 @@ LOCKER = (
 )
 
 
+#: the deadline's distance from the game's start: time for the bot to start and confirm the orders
+DEADLINE_IN = 25.0
+
+
+def _deadline_in(url: str, game_id: int, seconds: float) -> float:
+    """Move the open step's deadline to ``seconds`` from now (before the bot starts); its monotonic time."""
+    engine = db.make_engine(url)
+    try:
+        with Session(engine) as session, session.begin():
+            step = session.exec(
+                select(StepRow).where(StepRow.game_id == game_id, StepRow.state == StepState.OPEN)
+            ).one()
+            step.deadline_at = datetime.now(UTC) + timedelta(seconds=seconds)
+    finally:
+        engine.dispose()
+    return time.monotonic() + seconds
+
+
 async def test_a_sqlite_file_locked_across_a_deadline_pauses_no_game(
     mail_rig: MailRig, tmp_path: Path
 ) -> None:
     bot = BotProcess(mail_rig, tmp_path)
     north, south = mail_rig.new_address(), mail_rig.new_address()
     game_id, tags = bot.seat_duel("gm@players.test", north, south, deadline="1m")
-    opened = time.monotonic()
+    deadline = _deadline_in(bot.db_url, game_id, DEADLINE_IN)  # a minute is the shortest a GM sets
     orders = [
         _letter(p, bot.address, f"{tags[p]} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
         for p in (north, south)
@@ -224,11 +244,12 @@ async def test_a_sqlite_file_locked_across_a_deadline_pauses_no_game(
         bot.start()
         await _deliver(mail_rig, bot.address, orders, per_second=10)
         await wait_until(lambda: _all_answered(bot.db_url, 2), 30, "the orders confirmed")
-        await asyncio.sleep(max(45 - (time.monotonic() - opened), 0))  # the deadline (60 s) falls in the lock
+        await asyncio.sleep(max(deadline - OUTAGE / 2 - time.monotonic(), 0))  # the deadline in the lock
         locker = await asyncio.create_subprocess_exec(
             sys.executable, "-c", LOCKER, str(tmp_path / "bot.db"), str(OUTAGE), stdout=subprocess.PIPE
         )
         assert locker.stdout is not None and (await locker.stdout.readline()).strip() == b"locked"
+        assert time.monotonic() < deadline, "the orders took so long that the deadline passed unlocked"
         await _deliver(mail_rig, bot.address, pings, per_second=10)  # letters arrive, the deadline passes
         await locker.wait()
         free = time.monotonic()

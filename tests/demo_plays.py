@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Every demo game played once for the whole test run, from the installed wheel, as a user runs it.
+
+A demo game is the same on every run of one seed (``demo/replay.py``), so the tests that read a
+finished game's letters, mailboxes, database or archive need not each play it again: the suite
+used to play the Flat Top demo three times and the duel's nine (half a minute of CPU for Flat
+Top alone). The first test process that asks for a game builds the wheel and installs it into a
+fresh venv (``tests/wheel.py``, once for the run) and plays ``mailbot demo --game G --workdir
+DIR`` with it, under a file lock in the run's shared temporary folder; every other process waits
+for the lock and reads what was kept. What the command printed is read back into the
+``DemoResult`` that ``play_demo`` returned to it, so the tests read the game and the command's
+lines alike.
+
+The Flat Top game exports its archive with ``--archive`` into a folder of its own; the others
+into their work folder, the default. A shared game's folders are read only: a test that changes
+a game's files copies them first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from filelock import FileLock
+
+from mailbot.demo.run import DemoResult, MailboxFile
+from tests.wheel import TAIL, Install, install_wheel
+
+#: a whole demo game (the longest, Flat Top, takes about half a minute of CPU), or the wheel's build
+PLAY_TIMEOUT = 300
+#: the games that export their archive with --archive, away from their work folder
+ARCHIVE_ELSEWHERE = ("flattop",)
+MAILBOX = re.compile(r"^(\S+\.mbox): (\d+) letters \(read with: mutt -f \1\)$")
+WHERE = re.compile(r"^(letters|archive): (\S+)")
+SEED = re.compile(r"^dice: demo seed '([^']*)'")
+
+
+@dataclass(frozen=True)
+class Played:
+    """One finished demo game: what the command printed, read back, its work folder, its time."""
+
+    result: DemoResult
+    work: Path  # demo.db, mail/, letters/ (and archive/ but for ARCHIVE_ELSEWHERE)
+    seconds: float
+    stdout: str
+    stderr: str
+
+    @property
+    def archive(self) -> Path:
+        assert self.result.archive is not None
+        return self.result.archive
+
+
+def read_result(stdout: str, stderr: str) -> DemoResult:
+    """The ``DemoResult`` behind ``mailbot demo``'s lines: the summary (and battles) on stdout; the
+    mailboxes, the seed, the letters and the archive on stderr."""
+    summary, *rest = stdout.strip().splitlines()
+    battles = next((line for line in rest if line.startswith("battles: ")), "")
+    boxes, where, seed = [], {}, ""
+    for line in stderr.splitlines():
+        if kept := MAILBOX.match(line):
+            path = Path(kept[1])
+            boxes.append(MailboxFile(path.name.removesuffix(".mbox"), path, int(kept[2])))
+        elif found := WHERE.match(line):
+            where[found[1]] = Path(found[2])
+        elif drawn := SEED.match(line):
+            seed = drawn[1]
+    archive = where["archive"].parent if "archive" in where else None  # it names the index page
+    return DemoResult(summary, tuple(boxes), battles, seed, where.get("letters"), archive)
+
+
+class DemoPlays:
+    """Each demo game of the default seed, played once for every test process of the run."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+
+    def install(self) -> Install:
+        """The wheel, built and installed into a fresh venv once for the run."""
+        folder, saved = self.root / "wheel", self.root / "wheel.json"
+        with FileLock(str(self.root / "wheel.lock"), timeout=PLAY_TIMEOUT):
+            if not saved.exists():
+                folder.mkdir()
+                install = install_wheel(folder)
+                fields = [str(install.wheel), str(install.python), str(install.site_packages)]
+                saved.write_text(json.dumps([*fields, str(install.elsewhere), install.env]), encoding="utf-8")
+            wheel, python, site_packages, elsewhere, env = json.loads(saved.read_text(encoding="utf-8"))
+            return Install(Path(wheel), Path(python), Path(site_packages), Path(elsewhere), env)
+
+    def __call__(self, game: str) -> Played:
+        folder = self.root / game
+        with FileLock(str(self.root / f"{game}.lock"), timeout=2 * PLAY_TIMEOUT):
+            if not (folder / "played.json").exists():
+                self._play(game, folder)
+            kept = json.loads((folder / "played.json").read_text(encoding="utf-8"))
+        stdout, stderr, seconds = kept["stdout"], kept["stderr"], kept["seconds"]
+        return Played(read_result(stdout, stderr), folder / "work", seconds, stdout, stderr)
+
+    def _play(self, game: str, folder: Path) -> None:
+        install = self.install()
+        work = folder / "work"
+        work.mkdir(parents=True)
+        command: list[str | Path] = [install.python, "-m", "mailbot", "demo", "--game", game]
+        command += ["--workdir", work]
+        if game in ARCHIVE_ELSEWHERE:
+            command += ["--archive", folder / "exported"]
+        started = time.monotonic()
+        done = subprocess.run(
+            command,
+            cwd=install.elsewhere,
+            env=install.env,
+            capture_output=True,
+            text=True,
+            timeout=PLAY_TIMEOUT,
+            check=False,
+        )
+        seconds = time.monotonic() - started
+        assert done.returncode == 0 and done.stdout.startswith("demo:"), (
+            f"{game}: exit {done.returncode}\n{done.stdout}\n{done.stderr[-TAIL:]}"
+        )
+        kept = {"stdout": done.stdout, "stderr": done.stderr, "seconds": seconds}
+        (folder / "played.json").write_text(json.dumps(kept), encoding="utf-8")
