@@ -34,8 +34,8 @@ composited from there: most labels of an hour's map are the previous hour's, to 
 A text whose surface would reach the sheet's edge is painted on the sheet. A path's pieces
 (a cloud hex) are read once and kept by their text.
 
-The PNG file is written by pypng around the pixels Pillow reorders, deflated by ISA-L
-(:func:`png`).
+The PNG file is written by pypng around the pixels Pillow reorders, deflated by zlib in bands
+when in a palette (:func:`palette_png`), by ISA-L in full colour (:func:`png`).
 """
 
 from __future__ import annotations

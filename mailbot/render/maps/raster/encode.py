@@ -24,13 +24,14 @@ PNG_LEVEL = 1
 CAIRO_RAW = "BGRa" if sys.byteorder == "little" else "aRGB"
 
 
-#: ISA-L's deflate level for a palette PNG's bands (0-3; ISA-L's levels differ little in size).
-#: zlib at level 3 made a Coral Sea map of 89 kB in 6 ms (all 24 bands), ISA-L at level 1 one of
-#: 115 kB in 1.6 ms: an hour whose clouds moved deflates some 40 bands again, and zlib's way
-#: made the hour through the store slower than main's (whose full-colour PNG was 172 kB). With the
-#: board on the pixel grid (flattop ``drawing.board``) ISA-L makes 66 kB, zlib at level 6 39 kB
-#: in ten times the time; libdeflate 42 kB in five
-PALETTE_LEVEL = 1
+#: zlib's deflate level for a palette PNG's bands. With the board on the pixel grid (flattop
+#: ``drawing.board``) its rows repeat a hex's height apart, which zlib's lazy matching from level 3
+#: finds and ISA-L's greedy one does not: a Coral Sea map of 54 kB in 1.9 ms (all 23 bands), where
+#: ISA-L at level 1 made 66 kB in 0.8 ms, zlib at level 5 47 kB in 3.3 ms and at level 9 39 kB in
+#: 40 ms (a map's board layer alone is 51 kB at level 1, its clouds another 12). Most bands are
+#: an earlier map's, not deflated again. (zlib at level 3 took 6 ms for 89 kB when the grid's
+#: pixels differed hex by hex.)
+PALETTE_LEVEL = 3
 
 
 #: the most common colours of a board a translucent ink is blended over for the palette
@@ -147,14 +148,14 @@ BAND_ROWS = 32
 #: bands' deflated bytes kept, oldest forgotten first (a Coral Sea map has 23 bands, ~3 kB each)
 BANDS = 256
 _bands: dict[bytes, bytes] = {}
-_ZLIB_HEADER = b"\x78\x01"  # deflate, 32 kB window, the fastest levels
+_ZLIB_HEADER = b"\x78\x5e"  # deflate, 32 kB window, levels 2 to 5
 
 
 def deflate_band(rows: bytes) -> bytes:
     """``rows`` deflated alone, ending on a full flush (so the next band's bytes depend on that
     band alone): a piece of a zlib stream (:data:`_ZLIB_HEADER` ... :data:`_LAST_BLOCK`)."""
-    packer = isal_zlib.compressobj(PALETTE_LEVEL, isal_zlib.DEFLATED, -15)
-    deflated: bytes = packer.compress(rows) + packer.flush(isal_zlib.Z_FULL_FLUSH)
+    packer = zlib.compressobj(PALETTE_LEVEL, zlib.DEFLATED, -15)
+    deflated: bytes = packer.compress(rows) + packer.flush(zlib.Z_FULL_FLUSH)
     return deflated
 
 
