@@ -214,3 +214,36 @@ def test_a_crowded_corner_still_labels_every_hex_without_overlap(crowd: int) -> 
         stood_off = [e for e in root.iter(f"{SVG}path") if e.get("class") == "leader"]
         numbered = [g for g in root.iter(f"{SVG}g") if g.get("class") == "key-number"]
         assert stood_off or numbered
+
+
+def test_an_island_that_bears_a_bases_name_is_named_once() -> None:
+    """Deboyne and Shortland are each a base and an island: the board names each once, by its base."""
+    root = svg_of(coral_sea_maps(1)[0])
+    names = [
+        "".join(text.itertext())
+        for group in root.iter(f"{SVG}g")
+        if group.get("class") in ("place-name", "island-name")
+        for text in group.iter(f"{SVG}text")
+        if text.get("stroke") is None  # a line's halo copy is the same line
+    ]
+    assert {"Deboyne", "Shortland", "Rabaul", "Bougainville"} <= set(names)
+    assert sorted(n for n in names if names.count(n) > 1) == []
+
+
+def test_a_grid_id_under_a_storm_is_printed_again_with_a_halo() -> None:
+    """The board prints its grid ids bare, grey: on a storm's dark grey one could not be read.
+    A storm over one prints it again over the storm, haloed; a storm elsewhere prints none."""
+    model = coral_sea_maps(1)[0]
+    grid_id = str(model["grid_ids"][len(model["grid_ids"]) // 2])
+
+    places = dict(item.split(":") for item in model["board_hexes"].split(";"))
+    col, row = (int(v) for v in places[grid_id].split(","))
+    hexes = {**model["hexes"], "above": [col, row - 1]}  # the hex north of the id's own
+
+    def reprinted(storms: list[str]) -> list[tuple[str, str | None]]:
+        root = svg_of({**model, "hexes": hexes, "storms": storms})
+        groups = [g for g in root.iter(f"{SVG}g") if g.get("class") == "storm-id"]
+        return [("".join(t.itertext()), t.get("stroke")) for g in groups for t in g.iter(f"{SVG}text")]
+
+    assert reprinted([grid_id]) == [(grid_id, cv.HALO), (grid_id, None)]
+    assert reprinted(["above"]) == [] and reprinted([]) == []

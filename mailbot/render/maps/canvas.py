@@ -363,7 +363,7 @@ class Labels:
                 box = (left, top, width, height)
                 inside = self.left <= left and left + width <= self.right
                 inside = inside and self.top <= top and top + height <= self.bottom
-                if (inside or not edge) and not any(_area(box, other) > 0 for other in self._near(box)):
+                if (inside or not edge) and not any(overlap(box, other) > 0 for other in self._near(box)):
                     self.taken.append(box)
                     end = ROUND_END * self.pixel
                     anchor_x = {"start": left + end, "end": left + width - end, "middle": left + width / 2}
@@ -374,7 +374,7 @@ class Labels:
         x, y, w, h = box
         outside = max(0.0, self.left - x) + max(0.0, x + w - self.right)
         outside += max(0.0, self.top - y) + max(0.0, y + h - self.bottom)
-        covered = sum(_area(box, other) for other in self.taken)
+        covered = sum(overlap(box, other) for other in self.taken)
         return covered + outside * h * 4
 
 
@@ -390,7 +390,8 @@ def _cells(box: tuple[float, float, float, float]) -> list[tuple[int, int]]:
     ]
 
 
-def _area(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+def overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """The area two boxes (left, top, width, height) share."""
     wide = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
     high = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
     return max(0.0, wide) * max(0.0, high)

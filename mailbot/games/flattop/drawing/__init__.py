@@ -54,7 +54,7 @@ from mailbot.games.flattop.drawing.board import (
     grid_outline,
     weather_outline,
 )
-from mailbot.games.flattop.drawing.labels import Placed, Printed, fragment
+from mailbot.games.flattop.drawing.labels import Placed, Printed, Spot, fragment
 from mailbot.games.flattop.drawing.marks import compass_and_scale, hexsides
 from mailbot.games.flattop.drawing.symbols import (
     BASE_INK,
@@ -205,6 +205,7 @@ class Map:
         d.append(dw.Raw(printed.under))
         self._weather(d)
         d.append(dw.Raw(printed.over))
+        self._storm_ids(d, printed.grid)
         self._paths(d)
         slots = self.slots()
         for marker, x, y in slots:
@@ -254,11 +255,11 @@ class Map:
         self._hexsides(over)
         self._sections(over)
         self._board_bases(over)
-        placed = Placed()
-        bases = self._place_board(labels, placed)
+        placed, grid = Placed(), list[tuple[str, Spot]]()
+        bases = self._place_board(labels, placed, grid)
         placed.draw(over)
         labels.index()
-        return Printed(fragment(under), fragment(over), labels, bases)
+        return Printed(fragment(under), fragment(over), labels, bases, tuple(grid))
 
     def title(self) -> str:
         side = "Referee" if self.side == "referee" else self.side
@@ -339,6 +340,22 @@ class Map:
                 dw.Path(weather_outline(self.board, storms, 0), fill=STORM, fill_opacity=0.6, class_="storms")
             )
 
+    def _storm_ids(self, d: dw.Drawing | dw.Group, grid: Sequence[tuple[str, Spot]]) -> None:
+        """Each grid id a storm hex reaches printed again over it, with a halo: the board prints
+        them bare (no weather is in the board, and a halo on every id is half the text to
+        paint), and grey on a storm's dark grey they could not be read."""
+        storms = {self.at(str(i)) for i in self.model["storms"]}
+        boxes = []  # each storm hex's middle: the part of it its top and bottom edges span
+        for h in sorted(h for h in storms if self.board.inside(h)):
+            x, y = self.board.centre(h)
+            boxes.append((x - self.board.size / 2, y - self.board.rise, self.board.size, 2 * self.board.rise))
+        group = dw.Group(class_="storm-id")
+        for hex_id, (x, baseline, anchor, box) in grid:
+            if any(cv.overlap(box, storm) > 0 for storm in boxes):
+                cv.text(group, hex_id, GRID_SIZE, x, baseline, fill=GRID_INK, anchor=anchor)
+        if group.children:
+            d.append(group)
+
     def _paths(self, d: dw.Drawing | dw.Group) -> None:
         width = max(1.2, min(2.5, self.board.size / 5))
         for path in self.model["searches"]:
@@ -411,12 +428,15 @@ class Map:
                 continue
             placed.add("hex-id", hex_id, [hex_id], [ID_INK], spot, (x, y), near, size=ID_SIZE)
 
-    def _place_board(self, labels: cv.Labels, placed: Placed) -> frozenset[tuple[str, str]]:
+    def _place_board(
+        self, labels: cv.Labels, placed: Placed, grid: list[tuple[str, Spot]]
+    ) -> frozenset[tuple[str, str]]:
         """The board's names and grid ids where they are free: each base's name under its hex
         id (a letter names a base by its hex: the id has its room before the hour's labels
-        crowd it), or its name alone; the islands' names; then the grid. Returns the bases
-        printed under their ids."""
-        printed = set()
+        crowd it), or its name alone; the islands' names but those a base's name already
+        says; then the grid (each id placed also in ``grid``). Returns the bases printed under
+        their ids."""
+        printed, names = set(), set()
         for base in self.model.get("board_bases", ()):
             hex_id, name = str(base["hex"]), str(base["name"])
             h = self.at(hex_id)
@@ -426,12 +446,15 @@ class Map:
                 spot = labels.free(x, y, [hex_id, name], PLACE_SIZE, gap)
                 if spot is not None:
                     printed.add((hex_id, name))
+                    names.add(name)
                     self._place_base(placed, hex_id, name, spot, (x, y))
                 elif (spot := labels.free(x, y, [name], PLACE_SIZE, gap)) is not None:
+                    names.add(name)
                     placed.add("place-name", hex_id, [name], [BASE_INK], spot, (x, y), 1e9, size=PLACE_SIZE)
         for island in self.model.get("islands", ()):
             h = self.at(str(island["hex"]))
-            if self.board.inside(h):
+            # An island that bears a base's name (Deboyne, Shortland) is named once, by its base.
+            if self.board.inside(h) and str(island["name"]) not in names:
                 x, y = self.board.centre(h)
                 spot = labels.free(x, y, [str(island["name"])], PLACE_SIZE, [0.0, self.board.size])
                 if spot is not None:
@@ -451,6 +474,7 @@ class Map:
                 x, y = self.board.centre(h)
                 spot = labels.free(x, y + GRID_SIZE * 0.6, [str(hex_id)], GRID_SIZE, [0.0])
                 if spot is not None:
+                    grid.append((str(hex_id), spot))
                     placed.add(
                         "grid-id", str(hex_id), [str(hex_id)], [GRID_INK], spot, (x, y), 1e9, size=GRID_SIZE
                     )

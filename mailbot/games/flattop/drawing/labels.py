@@ -16,6 +16,9 @@ from mailbot.games.flattop.drawing.symbols import (
 from mailbot.render.maps import canvas as cv
 from mailbot.render.maps.canvas import num
 
+#: a label's place as :meth:`cv.Labels.free` gives it: x, first baseline, anchor and its box
+Spot = tuple[float, float, str, tuple[float, float, float, float]]
+
 
 @dataclass
 class Placed:
@@ -30,7 +33,7 @@ class Placed:
         hex_id: str,
         lines: Sequence[str],
         inks: Sequence[str],
-        spot: tuple[float, float, str, tuple[float, float, float, float]],
+        spot: Spot,
         at: tuple[float, float],
         near: float,
         opacity: float = 1.0,
@@ -88,6 +91,8 @@ class Printed:
     #: (hex id, name) of each base printed with its hex id beside it: a map's own base there
     #: needs no label of its own
     bases: frozenset[tuple[str, str]] = frozenset()
+    #: each grid id printed, with its place (a storm over it has it printed again, haloed)
+    grid: tuple[tuple[str, Spot], ...] = ()
 
     def labels(self) -> cv.Labels:
         """A fresh placer with the board's names and ids already in the way."""
