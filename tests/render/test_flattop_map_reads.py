@@ -247,3 +247,14 @@ def test_a_grid_id_under_a_storm_is_printed_again_with_a_halo() -> None:
 
     assert reprinted([grid_id]) == [(grid_id, cv.HALO), (grid_id, None)]
     assert reprinted(["above"]) == [] and reprinted([]) == []
+
+
+def test_the_font_is_named_once_on_the_sheet_and_once_on_the_printed_board() -> None:
+    """Every text inherits its font: from the root, or from the board's printed layer, which an
+    archive keeps as a picture of its own (a whole game's archive named it on every text, 0.5 MB)."""
+    picture = draw_map("flattop", {"map": coral_sea_maps(1)[0]})
+    assert picture is not None
+    root = ET.fromstring(picture.svg)
+    named = [e for e in root.iter() if e.get("font-family")]
+    assert [e.tag.removeprefix(SVG) for e in named] == ["svg", "g"]
+    assert all(e.get("font-family") == cv.FONT for e in named) and named[1].get("data-layer")

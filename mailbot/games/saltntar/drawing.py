@@ -91,7 +91,7 @@ class Course:
         entries = self.legend_entries()
         top = MAP_TOP + self.sea.height + cv.PAD
         d = cv.sheet(top + cv.legend_height(entries), f"Turn {self.model['turn']}: {self.model['title']}")
-        d.append(dw.Text(self.wind_words(), cv.LABEL_SIZE + 1, cv.PAD, 42, fill=cv.INK, font_family=cv.FONT))
+        d.append(dw.Text(self.wind_words(), cv.LABEL_SIZE + 1, cv.PAD, 42, fill=cv.INK))
         self._water(d)
         labels = cv.Labels(cv.PAD / 2, MAP_TOP, cv.WIDTH - cv.PAD / 2, top)
         labels.taken.append((cv.WIDTH - cv.PAD - 2 * COMPASS - 8, MAP_TOP, 2 * COMPASS + 8, 2 * COMPASS + 20))
@@ -175,9 +175,7 @@ class Course:
         group.append(
             dw.Circle(cx, cy, COMPASS, fill="#ffffff", fill_opacity=0.85, stroke=cv.INK, stroke_width=1)
         )
-        group.append(
-            dw.Text("N", 10, cx, cy - COMPASS - 3, fill=cv.INK, font_family=cv.FONT, text_anchor="middle")
-        )
+        group.append(dw.Text("N", 10, cx, cy - COMPASS - 3, fill=cv.INK, text_anchor="middle"))
         if int(self.model["wind"]["speed"]) > 0:
             ux, uy = along(float(self.model["wind"]["from"]))
             tail, tip = (

@@ -250,7 +250,9 @@ class Map:
         )
         under = dw.Group(class_="board", data_layer=num(bottom))
         self._sea(under)
-        over = dw.Group(class_="board-print", data_layer=num(bottom))
+        # its own font: kept apart from the sheet (a picture of its own in an archive), it
+        # inherits nothing from the sheet's root
+        over = dw.Group(class_="board-print", data_layer=num(bottom), font_family=cv.FONT)
         compass_and_scale(over, self.board)
         self._hexsides(over)
         self._sections(over)
@@ -508,11 +510,7 @@ class Map:
             line = f"{number}  {hex_id}" + (f": {', '.join(words)}" if words else "")
             fits = int(width / (cv.LEGEND_SIZE * cv.CHAR_WIDTH)) - 1
             line = line if len(line) <= fits else line[: fits - 1] + "…"
-            group.append(
-                dw.Text(
-                    line, cv.LEGEND_SIZE, num(x), num(y), fill=colour, font_family=cv.FONT, data_hex=hex_id
-                )
-            )
+            group.append(dw.Text(line, cv.LEGEND_SIZE, num(x), num(y), fill=colour, data_hex=hex_id))
         d.append(group)
 
     def slots(self) -> list[tuple[Marker, float, float]]:
@@ -560,7 +558,6 @@ class Map:
                     num(x),
                     num(y + m * 0.4),
                     fill=marker.colour,
-                    font_family=cv.FONT,
                     font_weight="bold",
                     text_anchor="middle",
                 )

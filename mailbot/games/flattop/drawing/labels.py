@@ -66,7 +66,6 @@ class Placed:
                     num(x),
                     num(baseline),
                     fill=inks[0],
-                    font_family=cv.FONT,
                     text_anchor=anchor,
                 )
             )

@@ -116,7 +116,6 @@ def legend_symbol(kind: str, colour: str) -> cv.Symbol:
                     num(x),
                     num(y + 2.5),
                     fill=colour,
-                    font_family=cv.FONT,
                     font_weight="bold",
                     text_anchor="middle",
                 )
