@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A played Flat Top game's archive is small for the letters it holds (issue 32: a whole game
-under 10 MB), and its copy-once parts (maps' boards and shared shapes, the letters' HTML parts
-and stylesheets, the pages' stylesheet) still check whole with verify.py."""
+under 10 MB), and its copy-once parts (maps' boards, legends and shared shapes, the letters' HTML
+parts and stylesheets, the pages' stylesheet) still check whole with verify.py."""
 
 from __future__ import annotations
 
@@ -60,6 +60,10 @@ def test_a_flattop_archive_is_small_for_its_letters_and_checks_whole(h: Harness,
         f"{size} bytes for {letters} letters: {size // letters} a letter"
     )
     assert len(list((out / "steps" / "styles").glob("*.css"))) <= 4  # the letters' stylesheets once
+    maps = [p for p in (out / "steps").glob("*/*.svg") if p.parent.name != "layers"]
+    legends = [p for p in (out / "steps" / "layers").glob("*.svg") if b'<g class="legend">' in p.read_bytes()]
+    assert maps and not any(b'class="legend"' in p.read_bytes() for p in maps)  # each legend a picture
+    assert 0 < len(legends) < len(maps) / 2
     done = subprocess.run(
         [sys.executable, "verify.py", "."], cwd=out, capture_output=True, text=True, check=False
     )

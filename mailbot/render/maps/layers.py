@@ -118,10 +118,11 @@ def with_pictures(svg: str, href: Callable[[str], str]) -> str:
     return _REF.sub(picture, svg)
 
 
-def layer_file(text: str, width: str, bottom: str) -> str:
-    """A layer as an SVG file of its own, in the map's units from its top left corner."""
+def layer_file(text: str, width: str, bottom: str, inherited: str = "") -> str:
+    """A layer as an SVG file of its own, in the map's units from its top left corner;
+    ``inherited``: attributes its root gives it for what the map's root gave (its font)."""
     size = f'width="{width}" height="{bottom}" viewBox="0 0 {width} {bottom}"'
-    head = f'<svg xmlns="http://www.w3.org/2000/svg" {size}>'
+    head = f'<svg xmlns="http://www.w3.org/2000/svg" {size}{" " + inherited if inherited else ""}>'
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{head}\n{text}\n</svg>\n'
 
 

@@ -4,8 +4,8 @@
 A map is saved as the hour's overlay with its board layers (``render.maps.layers``: the same
 every hour of a game) as pictures of their own under :data:`LAYERS_FOLDER`, once for the whole
 site. The overlay's own large shapes that many maps share (a Flat Top hour's clouds and storms,
-the same on both sides' maps and for hours on end: 1.2 of a game's 3.6 MB of overlays) are kept
-the same way (:func:`shared_shapes`). ``verify.py`` puts each picture back as the text it was
+the same on both sides' maps and for hours on end: 1.2 of a game's 3.6 MB of overlays), and its
+legend, are kept the same way (:func:`shared_shapes`). ``verify.py`` puts each picture back as the text it was
 (``Checker.layer_text``) before it checks the map against the chain, so the page's map is
 checked whole: nothing here changes what was drawn, only where its text is kept.
 """
@@ -50,6 +50,7 @@ def shared_shapes(svg: str, href: str, files: MutableMapping[str, bytes]) -> str
     if found is None or "<style" in svg:
         return svg
     width, height = sheet_width(svg), found.group(1)
+    svg = _shared_legend(svg, href, files, width, height)
     parts: list[str] = []
     at = depth = 0
     for tag in _TAG.finditer(svg):
@@ -64,3 +65,24 @@ def shared_shapes(svg: str, href: str, files: MutableMapping[str, bytes]) -> str
         depth += -1 if closing else 0 if alone else 1
     parts.append(svg[at:])
     return "".join(parts)
+
+
+#: a map's legend: a group straight under the root holding no group, the same on most maps of a game
+_LEGEND = re.compile(r'\n<g class="legend">(?:(?!<g\b)[^\0])*?</g>(?=\n)')
+_FONT = re.compile(r'<svg\b[^>]*?\s(font-family="[^"]*")')
+
+
+def _shared_legend(svg: str, href: str, files: MutableMapping[str, bytes], width: str, height: str) -> str:
+    """``svg`` with its legend shown as a picture of its own, as :func:`shared_shapes` shows a
+    large shape (the legend in every map was 0.34 MB of a Coral Sea game's archive). Its file
+    names the font the legend's texts inherit from the map's root."""
+    legend = _LEGEND.search(svg)
+    if legend is None:
+        return svg
+    text = legend.group(0).removeprefix("\n")
+    key = digest(text)
+    font = _FONT.search(svg)
+    shown = layer_file(text, width, height, font.group(1) if font else "")
+    files.setdefault(f"{LAYERS_FOLDER}/{key}.svg", shown.encode("utf-8"))
+    picture = f'<image href="{href}/{key}.svg" x="0" y="0" width="{width}" height="{height}" />'
+    return svg[: legend.start()] + "\n" + picture + svg[legend.end() :]
