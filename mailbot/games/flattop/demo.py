@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A scripted Flat Top player for the by-mail demo (coral-sea-demo scenario).
+"""A scripted Flat Top player for the by-mail demo (the full coral-sea scenario).
 
 :func:`flattop_orders` reads the side's own letter (the text part of the package's
 ``templates/report.txt.j2``, as mail brings it: wrapped at 72 columns, CRLF line
@@ -7,8 +7,9 @@ ends) and answers with lines in the normalised syntax of
 :mod:`mailbot.games.flattop.orders.parse` and :mod:`mailbot.games.flattop.orders.combat`.
 It knows only what a player knows: its own units, its contacts, the storms and
 winds printed in the report, the factors printed on its own counters
-(:data:`CARRIERS`, :data:`PLANES`) and a staff guess of where the enemy carriers
-are (each side's opening search sector, :data:`SECTOR`).
+(:data:`CARRIERS`, :data:`PLANES`) and its staff's plan: where its task forces steam
+and where the enemy can be (:mod:`mailbot.games.flattop.demo_plans`). Every carrier TF
+searches, strikes and readies on its own; one that launches holds its hex that turn.
 
 How it plays, as a careful carrier admiral would:
 
@@ -55,6 +56,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mailbot.core.demo import DemoScript, orders
+from mailbot.games.flattop.demo_plans import planned, plot_orders, plots, search_goal
 from mailbot.games.flattop.demo_reading import (
     LF_LOSS,
     Makeup,
@@ -78,11 +80,10 @@ from mailbot.games.flattop.map.hexes import (
     step,
 )
 
-#: each side's search sector: where its staff expects the enemy carriers (the scenario's start hexes)
+#: where a staff without a plan for the scenario looks for the enemy carriers (the surface demo's)
 SECTOR = {"allied": "VII-E34", "japanese": "VI-N36"}
 SEARCH_PLANE = {"allied": "Wildcat", "japanese": "Zero"}
 DECEPTION = {"allied": "DECEPTION RANDOM", "japanese": "DECEPTION MAXIMAL"}
-CARRIER_TF = 1
 FIRST_STRIKE_AF = 21  # strikes are AF21 and up, searchers AF1-AF20: the numbers never clash
 LAST_AF = 35  # standard 14: AFs are numbered 1-35 per side
 MIN_WAVE = 3  # a smaller group of one type only feeds the AA: it stays in the Ready box
@@ -122,6 +123,7 @@ CARRIERS: Mapping[str, CarrierData] = {
     "Lexington": CarrierData(12, 3, 8),
     "Shokaku": CarrierData(10, 3, 8),
     "Zuikaku": CarrierData(10, 3, 8),
+    "Shoho": CarrierData(4, 2, 4),
 }
 #: the enemy types to destroy first (15 LI 3): torpedo bombers, dive bombers, then fighters
 RANK_FIRST = {"allied": ("Kate", "Val", "Zero"), "japanese": ("Devastator", "Dauntless", "Wildcat")}
@@ -383,15 +385,10 @@ def target_for(report: Report, near: Hex) -> Hex | None:
 
 
 def expected(report: Report, seat: str, number: int) -> Hex:
-    """Where searcher ``number`` looks with no ships contact: the sector, or 4 or 8 hexes upwind of
-    it, since carriers steam into the wind to fly their planes (standard 6.10)."""
-    sector = parse_hex_id(SECTOR[seat])
-    assert sector is not None
-    sectors = STANDARD_LAYOUT.sectors_of(sector)
-    wind = report.winds.get(sectors[0].numeral) if sectors else None
-    reach = 4 * ((number - 1) % 3)
-    there = step(sector, wind.opposite, reach) if wind is not None and reach else sector
-    return there if STANDARD_LAYOUT.on_board(there) else sector
+    """Where searcher ``number`` looks with no ships contact: the staff's plan for the day
+    (:func:`demo_plans.search_goal`); in another scenario the enemy's usual sector (:data:`SECTOR`)."""
+    goal = search_goal(seat, report.when, number) if planned(report) else parse_hex_id(SECTOR[seat])
+    return goal if goal is not None else parse_hex_id(SECTOR[seat]) or Hex(0, 0)
 
 
 def flight_orders(seat: str, report: Report, target: Hex | None) -> list[str]:
@@ -525,24 +522,39 @@ def searching(report: Report, target: Hex | None, seat: str) -> int:
     )
 
 
-def turn_orders(seat: str, report: Report, turn: int) -> list[str]:
-    """A game hour's orders (see the module docstring for the plan)."""
-    tf = report.tfs.get(CARRIER_TF)
-    target = target_for(report, tf.hex) if tf is not None else None
-    lines = [DECEPTION[seat], *flight_orders(seat, report, target)]
-    if tf is None or not tf.carriers:
-        return lines
+def carrier_orders(
+    seat: str, report: Report, tf: OwnTF, numbers: set[int], lines: Sequence[str]
+) -> list[str]:
+    """One carrier TF's launches (``numbers``: the AF numbers in use, shared by the side's TFs)."""
+    target = target_for(report, tf.hex)
     deck = deck_of(tf, report.air)
+    deck.numbers = numbers
     launches: list[str] = []
     # Nothing takes off into the night, nor from carriers in a storm: landing on them again would
     # roll the Night Landing Chart (standard 6.6), a risk this player does not take.
     if not report.night and tf.hex not in report.storms:
         launches = strike_launches(report, tf, target, deck) if target is not None else []
         # One searcher keeps a contact; two look for the enemy when there is none.
-        if not launches and (turn <= 2 or searching(report, target, seat) < (1 if target else 2)):
+        if not launches and searching(report, target, seat) < (1 if target else 2):
             deck.landing = landing_load(lines, report, f"TF{tf.number}")
             launches = search_launch(seat, report, tf, target, deck)
-    return [*lines, *launches, *ready_orders(tf, deck)]
+    return [*launches, *ready_orders(tf, deck)]
+
+
+def turn_orders(seat: str, report: Report) -> list[str]:
+    """A game hour's orders (see the module docstring for the plan)."""
+    carriers = [tf for _, tf in sorted(report.tfs.items()) if tf.carriers]
+    first = carriers[0] if carriers else None
+    target = target_for(report, first.hex) if first is not None else None
+    flights = flight_orders(seat, report, target)
+    numbers, launching, decks = set(report.air), set(), []
+    for tf in carriers:
+        decks += (deck := carrier_orders(seat, report, tf, numbers, flights))
+        if any(line.startswith("SEARCH") for line in deck):
+            launching.add(tf.number)
+    # A carrier TF that launches holds its hex: its planes take off from there or from the hex
+    # into the wind (standard 6.10), never from a hex its plot would reach first (reference A.7).
+    return [DECEPTION[seat], *plot_orders(seat, report, plots(seat, report, launching)), *flights, *decks]
 
 
 def turn_of(step_key: str) -> int:
@@ -553,7 +565,7 @@ def turn_of(step_key: str) -> int:
 
 def flattop_orders(seat: str, step_key: str, report_text: str, turn: int) -> list[str]:
     """Order lines for ``seat`` in step ``step_key`` (turn ``turn``) after reading its letter."""
-    if seat not in SECTOR:
+    if seat not in SEARCH_PLANE:
         return ["HOLD"]
     report_text = unix_lines(report_text)
     if step_key.endswith(".strike"):
@@ -562,7 +574,7 @@ def flattop_orders(seat: str, step_key: str, report_text: str, turn: int) -> lis
         return rank_orders(seat, report_text)
     if not step_key.endswith(".orders"):
         return ["HOLD"]
-    return turn_orders(seat, read_report(report_text), turn)
+    return turn_orders(seat, read_report(report_text))
 
 
 def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
@@ -573,6 +585,6 @@ def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
     return orders(step, *lines, *(extra.splitlines() if extra else ()))
 
 
-#: A day and a night, D1 0500 to D2 2400: the night hours after nightfall are played without
-#: mail (quiet hours, ``quiet.py``), so each side gets fewer letters than there are hours.
-DEMO = DemoScript("coral-sea-demo", "Demo Flat Top: Coral Sea", _answer, stop_after=None)
+#: The whole battle, D1 0500 to D5 2400 (or an automatic victory): the night hours after nightfall
+#: are played without mail (quiet hours, ``quiet.py``), so each side gets fewer letters than hours.
+DEMO = DemoScript("coral-sea", "Demo Flat Top: Coral Sea", _answer, stop_after=None)

@@ -92,6 +92,7 @@ class Report:
     contacts: tuple[Contact, ...] = ()
     storms: frozenset[Hex] = frozenset()
     winds: Mapping[int, Direction] = field(default_factory=dict)
+    title: str = ""  # the scenario's title as the letter gives it (the line before "What changed")
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,18 @@ def read_report(text: str) -> Report:
         contacts=_contacts(text),
         storms=_hexes(_section(text, "Storms:", "\n\n")),
         winds=_winds(text),
+        title=_title(text),
     )
+
+
+def _title(text: str) -> str:
+    """The scenario's title: the paragraph after "What you must decide:", its wrap undone."""
+    paragraphs = text.split("\nWhat changed", 1)[0].split("\n\n")
+    heads = [p.lstrip().startswith("What you must decide:") for p in paragraphs]
+    decide = heads.index(True) if True in heads else None
+    if decide is None or decide + 1 >= len(paragraphs):
+        return ""
+    return " ".join(paragraphs[decide + 1].split())
 
 
 def read_makeups(text: str) -> tuple[Makeup, ...]:

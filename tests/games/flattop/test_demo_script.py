@@ -21,8 +21,9 @@ from mailbot.games.flattop.demo import (
     turn_of,
     type_damage,
 )
+from mailbot.games.flattop.demo_plans import search_goal
 from mailbot.games.flattop.demo_reading import Makeup, Stack, read_losses, read_makeups, read_report
-from mailbot.games.flattop.map.hexes import Direction, parse_hex_id
+from mailbot.games.flattop.map.hexes import Direction, neighbours, parse_hex_id
 from mailbot.registry import Registry, builtin_modules
 from mailbot.render.templates import wrap72
 from mailbot.testing import contract
@@ -61,6 +62,12 @@ LOSSES_LETTER = """What happened:
 """
 
 
+def hour_orders(seat: str, step: str, text: str, turn: int) -> list[str]:
+    """The script's orders for an hour without its PLOT lines (the staff plan's moves:
+    ``test_demo_plans.py``), so a line's place in the list is that of the air orders."""
+    return [line for line in flattop_orders(seat, step, text, turn) if not line.startswith("PLOT ")]
+
+
 def letter(
     *,
     hour: str = "0800",
@@ -73,8 +80,16 @@ def letter(
 ) -> str:
     """An Allied report in the words of ``templates/report.txt.j2`` (unwrapped)."""
     return f"""== Flat Top: report for allied ==
-Coral Sea, 7-8 May 1942 (demo, approximate map)
 Now: Turn 4 ({hour}, day 1), game time D1 {hour}{" (night)" if night else ""}.
+
+What you must decide:
+  Your orders for Turn 4.
+
+The Battle of the Coral Sea, 4-8 May 1942 (approximate map)
+
+What changed this hour:
+  Nothing.
+
 Winds: I NW, II NW, III NW, IV NW, V NW, VI NW, VII N, VIII NW.
 Cloud markers (each covers 2 hexes around): none
 Storms: {storms}
@@ -213,7 +228,7 @@ def test_torpedo_bombers_join_the_strike_and_take_the_lower_af_number() -> None:
     Fewer than MIN_STRIKE factors in all stay home."""
     planes = "ready: 12 Wildcat, 4 Dauntless (GP), 6 Devastator (TORPEDO)"
     near = "  D1 0700 VI-Q36 ships condition 3 by aircraft: TF: 2 carrier, 2 capital, 6 small"
-    lines = flattop_orders("allied", "T4.orders", letter(planes=planes, contacts=near), 4)
+    lines = hour_orders("allied", "T4.orders", letter(planes=planes, contacts=near), 4)
     strikes = [line for line in lines if " NORMAL " in line]
     assert [line.split(" PATH ")[0] for line in strikes] == [
         f"SEARCH AF{FIRST_STRIKE_AF} FROM TF1 6 Devastator TORPEDO NORMAL",
@@ -222,7 +237,7 @@ def test_torpedo_bombers_join_the_strike_and_take_the_lower_af_number() -> None:
     few = "ready: 12 Wildcat, 2 Dauntless (GP), 3 Devastator (TORPEDO)"
     assert not any(
         " NORMAL " in line
-        for line in flattop_orders("allied", "T4.orders", letter(planes=few, contacts=near), 4)
+        for line in hour_orders("allied", "T4.orders", letter(planes=few, contacts=near), 4)
     )
 
 
@@ -252,7 +267,7 @@ def test_a_strike_takes_off_for_a_carrier_contact_within_reach() -> None:
     a normal launch and fly as an armed search at the contact, from the hex into the wind (VI is
     NW: into the wind is SE of VI-N36), while the searcher holds the contact."""
     air = "  AF1 at VII-D33, low, 2 Dauntless (GP), MF 9, range left 5 turn(s), from TF1"
-    lines = flattop_orders("allied", "T4.orders", letter(air=air, contacts=CARRIERS_SEEN), 4)
+    lines = hour_orders("allied", "T4.orders", letter(air=air, contacts=CARRIERS_SEEN), 4)
     assert lines[0] == "DECEPTION RANDOM"
     assert lines[1].startswith("SEARCH AF1 PATH VII-E34 ") and lines[1].endswith(" IF SHIPS CLOSE 3")
     strike = lines[2]
@@ -264,7 +279,7 @@ def test_a_strike_takes_off_for_a_carrier_contact_within_reach() -> None:
 def test_no_strike_beyond_reach_nor_too_late_to_be_home_by_dark() -> None:
     far = "  D1 0700 VIII-K34 ships condition 3 by aircraft: TF: 2 carrier, 2 capital, 6 small"
     for text in (letter(contacts=far), letter(hour="1600", contacts=CARRIERS_SEEN)):
-        lines = flattop_orders("allied", "T4.orders", text, 4)
+        lines = hour_orders("allied", "T4.orders", text, 4)
         assert not any(" NORMAL " in line for line in lines), lines
 
 
@@ -272,31 +287,35 @@ def test_seed_003_nothing_takes_off_at_night_or_from_carriers_in_a_storm() -> No
     """Standard 6.6 (as the rules tables have it): no plane may enter a storm hex, so none could land
     on carriers sitting in one; at night no flight starts."""
     for text in (letter(night=True, contacts=CARRIERS_SEEN), letter(storms="VI-N36", contacts=CARRIERS_SEEN)):
-        lines = flattop_orders("allied", "T4.orders", text, 4)
+        lines = hour_orders("allied", "T4.orders", text, 4)
         assert not any(" FROM " in line for line in lines), lines
 
 
-def test_searchers_go_out_in_pairs_toward_the_sector_and_upwind_of_it() -> None:
-    lines = flattop_orders("allied", "T4.orders", letter(), 4)
+def test_searchers_go_out_in_pairs_toward_the_staff_plans_search_hexes() -> None:
+    lines = hour_orders("allied", "T4.orders", letter(), 4)
     # Fighters search: every dive bomber is kept for the strikes.
     assert lines[1].startswith("SEARCH AF1 FROM TF1 2 Wildcat PATH ") and "IF SHIPS CLOSE 2" in lines[1]
-    one_out = "  AF1 at VII-E34, low, 2 Wildcat, MF 8, range left 5 turn(s), from TF1"
-    second = flattop_orders("allied", "T5.orders", letter(air=one_out), 5)
+    assert search_goal("allied", (1, 8), 1) == parse_hex_id("VII-K23")  # 4 May: Tulagi
+    one_out = "  AF1 at VII-K23, low, 2 Wildcat, MF 8, range left 5 turn(s), from TF1"
+    second = hour_orders("allied", "T5.orders", letter(air=one_out), 5)
     assert second[2].startswith("SEARCH AF2 FROM TF1 2 Wildcat PATH ")  # no contact: a second pair
-    assert second[1].startswith("SEARCH AF1 PATH VII-E33 ")  # AF1 rounds its sector hex VII-E34
+    # AF1 rounds its search hex VII-K23 (what was seen there may have moved a hex)
+    assert second[1].startswith("SEARCH AF1 PATH ") and second[1].endswith(" IF SHIPS CLOSE 3")
+    path = [parse_hex_id(word) for word in second[1].split()[3:-4]]
+    assert len(path) == 7 and all(h in neighbours(parse_hex_id("VII-K23")) for h in path), second[1]
 
 
 def test_planes_fly_home_around_storms_and_divert_when_their_carriers_are_stuck_in_one() -> None:
     """Standard 6.8: a TF that starts in a storm cannot move; an AF that must land and cannot reach
     its carriers there goes to a land base it can still reach."""
     low = "  AF21 at VI-M33, low, 12 Dauntless, MF 9, range left 2 turn(s), from TF1"
-    home = flattop_orders("allied", "T9.orders", letter(air=low, storms="VI-N35"), 9)
+    home = hour_orders("allied", "T9.orders", letter(air=low, storms="VI-N35"), 9)
     assert home[1].startswith("FLY AF21 PATH ") and home[1].endswith(" RETURN TF1")
     assert "VI-N35" not in home[1]
-    stuck = flattop_orders("allied", "T9.orders", letter(air=low, storms="VI-N36 VI-N35"), 9)
+    stuck = hour_orders("allied", "T9.orders", letter(air=low, storms="VI-N36 VI-N35"), 9)
     assert stuck[1].startswith("LAND AF21 TF1") or stuck[1].endswith(" RETURN TF1")  # waits: 2 turns left
     last = low.replace("range left 2", "range left 1").replace("VI-M33", "V-K26")
-    diverted = flattop_orders("allied", "T9.orders", letter(air=last, storms="VI-N36"), 9)
+    diverted = hour_orders("allied", "T9.orders", letter(air=last, storms="VI-N36"), 9)
     assert diverted[1].endswith("RETURN Port-Moresby") or diverted[1] == "LAND AF21 Port-Moresby"
 
 
@@ -304,7 +323,7 @@ def test_the_readying_box_is_readied_within_the_readying_factor() -> None:
     """Reference A.5.4: READY moves factors Readying -> Ready and arms them, within the Readying
     Factor (17 for Yorktown and Lexington); torpedo planes get torpedoes, fighters no load."""
     planes = "just landed: 4 Dauntless (GP); readying: 12 Wildcat, 8 Devastator; ready: 2 Dauntless (GP)"
-    lines = flattop_orders("allied", "T2.orders", letter(hour="0500", night=True, planes=planes), 2)
+    lines = hour_orders("allied", "T2.orders", letter(hour="0500", night=True, planes=planes), 2)
     assert lines[1:] == ["READY TF1 8 Devastator TORPEDO", "READY TF1 9 Wildcat"]
 
 
