@@ -160,7 +160,8 @@ class Script:
             self.mistake = ""
         body = self.demo.script.answer(self.seat, key, kind, len(self.answered), text)
         self.answered.add(key)
-        reveal = await chains.asked_reveal(self.phrase, text)  # the round the report names
+        # The round the report names; a letter that gives the game up reveals nothing (no step is left).
+        reveal = "" if body.strip() == "CONCEDE" else await chains.asked_reveal(self.phrase, text)
         await self.player.send(f"Re: {self.tag} {kind}", body + (f"{reveal}\n" if reveal else ""))
 
     async def _reveal_setup(self, text: str) -> None:

@@ -19,7 +19,9 @@ How it plays, as a careful carrier admiral would:
   strikes) fly to the newest ships contact and round the hexes
   next to it, or with no contact to the sector and upwind of it (carriers steam
   into the wind to fly, standard 6.10); one pair keeps a contact, two look
-  for the enemy; each flies home while its range allows;
+  for the enemy; each flies home while its range allows. With a staff plan only a
+  carrier contact holds them: a base's ships (Tulagi) are struck, and the searchers
+  look on for the carriers where the plan expects them (:func:`scouted`);
 - strike: when a ships contact (carriers first) is within reach of the armed
   plane types in the Ready box (at least :data:`MIN_STRIKE` factors in all;
   dive and torpedo bombers go together, the torpedo AF first), and the
@@ -38,7 +40,12 @@ How it plays, as a careful carrier admiral would:
   from carriers caught in a storm, and planes fly home around storms; while
   their carriers sit in one they wait, and divert to another carrier or a land
   base when they must land and can still reach it;
-- nightfall: nothing takes off, everything aloft flies home.
+- nightfall: nothing takes off, everything aloft flies home;
+- the staff's review (full Coral Sea only): from the third day's nightfall letter on, a
+  side that has lost more carriers (sunk, or no launch factor left) than it sank sends
+  CONCEDE instead of orders (:func:`concedes`): the carrier battle is lost, and the
+  remaining days could only bring it more losses. So the demo's game ends in about
+  three days instead of five.
 
 Launches begin their path with the hex one step into the wind: a carrier TF that
 launches or lands more than its Minimum LF turns into the wind (standard 6.10),
@@ -56,11 +63,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mailbot.core.demo import DemoScript, orders
-from mailbot.games.flattop.demo_plans import planned, plot_orders, plots, search_goal
+from mailbot.games.flattop.demo_plans import (
+    CARRIER_NAMES,
+    planned,
+    plot_orders,
+    plots,
+    reviewed,
+    search_goal,
+)
 from mailbot.games.flattop.demo_reading import (
     LF_LOSS,
     Makeup,
     OwnAF,
+    OwnShip,
     OwnTF,
     Report,
     Stack,
@@ -384,6 +399,17 @@ def target_for(report: Report, near: Hex) -> Hex | None:
     return best.hex if best else None
 
 
+def scouted(report: Report, target: Hex | None) -> Hex | None:
+    """Where the searchers keep watch: the strike's target; with a staff plan only a carrier contact.
+    A base's ships, reported every hour (Tulagi's anchorage under the coastwatchers' eyes), would
+    else hold every searcher over them while the enemy carriers come unseen: the searchers look for
+    the carriers where the plan expects them (:func:`expected`) and the strikes still go at the base."""
+    if target is None or not planned(report):
+        return target
+    carriers = any(c.hex == target and c.kind == "ships" and c.carriers for c in report.contacts)
+    return target if carriers else None
+
+
 def expected(report: Report, seat: str, number: int) -> Hex:
     """Where searcher ``number`` looks with no ships contact: the staff's plan for the day
     (:func:`demo_plans.search_goal`); in another scenario the enemy's usual sector (:data:`SECTOR`)."""
@@ -393,9 +419,9 @@ def expected(report: Report, seat: str, number: int) -> Hex:
 
 def flight_orders(seat: str, report: Report, target: Hex | None) -> list[str]:
     """Each AF aloft: strikes fly at the target and attack, searchers search on, the rest go home."""
-    lines = []
+    lines, scout = [], scouted(report, target)
     for af in sorted(report.air.values(), key=lambda a: a.number):
-        goal = target or expected(report, seat, af.number)
+        goal = (target if af.number >= FIRST_STRIKE_AF else scout) or expected(report, seat, af.number)
         place, home = _home(seat, report, af)
         if home is None:
             continue  # nowhere to land: it holds (its orders could only be refused)
@@ -535,9 +561,10 @@ def carrier_orders(
     if not report.night and tf.hex not in report.storms:
         launches = strike_launches(report, tf, target, deck) if target is not None else []
         # One searcher keeps a contact; two look for the enemy when there is none.
-        if not launches and searching(report, target, seat) < (1 if target else 2):
+        scout = scouted(report, target)
+        if not launches and searching(report, scout, seat) < (1 if scout else 2):
             deck.landing = landing_load(lines, report, f"TF{tf.number}")
-            launches = search_launch(seat, report, tf, target, deck)
+            launches = search_launch(seat, report, tf, scout, deck)
     return [*launches, *ready_orders(tf, deck)]
 
 
@@ -577,7 +604,34 @@ def flattop_orders(seat: str, step_key: str, report_text: str, turn: int) -> lis
     return turn_orders(seat, read_report(report_text))
 
 
+def can_fly(ship: OwnShip) -> bool:
+    """Whether the carrier's hits leave her a launch factor (reference A.12: each hit costs LF)."""
+    data = CARRIERS.get(ship.name)
+    return data is not None and data.launch - ship.hits * LF_LOSS[ship.type][0] > 0
+
+
+def carriers_lost(seat: str, report: Report) -> int:
+    """The side's carriers of the plan's order of battle sunk (gone from the letter) or that can
+    launch nothing, their hits having taken their whole LF (there are no repairs in five days)."""
+    flying = {ship.name for tf in report.tfs.values() for ship in tf.carriers if can_fly(ship)}
+    return len(set(CARRIER_NAMES[seat]) - flying)
+
+
+def carriers_sunk(seat: str, text: str) -> int:
+    """The enemy carriers the side sank, as its letter's Victory points list scores them."""
+    return len(re.findall(rf"\b{seat} \+\d+ (?:Allied|Japanese) CVL? sunk", " ".join(text.split())))
+
+
+def concedes(seat: str, report: Report, text: str) -> bool:
+    """The staff's review at nightfall (:func:`demo_plans.reviewed`): a side that has lost more
+    carriers than it sank gives the game up by mail (CONCEDE), as a beaten admiral breaks off
+    rather than play out days in which his ships can only be struck."""
+    return reviewed(report) and carriers_lost(seat, report) > carriers_sunk(seat, text)
+
+
 def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
+    if step.endswith(".orders") and kind == "orders" and concedes(seat, read_report(text), text):
+        return "CONCEDE\n"
     extra = answer_step(seat, step, kind, text)  # surface battles, submarines, survivors (demo_steps)
     if extra is not None and ".surface" in step:
         return extra
@@ -585,6 +639,7 @@ def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
     return orders(step, *lines, *(extra.splitlines() if extra else ()))
 
 
-#: The whole battle, D1 0500 to D5 2400 (or an automatic victory): the night hours after nightfall
-#: are played without mail (quiet hours, ``quiet.py``), so each side gets fewer letters than hours.
+#: The whole battle, D1 0500 to D5 2400, or until a side concedes at a nightfall review (or an
+#: automatic victory): the night hours after nightfall are played without mail (quiet hours,
+#: ``quiet.py``), so each side gets fewer letters than hours.
 DEMO = DemoScript("coral-sea", "Demo Flat Top: Coral Sea", _answer, stop_after=None)

@@ -11,13 +11,17 @@ what their letters report (:mod:`mailbot.games.flattop.demo`).
   anchorage at Tulagi, then meets Lexington's TF south of the Solomons and both steam west toward
   the Louisiades, across the invasion convoy's road to Port Moresby (the Jomard passage). Crace's
   cruisers go ahead to the passage's southern mouth. Their searchers look where the Japanese can
-  come from: Tulagi, the sea east and south of the Solomons (the carriers' road), the Solomon Sea
-  between Rabaul and the passage (the convoy's).
+  come from: Tulagi and, from the first day, the carriers' road round the Solomons (the staff
+  expected the carriers from the north-east), the sea east and south of the Solomons, the
+  Solomon Sea between Rabaul and the passage (the convoy's).
 - The Japanese (Inoue, Takagi): the carriers come round the east of the Solomons into the Coral Sea
   to catch the American carriers the convoy will draw; the Covering Group (Shoho) and the seaplane
   tender's group cover the convoy toward Deboyne; the convoy sails from Rabaul through the Jomard
   passage to Port Moresby and unloads there. Their searchers look where the American carriers can be:
   south of Guadalcanal and across the Coral Sea.
+
+Each staff reviews the battle at nightfall from the third day on (:func:`reviewed`): the side that
+has lost the carrier battle gives the game up then (``demo.concedes``).
 
 A task force follows its route hex by hex, its speed a turn (the letter's "speed"); a leg does not
 start before its hour. Once a carrier TF's letter shows enemy ships within :data:`STAND_OFF` hexes it
@@ -80,7 +84,7 @@ ROUTES: Mapping[tuple[str, int], tuple[Leg, ...]] = {
 SEARCH: Mapping[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
     # Tulagi (the D1 raid), the carriers' road east and south of the Solomons, the convoy's road.
     "allied": (
-        (1, ("VII-K23", "VIII-D25", "VII-K23")),
+        (1, ("VII-K23", "IV-F17", "VII-K23", "VIII-D25")),
         (2, ("VIII-F29", "VII-L30", "II-H19", "VI-D25")),
         (3, ("VI-D25", "VII-C34", "II-J21", "VI-A28")),
     ),
@@ -91,6 +95,16 @@ SEARCH: Mapping[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
         (3, ("VI-P36", "VII-E34", "VI-K32")),
     ),
 }
+
+#: each side's carriers in the scenario's order of battle (its letters name them)
+CARRIER_NAMES: Mapping[str, tuple[str, ...]] = {
+    "allied": ("Yorktown", "Lexington"),
+    "japanese": ("Shokaku", "Zuikaku", "Shoho"),
+}
+#: from this day on each staff reviews the carrier battle at nightfall (:func:`reviewed`)
+REVIEW_DAY = 3
+#: the first night hour (tables/time.toml): the nightfall letter
+NIGHTFALL = 19
 
 #: the plans are for this scenario only (its title as the letters give it); others get none
 TITLE = "The Battle of the Coral Sea, 4-8 May 1942"
@@ -112,6 +126,15 @@ def _hex(text: str) -> Hex:
 def planned(report: Report) -> bool:
     """Whether the letter is of the scenario these plans are for."""
     return report.title.startswith(TITLE)
+
+
+def reviewed(report: Report) -> bool:
+    """Whether the letter is the nightfall letter of a day on which the staff reviews the battle.
+    Both staffs planned for the carriers to meet on the first days (the routes above); by the
+    third evening the carrier battle is fought, and a side that has lost it breaks off
+    (:func:`mailbot.games.flattop.demo.concedes`) instead of playing out the remaining days."""
+    day, hour = report.when
+    return planned(report) and report.night and hour == NIGHTFALL and day >= REVIEW_DAY
 
 
 def search_goal(seat: str, when: tuple[int, int], number: int) -> Hex | None:

@@ -12,6 +12,7 @@ from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Line, Setup
 from mailbot.games.flattop import FlatTopGame
 from mailbot.games.flattop.demo import (
+    DEMO,
     FIRST_STRIKE_AF,
     TypeDamage,
     choose_target,
@@ -23,7 +24,7 @@ from mailbot.games.flattop.demo import (
 )
 from mailbot.games.flattop.demo_plans import search_goal
 from mailbot.games.flattop.demo_reading import Makeup, Stack, read_losses, read_makeups, read_report
-from mailbot.games.flattop.map.hexes import Direction, neighbours, parse_hex_id
+from mailbot.games.flattop.map.hexes import Direction, distance, neighbours, parse_hex_id
 from mailbot.registry import Registry, builtin_modules
 from mailbot.render.templates import wrap72
 from mailbot.testing import contract
@@ -70,6 +71,7 @@ def hour_orders(seat: str, step: str, text: str, turn: int) -> list[str]:
 
 def letter(
     *,
+    day: int = 1,
     hour: str = "0800",
     night: bool = False,
     storms: str = "none",
@@ -77,10 +79,11 @@ def letter(
     air: str = "  none",
     contacts: str = "  none",
     ships: str = "CV Yorktown, CV Lexington, CA Minneapolis",
+    vp: str = "",
 ) -> str:
     """An Allied report in the words of ``templates/report.txt.j2`` (unwrapped)."""
     return f"""== Flat Top: report for allied ==
-Now: Turn 4 ({hour}, day 1), game time D1 {hour}{" (night)" if night else ""}.
+Now: Turn 4 ({hour}, day {day}), game time D{day} {hour}{" (night)" if night else ""}.
 
 What you must decide:
   Your orders for Turn 4.
@@ -109,6 +112,7 @@ Air formations aloft:
 Contacts (last turns; condition 1-3, by kind of observer):
 {contacts}
 
+{vp}
 Combat results table: curve-fitted (design default until the printed charts are at hand).
 """
 
@@ -303,6 +307,51 @@ def test_searchers_go_out_in_pairs_toward_the_staff_plans_search_hexes() -> None
     assert second[1].startswith("SEARCH AF1 PATH ") and second[1].endswith(" IF SHIPS CLOSE 3")
     path = [parse_hex_id(word) for word in second[1].split()[3:-4]]
     assert len(path) == 7 and all(h in neighbours(parse_hex_id("VII-K23")) for h in path), second[1]
+
+
+def test_searchers_look_for_the_carriers_while_a_base_s_ships_are_in_sight() -> None:
+    """Tulagi's anchorage, reported every hour, does not hold the searchers: the second pair flies
+    to the plan's next search hex (the Japanese carriers' road), as with no contact at all."""
+    tulagi = "  D1 0700 VII-K23 ships condition 3 by coastwatcher: TF: 1 capital, 6 small"
+    one_out = "  AF1 at VII-K23, low, 2 Wildcat, MF 8, range left 5 turn(s), from TF1"
+    lines = hour_orders("allied", "T5.orders", letter(air=one_out, contacts=tulagi), 5)
+    launch = next(line for line in lines if line.startswith("SEARCH AF2 FROM TF1 2 Wildcat PATH "))
+    goal = search_goal("allied", (1, 8), 2)
+    assert goal == parse_hex_id("IV-F17")
+    path = [parse_hex_id(word) for word in launch.split(" PATH ")[1].split()[:-4]]
+    start = parse_hex_id("VI-N36")
+    assert distance(path[-1], goal) < distance(start, goal), launch
+    # With the enemy carriers in sight one searcher keeps the contact and no second pair goes out.
+    seen = hour_orders("allied", "T5.orders", letter(air=one_out, contacts=CARRIERS_SEEN), 5)
+    assert not any(line.startswith("SEARCH AF2 FROM") for line in seen), seen
+
+
+def _answer(text: str) -> str:
+    return DEMO.answer("allied", "T63.orders", "orders", 60, text)
+
+
+def test_a_side_that_lost_more_carriers_than_it_sank_concedes_at_the_nightfall_review() -> None:
+    """From the third day's nightfall letter on, a side whose carriers are sunk (gone from its letter)
+    or can launch nothing (hits took their whole LF) beyond the enemy carriers it sank sends CONCEDE."""
+    crippled = "CV Yorktown (5/8 hits), CV Lexington, CA Minneapolis"  # LF 11 - 5 x 3: nothing flies
+    assert _answer(letter(day=3, hour="1900", night=True, ships=crippled)) == "CONCEDE\n"
+    sunk = "CV Lexington, CA Minneapolis"  # Yorktown gone from the letter
+    assert _answer(letter(day=4, hour="1900", night=True, ships=sunk)) == "CONCEDE\n"
+    # Not before the third day, not at another hour, not when it sank as many as it lost.
+    for text in (
+        letter(day=2, hour="1900", night=True, ships=crippled),
+        letter(day=3, hour="1800", ships=crippled),
+        letter(day=3, hour="2000", night=True, ships=crippled),
+        letter(day=3, hour="1900", night=True, ships="CV Yorktown (2/8 hits), CV Lexington"),
+        letter(
+            day=3,
+            hour="1900",
+            night=True,
+            ships=crippled,
+            vp="Victory points:\n  turn 54: allied +20 Japanese CV sunk [air strike]\n",
+        ),
+    ):
+        assert _answer(text).startswith("ORDERS T63.orders\n"), text
 
 
 def test_planes_fly_home_around_storms_and_divert_when_their_carriers_are_stuck_in_one() -> None:
