@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Issue 32: Flat Top letters that lead with what to decide, read as the players get them; and
-issue 16: the game played by mail to its end, strikes each way, a delayed sinking, a victory.
+issue 16: the game played by mail to its end, strikes each way, a delayed sinking, a decision.
 
 The Flat Top demo is played once by mail (``play_demo``, the embedded mail server), and every
 report in the two players' mailboxes is read as sent: its subject, its text part's first lines,
@@ -176,7 +176,8 @@ def test_the_owed_lines_are_on_the_first_screen_in_a_browser(
 
 def test_flattop_is_played_by_mail_and_the_sides_find_each_other(game: Played) -> None:
     """Issue 16 "By mail": the demo plays to its end with strikes each way, the makeup and the target
-    choice by mail, damage reports that differ per side, a delayed sinking and a victory report.
+    choice by mail, damage reports that differ per side, a delayed sinking and a decision (the
+    full Coral Sea's staffs concede a lost carrier battle, ``demo.concedes``).
     The demo seed (``demo/replay.py``) makes the game the same every run, so all of it must show."""
     tmp_path, played = game.work, game.result
     summary = played.summary
@@ -221,4 +222,9 @@ def test_flattop_is_played_by_mail_and_the_sides_find_each_other(game: Played) -
     assert sinking, "no delayed sinking"
     enemy = {"allied": "japanese", "japanese": "allied"}
     assert any("dead in the water" in told[enemy[side]] for side in sinking)
-    assert "Victory points:" in told["allied"] and "Totals:" in told["japanese"]
+    assert "Victory points:" in told["allied"] and "Victory points:" in told["japanese"]
+    # A decision: the rules' end (the totals in the last report) or a side that gave the game up.
+    with sqlite3.connect(tmp_path / "demo.db") as conn:
+        (result,) = conn.execute("select result from game").fetchone()
+    conceded = re.fullmatch(r"(allied|japanese) wins: \w+ conceded", result)
+    assert "Totals:" in told["japanese"] or conceded, result
