@@ -42,7 +42,7 @@ from tests.render.test_flattop_map_reads import LABELS, overlap
 
 PHONE = (375, 740)  # issue 32's phone width
 SEATS = ("allied", "japanese")
-HOURS = 5  # D1 0500 to 0900: searchers out, contacts in, a plot under way
+HOURS = 3  # D1 0500 to 0700: searchers out, contacts in, a plot under way (at 0800 Tulagi is struck)
 #: Lexington's TF steams north for the hours played: its letter names the hexes of its plot
 PLOT = "PLOT TF2 VII-O40 VII-O39 / VII-O38 VII-O37 / VII-O36 VII-O35 / VII-O34 VII-O33 / VII-N32 VII-M32"
 Hour = dict[str, tuple[str, str, list[list[float]]]]  # seat -> (letter text, map SVG, land centres)
@@ -72,7 +72,8 @@ def played() -> tuple[Hour, ...]:
             ]
             hour[seat] = (text, picture.svg, land)
             lines = flattop_orders(seat, step.key, wrap72(text), turn)
-            lines += [PLOT] if seat == "allied" and turn == 1 else []
+            if seat == "allied" and turn == 1:  # this plot instead of the staff plan's (demo_plans)
+                lines = [line for line in lines if not line.startswith("PLOT TF2 ")] + [PLOT]
             parsed[seat] = GAME.parse(state, seat, [Line(i + 1, t) for i, t in enumerate(lines)])
             assert parsed[seat].problems == (), parsed[seat].problems
         hours.append(hour)
