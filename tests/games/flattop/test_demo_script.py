@@ -386,10 +386,10 @@ def test_other_steps_and_seats_hold() -> None:
 
 
 def test_three_scripted_turns_parse_cleanly_and_give_contacts() -> None:
-    data = {"tables": load_tables(), "scenarios": {"coral-sea-demo": load_scenario_data("coral-sea-demo")}}
-    state = GAME.new_game(
-        Setup("coral-sea-demo", ("allied", "japanese"), data=data), dice=DiceStream(SEED, "", "s")
-    )
+    """The demo's scenario, the full Coral Sea: the staff plans' PLOT lines parse as well."""
+    data = {"tables": load_tables(), "scenarios": {"coral-sea": load_scenario_data("coral-sea")}}
+    setup = Setup("coral-sea", ("allied", "japanese"), data=data)
+    state = GAME.new_game(setup, dice=DiceStream(SEED, "", "s"))
     events: tuple[Event, ...] = ()
     for turn in (1, 2, 3):
         step = GAME.step(state)
