@@ -137,6 +137,9 @@ def test_the_compared_view_holds_the_inset_and_an_unseen_enemy_moves_no_window()
     twin = replace(base, task_forces=(*base.task_forces, TaskForce(9, Side.ALLIED, Hex(2, 18), ships)))
     seen = [PACKAGE.game.view(state, (), "japanese") for state in (base, twin)]
     assert seen[0]["map_inset"] and seen[0]["map_inset"] == seen[1]["map_inset"]
+    # the labels placed for the inset are compared too: shown in it, hidden in the map
+    assert '<g class="inset-labels">' in seen[0]["map_inset"]
+    assert '<g class="inset-labels" display="none">' in seen[0]["map_svg"]
     model = dict(seen[1]["map"])  # the twin's TF shown as a contact: the window moves
     spot = {"hex": hex_id(Hex(2, 18)), "kind": "ships", "condition": 3, "age": 0, "label": "ships"}
     model["contacts"] = [*model["contacts"], spot]

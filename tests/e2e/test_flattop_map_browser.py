@@ -26,7 +26,7 @@ import pytest
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Line, Setup
 from mailbot.games.flattop.demo import flattop_orders
-from mailbot.games.flattop.drawing import INSET_HEIGHT, INSET_WIDTH
+from mailbot.games.flattop.drawing import INSET_HEIGHT, INSET_WIDTH, Map, inset_frame
 from mailbot.games.flattop.drawing.board import board_for
 from mailbot.games.flattop.drawing.symbols import SEA
 from mailbot.games.flattop.map.hexes import Terrain
@@ -37,7 +37,7 @@ from mailbot.render.templates import wrap72
 from tests.e2e.browser import DESKTOP, Browser
 from tests.games.flattop.conftest import load_scenario_data, load_tables
 from tests.games.flattop.test_demo_script import ENV, GAME, SEED
-from tests.render.test_flattop_map_inset import TFS, crowded_coral_sea
+from tests.render.test_flattop_map_inset import TFS, crowded_coral_sea, crowded_hour
 from tests.render.test_flattop_map_reads import LABELS, overlap
 
 PHONE = (375, 740)  # issue 32's phone width
@@ -99,12 +99,15 @@ MEASURE = """JSON.stringify((function () {
   svg.querySelectorAll('%s').forEach(function (g) {
     g.querySelectorAll('text').forEach(function (t) {
       var b = t.getBoundingClientRect();
+      if (!b.width) { return; }  // not shown: the inset's labels on the map, or the map's in the inset
       labels.push([g.getAttribute('class'), g.getAttribute('data-hex') || '', t.textContent,
                    t.getAttribute('x'), t.getAttribute('y'), b.left, b.top, b.width, b.height]);
     });
   });
   function hexes(selector) {
-    return Array.from(svg.querySelectorAll(selector)).map(function (e) { return e.dataset.hex; });
+    return Array.from(svg.querySelectorAll(selector)).filter(function (e) {
+      return e.getBoundingClientRect().width;
+    }).map(function (e) { return e.dataset.hex; });
   }
   var numbered = hexes('g.key-number'), keyed = hexes('g.key > *');
   return {frame: [frame.left, frame.top, frame.width, frame.height], wet: wet, labels: labels,
@@ -216,5 +219,67 @@ def test_the_inset_shows_its_hex_ids_apart_and_twice_as_large_at_phone_width(
     assert set(TFS) <= inside.keys(), sorted(inside)
     for name in TFS:
         assert inside[name][3] >= 2 * theatre[name][3] >= 6, (name, inside[name], theatre[name])
+    for (one, a), (two, b) in combinations(inside.items(), 2):
+        assert overlap(a, b) <= 0.05 * min(a[2] * a[3], b[2] * b[3]), (one, two)
+
+
+#: what the browser shows of a map seen through its ``#inset`` view in an ``<object>``, as an
+#: archive's letter page shows the inset: each label line shown, its class, hex, words and box
+#: in the page, and the object's box
+THROUGH_VIEW = """JSON.stringify((function () {
+  var shown = doc.querySelector('object'), svg = shown.contentDocument;
+  var box = shown.getBoundingClientRect(), labels = [];
+  svg.querySelectorAll('%s').forEach(function (g) {
+    g.querySelectorAll('text').forEach(function (t) {
+      var b = t.getBoundingClientRect();
+      if (!b.width) { return; }
+      labels.push([g.getAttribute('class'), g.getAttribute('data-hex') || '', t.textContent,
+                   t.getAttribute('x'), t.getAttribute('y'), box.left + b.left, box.top + b.top,
+                   b.width, b.height]);
+    });
+  });
+  return {object: [box.left, box.top, box.width, box.height], labels: labels};
+})())"""
+
+
+def test_an_archive_page_shows_the_insets_own_labels_in_full_at_phone_width(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The crowded hour whose theatre map keys some labels under the map: an archive's page shows
+    the inset as the map's SVG through its ``#inset`` view (``<object>``, as a letter's page has
+    it). At 375 px each unit and contact inside the window reads in full there, with its hex
+    id, inside the picture and over no other label: the labels placed for the inset, not the
+    theatre's (whose keyed ones would be bare numbers)."""
+    model = crowded_hour()
+    picture = draw_map("flattop", {"map": model})
+    assert picture is not None and picture.inset is not None
+    (tmp_path / "map.svg").write_text(picture.svg, encoding="utf-8")
+    page = tmp_path / "page.html"
+    page.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'></head><body style='margin:0'>"
+        '<object data="map.svg#inset" type="image/svg+xml" style="max-width: 100%;height: auto;"></object>'
+        "</body></html>",
+        encoding="utf-8",
+    )
+    selector = ", ".join(f"g.{cls}" for cls in LABELS)
+    found = json.loads(browser.measure(page, tmp_path / "frame.html", PHONE, THROUGH_VIEW % selector))
+    left, top, wide, high = found["object"]
+    assert 0 < wide <= PHONE[0]
+    lines = {(where, words): box for cls, where, words, _, _, *box in found["labels"]}
+    inside = {k: b for k, b in lines.items() if b[0] >= left and b[1] >= top and b[0] + b[2] <= left + wide}
+    inside = {k: b for k, b in inside.items() if b[1] + b[3] <= top + high}
+    drawn = Map(model)
+    x, y, w, h = inset_frame(model) or (0.0, 0.0, 0.0, 0.0)
+    within = [
+        m
+        for m in (*drawn.own, *drawn.contacts)
+        if x <= drawn.board.centre(drawn.at(m.hex))[0] <= x + w
+        and y <= drawn.board.centre(drawn.at(m.hex))[1] <= y + h
+    ]
+    assert len(within) >= 2 * len(TFS)
+    for marker in within:
+        assert (marker.hex, marker.label) in inside and (marker.hex, marker.hex) in inside, marker
+    assert not [k for k in lines if k[1].isdigit()], "a bare key number"
     for (one, a), (two, b) in combinations(inside.items(), 2):
         assert overlap(a, b) <= 0.05 * min(a[2] * a[3], b[2] * b[3]), (one, two)

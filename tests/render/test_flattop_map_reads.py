@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
@@ -57,12 +58,23 @@ def frame(root: ET.Element) -> Box:
     return tuple(float(sea.get(k, "0")) for k in ("x", "y", "width", "height"))  # type: ignore[return-value]
 
 
-def label_boxes(root: ET.Element) -> list[tuple[str, str, Box]]:
-    """(class, text, box) of every label line; a line's halo copy is the same line."""
+def visible(root: ET.Element) -> Iterator[ET.Element]:
+    """Every element of ``root`` a reader sees: none inside a ``display="none"`` group (a map's
+    labels for its inset, or the theatre's in the inset)."""
+    if root.get("display") == "none":
+        return
+    yield root
+    for child in root:
+        yield from visible(child)
+
+
+def label_boxes(root: ET.Element, pixel: float = PIXEL) -> list[tuple[str, str, Box]]:
+    """(class, text, box) of every label line shown, where a screen pixel is ``pixel`` units;
+    a line's halo copy is the same line."""
     seen: dict[tuple[str, str, str, str], tuple[str, str, Box]] = {}
-    for group in root.iter(f"{SVG}g"):
+    for group in visible(root):
         cls = group.get("class", "")
-        if cls not in LABELS:
+        if group.tag != f"{SVG}g" or cls not in LABELS:
             continue
         for text in group.iter(f"{SVG}text"):
             words, size = "".join(text.itertext()), float(text.get("font-size", "0"))
@@ -71,10 +83,10 @@ def label_boxes(root: ET.Element) -> list[tuple[str, str, Box]]:
                 float(text.get("y", "0")),
                 text.get("text-anchor", "start"),
             )
-            width, height = cv.text_box([words], size, PIXEL)
-            end = cv.ROUND_END * PIXEL
+            width, height = cv.text_box([words], size, pixel)
+            end = cv.ROUND_END * pixel
             left = {"start": x - end, "middle": x - width / 2, "end": x + end - width}[anchor]
-            top = y - cv.ASCENT * size - cv.ROUND_ABOVE * PIXEL
+            top = y - cv.ASCENT * size - cv.ROUND_ABOVE * pixel
             # less the SVG's rounding of a place to 0.1 (``canvas.num``): two lines of a block abut
             box = (left + ROUNDED, top + ROUNDED, width - 2 * ROUNDED, height - 2 * ROUNDED)
             seen[(group.get("data-hex", ""), words, text.get("x", ""), text.get("y", ""))] = (cls, words, box)
@@ -100,8 +112,8 @@ def check_reads(model: dict[str, Any]) -> ET.Element:
     # Every hex the letter names has its id on the map, or a number there and a line in the key.
     boxes = label_boxes(root)
     shown = {words for cls, words, _ in boxes if cls in ("unit-label", "contact-label", "hex-id")}
-    numbered = {g.get("data-hex") for g in root.iter(f"{SVG}g") if g.get("class") == "key-number"}
-    keyed = {t.get("data-hex") for g in root.iter(f"{SVG}g") if g.get("class") == "key" for t in g}
+    numbered = {g.get("data-hex") for g in visible(root) if g.get("class") == "key-number"}
+    keyed = {t.get("data-hex") for g in visible(root) if g.get("class") == "key" for t in g}
     assert model["named"]
     for name in model["named"]:
         assert name in shown or (name in numbered and name in keyed), name

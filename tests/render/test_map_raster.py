@@ -22,6 +22,7 @@ from PIL import Image, ImageChops
 
 from mailbot.games.flattop import worlds as fw
 from mailbot.render.maps import PNG_WIDTH, MapError, MapPicture, draw_map, raster
+from mailbot.render.maps.svgsubset import view_rules
 from tests.render.test_flattop_map_inset import crowded_coral_sea
 from tests.render.test_maps import flattop_model, saltntar_view
 
@@ -119,12 +120,32 @@ def test_a_map_whose_last_row_is_half_covered_keeps_its_alpha_as_cairo_writes_it
         '<text x="1" y="9" font-size="8"><tspan>A</tspan></text>',
         '<text x="1" y="9" font-size="8em">A</text>',
         '<svg width="5" height="5" />',
+        "<style>rect{fill:#ff0000}</style>",
+        "<style>#v:target ~ .a{display:none} rect{fill:#ff0000}</style>",
     ],
 )
 def test_svg_beyond_the_painters_part_goes_to_cairosvg_and_still_becomes_a_picture(element: str) -> None:
     svg = f'{SVG_HEAD}<rect width="100" height="50" fill="#ffffff" />{element}</svg>'
     assert raster.render(svg, 200) is None
     assert MapPicture(svg).png(200) == by_cairosvg(svg, 200)
+
+
+def test_a_view_its_rules_and_a_hidden_group_are_painted_as_cairosvg_paints_them() -> None:
+    """A map's inset labels: a view, a stylesheet of rules for it alone (painted whole, no rule
+    applies) and a group not displayed (its labels, hidden on the theatre map)."""
+    assert view_rules("#inset:target ~ .a{display:none}#inset:target ~ .b{display:inline}") == {"a", "b"}
+    assert view_rules("#inset:target ~ .a{display:none} .b{display:none}") is None
+    svg = (
+        f'{SVG_HEAD}<rect width="100" height="50" fill="#ffffff" />'
+        "<style>#v:target ~ .b{display:inline}#v:target ~ .a{display:none}</style>"
+        '<view id="v" viewBox="0 0 50 25" />'
+        '<g class="a"><circle cx="20" cy="20" r="9" fill="#1d4ed8" /></g>'
+        '<g class="b" display="none"><circle cx="60" cy="20" r="9" fill="#b91c1c" /></g></svg>'
+    )
+    ours = raster.render(svg, 200)
+    assert ours is not None and worst_difference(ours, by_cairosvg(svg, 200)) <= 2
+    image = pixels(ours)
+    assert image.getpixel((40, 40))[:3] == (29, 78, 216) and image.getpixel((120, 40))[:3] == (255, 255, 255)
 
 
 def test_a_viewbox_that_stretches_the_drawing_goes_to_cairosvg() -> None:

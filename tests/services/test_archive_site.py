@@ -397,15 +397,24 @@ def test_archive_export_on_the_command_line_says_where_the_site_is(
     assert f"mailbot archive serve {out}" in result.output
 
 
-def test_a_maps_inset_is_shown_from_the_maps_svg_through_its_window(h: Harness, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("view", "fragment"),
+    [("", "#svgView(viewBox(16,32,24,18))"), ('<view id="inset" viewBox="16 32 24 18" />', "#inset")],
+    ids=["window", "view"],
+)
+def test_a_maps_inset_is_shown_from_the_maps_svg_through_its_window(
+    h: Harness, tmp_path: Path, view: str, fragment: str
+) -> None:
     """A letter's zoomed inset (``map-<seat>-turn<n>-zoomed.png``) is its map's SVG through the
-    window the SVG's root names (``data-inset``): the letter's page shows that file through an
-    SVG view fragment, and the archive keeps no PNG nor SVG more for it."""
+    window the SVG's root names (``data-inset``): the letter's page shows that file through the
+    map's ``inset`` view (which also shows the labels placed for it), or an SVG view fragment
+    (a map drawn without one), and the archive keeps no PNG nor SVG more for it."""
     game_id, _, _ = _started(h)
     buffer = BytesIO()
     Image.new("RGB", (40, 30), (20, 120, 200)).save(buffer, "PNG")
     png = buffer.getvalue()
-    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="72" data-inset="16 32 24 18"/>'
+    root = '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="72" data-inset="16 32 24 18">'
+    svg = f"{root}{view}</svg>"
     h.clock.advance(60)
     with Session(h.bot.engine) as session, session.begin():
         seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.name == "south")).one()
@@ -426,6 +435,6 @@ def test_a_maps_inset_is_shown_from_the_maps_svg_through_its_window(h: Harness, 
     folder = out / "steps" / "T1.orders"
     (html,) = [p for p in folder.glob("*-south.html") if "Your map</title>" in p.read_text()]
     shown = _object_data(html)
-    assert len(shown) == 2 and shown[1] == shown[0] + "#svgView(viewBox(16,32,24,18))", shown
+    assert len(shown) == 2 and shown[1] == shown[0] + fragment, shown
     assert (folder / shown[0]).read_text() == svg
     assert sorted(p.suffix for p in folder.iterdir() if p.suffix in (".png", ".svg")) == [".svg"]

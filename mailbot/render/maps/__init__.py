@@ -15,7 +15,9 @@ A game that draws a map says so by its package's ``drawing`` module (``drawing.p
 ``drawing/`` package, found by the registry): ``draw(model) -> str`` gives the SVG, and
 ``PNG_WIDTH`` and ``PNG_COLOURS`` (a palette size), when present, how its PNG is painted;
 ``inset(model, svg) -> str | None``, when present, a second, zoomed picture of the same drawing
-(``INSET_WIDTH`` pixels wide) where the seat's action is.
+(``INSET_WIDTH`` pixels wide) where the seat's action is (a drawing may hold labels for it,
+hidden but in it: ``display="none"``, a ``<view>`` and rules for that view alone, which
+:mod:`.raster` paints as cairosvg does).
 Flat Top's draws a side's map of the hour, Salt'n'Tar's the course, every ship and the wind.
 Other games have no map: :func:`draw_map` answers None.
 """

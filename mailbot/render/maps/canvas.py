@@ -301,6 +301,21 @@ class Labels:
             self.left, self.top, self.right, self.bottom, self.pixel, list(self.taken), cells, self.indexed
         )
 
+    def zoomed(self, left: float, top: float, right: float, bottom: float, pixel: float) -> Labels:
+        """A placer for a window of this one's drawing seen larger, a screen pixel ``pixel``
+        units (less than :attr:`pixel`): the boxes taken inside the window, each less the
+        browser's rounding it no longer needs there (a line's worth: a block of lines keeps
+        a little more than it needs)."""
+        less = max(0.0, self.pixel - pixel)
+        dx, above, below = ROUND_END * less, ROUND_ABOVE * less, ROUND_BELOW * less
+        window = (left, top, right - left, bottom - top)
+        taken = [
+            (x + dx, y + above, w - 2 * dx, h - above - below)
+            for x, y, w, h in self.taken
+            if overlap((x, y, w, h), window) > 0
+        ]
+        return Labels(left, top, right, bottom, pixel, taken)
+
     def _near(self, box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
         self.index()
         return [other for cell in _cells(box) for other in self.cells.get(cell, ())]

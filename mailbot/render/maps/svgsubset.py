@@ -41,8 +41,13 @@ OWN: Mapping[str, frozenset[str]] = {
     "circle": frozenset({"cx", "cy", "r"}),
     "path": frozenset({"d"}),
     "text": frozenset({"x", "y"}),
+    # no pixels: a window a browser may show the drawing through (``file.svg#<id>``), and
+    # rules that apply only there (:func:`view_rules`)
+    "view": frozenset({"viewBox"}),
+    "style": frozenset(),
 }
 CHOICES: Mapping[str, frozenset[str]] = {
+    "display": frozenset({"inline", "none"}),  # none: the element and all it holds are not painted
     "stroke-linejoin": frozenset({"miter", "round", "bevel"}),
     "stroke-linecap": frozenset({"butt", "round", "square"}),
     "font-weight": frozenset({"normal", "bold"}),
@@ -54,6 +59,7 @@ _ONE_NUMBER = re.compile(NUMBER + r"\Z")
 _COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}\Z")
 _DASHES = re.compile(rf"(?:{NUMBER})(?:[ ,]+{NUMBER})*\Z")
 _PATH = re.compile(r"[MLHVZmlhvz0-9eE.,+\- \n\t]*\Z")
+_VIEW_RULE = re.compile(r"\s*#[A-Za-z][\w-]*:target\s*~\s*\.([A-Za-z][\w-]*)\s*\{[^{}]*\}\s*")
 
 
 def supported(root: ET.Element) -> bool:
@@ -88,13 +94,15 @@ def _known(element: ET.Element, is_root: bool) -> bool:
     tag = element.tag.removeprefix(NS)
     if tag not in OWN or (tag == "svg") != is_root:
         return False
-    if tag in ("text", "defs") and len(element):  # no tspan; nothing defined to refer to
+    if tag in ("text", "defs", "view", "style") and len(element):  # no tspan; nothing defined to refer to
+        return False
+    if tag == "style" and view_rules(element.text or "") is None:
         return False
     return all(_known_attribute(tag, name, value) for name, value in element.attrib.items())
 
 
 def _known_attribute(tag: str, name: str, value: str) -> bool:
-    if name.startswith("data-") or name in ("class", "id") or (tag == "svg" and name == "viewBox"):
+    if name.startswith("data-") or name in ("class", "id") or (tag in ("svg", "view") and name == "viewBox"):
         return True
     if name in CHOICES:
         return value in CHOICES[name]
@@ -109,6 +117,21 @@ def _known_attribute(tag: str, name: str, value: str) -> bool:
     if name in INHERITED or name == "opacity" or name in OWN[tag]:
         return bool(_ONE_NUMBER.match(value))
     return False
+
+
+def view_rules(css: str) -> frozenset[str] | None:
+    """The classes a stylesheet of view rules styles, each rule ``#<view>:target ~ .<class>
+    {...}``: it applies only where the document is shown through that view (``file.svg#<view>``),
+    never when it is painted whole (cairosvg's selectors never match ``:target`` either); None
+    for a stylesheet with anything else in it."""
+    classes, at = set(), 0
+    while at < len(css):
+        rule = _VIEW_RULE.match(css, at)
+        if rule is None:
+            return None
+        classes.add(rule.group(1))
+        at = rule.end()
+    return frozenset(classes)
 
 
 def colour(value: str | None) -> tuple[float, float, float] | None:

@@ -16,6 +16,7 @@ import re
 from collections.abc import MutableMapping
 
 from mailbot.render.maps.layers import digest, factored, layer_bottom, layer_file, sheet_width, with_pictures
+from mailbot.render.maps.svgsubset import view_rules
 
 #: a map's board layers and shared shapes, once for the whole site, from the site's root
 LAYERS_FOLDER = "steps/layers"
@@ -23,6 +24,8 @@ LAYERS_FOLDER = "steps/layers"
 SHARED_SHAPE = 1500
 
 _TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)\b[^<>]*?(/?)>")
+_STYLE = re.compile(r"<style\b[^>]*>([^<]*)</style>")
+_CLASS = re.compile(r'\sclass="([^"]*)"')
 _HEIGHT = re.compile(r'<svg\b[^>]*?\sviewBox="0 0 [-+\d.eE]+ ([-+\d.eE]+)"')
 
 
@@ -44,18 +47,22 @@ def shared_shapes(svg: str, href: str, files: MutableMapping[str, bytes]) -> str
     """``svg`` with each large shape standing alone at its top (a self-closing element of at
     least :data:`SHARED_SHAPE` characters straight under ``<svg>``) shown as a picture of its
     own, a :func:`layer_file` of the whole sheet named by its text's digest. Only there: inside
-    a group a shape would lose what it inherits, and a map with a stylesheet of its own is left
-    whole (a picture is not styled by it)."""
+    a group a shape would lose what it inherits, and a shape or legend the map's stylesheet may
+    style is left in place (a picture is not styled by it): a stylesheet of view rules styles
+    only the classes it names (``svgsubset.view_rules``: a Flat Top map's inset labels), any
+    other keeps the whole map as it is."""
     found = _HEIGHT.search(svg)
-    if found is None or "<style" in svg:
+    styled = _view_styled(svg)
+    if found is None or styled is None:
         return svg
     width, height = sheet_width(svg), found.group(1)
-    svg = _shared_legend(svg, href, files, width, height)
+    if "legend" not in styled:
+        svg = _shared_legend(svg, href, files, width, height)
     parts: list[str] = []
     at = depth = 0
     for tag in _TAG.finditer(svg):
         closing, alone = bool(tag.group(1)), bool(tag.group(3))
-        if depth == 1 and alone and len(tag.group(0)) >= SHARED_SHAPE:
+        if depth == 1 and alone and len(tag.group(0)) >= SHARED_SHAPE and not _styled(tag.group(0), styled):
             text = tag.group(0)
             key = digest(text)
             files.setdefault(f"{LAYERS_FOLDER}/{key}.svg", layer_file(text, width, height).encode("utf-8"))
@@ -65,6 +72,24 @@ def shared_shapes(svg: str, href: str, files: MutableMapping[str, bytes]) -> str
         depth += -1 if closing else 0 if alone else 1
     parts.append(svg[at:])
     return "".join(parts)
+
+
+def _view_styled(svg: str) -> frozenset[str] | None:
+    """The classes ``svg``'s stylesheet of view rules styles (none without one); None when it
+    has any other stylesheet."""
+    if "<style" not in svg:
+        return frozenset()
+    sheets = _STYLE.findall(svg)
+    if len(sheets) != svg.count("<style"):
+        return None
+    found = [view_rules(sheet) for sheet in sheets]
+    return None if None in found else frozenset().union(*(f for f in found if f is not None))
+
+
+def _styled(tag: str, classes: frozenset[str]) -> bool:
+    """Whether the element ``tag`` opens has one of ``classes``."""
+    found = _CLASS.search(tag)
+    return found is not None and not classes.isdisjoint(found.group(1).split())
 
 
 #: a map's legend: a group straight under the root holding no group, the same on most maps of a game

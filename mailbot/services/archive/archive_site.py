@@ -248,13 +248,18 @@ def _save_parts(
 
 
 _INSET = re.compile(r'<svg\b[^>]*?\sdata-inset="([-\d.]+) ([-\d.]+) ([-\d.]+) ([-\d.]+)"')
+_VIEW = re.compile(r'<view id="inset"\s')
 
 
 def _window(svg: str, filename: str) -> str:
     """The view fragment that shows a map's inset (an attachment named ``…-zoomed.png``) in the
-    map's SVG, "" for the map itself or a map without an inset."""
+    map's SVG, "" for the map itself or a map without an inset: the view the map names
+    (``#inset``: the window, and the labels placed for it in place of the theatre's), or a
+    window on it (a map drawn before it had one)."""
     found = _INSET.search(svg) if filename.endswith("-zoomed.png") else None
-    return "" if found is None else f"#svgView(viewBox({','.join(found.groups())}))"
+    if found is None:
+        return ""
+    return "#inset" if _VIEW.search(svg) else f"#svgView(viewBox({','.join(found.groups())}))"
 
 
 def _map_svg(report: Report | None) -> str:

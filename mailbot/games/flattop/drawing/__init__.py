@@ -27,6 +27,13 @@ id, a leader line when the label had to stand off; what finds no room gets a num
 the map and a line in the key under it. Board names and the regular grid of ids
 (``grid_ids``) are drawn only where they are free. A compass and a five-hex scale sit
 right of the title.
+
+Where the action is compact, the zoomed inset (:func:`inset`) is this drawing through a window
+at 1.5x to 2x. Its labels are placed again for that window (:meth:`Map._inset_labels`): as
+many pixels high on its picture as the theatre's on its own, each beside its symbol, with a
+key of its own under the window for a label that finds no room even there. They are a second
+group of the map's SVG, hidden on the theatre map; the inset shows them in place of the
+theatre's (its PNG, and a browser through the map's ``#inset`` view).
 """
 
 from __future__ import annotations
@@ -44,9 +51,7 @@ import drawsvg as dw
 from mailbot.games.flattop.drawing.board import (
     FADE,
     GRID_SIZE,
-    ID_SIZE,
     KEY_COLUMNS,
-    LABEL,
     MAP_TOP,
     PLACE_SIZE,
     SHEET,
@@ -54,7 +59,7 @@ from mailbot.games.flattop.drawing.board import (
     grid_outline,
     weather_outline,
 )
-from mailbot.games.flattop.drawing.labels import Placed, Printed, Spot, fragment
+from mailbot.games.flattop.drawing.labels import THEATRE, Placed, Printed, Scale, Spot, Window, fragment
 from mailbot.games.flattop.drawing.marks import compass_and_scale, hexsides
 from mailbot.games.flattop.drawing.symbols import (
     BASE_INK,
@@ -65,6 +70,7 @@ from mailbot.games.flattop.drawing.symbols import (
     ID_INK,
     LAND,
     LAND_INK,
+    LEADER,
     LEGEND,
     SEA,
     SEARCH,
@@ -99,6 +105,17 @@ INSET_PAD = 36.0
 #: pixel, so the PNG's board layer is the whole board's, painted once and shifted
 #: (``render.maps.raster``)
 INSET_STEP = 16.0
+#: the inset's labels, in pixels of its picture: a little larger than the theatre's on its own
+#: (10 and 9), since a phone shows the inset's 480 pixels in about 360; its key's lines
+INSET_LABEL, INSET_ID, INSET_KEY = 13.0, 12.0, 12.0
+#: the inset's key, when it has one, makes its picture taller by whole steps of this many pixels:
+#: at each of :data:`INSET_WINDOWS` a step is a whole tenth of a unit (the SVG's numbers) and the
+#: picture keeps its window's proportions exactly
+INSET_KEY_STEP = 15
+#: the inset's view (``<map>.svg#inset``): through it a browser shows the inset's labels in
+#: place of the theatre's (:func:`inset_view`), as :func:`inset` does for the PNG
+INSET_VIEW = "inset"
+THEATRE_LABELS, INSET_LABELS = "labels", "inset-labels"
 
 
 @dataclass(frozen=True)
@@ -200,8 +217,9 @@ class Map:
         top = key_top + key_rows * cv.LEGEND_ROW + (cv.PAD if placed.key else 0)
         d = cv.sheet(top + cv.legend_height(entries, SHEET), self.title(), width=SHEET)
         frame = self.inset_frame()
-        if frame is not None:  # where the inset looks (:func:`inset`; an archive's page shows it so)
-            d.svg_args["data-inset"] = " ".join(str(num(v)) for v in frame)
+        zoomed = None if frame is None else self._inset_labels(printed, frame)
+        if zoomed is not None:  # where the inset looks (:func:`inset`; an archive's page shows it so)
+            d.svg_args["data-inset"] = " ".join(str(num(v)) for v in zoomed[1])
         d.append(dw.Raw(printed.under))
         self._weather(d)
         d.append(dw.Raw(printed.over))
@@ -210,9 +228,15 @@ class Map:
         slots = self.slots()
         for marker, x, y in slots:
             d.append(self._symbol(marker, x, y, self.marker_size()))
-        placed.draw(d)
-        self._key(d, placed.key, key_top)
+        if zoomed is not None:
+            d.append(dw.Raw(inset_view(zoomed[1])))
+        theatre = dw.Group(class_=THEATRE_LABELS)  # its key too: the inset shows its own
+        placed.draw(theatre)
+        self._key(theatre, placed.key, key_top)
+        d.append(theatre)
         cv.legend(d, entries, top, SHEET)
+        if zoomed is not None:  # last: its key, under the window, lies over what the sheet has there
+            d.append(zoomed[0])
         return str(d.as_svg())
 
     def inset_frame(self) -> tuple[float, float, float, float] | None:
@@ -240,6 +264,59 @@ class Map:
         x = _snap((min(xs) + max(xs) - wide) / 2, board.left, board.left + board.width - wide)
         y = _snap((min(ys) + max(ys) - high) / 2, board.top, board.top + board.height - high)
         return x, y, wide, high
+
+    def _inset_labels(self, printed: Printed, frame: Window) -> tuple[dw.Group, Window]:
+        """The labels of the hexes inside the inset's window, placed anew for its scale
+        (:class:`Scale`: as many pixels high on its picture as the theatre's on its own, so
+        nearer their symbols), never over the board's names and ids: hidden on the theatre
+        map, shown in the inset (:func:`inset`; ``#inset`` in a browser, :func:`inset_view`).
+        With them the window the inset shows: ``frame``, or, when a label has no room even
+        there (it is numbered), ``frame`` and the key under it, the inset's picture taller
+        by whole steps of :data:`INSET_KEY_STEP` pixels."""
+        x, y, wide, high = frame
+        pixel = wide / INSET_WIDTH
+        scale = Scale(INSET_LABEL * pixel, INSET_ID * pixel, pixel, frame, between=True)
+        # the board's names and ids as large as the window shows them, and no larger
+        labels = printed.placed.zoomed(
+            x + pixel, y + pixel, x + wide - pixel, y + high - pixel, wide / cv.NARROWEST
+        )
+        self.block_markers(labels)
+        placed = self._place_labels(labels, printed.bases, scale)
+        group = dw.Group(class_=INSET_LABELS, display="none")
+        placed.draw(group)
+        if not placed.key:
+            return group, frame
+        # a row as a phone lays it out, in whole pixels of the picture
+        pitch = math.ceil(cv.line_pitch(INSET_KEY, INSET_WIDTH / cv.NARROWEST))
+        extra = INSET_KEY_STEP * math.ceil((len(placed.key) * pitch + INSET_KEY) / INSET_KEY_STEP)
+        self._inset_key(group, placed.key, (x, y + high, wide, extra * pixel), pitch * pixel)
+        return group, (x, y, wide, high + extra * pixel)
+
+    @staticmethod
+    def _inset_key(
+        group: dw.Group,
+        key: Sequence[tuple[str, str, list[str], str]],
+        box: Window,
+        pitch: float,
+    ) -> None:
+        """The inset's key in ``box``, under its window, on white over what the sheet has there:
+        a line a numbered label, as under the theatre map."""
+        left, top, width, height = box
+        size = INSET_KEY * width / INSET_WIDTH
+        group.append(dw.Rectangle(num(left), num(top), num(width), num(height), fill=cv.PAPER))
+        group.append(
+            dw.Path(f"M{num(left)},{num(top)}h{num(width)}", stroke=LEADER, stroke_width=num(size / 10))
+        )
+        lines = dw.Group(class_="key")
+        for index, (number, hex_id, words, colour) in enumerate(key):
+            line = f"{number}  {hex_id}" + (f": {', '.join(words)}" if words else "")
+            while len(line) > 1 and cv.text_width(line, size) > width - size:
+                line = line[:-2] + "…"  # a line longer than the window: the hex and most of the rest
+            baseline = top + size / 2 + index * pitch + cv.ASCENT * size
+            lines.append(
+                dw.Text(line, num(size), num(left + size / 2), num(baseline), fill=colour, data_hex=hex_id)
+            )
+        group.append(lines)
 
     def draw_board(self) -> Printed:
         """The printed board alone, as two SVG layers (under the weather, over it) and the
@@ -373,19 +450,25 @@ class Map:
                 group.append(dw.Path(cv.polygon(cv.arrowhead(*end, angle, width * 4)), fill=STRIKE))
             d.append(group)
 
-    def _place_labels(self, labels: cv.Labels, printed: frozenset[tuple[str, str]]) -> Placed:
+    def _place_labels(
+        self, labels: cv.Labels, printed: frozenset[tuple[str, str]], scale: Scale = THEATRE
+    ) -> Placed:
         """Every label's place, most wanted first, where the printed board's labels are not
         (``printed``: the bases it names under their hex ids): the named hexes' blocks (their
-        id, then what is there), the other named hexes' ids. A block with no free place near
-        its hex goes to the numbered key under the map. An own base the board prints with
-        its id needs no line of its own, nor does the id of a hex the board prints."""
+        id, then what is there), the other named hexes' ids, each of ``scale``'s sizes and only
+        those of hexes it shows. A block with no free place near its hex goes to the numbered
+        key. An own base the board prints with its id needs no line of its own, nor does the id
+        of a hex the board prints."""
         placed = Placed()
-        near, far = self.marker_size() + 2, (self.marker_size() + 2) * 2.6
+        pad = scale.pad
+        near = self.marker_size() + 2 * pad
+        far = near * 2.6
         blocks: dict[str, list[Marker]] = {}
         for marker in sorted((*self.own, *self.contacts), key=lambda m: m.kind == "contact"):
             blocks.setdefault(marker.hex, []).append(marker)
         ids = {hex_id for hex_id, _ in printed}
-        for hex_id in self.in_order([m for ms in blocks.values() for m in ms]):
+        shown = [m for ms in blocks.values() for m in ms if scale.shows(self.board.centre(self.at(m.hex)))]
+        for hex_id in self.in_order(shown):
             here = blocks[hex_id]
             x, y = self.board.centre(self.at(hex_id))
             half = self.marker_size() + self.spacing(len(here)) * (len(here) - 1) / 2
@@ -393,42 +476,46 @@ class Map:
             if not told:
                 continue
             lines = [*([] if hex_id in ids else [hex_id]), *(m.label for m in told)]
-            spot = labels.free(x, y, lines, LABEL, [half + 2, half + far, half + far * 1.6])
+            spot = labels.free(x, y, lines, scale.label, scale.gaps(half, near, far))
             if spot is None:
                 number = str(len(placed.key) + 1)
-                spot = labels.free(x, y, [number], LABEL, [half + 1, half + near, half + far], edge=False)
+                gaps = [half + pad, half + near, half + far]
+                spot = labels.free(x, y, [number], scale.label, gaps, edge=scale.window is not None)
                 placed.key.append((number, hex_id, [m.label for m in here], here[0].colour))
                 if spot is not None:
-                    placed.add("key-number", hex_id, [number], [cv.INK], spot, (x, y), far, size=LABEL)
+                    placed.add("key-number", hex_id, [number], [cv.INK], spot, (x, y), far, size=scale.label)
                 continue
             inks = [*([] if hex_id in ids else [ID_INK]), *(m.colour for m in told)]
             cls = "contact-label" if all(m.kind == "contact" for m in told) else "unit-label"
-            placed.add(
-                cls, hex_id, lines, inks, spot, (x, y), half + 3, max(m.opacity for m in told), size=LABEL
-            )
+            opacity = max(m.opacity for m in told)
+            leader = scale.leader(half, near)
+            placed.add(cls, hex_id, lines, inks, spot, (x, y), leader, opacity, size=scale.label)
         named = sorted(
             {str(i) for i in self.model.get("named", ())} - blocks.keys() - ids,
             key=lambda k: (self.at(k).col, self.at(k).row, k),
         )
-        self._place_named(labels, placed, named)
+        self._place_named(labels, placed, named, scale)
         return placed
 
-    def _place_named(self, labels: cv.Labels, placed: Placed, named: Sequence[str]) -> None:
-        near, far = self.marker_size() + 2, (self.marker_size() + 2) * 2.6
+    def _place_named(self, labels: cv.Labels, placed: Placed, named: Sequence[str], scale: Scale) -> None:
+        pad = scale.pad
+        near = self.marker_size() + 2 * pad
+        far = near * 2.6
         for hex_id in named:
             h = self.at(hex_id)
-            if not self.board.inside(h):
+            if not self.board.inside(h) or not scale.shows(self.board.centre(h)):
                 continue
             x, y = self.board.centre(h)
-            spot = labels.free(x, y, [hex_id], ID_SIZE, [3, near, far, far * 1.6])
+            spot = labels.free(x, y, [hex_id], scale.hex_id, [3 * pad, near, far, far * 1.6])
             if spot is None:
                 number = str(len(placed.key) + 1)
                 placed.key.append((number, hex_id, [], ID_INK))
-                spot = labels.free(x, y, [number], ID_SIZE, [2, near, far], edge=False)
+                gaps = [2 * pad, near, far]
+                spot = labels.free(x, y, [number], scale.hex_id, gaps, edge=scale.window is not None)
                 if spot is not None:
-                    placed.add("key-number", hex_id, [number], [cv.INK], spot, (x, y), far, size=ID_SIZE)
+                    placed.add("key-number", hex_id, [number], [cv.INK], spot, (x, y), far, size=scale.hex_id)
                 continue
-            placed.add("hex-id", hex_id, [hex_id], [ID_INK], spot, (x, y), near, size=ID_SIZE)
+            placed.add("hex-id", hex_id, [hex_id], [ID_INK], spot, (x, y), near, size=scale.hex_id)
 
     def _place_board(
         self, labels: cv.Labels, placed: Placed, grid: list[tuple[str, Spot]]
@@ -500,7 +587,7 @@ class Map:
             line = (x, baseline + index * pitch, anchor, (left, top + index * pitch, width, pitch))
             placed.add(cls, hex_id, [words], [ink], line, at, 1e9, size=PLACE_SIZE)
 
-    def _key(self, d: dw.Drawing, key: Sequence[tuple[str, str, list[str], str]], top: float) -> None:
+    def _key(self, d: dw.Group, key: Sequence[tuple[str, str, list[str], str]], top: float) -> None:
         """The labels that found no room on the map, by number: hex id, then what is there."""
         group = dw.Group(class_="key")
         width = (SHEET - 2 * cv.PAD) / KEY_COLUMNS
@@ -675,14 +762,31 @@ _SIZE = re.compile(r'\s(width|height|viewBox)="[^"]*"')
 _INSET = re.compile(r'\sdata-inset="([^"]*)"')
 
 
+def inset_view(frame: Window) -> str:
+    """The SVG that shows the inset's labels in place of the theatre's when the map is seen
+    through its view (``<map>.svg#inset``: its window): a ``:target`` rule, which no painter
+    applies to the whole map (it is seen through no view)."""
+    hide, show = (f"#{INSET_VIEW}:target ~ .{cls}" for cls in (THEATRE_LABELS, INSET_LABELS))
+    box = " ".join(str(num(v)) for v in frame)
+    style = f"<style>{hide}{{display:none}}{show}{{display:inline}}</style>"
+    return f'{style}\n<view id="{INSET_VIEW}" viewBox="{box}" />'
+
+
 def inset(model: Mapping[str, Any], svg: str) -> str | None:
     """The map ``svg`` of ``model`` seen through its ``data-inset`` window (:meth:`Map.inset_frame`,
-    written there by :meth:`Map.draw`): the same drawing, its root's size and viewBox changed,
-    so an archive keeping the map keeps the inset with it; None when there is no inset."""
+    written there by :meth:`Map.draw`): the same drawing, its root's size and viewBox changed and
+    the inset's labels shown in place of the theatre's (as the map's ``#inset`` view shows it
+    in a browser), so an archive keeping the map keeps the inset with it; None when there is
+    no inset."""
     root = _ROOT.search(svg)
     window = _INSET.search(root.group(0)) if root is not None else None
     if root is None or window is None:
         return None
     sized = _SIZE.sub("", root.group(0)).removesuffix(">")
-    head = f'{sized} width="{INSET_WIDTH}" height="{INSET_HEIGHT}" viewBox="{window.group(1)}">'
-    return svg[: root.start()] + head + svg[root.end() :]
+    wide, high = (float(v) for v in window.group(1).split()[2:])
+    height = round(INSET_WIDTH * high / wide)  # INSET_HEIGHT, or taller by the key's steps
+    head = f'{sized} width="{INSET_WIDTH}" height="{height}" viewBox="{window.group(1)}">'
+    body = svg[root.end() :]
+    body = body.replace(f'<g class="{THEATRE_LABELS}">', f'<g class="{THEATRE_LABELS}" display="none">', 1)
+    body = body.replace(f'<g class="{INSET_LABELS}" display="none">', f'<g class="{INSET_LABELS}">', 1)
+    return svg[: root.start()] + head + body

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import drawsvg as dw
 
-from mailbot.games.flattop.drawing.board import SHEET
+from mailbot.games.flattop.drawing.board import ID_SIZE, LABEL, SHEET
 from mailbot.games.flattop.drawing.symbols import (
     LEADER,
 )
@@ -18,6 +18,45 @@ from mailbot.render.maps.canvas import num
 
 #: a label's place as :meth:`cv.Labels.free` gives it: x, first baseline, anchor and its box
 Spot = tuple[float, float, str, tuple[float, float, float, float]]
+#: a window on the sheet: x, y, width and height, in units
+Window = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Scale:
+    """What a map's labels are placed for: their sizes and the pads round a symbol, in units,
+    and the window they stand in. The theatre's (:data:`THEATRE`) covers the sheet, a unit a
+    pixel; an inset's labels are as many pixels high on its picture, so fewer units, and only
+    the hexes inside its window get one (their key numbers inside it too)."""
+
+    label: float = LABEL
+    hex_id: float = ID_SIZE
+    pad: float = 1.0  # a pixel of the picture, in units
+    window: Window | None = None
+    #: also a gap a symbol wide (``near``) before the far ones, within which a label stands
+    #: beside its symbol without a leader line: an inset's labels are small beside its
+    #: symbols (their size in units is the theatre's)
+    between: bool = False
+
+    def gaps(self, half: float, near: float, far: float) -> list[float]:
+        """From a symbol of half-width ``half`` to its label's box, nearest first."""
+        return [half + 2 * self.pad, *([half + near] if self.between else []), half + far, half + far * 1.6]
+
+    def leader(self, half: float, near: float) -> float:
+        """How far from a symbol a label may stand without a leader line to it: with
+        ``between``, a label at either near gap, even a corner of the box
+        (:meth:`cv.Labels.free` sets those 0.7 of the gap aside, 1.22 of it away)."""
+        return 1.25 * (half + near) + self.pad if self.between else half + 3 * self.pad
+
+    def shows(self, at: tuple[float, float]) -> bool:
+        """Whether a hex centred ``at`` gets a label: inside the window, if there is one."""
+        if self.window is None:
+            return True
+        x, y, wide, high = self.window
+        return x <= at[0] <= x + wide and y <= at[1] <= y + high
+
+
+THEATRE = Scale()
 
 
 @dataclass

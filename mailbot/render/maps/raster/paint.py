@@ -192,8 +192,8 @@ class Painter:
 
     def node(self, node: ET.Element, inherited: Mapping[str, str]) -> None:
         tag = node.tag.removeprefix(NS)
-        if tag in ("title", "defs"):
-            return
+        if tag in ("title", "defs", "view", "style") or node.get("display") == "none":
+            return  # no pixels (a stylesheet :func:`supported` lets in applies to no pixel)
         style = {**inherited, **{k: v for k, v in node.attrib.items() if k in INHERITED}}
         opacity = float(node.get("opacity", "1"))
         ref = node.get("data-layer-ref")
