@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mailbot.services.inbox.inbound import UNREADABLE_LINE
+from mailbot.services.inbox.answers import UNREADABLE_LINE
 from mailbot.store.models import InboundState
 from mailbot.testing.mailrig import MailRig
 from tests.e2e.botproc import BotProcess, parse, ping, text_of, wait_until

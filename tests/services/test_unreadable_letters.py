@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from mailbot.services.inbox.inbound import UNREADABLE_LINE
+from mailbot.services.inbox.answers import UNREADABLE_LINE
 from mailbot.store.models import Inbound, InboundState, Outbound
 from mailbot.testing.fakes import FakeMailbox, FakeSource
 from tests.services.game_helpers import parse, text

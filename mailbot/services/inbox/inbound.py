@@ -26,7 +26,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from mailbot.core.commands import BASIC_COMMANDS, Command, CommandSpec, Reading, index_specs, read_commands
+from mailbot.core.commands import BASIC_COMMANDS, CommandSpec, index_specs, read_commands
 from mailbot.core.letter import Letter
 from mailbot.errors import GameBusy, MailbotError, MessageFormatError, StoreUnavailable
 from mailbot.mail.compose import Outgoing, reply_subject
@@ -35,21 +35,19 @@ from mailbot.mail.quoting import split_reply
 from mailbot.render.templates import Renderer
 from mailbot.services.base.claims import claim_letters, claim_next, try_games_on_load
 from mailbot.services.base.transactions import begin_writing, holds_write_lock
-from mailbot.services.inbox import thread
+from mailbot.services.inbox import answers, thread
 from mailbot.services.inbox.handling import Context, Handler, Reply, _cut
 from mailbot.services.post.identity import Identity
 from mailbot.services.post.outbox import Thread, collect_queued, enqueue
-from mailbot.services.post.throttle import Verdict, admit, silent_until
+from mailbot.services.post.throttle import Verdict, admit
 from mailbot.store import counts, repo, wakeups
-from mailbot.store.models import AnswerCount, Inbound, InboundState, Outbound
+from mailbot.store.models import Inbound, InboundState, Outbound
 from mailbot.store.transient import describe, is_transient, writable
 
 log = logging.getLogger(__name__)
 
 
 ROW_REASON_CHARS = 200  # a stored letter's reason (its column's width)
-#: all an unreadable letter gets back: one line, short enough not to be wrapped
-UNREADABLE_LINE = "It could not be read; please send your commands again as plain text."
 
 # One commit per batch of letters instead of one per letter; short enough that the database's
 # write lock is never held long (SQLite has one for the whole file).
@@ -100,9 +98,10 @@ class InboundProcessor:
         self.clock = clock
         self.new_message_id = new_message_id
         self.specs: dict[str, CommandSpec] = index_specs(BASIC_COMMANDS)
-        self.handlers: dict[str, Handler] = {"HELP": self._help, "PING": self._ping}
         #: what HELP adds below the command list (the writer's game's orders)
         self.help_extras: list[Handler] = []
+        help_ = answers.help_handler(self.specs, self.help_extras)
+        self.handlers: dict[str, Handler] = {"HELP": help_, "PING": answers.ping}
         self.waiting = 0  # letters the last process_pending left to another worker, or to wait
         self._left: set[int] = set()  # the letters this process_pending left waiting so far
         self._more = False  # the last batch claimed all it could take: more letters may wait
@@ -367,10 +366,10 @@ class InboundProcessor:
         reply, context = self._reply_to(session, letter, row, unreadable=bool(unreadable))
         verdict = Verdict.ANSWER
         if reply is not None:
-            idle = _idle(queued, reply, context)
+            idle = answers.idle(queued, reply, context)
             verdict = admit(session, letter.sender, started, self.identity.limits, idle=idle)
             if verdict is Verdict.NOTICE:
-                reply = self._too_many(session, letter.sender)
+                reply = answers.too_many(session, self.identity, letter.sender)
         if reply is not None and verdict is not Verdict.SILENT:
             self._send_reply(session, letter, row, reply, context)
         row.state, row.processed_at = InboundState.PROCESSED, started  # one UPDATE, at the end
@@ -384,11 +383,11 @@ class InboundProcessor:
         """The reply and what was read; no context for a letter that was not read, and no reply
         to an unreadable letter answered before (handled again after a restore or a retry)."""
         if unreadable:
-            return (None if repo.answered_inbound(session, row.id) else _unreadable()), None
+            return (None if repo.answered_inbound(session, row.id) else answers.unreadable()), None
         if repo.reuses_message_id(row):
-            return _reused_id(letter.message_id or ""), None
+            return answers.reused_id(letter.message_id or ""), None
         if letter.too_large:
-            return self._too_large(), None
+            return answers.too_large(self.identity), None
         return self._answer(session, letter, row)
 
     def _log_handled(
@@ -411,7 +410,7 @@ class InboundProcessor:
             if who is not None:
                 fields["game"] = who.game.id
                 fields["seat"] = who.seat.name if who.seat is not None else "GM"
-            elif "who" in context.extra and _refused(queued, reply) and verdict is Verdict.ANSWER:
+            elif "who" in context.extra and answers.refused(queued, reply) and verdict is Verdict.ANSWER:
                 fields["outcome"] = "refused"
         where = f" (game {fields['game']}, seat {fields['seat']})" if "game" in fields else ""
         self._log("letter %s %s%s", row.id, fields["outcome"], where, extra=fields)
@@ -431,35 +430,6 @@ class InboundProcessor:
         if letter.sender.lower() == self.identity.address.lower():
             return "from the bot itself"
         return ""
-
-    def _too_large(self) -> Reply:
-        reply = Reply()
-        limit = self.identity.max_message_bytes // 1000
-        reply.section(
-            "Your letter was too large",
-            [
-                f"Letters to this moderator may be at most {limit} kB; yours was not read.",
-                "Please send your commands as plain text without attachments.",
-            ],
-        )
-        return reply
-
-    def _too_many(self, session: Session, sender: str) -> Reply:
-        """The one notice before the silence: the limit, and when answers resume; nothing else."""
-        row = session.get_one(AnswerCount, sender.lower())
-        limits = self.identity.limits
-        reply = Reply()
-        reply.section(
-            "Too many letters: answers paused",
-            [
-                f"This moderator answers at most {limits.per_hour} letters an hour from one address,",
-                f"and at most {limits.idle_per_hour} that hold no command it could use.",
-                "Your letters are still read, and orders in them still count, but they are not",
-                f"answered before {silent_until(row).strftime('%Y-%m-%d %H:%M UTC')}.",
-                "If a program at your address answers mail by itself, please stop it answering this one.",
-            ],
-        )
-        return reply
 
     def register(self, specs: Sequence[CommandSpec], handlers: dict[str, Handler]) -> None:
         """Add commands (the game commands plug in here)."""
@@ -481,49 +451,11 @@ class InboundProcessor:
         context = Context(letter, row, reading, session, {"answered": letters})
         for command in reading.commands:
             self.handlers[command.name](command, context, reply)
-        self._unknown(reading, reply)
+        answers.unknown(reading, reply)
         if not reading.commands and not reading.unknown:
             reply.section("No commands found", ["Your letter held no commands."])
-            self._help(None, context, reply)
+            answers.command_list(self.specs, reply)
         return reply, context
-
-    def _unknown(self, reading: Reading, reply: Reply) -> None:
-        for line in reading.unknown:
-            reply.problem(line.number, line.text.strip(), "not a command I know; send HELP for the list")
-
-    def _help(self, command: Command | None, context: Context, reply: Reply) -> None:
-        """The command list; for a HELP command also what ``help_extras`` add (not for the list
-        given to a letter without commands)."""
-        seen: set[str] = set()
-        lines = []
-        for spec in self.specs.values():
-            if spec.name not in seen:
-                seen.add(spec.name)
-                lines.append(f"{spec.usage:<28} {spec.summary}")
-        reply.section(
-            "Commands", [*lines, "", "Commands may stand in the subject or one per line in the body."]
-        )
-        if command is not None:
-            for extra in self.help_extras:
-                extra(command, context, reply)
-
-    def _ping(self, _command: Command, context: Context, reply: Reply) -> None:
-        letter, row, reading = context.letter, context.row, context.reading
-        found = [
-            f"line {c.line or 'subject'}: {c.name} {' '.join(c.args)}".rstrip() for c in reading.commands
-        ]
-        reply.section(
-            "PING: how your letter was read",
-            [
-                f"From: {letter.sender}",
-                f"Subject: {letter.subject}",
-                f"Message-ID: {letter.message_id or '(none)'}",
-                f"Received: {row.received_at.isoformat(timespec='seconds')}",
-                f"Commands read ({len(found)}):",
-                *(f"  {item}" for item in found),
-                f"Lines not understood: {len(reading.unknown)}",
-            ],
-        )
 
     def _send_reply(
         self, session: Session, letter: Letter, row: Inbound, reply: Reply, context: Context | None
@@ -558,53 +490,11 @@ def _why(exc: Exception) -> str:
     return _cut(f"{type(exc).__name__}: {exc}", ROW_REASON_CHARS)
 
 
-def _unreadable() -> Reply:
-    """One line, nothing of any game: the letter may be anybody's."""
-    reply = Reply()
-    reply.section(
-        "Your letter could not be read",
-        [UNREADABLE_LINE],
-    )
-    return reply
-
-
-def _reused_id(message_id: str) -> Reply:
-    """A letter under a Message-ID already used by another letter: not read (a resent draft, a
-    broken client); nothing of it is used, so an old letter's id cannot carry new commands."""
-    reply = Reply()
-    reply.section(
-        "Your letter was not read",
-        [
-            "It came with the Message-ID of another letter received before, but with other text,",
-            f"so nothing in it was used ({_cut(message_id, 80)}).",
-            "Please write your commands in a new letter (not a resent or edited old one).",
-        ],
-    )
-    return reply
-
-
 _OUTCOMES = {
     Verdict.ANSWER: "answered",
     Verdict.NOTICE: "throttled (notice sent)",
     Verdict.SILENT: "throttled (not answered)",
 }
-
-
-def _idle(queued: Sequence[Outbound], reply: Reply, context: Context | None) -> bool:
-    """Whether the letter carried no command the bot could use: none read, or refused.
-
-    A robot's or an auto-responder's letters are of this kind; they are limited more tightly.
-    """
-    if context is None or not context.reading.commands:
-        return True
-    return "who" in context.extra and context.extra["who"] is None and _refused(queued, reply)
-
-
-def _refused(queued: Sequence[Outbound], reply: Reply) -> bool:
-    """Whether the Gatekeeper refused the letter: told the sender so, or wrote to the seat's own address."""
-    if any(section["title"] == "Your letter was refused" for section in reply.sections):
-        return True
-    return any(row.kind == "refusal" for row in queued)  # what this letter queued
 
 
 _CLAIMED_ROWS = "mailbot.claimed-rows"  # session.info: the batch's claimed letters, held (see below)
