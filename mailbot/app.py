@@ -315,7 +315,8 @@ class Bot:
             await stop.wait()
         finally:
             self.deadlines.stop()
-            await self.tasks.stop_all()
+            self.work.wake.set()  # out of its sleep: it sees the stop
+            await self.tasks.stop_all(finishing=("work",))
             await self.outbox.sink.close()
             await self.letters.stop()
             await asyncio.to_thread(listener.stop)

@@ -24,6 +24,11 @@ from mailbot.services.post.outbox import Outbox
 from mailbot.settings import Settings
 
 Loop = Coroutine[Any, Any, None]
+#: how long a stop waits for the work loop to end its round: a letter the SMTP server has just
+#: accepted is then marked sent, not left ``sending`` to go out a second time after the restart
+#: (cancelled between the server's 250 and the commit, a reply reached the player and stayed
+#: ``sending``); a longer round (a deadline's reports) is cancelled, as a crash would leave it
+STOP_GRACE = 5.0
 
 
 class Tasks:
@@ -47,10 +52,19 @@ class Tasks:
                 await asyncio.wait_for(old, timeout=10)
         self.start(name, loop)
 
-    async def stop_all(self) -> None:
+    async def stop_all(self, *, finishing: Sequence[str] = ()) -> None:
+        """Cancel every loop; the ``finishing`` ones, which have seen the stop, first get
+        :data:`STOP_GRACE` seconds to end their round by themselves. The others (the watchdog
+        first: it would restart a loop that ended) are cancelled at once."""
         tasks = list(self.running.values())
+        waiting = [task for name, task in self.running.items() if name in finishing]
         for task in tasks:
-            task.cancel()
+            if task not in waiting:
+                task.cancel()
+        if waiting:
+            await asyncio.wait(waiting, timeout=STOP_GRACE)
+        for task in waiting:
+            task.cancel()  # no-op for a task that ended
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
