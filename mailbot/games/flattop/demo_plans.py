@@ -132,7 +132,7 @@ def reviewed(report: Report) -> bool:
     """Whether the letter is the nightfall letter of a day on which the staff reviews the battle.
     Both staffs planned for the carriers to meet on the first days (the routes above); by the
     third evening the carrier battle is fought, and a side that has lost it breaks off
-    (:func:`mailbot.games.flattop.demo.concedes`) instead of playing out the remaining days."""
+    (:func:`mailbot.games.flattop.demo_review.concedes`) instead of playing out the remaining days."""
     day, hour = report.when
     return planned(report) and report.night and hour == NIGHTFALL and day >= REVIEW_DAY
 

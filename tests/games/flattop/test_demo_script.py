@@ -11,19 +11,17 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Line, Setup
 from mailbot.games.flattop import FlatTopGame
-from mailbot.games.flattop.demo import (
-    DEMO,
-    FIRST_STRIKE_AF,
-    TypeDamage,
-    choose_target,
-    flattop_orders,
-    rank_orders,
-    strike_orders,
-    turn_of,
-    type_damage,
-)
+from mailbot.games.flattop.demo import DEMO, flattop_orders, turn_of
+from mailbot.games.flattop.demo_launches import FIRST_STRIKE_AF
 from mailbot.games.flattop.demo_plans import search_goal
 from mailbot.games.flattop.demo_reading import Makeup, Stack, read_losses, read_makeups, read_report
+from mailbot.games.flattop.demo_targets import (
+    TypeDamage,
+    choose_target,
+    rank_orders,
+    strike_orders,
+    type_damage,
+)
 from mailbot.games.flattop.map.hexes import Direction, distance, neighbours, parse_hex_id
 from mailbot.registry import Registry, builtin_modules
 from mailbot.render.templates import wrap72

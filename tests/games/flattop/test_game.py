@@ -12,7 +12,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from mailbot.core.game import Event, ProblemKind, StepKind
 from mailbot.games.flattop import FlatTopGame
-from mailbot.games.flattop.demo import route
+from mailbot.games.flattop.demo_flying import route
 from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.games.flattop.map.weather import storm_hexes
 from mailbot.games.flattop.state import FlatTopState
