@@ -232,7 +232,7 @@ def verify(
     ),
 ) -> None:
     """Re-derive every roll, check seals, reports and the event chain (and your letters against it)."""
-    from mailbot.verify_archive import main as verify_main
+    from mailbot.verifier.cli import main as verify_main
 
     extra = ["--letters", str(letters)] if letters is not None else []
     extra += ["--sent", str(sent)] if sent is not None else []

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from mailbot import verify_archive
 from mailbot.render.maps import draw_map
 from mailbot.render.maps import layers as layers_module
 from mailbot.render.maps.layers import (
@@ -20,6 +19,7 @@ from mailbot.render.maps.layers import (
     sheet_width,
     with_pictures,
 )
+from mailbot.verifier.checker import Checker
 from tests.render.test_maps import flattop_model
 
 
@@ -79,7 +79,7 @@ def test_verify_reads_a_pages_map_back_from_its_layer_pictures(tmp_path: Path) -
     page.parent.mkdir(parents=True)
     page.write_text(with_pictures(overlay, lambda key: f"../layers/{key}.svg"), encoding="utf-8")
     assert '<image href="../layers/' in page.read_text(encoding="utf-8")
-    checker = verify_archive.Checker()
+    checker = Checker()
     checker.folder = tmp_path
     assert checker.map_of({"map_file": "steps/T1.orders/004-allied-map.svg"}) == svg
     # A layer file changed is not put back: the map read is no longer the one sent.

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,11 +14,12 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
-from mailbot import verify_archive
+from mailbot import verifier, verify_archive
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.services.archive.archive import export
 from mailbot.store.game_tables import GameStatus, StepState
-from mailbot.verify_archive import faces, verify
+from mailbot.verifier.checker import verify
+from mailbot.verifier.rules import faces
 from tests.services.game_helpers import Harness, text, to
 from tests.services.helpers import letter
 from tests.services.test_games_by_mail import NORTH, SOUTH, _started
@@ -82,6 +85,49 @@ def test_seeds_stay_secret_while_a_hidden_information_game_runs(h: Harness, tmp_
     # Not a bare "0 rolls": it says why nothing could be checked yet (issue 33).
     assert done.returncode == 0
     assert "not yet verifiable: the dice of 2 resolved step(s): while the game runs" in done.stdout
+
+
+def test_verify_py_runs_the_archives_own_checker_with_python_alone(h: Harness, tmp_path: Path) -> None:
+    """No site-packages (``-S``: no mailbot installed), the script's folder not on the path by
+    itself (``-P``), and a ``verifier`` and a ``mailbot`` that fail when imported on the path
+    before the standard library: verify.py still checks with the archive's own files, and
+    leaves no compiled file in the archive."""
+    game_id = _play_to_the_end(h)
+    _export(h, game_id, tmp_path / "arch")
+    shipped = sorted(p.relative_to(tmp_path / "arch").as_posix() for p in (tmp_path / "arch").rglob("*.py"))
+    assert shipped == ["verifier/" + p.name for p in sorted(Path(verifier.__file__).parent.glob("*.py"))] + [
+        "verify.py"
+    ]
+    decoys = tmp_path / "installed"
+    for name in ("verifier", "mailbot"):
+        (decoys / name).mkdir(parents=True)
+        (decoys / name / "__init__.py").write_text("raise SystemExit('an installed copy was run')\n")
+    done = subprocess.run(
+        [sys.executable, "-S", "-P", "verify.py", "."],
+        cwd=tmp_path / "arch",
+        env={**os.environ, "PYTHONPATH": str(decoys)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout
+    assert done.stdout.strip().splitlines()[-1].endswith(" ok, 0 failed")
+    assert not list((tmp_path / "arch").rglob("__pycache__"))
+
+
+def test_the_shipped_checker_imports_the_standard_library_and_itself_only() -> None:
+    files = [Path(verify_archive.__file__), *Path(verifier.__file__).parent.glob("*.py")]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [str(node.module)]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or top == "__future__", f"{path.name} imports {name}"
 
 
 @pytest.mark.parametrize("edit", ["roll", "order", "chain", "report"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mailbot.services.archive.archive_html import kept_html, letter_page
-from mailbot.verify_archive import sent_html
+from mailbot.verifier.pages import sent_html
 
 SENT = (
     "<html><head><style>\nbody { margin: 0; }\n</style>\n"

@@ -26,7 +26,7 @@ from mailbot.core.dice import DiceStream
 from mailbot.services.base import chainlog, dicechain
 from mailbot.store.game_tables import ChainRow, GameStatus, RollRow, ServerChain, StepRow, StepState
 from mailbot.store.models import Inbound
-from mailbot.verify_archive import seat_root
+from mailbot.verifier.rules import seat_root
 from tests.services.game_helpers import Harness, parse, tag_of, text, to
 from tests.services.helpers import GM, letter
 from tests.services.test_games_by_mail import NORTH, SOUTH

@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from mailbot.services.archive.archive import export
 from mailbot.store.game_tables import GameStatus, StepState
-from mailbot.verify_archive import verify
+from mailbot.verifier.checker import verify
 from tests.services.game_helpers import Harness, text, to
 from tests.services.helpers import GM
 from tests.services.test_games_by_mail import NORTH, SOUTH, _started

@@ -19,7 +19,7 @@ from sqlmodel import Session
 from mailbot.core import hashchain
 from mailbot.services.base import chainlog
 from mailbot.store.game_tables import GameStatus, StepRow
-from mailbot.verify_archive import seat_root
+from mailbot.verifier.rules import seat_root
 from tests.services.game_helpers import Harness, parse, tag_of, text, to
 from tests.services.test_dice_chains import (
     _chain,

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
-from mailbot import verify_archive
 from mailbot.services.archive.archive import export
+from mailbot.verifier.pages import page_text, sent_html
 from tests.services.game_helpers import Harness, parse, text
 from tests.services.test_games_by_mail import NORTH
 from tests.services.test_verify_tampering import (
@@ -189,10 +189,10 @@ def _format_1(folder: Path, data: Data) -> None:
     """game.json as the first format wrote it: every report holds its text and HTML part."""
     for report in data["reports"]:
         if "text_file" in report:
-            report["text"] = verify_archive.page_text(folder, report.pop("text_file"))
+            report["text"] = page_text(folder, report.pop("text_file"))
         name = report.pop("html_file", None)
         if name is not None:
-            report["html"] = verify_archive.sent_html(folder, name, report.pop("html_swaps"))
+            report["html"] = sent_html(folder, name, report.pop("html_swaps"))
     data["format"] = "mailbot-archive-1"
 
 

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
-from mailbot import verify_archive
 from mailbot.services.archive.archive import export
 from mailbot.store.game_tables import GameStatus, StepRow, StepState
-from mailbot.verify_archive import (
+from mailbot.verifier.pages import page_text
+from mailbot.verifier.rules import (
     GENESIS,
     canonical,
     dice_key,
@@ -95,7 +95,7 @@ def with_texts(out: Path, data: Data) -> Data:
     """``data`` with each report's text that game.json names on a step's page held in it."""
     for report in data["reports"]:
         if "text_file" in report:
-            report["text"] = verify_archive.page_text(out, report.pop("text_file"))
+            report["text"] = page_text(out, report.pop("text_file"))
     return data
 
 

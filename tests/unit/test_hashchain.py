@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import hashlib
 
-from mailbot import verify_archive
 from mailbot.core import hashchain
+from mailbot.verifier import rules
 
 ROOT = hashlib.sha256(b"root").digest()
 
@@ -22,26 +22,26 @@ def test_each_element_is_the_preimage_of_the_one_before() -> None:
 
 def test_links_accepts_only_the_round_s_own_value() -> None:
     root = hashchain.seat_root("a passphrase of words", "7", "North")
-    assert root == verify_archive.seat_root("a passphrase of words", "7", "north")  # seat in any case
+    assert root == rules.seat_root("a passphrase of words", "7", "north")  # seat in any case
     anchor = hashchain.anchor(root)
     v3, v5 = hashchain.element(root, 3).hex(), hashchain.element(root, 5).hex()
     assert hashchain.links(v3, 3, anchor, 0) and hashchain.links(v5, 5, v3, 3)
-    assert verify_archive.links(v5, 5, anchor, 0)
+    assert rules.links(v5, 5, anchor, 0)
     assert not hashchain.links(v5, 4, anchor, 0)  # another round's value
     assert not hashchain.links(v3, 3, v3, 3)  # the same round twice
     assert not hashchain.links("00" * 32, 1, anchor, 0)
-    assert not hashchain.links("not hex", 1, anchor, 0) and not verify_archive.links("x", 1, anchor, 0)
+    assert not hashchain.links("not hex", 1, anchor, 0) and not rules.links("x", 1, anchor, 0)
     other = hashchain.seat_root("a passphrase of words", "8", "north")
     assert other != root  # another game, another chain
 
 
 def test_the_reveals_digest_is_the_same_in_verify() -> None:
     reveals = {"south": "", "north": "ab" * 32}
-    assert hashchain.reveals_digest(reveals) == verify_archive.reveals_digest(reveals)
+    assert hashchain.reveals_digest(reveals) == rules.reveals_digest(reveals)
     assert hashchain.reveals_digest(reveals) != hashchain.reveals_digest({"north": "ab" * 32, "south": "cd"})
-    assert hashchain.SEED_TAG == verify_archive.SEED_TAG
-    assert hashchain.CHAIN_LENGTH == verify_archive.CHAIN_LENGTH
-    assert hashchain.PBKDF2_ROUNDS == verify_archive.PBKDF2_ROUNDS
+    assert hashchain.SEED_TAG == rules.SEED_TAG
+    assert hashchain.CHAIN_LENGTH == rules.CHAIN_LENGTH
+    assert hashchain.PBKDF2_ROUNDS == rules.PBKDF2_ROUNDS
 
 
 def test_checkpoints_give_every_element_the_long_way_gives() -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from mailbot import verify_archive
 from mailbot.core.chain import roll_log, salted, step_salt
 from mailbot.core.dice import DiceStream, dice_key, order_digest, player_entropy, verify_log
+from mailbot.verifier import rules
 
 SEED = bytes(range(32))
 DIGEST = order_digest({"north": ["ATTACK 2"], "south": []})
@@ -31,7 +31,7 @@ def test_the_order_letters_were_read_in_does_not_change_the_entropy() -> None:
     """Which player's letter the server delivered first is nobody's choice: the same letters read in
     another order (another worker, another poll) give the same dice; another letter does not."""
     assert player_entropy(LETTERS[::-1]) == player_entropy(LETTERS)
-    assert verify_archive.player_entropy(LETTERS[::-1]) == player_entropy(LETTERS)
+    assert rules.player_entropy(LETTERS[::-1]) == player_entropy(LETTERS)
     assert player_entropy([LETTERS[0], ("south", "3@players.test", "")]) != player_entropy(LETTERS)
 
 
@@ -56,17 +56,17 @@ def test_one_nonce_changes_every_roll_and_the_log_verifies_only_with_it() -> Non
 
 def test_the_standalone_verifier_agrees() -> None:
     entropy = player_entropy(LETTERS)
-    assert verify_archive.player_entropy(LETTERS) == entropy
-    assert verify_archive.dice_key(SEED, entropy) == dice_key(SEED, entropy)
+    assert rules.player_entropy(LETTERS) == entropy
+    assert rules.dice_key(SEED, entropy) == dice_key(SEED, entropy)
     stream = DiceStream(SEED, DIGEST, "T1.orders", entropy)
     roll = stream.roll("hit", 10, 3)
-    derived, _ = verify_archive.faces(dice_key(SEED, entropy), ("T1.orders", DIGEST, "hit"), 10, 3, 0)
+    derived, _ = rules.faces(dice_key(SEED, entropy), ("T1.orders", DIGEST, "hit"), 10, 3, 0)
     assert tuple(derived) == roll.faces
     salt = bytes(32)
-    assert verify_archive.salted("abc", salt) == salted("abc", salt)
-    assert verify_archive.step_salt(SEED, "T1.orders") == step_salt(SEED, "T1.orders")
+    assert rules.salted("abc", salt) == salted("abc", salt)
+    assert rules.step_salt(SEED, "T1.orders") == step_salt(SEED, "T1.orders")
     rolls = [r.as_dict() for r in stream.log]
-    assert hashlib.sha256(verify_archive.canonical(rolls).encode()).hexdigest() == roll_log(rolls)
+    assert hashlib.sha256(rules.canonical(rolls).encode()).hexdigest() == roll_log(rolls)
 
 
 def test_salted_commitment_is_the_documented_hash() -> None:

@@ -32,7 +32,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from mailbot import verify_archive
+from mailbot import verifier, verify_archive
 from mailbot.errors import ArchiveError
 from mailbot.render.archive_pages import Link, Site, render_site
 from mailbot.render.maps.layers import factored
@@ -43,6 +43,7 @@ from mailbot.services.archive.archive_site import collect
 from mailbot.services.base import chainlog
 from mailbot.services.base.tags import tag, untagged
 from mailbot.store.game_tables import Game, OrderSet, Report, RollRow, StepRow, StepState
+from mailbot.verifier.pages import page_text
 
 #: 2: a report's text and HTML part may be named by the pages that show them (``text_file``;
 #: ``html_file``, ``html_swaps``) instead of held (``text``, ``html``); ``verify.py`` reads
@@ -93,7 +94,7 @@ def game_data(
 
     def text(report: Report) -> dict[str, Any]:
         ref = texts.get(report.id) if report.id is not None else None
-        if ref is None or folder is None or verify_archive.page_text(folder, ref) != report.text:
+        if ref is None or folder is None or page_text(folder, ref) != report.text:
             return {"text": report.text}
         return {"text_file": ref}
 
@@ -156,6 +157,8 @@ SEAT_DOWNLOADS = (Link("mail.mbox: your letters in and out", "mail.mbox"), Link(
 
 #: the file that marks a folder as an exported archive: a new export may replace such a folder
 MARKER = ".mailbot-archive"
+#: the folder beside ``verify.py`` that holds the checker it runs
+VERIFIER = "verifier"
 
 
 def fresh_folder(out: Path) -> None:
@@ -176,16 +179,28 @@ def fresh_folder(out: Path) -> None:
     (out / MARKER).write_text("An archive exported by mailbot: a new export replaces this folder.\n")
 
 
+def ship_verifier(out: Path) -> None:
+    """The checker into ``out``: ``verify.py``, which a player runs, and beside it the folder
+    ``verifier/`` that it runs (the stdlib-only package ``mailbot/verifier``, its ``.py`` files
+    alone: nothing compiled for this machine's Python)."""
+    shutil.copyfile(verify_archive.__file__, out / "verify.py")
+    folder = out / VERIFIER
+    folder.mkdir(exist_ok=True)
+    for source in sorted(Path(verifier.__file__).parent.glob("*.py")):
+        shutil.copyfile(source, folder / source.name)
+
+
 def export(session: Session, game_id: int, out: Path, *, renderer: Renderer | None = None) -> Path:
     """Write the whole game's archive into ``out`` (:func:`fresh_folder`); returns the path of
     ``game.json``.
 
-    ``game.json``, ``verify.py``, ``README.txt``, ``mail.mbox`` and the site (``index.html``).
+    ``game.json``, ``verify.py`` (and its ``verifier/``), ``README.txt``, ``mail.mbox`` and the
+    site (``index.html``).
     """
     game = session.get_one(Game, game_id)
     fresh_folder(out)
     path = out / "game.json"
-    shutil.copyfile(verify_archive.__file__, out / "verify.py")
+    ship_verifier(out)
     (out / "README.txt").write_text(ARCHIVE_README.format(title=game.title), encoding="utf-8")
     site = _site(session, game, out, viewer=None, renderer=renderer)
     data = game_data(session, game_id, site, out)
@@ -269,7 +284,8 @@ mail.mbox   every letter in and out of the game, secrets removed (mutt -f mail.m
 game.json   every step (commitments, revealed seeds, orders, sealed values, rolls),
             the event chain and every report, with the salts of the chain's commitments
             (a report's text, HTML part and map: on the pages under steps/, named there)
-verify.py   the checker; it needs nothing but Python 3
+verify.py   the checker; it needs nothing but Python 3 (it runs the files in verifier/:
+            read them there to see what it checks)
 
 Check the archive:            python3 verify.py .
 Check it against your mail:   python3 verify.py . --letters YOUR_LETTERS

@@ -2,7 +2,7 @@
 """A letter's HTML part as the page that shows it: the one copy of it a game's archive keeps.
 
 The page is the part as sent but for two kinds of change, each undone by ``verify.py``
-(``verify_archive.sent_html``) before it checks the part against the chain:
+(``mailbot/verifier/pages.py``, ``sent_html``) before it checks the part against the chain:
 
 * each tag naming an inline part (``cid:``) names the file saved beside the page instead, and
   an SVG map is shown through ``<object>`` (which draws its board layers, an ``<img>`` does
@@ -23,7 +23,8 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mailbot import verify_archive
+from mailbot.verifier.pages import sent_html
+from mailbot.verifier.rules import part_hash
 
 #: the letters' stylesheets, once for the whole site, from the site's root
 STYLES_FOLDER = "steps/styles"
@@ -73,6 +74,6 @@ def kept_html(folder: Path, page: str, swaps: tuple[Swap, ...], html: str) -> bo
     """Whether the page at ``page`` (written under ``folder``) gives ``html`` back as
     ``verify.py`` reads it: else ``game.json`` keeps the part itself (a part the archive's
     letter differs from, its secrets cut; a page whose swaps cannot be undone one by one)."""
-    found = verify_archive.sent_html(folder, page, [list(swap) for swap in swaps])
-    same = verify_archive.part_hash
+    found = sent_html(folder, page, [list(swap) for swap in swaps])
+    same = part_hash
     return found is not None and same(found.encode("utf-8"), "text") == same(html.encode("utf-8"), "text")
