@@ -22,6 +22,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from mailbot.demo.scripts import demos
 from mailbot.store import db
 from tests.demo_plays import DemoPlays
 from tests.e2e.pgcluster import PgCluster
@@ -38,6 +39,28 @@ def demo_plays(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Demo
     under xdist the run's temporary folder, parent of each worker's own, is shared by its processes."""
     base = tmp_path_factory.getbasetemp()
     return DemoPlays((base if worker_id == "master" else base.parent) / "demo-plays")
+
+
+#: how many test files reading demo games make a run start every game at once
+STARTING_FILES = 3
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _demo_games_started(request: pytest.FixtureRequest) -> Iterator[None]:
+    """When the run holds the tests of several files that read demo games (the whole suite),
+    every game starts at once in the background: a test that needs one later finds it played,
+    or nearly so. (A run of one or two such files plays only the games its tests ask for.) At
+    the end this process waits for the games it started: another test process may read them."""
+    items = request.session.items
+    readers = {item.path for item in items if "demo_plays" in getattr(item, "fixturenames", ())}
+    if not readers:
+        yield
+        return
+    plays: DemoPlays = request.getfixturevalue("demo_plays")
+    if len(readers) >= STARTING_FILES:
+        plays.start([demo.plugin for demo in demos()])
+    yield
+    plays.wait_started()
 
 
 @pytest.fixture(scope="session")

@@ -4,12 +4,14 @@
 A demo game is the same on every run of one seed (``demo/replay.py``), so the tests that read a
 finished game's letters, mailboxes, database or archive need not each play it again: the suite
 used to play the Flat Top demo three times and the duel's nine (half a minute of CPU for Flat
-Top alone). The first test process that asks for a game builds the wheel and installs it into a
-fresh venv (``tests/wheel.py``, once for the run) and plays ``mailbot demo --game G --workdir
-DIR`` with it, under a file lock in the run's shared temporary folder; every other process waits
-for the lock and reads what was kept. What the command printed is read back into the
-``DemoResult`` that ``play_demo`` returned to it, so the tests read the game and the command's
-lines alike.
+Top alone). The first test process that wants a game builds the wheel and installs it into a
+fresh venv (``tests/wheel.py``, once for the run) and starts ``mailbot demo --game G --workdir
+DIR`` with it in the background, under a file lock in the run's shared temporary folder; a
+test that reads the game waits until its exit status is written. When the run holds such tests,
+every game is started as the run begins (``tests/conftest.py``), so the test processes go on
+with other tests meanwhile instead of waiting for a game, each in turn. What the command printed
+is read back into the ``DemoResult`` that ``play_demo`` returned to it, so the tests read the
+game and the command's lines alike.
 
 The Flat Top game exports its archive with ``--archive`` into a folder of its own; the others
 into their work folder, the default. A shared game's folders are read only: a test that changes
@@ -20,8 +22,10 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +38,8 @@ from tests.wheel import TAIL, Install, install_wheel
 PLAY_TIMEOUT = 300
 #: the games that export their archive with --archive, away from their work folder
 ARCHIVE_ELSEWHERE = ("flattop",)
+#: how often a test waiting for a game looks whether it is over
+POLL_SECONDS = 0.2
 MAILBOX = re.compile(r"^(\S+\.mbox): (\d+) letters \(read with: mutt -f \1\)$")
 WHERE = re.compile(r"^(letters|archive): (\S+)")
 SEED = re.compile(r"^dice: demo seed '([^']*)'")
@@ -41,11 +47,10 @@ SEED = re.compile(r"^dice: demo seed '([^']*)'")
 
 @dataclass(frozen=True)
 class Played:
-    """One finished demo game: what the command printed, read back, its work folder, its time."""
+    """One finished demo game: what the command printed, read back, and its work folder."""
 
     result: DemoResult
     work: Path  # demo.db, mail/, letters/ (and archive/ but for ARCHIVE_ELSEWHERE)
-    seconds: float
     stdout: str
     stderr: str
 
@@ -79,6 +84,7 @@ class DemoPlays:
     def __init__(self, root: Path) -> None:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
+        self._running: list[subprocess.Popen[bytes]] = []  # started here (reaped when they end)
 
     def install(self) -> Install:
         """The wheel, built and installed into a fresh venv once for the run."""
@@ -92,16 +98,39 @@ class DemoPlays:
             wheel, python, site_packages, elsewhere, env = json.loads(saved.read_text(encoding="utf-8"))
             return Install(Path(wheel), Path(python), Path(site_packages), Path(elsewhere), env)
 
-    def __call__(self, game: str) -> Played:
-        folder = self.root / game
-        with FileLock(str(self.root / f"{game}.lock"), timeout=2 * PLAY_TIMEOUT):
-            if not (folder / "played.json").exists():
-                self._play(game, folder)
-            kept = json.loads((folder / "played.json").read_text(encoding="utf-8"))
-        stdout, stderr, seconds = kept["stdout"], kept["stderr"], kept["seconds"]
-        return Played(read_result(stdout, stderr), folder / "work", seconds, stdout, stderr)
+    def start(self, games: Sequence[str]) -> None:
+        """Start playing ``games`` in the background, each once for the run: the tests that read
+        them later find them played, or wait for them, while the other tests go on."""
+        for game in games:
+            self._started(game)
 
-    def _play(self, game: str, folder: Path) -> None:
+    def wait_started(self) -> None:
+        """Wait for the plays this process started (another process may still need them)."""
+        for process in self._running:
+            process.wait(timeout=PLAY_TIMEOUT)
+
+    def __call__(self, game: str) -> Played:
+        folder = self._started(game)
+        deadline = time.monotonic() + PLAY_TIMEOUT
+        while not (folder / "exit").exists():  # written last, when the game is over
+            assert time.monotonic() < deadline, f"the {game} demo did not end in {PLAY_TIMEOUT} s"
+            time.sleep(POLL_SECONDS)
+        for process in self._running:
+            process.poll()  # reaped when over: a play started here need not be waited for again
+        code = (folder / "exit").read_text(encoding="utf-8").strip()
+        stdout, stderr = ((folder / name).read_text(encoding="utf-8") for name in ("stdout", "stderr"))
+        assert code == "0" and stdout.startswith("demo:"), f"{game}: exit {code}\n{stdout}\n{stderr[-TAIL:]}"
+        return Played(read_result(stdout, stderr), folder / "work", stdout, stderr)
+
+    def _started(self, game: str) -> Path:
+        """The game's folder, its play started by this process or another one."""
+        folder = self.root / game
+        with FileLock(str(self.root / f"{game}.lock"), timeout=PLAY_TIMEOUT):
+            if not folder.exists():
+                self._launch(game, folder)
+        return folder
+
+    def _launch(self, game: str, folder: Path) -> None:
         install = self.install()
         work = folder / "work"
         work.mkdir(parents=True)
@@ -109,19 +138,8 @@ class DemoPlays:
         command += ["--workdir", work]
         if game in ARCHIVE_ELSEWHERE:
             command += ["--archive", folder / "exported"]
-        started = time.monotonic()
-        done = subprocess.run(
-            command,
-            cwd=install.elsewhere,
-            env=install.env,
-            capture_output=True,
-            text=True,
-            timeout=PLAY_TIMEOUT,
-            check=False,
+        # The shell writes the exit status last, by a rename: a waiting process reads whole files.
+        script = f"{shlex.join(map(str, command))} >stdout 2>stderr; echo $? >exit.part; mv exit.part exit"
+        self._running.append(
+            subprocess.Popen(["/bin/sh", "-c", script], cwd=folder, env=install.env, stdin=subprocess.DEVNULL)
         )
-        seconds = time.monotonic() - started
-        assert done.returncode == 0 and done.stdout.startswith("demo:"), (
-            f"{game}: exit {done.returncode}\n{done.stdout}\n{done.stderr[-TAIL:]}"
-        )
-        kept = {"stdout": done.stdout, "stderr": done.stderr, "seconds": seconds}
-        (folder / "played.json").write_text(json.dumps(kept), encoding="utf-8")
