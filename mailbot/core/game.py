@@ -225,6 +225,15 @@ class Tallied(Protocol):
     def tallies(self, state: Any) -> Mapping[str, int]: ...
 
 
+@runtime_checkable
+class Scored(Protocol):
+    """Optional for a game: the score when the game ends before its rules end it (a concession,
+    a draw by agreement), told to every seat and the GM in the "Game over" letter, as the
+    game's own last report would have told it. The game is over: every seat may know it."""
+
+    def standing(self, state: Any) -> Sequence[str]: ...
+
+
 def public_events(events: Sequence[Event]) -> list[Event]:
     """The events every seat is told (audience :data:`EVERYONE`): what an observer may read.
     Not ``visible_to`` of some name: an observer is no seat, so no seat's audience is his."""

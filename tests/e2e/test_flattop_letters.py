@@ -228,3 +228,22 @@ def test_flattop_is_played_by_mail_and_the_sides_find_each_other(game: Played) -
         (result,) = conn.execute("select result from game").fetchone()
     conceded = re.fullmatch(r"(allied|japanese) wins: \w+ conceded", result)
     assert "Totals:" in told["japanese"] or conceded, result
+
+
+def test_a_game_given_up_tells_each_side_the_score_it_ended_on(game: Played) -> None:
+    """A concession ends the game before its rules do: the "Game over" letter gives the victory
+    points then (``core.game.Scored``), as the last report gives them at the rules' own end."""
+    work = game.work
+    with sqlite3.connect(work / "demo.db") as conn:
+        (result,) = conn.execute("select result from game").fetchone()
+    assert result == "japanese wins: allied conceded"  # the demo seed's game (README)
+    for address in PLAYERS:
+        box = mailbox.mbox(work / "mail" / f"{address}.mbox")
+        kept = [BytesParser(policy=policy.default).parsebytes(m.as_bytes()) for m in box]
+        box.close()
+        over = [m for m in kept if str(m["Subject"]).endswith(": Game over")]
+        assert len(over) == 1 and isinstance(over[0], EmailMessage), address
+        body = _part(over[0], "plain")
+        found = re.search(r"Victory points when the game ended: allied (\d+), japanese (\d+)\.", body)
+        assert found, body
+        assert int(found[2]) > int(found[1])  # the Allies gave up a lost battle

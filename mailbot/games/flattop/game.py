@@ -47,6 +47,7 @@ from mailbot.games.flattop.state import (
     scenario_sides,
 )
 from mailbot.games.flattop.units import Side
+from mailbot.games.flattop.victory import totals
 
 
 def scenario_data(name: str, data: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
@@ -177,6 +178,12 @@ class FlatTopGame:
             {"submarine": score.sub_battles} if state.options.submarines else {}
         )  # seed 003, 27 is optional
         return {"air": score.air_battles, "surface": score.surface_battles, **subs}
+
+    def standing(self, state: FlatTopState) -> Sequence[str]:
+        """The victory points when a concession or a draw ends the game (``core.game.Scored``):
+        the totals the last report gives at the rules' own end (standard 25)."""
+        scores = ", ".join(f"{side.value} {points}" for side, points in totals(state.score.ledger).items())
+        return [f"Victory points when the game ended: {scores}."]
 
     def dump(self, state: FlatTopState) -> dict[str, Any]:
         data = dump_state(state)

@@ -18,6 +18,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from mailbot.core.commands import Command, CommandSpec
+from mailbot.core.game import Scored
 from mailbot.services.base import queries
 from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated
@@ -121,14 +122,23 @@ class Endgame:
     def _end(self, session: Session, game: Game, result: str, *, also: Sequence[Seat] = ()) -> None:
         """The game ends now with ``result``: the log closes and every seat and the GM hear it."""
         self.turns.finish(session, game, result, self.clock())
+        told = [result, *_standing(game), "The seeds of every step are revealed."]
         for seat in [*_active(session, game), *also]:
-            self._tell(session, game, seat, "Game over", [result, "The seeds of every step are revealed."])
-        self.reports.gm(session, game, "Game over", [result])
+            self._tell(session, game, seat, "Game over", told)
+        self.reports.gm(session, game, "Game over", told[:-1])
         self.reports.closing(session, game, also=also)
 
     def _tell(self, session: Session, game: Game, seat: Seat, title: str, lines: Sequence[str]) -> None:
         letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] {game.title}: {title}")
         self.postman.post(session, letter.section(title, lines), kind="notice", now=self.clock())
+
+
+def _standing(game: Game) -> list[str]:
+    """The score at this end, for a game that tells it (``core.game.Scored``)."""
+    plugin = queries.plugin(game)
+    if not isinstance(plugin, Scored):
+        return []
+    return list(plugin.standing(plugin.load(game.state)))
 
 
 def _active(session: Session, game: Game) -> list[Seat]:
