@@ -11,6 +11,7 @@ from email.message import Message
 from pathlib import Path
 from typing import Any
 
+from .maps import label_halos, map_text_styles
 from .pages import (
     CONTRIBUTES,
     ENTRIES_LINE,
@@ -132,7 +133,8 @@ class Checker(ChainChecker):
         if ".." in Path(str(name)).parts or not path.is_file():
             self.fail(f"the map file {name} is missing")
             return ""
-        return PICTURED_LAYER.sub(self.layer_text, path.read_text(encoding="utf-8"))
+        text = map_text_styles(self.folder, path.read_text(encoding="utf-8"))
+        return PICTURED_LAYER.sub(self.layer_text, label_halos(text))
 
     def layer_text(self, found: re.Match[str]) -> str:
         """The layer a map's picture shows (its file under ``steps/layers``), as the map's text

@@ -75,8 +75,10 @@ from pathlib import Path
 from .checker import verify
 from .rules import CHAIN_LENGTH, hashed, seat_root
 
-#: the formats of game.json this file reads (2: a report's text and HTML part may be on its pages)
-FORMATS = ("mailbot-archive-1", "mailbot-archive-2")
+#: the formats of game.json this file reads (2: a report's text and HTML part may be on its
+#: pages; 3: a letter's page may keep its style attributes in the site's stylesheet, a map a
+#: label's halo in the label and its texts' attributes in the site's stylesheet)
+FORMATS = ("mailbot-archive-1", "mailbot-archive-2", "mailbot-archive-3")
 
 
 def arguments(argv: list[str]) -> argparse.Namespace:

@@ -27,6 +27,13 @@ PICTURED_LAYER = re.compile(
 )
 #: where a letter's page links a stylesheet that stood in its HTML part as a ``<style>`` block
 STYLE_LINK = re.compile(r'<link rel="stylesheet" href="(?:\.\./)*styles/([0-9a-f]{64})\.css"([^<>]*)>')
+#: a rule of ``steps/styles/attributes.css``: a letter's style attribute, kept once for the site
+ATTRIBUTE_RULE = re.compile(r'^\[data-style="([0-9a-f]{8})"\]\{([^{}\n]*)\}$', re.MULTILINE)
+#: where a letter's page links that stylesheet, and where a tag names its rule
+ATTRIBUTES_LINK = re.compile(
+    r'<link rel="stylesheet" href="(?:\.\./)*styles/attributes\.css" data-style-attributes>\n'
+)
+DATA_STYLE = re.compile(r'(\s)data-style="([0-9a-f]{8})"')
 HEAD_LINE = re.compile(r"Game log chain head: ([0-9a-f]{64})")
 FINAL_LINE = re.compile(r"Final chain head: ([0-9a-f]{64})")
 ENTRIES_LINE = re.compile(r"Entries: (\d+)")
@@ -53,7 +60,8 @@ def letter_parts(msg: Message) -> dict[str, str]:
 def sent_html(folder: Path, name: str, swaps: list[list[str]]) -> str | None:
     """A report's HTML part as sent, from the page that shows it (game.json's ``html_file``):
     each stylesheet under ``steps/styles`` put back as the ``<style>`` block it was (when the
-    file is the one its name's digest says), then each tag swapped for the page put back as
+    file is the one its name's digest says), the style attributes kept once for the site too
+    (:func:`style_attributes`), then each tag swapped for the page put back as
     sent (``html_swaps``, each shown once on the page); None when the page is missing or
     outside the archive."""
     path = folder / name
@@ -66,11 +74,29 @@ def sent_html(folder: Path, name: str, swaps: list[list[str]]) -> str | None:
         whole = sha(text.encode("utf-8")) == found.group(1)
         return f"<style{found.group(2)}>{text}</style>" if whole else found.group(0)
 
-    text = STYLE_LINK.sub(style, path.read_bytes().decode("utf-8", "replace"))
+    text = style_attributes(folder, STYLE_LINK.sub(style, path.read_bytes().decode("utf-8", "replace")))
     for sent, shown in reversed(swaps):
         if isinstance(sent, str) and isinstance(shown, str) and shown and text.count(shown) == 1:
             text = text.replace(shown, sent)
     return text
+
+
+def style_attributes(folder: Path, text: str) -> str:
+    """A letter's page with each tag's ``data-style`` put back as the ``style`` attribute it was
+    sent with: the rule of that key in ``steps/styles/attributes.css`` (each declaration marked
+    ``!important`` there), and the page's link to that stylesheet taken out. A page without the
+    link is left as it is (format 2 and before)."""
+    if ATTRIBUTES_LINK.search(text) is None:
+        return text
+    css = folder / "steps" / "styles" / "attributes.css"
+    sheet = css.read_bytes().decode("utf-8", "replace") if css.is_file() else ""
+    rules = {key: value.replace(" !important;", ";") for key, value in ATTRIBUTE_RULE.findall(sheet)}
+
+    def attribute(found: re.Match[str]) -> str:
+        value = rules.get(found.group(2))
+        return found.group(0) if value is None else f'{found.group(1)}style="{value}"'
+
+    return DATA_STYLE.sub(attribute, ATTRIBUTES_LINK.sub("", text, count=1))
 
 
 def page_text(folder: Path, ref: str) -> str | None:

@@ -6,6 +6,7 @@ parts and stylesheets, the pages' stylesheet) still check whole with verify.py."
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,9 +23,14 @@ from tests.services.test_games_by_mail import NORTH, SOUTH
 from tests.services.test_verify_attacks import _flattop
 
 HOURS = 8  # Flat Top hours played, each with both sides' report and map
-#: the whole archive's bytes over the letter pages it holds: 17.9 kB measured here (8 hours of
-#: the small scenario, 37 letters); the full Coral Sea demo game: 11.6 MB, 52 kB a letter page
-BYTES_PER_LETTER = 21_000
+#: the whole archive's bytes over the letter pages it holds: 14.8 kB measured here (8 hours of
+#: the small scenario, 37 letters; 17.9 before each letter's style attributes, each map's text
+#: attributes and halos were kept once); the full Coral Sea played to the fifth day (demo seed
+#: s2, 241 letter pages): 9.3 MB, 39 kB a letter page (12.6 MB, 52 kB before)
+BYTES_PER_LETTER = 16_500
+#: the whole archive's bytes over the steps played: 54.9 kB measured here (61.8 before); the
+#: full Coral Sea played to the fifth day (demo seed s2, 127 steps): 73 kB a step (100 before)
+BYTES_PER_TURN = 57_000
 
 
 @pytest.fixture
@@ -64,7 +70,67 @@ def test_a_flattop_archive_is_small_for_its_letters_and_checks_whole(h: Harness,
     legends = [p for p in (out / "steps" / "layers").glob("*.svg") if b'<g class="legend">' in p.read_bytes()]
     assert maps and not any(b'class="legend"' in p.read_bytes() for p in maps)  # each legend a picture
     assert 0 < len(legends) < len(maps) / 2
+    turns = len(list((out / "steps").glob("*.html")))
+    assert size / turns < BYTES_PER_TURN, f"{size} bytes for {turns} turns: {size // turns} a turn"
+    _shared_once(out)
+    _verified(out)
+    sheet = out / "steps" / "layers" / "texts.css"
+    sheet.write_text(sheet.read_text().replace("#b91c1c", "#b91c1d"))  # a red label's rule edited
+    done = subprocess.run(
+        [sys.executable, "verify.py", "."], cwd=out, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1 and "its map.svg is not the one logged when sent" in done.stdout, done.stdout
+
+
+def test_a_finished_flattop_archive_keeps_the_referees_grammar_and_the_rolls_once(
+    h: Harness, tmp_path: Path
+) -> None:
+    """Once the game has ended: the referee's view of every step, its order grammar on one page
+    (the others link there), a side's own forces on that side's letter's page, and each roll on
+    its step's page only."""
+    game_id = _played(h)
+    h.mail(NORTH, f"[{tag(h.game(game_id))} {h.seat(game_id, 'allied').secret}] I give up", "CONCEDE\n")
+    out = tmp_path / "arch"
+    with Session(h.bot.engine) as session:
+        export(session, game_id, out)
+    referee = [p.read_text() for p in sorted((out / "steps").glob("*/referee.html"))]
+    assert len(referee) > HOURS and sum("Orders, one per line" in text for text in referee) == 1
+    assert sum("The same as at set-up: <a" in text for text in referee) == len(referee) - 1
+    pages = sorted((out / "steps").glob("*/referee.html"))
+    found = [
+        (page, re.search(r'letter to (\w+) at this step: <a href="([^"]+)"', page.read_text()))
+        for page in pages
+    ]
+    linked = [(page, hit) for page, hit in found if hit]
+    assert len(linked) > HOURS / 2  # a side's own forces: on its letter's page only
+    for page, hit in linked:
+        assert hit.group(1) in hit.group(2) and (page.parent / hit.group(2)).is_file()
+    dice = (out / "dice.html").read_text()
+    assert "<td>initiative/allied</td>" not in dice and 'html#dice">' in dice
+    assert "<td>initiative/allied</td>" in (out / "steps" / "T1.orders.html").read_text()
+    _verified(out)
+
+
+def _verified(out: Path) -> None:
     done = subprocess.run(
         [sys.executable, "verify.py", "."], cwd=out, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and ", 0 failed" in done.stdout, done.stdout
+
+
+def _shared_once(out: Path) -> None:
+    """What each page held again is kept once: the letters' style attributes and the maps' text
+    attributes (a rule each of one stylesheet), a label's halo (in the label), the calendar
+    entries (beside their letter, not again in mail.mbox); game.json an entry a line."""
+    letters = [p.read_text() for p in (out / "steps").glob("*/*.html") if p.name != "referee.html"]
+    assert letters and not any(' style="' in text for text in letters)
+    assert all("styles/attributes.css" in text for text in letters)
+    maps = [p.read_text() for p in (out / "steps").glob("*/*-map.svg")]
+    assert maps and all('fill="#ffffff" stroke="#ffffff"' not in text for text in maps)  # no halo apart
+    assert all(
+        "layers/texts.css" in text and 'data-t="' in text and " font-size=" not in text for text in maps
+    )
+    assert b"text/calendar" not in (out / "mail.mbox").read_bytes()
+    assert len(list((out / "steps").glob("*/*.ics"))) >= HOURS
+    lines = (out / "game.json").read_text(encoding="utf-8").splitlines()
+    assert len(lines) < 2000 and lines[0] == "{"  # an entry a line

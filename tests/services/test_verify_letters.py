@@ -172,7 +172,7 @@ def test_a_letters_stylesheet_edited_or_a_page_missing_is_caught(
     h, game_id = played
     folder = tmp_path / "styles"
     data = _export(h, game_id, folder)
-    sheets = sorted((folder / "steps" / "styles").glob("*.css"))
+    sheets = sorted(p for p in (folder / "steps" / "styles").glob("*.css") if p.name != "attributes.css")
     assert sheets and all(hashlib.sha256(s.read_bytes()).hexdigest() == s.stem for s in sheets)
     sheets[0].write_text(sheets[0].read_text() + "\nbody { color: red; }\n")
     _page_of(folder, data, 1).unlink()
@@ -183,6 +183,31 @@ def test_a_letters_stylesheet_edited_or_a_page_missing_is_caught(
     assert len(failed) == len(with_html) + 1, failed  # each report's HTML part, and the missing page
     assert f"the letter page {data['reports'][1]['html_file']} is missing" in done.stdout
     _summary_counts_every_problem(done.stdout)
+
+
+def test_a_style_attribute_edited_in_the_sites_stylesheet_is_caught(
+    played: tuple[Harness, int], tmp_path: Path
+) -> None:
+    """The letters' style attributes, a rule each in one stylesheet for the site, are part of
+    every letter that had them: a rule edited fails each report whose page names it."""
+    h, game_id = played
+    folder = tmp_path / "attributes"
+    data = _export(h, game_id, folder)
+    sheet = folder / "steps" / "styles" / "attributes.css"
+    rule = next(line for line in sheet.read_text().splitlines() if "padding" in line)
+    key = rule.split('"')[1]
+    named = [
+        n
+        for n, r in enumerate(data["reports"])
+        if r.get("html_file") and f'data-style="{key}"' in _page_of(folder, data, n).read_text()
+    ]
+    assert named and "padding" not in _page_of(folder, data, named[0]).read_text()  # no attribute left
+    assert _run(folder).returncode == 0
+    sheet.write_text(sheet.read_text().replace(rule, rule.replace("padding", "margin")))
+    done = _run(folder)
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    assert done.returncode == 1 and len(failed) == len(named), failed
+    assert all("text/html is not the one logged" in line for line in failed)
 
 
 def _format_1(folder: Path, data: Data) -> None:

@@ -199,7 +199,8 @@ def redacted_message(
     """The letter for ``mail.mbox``: secrets cut from every header and text part; with ``withheld``
     (the reason) its texts are replaced by that note. Attachments (maps, calendar entries) are
     dropped from a withheld letter, and from every letter without ``attachments``; without
-    ``pages``, what an archive's pages show of it (the maps' pictures, the HTML part) too."""
+    ``pages``, what an archive's pages show of it (the maps' pictures, the HTML part, the
+    calendar entries) too."""
     msg = parse(raw)
     _redact_headers(msg, redact)
     if withheld or not attachments:
@@ -239,12 +240,18 @@ def _drop_shown_parts(msg: EmailMessage) -> None:
 
 
 def _shown(part: Message[str, str]) -> bool:
-    """A picture or HTML part the pages show, or a multipart that held only such parts (the
-    multipart/related of an HTML part and the map it shows inline)."""
+    """A picture, HTML part or calendar entry the pages show, or a multipart that held only such
+    parts (the multipart/related of an HTML part and the map it shows inline). A deadline's
+    calendar entry is a file beside its letter's page (0.15 MB of a Flat Top game's mbox)."""
     if part.is_multipart():
         return not part.get_payload()
     attached = part.get_content_disposition() == "attachment"
-    return part.get_content_maintype() == "image" or (part.get_content_type() == "text/html" and not attached)
+    kind = part.get_content_type()
+    return (
+        part.get_content_maintype() == "image"
+        or kind == "text/calendar"
+        or (kind == "text/html" and not attached)
+    )
 
 
 def _redact_headers(msg: EmailMessage, redact: Callable[[str], str]) -> None:

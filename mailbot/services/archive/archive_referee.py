@@ -13,7 +13,13 @@ since it was played) is not shown as the referee's view; its rolls still are.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import html
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -27,6 +33,16 @@ from mailbot.render.archive_pages import RefereeView
 from mailbot.render.templates import Renderer
 from mailbot.services.base import dicechain, queries
 from mailbot.store.game_tables import Game, RollRow, StepRow, row_id
+
+#: the shortest section of a referee's view worth showing once for the game, a link in its place
+ONCE = 1000
+#: the shortest section of a referee's view worth leaving to the letter that shows it too
+IN_LETTER = 400
+_SECTION = re.compile(r"(?=<h3[\s>])")
+_HEADING = re.compile(r"<h3[^<>]*>.*?</h3>", re.DOTALL)
+#: what a letter's page adds to the game's HTML: a style attribute's rule named
+#: (``archive_html``), a table's body as the sender's CSS inliner writes it
+_PRESENTED = re.compile(r' data-style="[0-9a-f]{8}"|</?tbody>')
 
 NOT_REPLAYED = (
     "The referee's view of this step could not be derived again from the stored orders and dice "
@@ -91,3 +107,68 @@ def replay(session: Session, plugin: AnyGame, step: StepRow) -> Outcome[Any] | N
     if [roll.as_dict() for roll in dice.log] != [row.data for row in logged]:
         return None
     return outcome
+
+
+def shown_once(
+    views: Mapping[int, RefereeView], pages: Mapping[int, str], titles: Mapping[int, str]
+) -> dict[int, RefereeView]:
+    """``views`` (in step order) with each section of their HTML (an ``<h3>`` heading and what
+    follows it up to the next) that an earlier view holds the same shown there only: the later
+    ones keep the heading and say where it is (a Flat Top view's order grammar, the same at
+    every step, and its victory points between two losses: 0.54 MB of a whole game's referee
+    pages). ``pages`` and ``titles``: each view's page, from the site's root, and step title."""
+    split = {key: _SECTION.split(view.html) for key, view in views.items() if view.html and key in pages}
+    counts = Counter(section for sections in split.values() for section in set(sections[1:]))
+    first: dict[str, int] = {}
+    shown = dict(views)
+    for key, sections in split.items():
+        parts = sections[:1]
+        for section in sections[1:]:
+            heading = _HEADING.match(section)
+            if counts[section] < 2 or len(section) < ONCE or heading is None:
+                parts.append(section)
+                continue
+            anchor = "once-" + hashlib.sha256(section.encode("utf-8")).hexdigest()[:12]
+            if first.setdefault(section, key) == key:
+                parts.append(f'<div id="{anchor}">\n{section}</div>\n')
+                continue
+            there = first[section]
+            href = posixpath.relpath(pages[there], posixpath.dirname(pages[key])) + f"#{anchor}"
+            parts.append(
+                f'{heading.group(0)}\n<p class="muted">The same as at {html.escape(titles.get(there, ""))}: '
+                f'<a href="{href}">shown there</a>.</p>\n'
+            )
+        shown[key] = replace(views[key], html="".join(parts))
+    return shown
+
+
+Letter = tuple[str, str, str]  # a letter of a step: its seat, its page from the root, that page's text
+
+
+def in_letters(
+    views: Mapping[int, RefereeView], pages: Mapping[int, str], letters: Mapping[int, Sequence[Letter]]
+) -> dict[int, RefereeView]:
+    """``views`` with each section of their HTML that a letter of the same step shows as it is
+    (a Flat Top side's own forces, as its letter gave them: 0.3 MB of a whole game's referee
+    pages) kept on that letter's page only: the view keeps the heading and links there.
+    ``letters``: each step's letters, by step id; ``pages``: each view's page."""
+    shown = dict(views)
+    for key, view in views.items():
+        found = [(seat, page, _PRESENTED.sub("", text)) for seat, page, text in letters.get(key, ())]
+        if not view.html or key not in pages or not found:
+            continue
+        sections = _SECTION.split(view.html)
+        parts = sections[:1]
+        for section in sections[1:]:
+            heading = _HEADING.match(section)
+            letter = next((item for item in found if section.rstrip() in item[2]), None)
+            if letter is None or heading is None or len(section) < IN_LETTER:
+                parts.append(section)
+                continue
+            href = posixpath.relpath(letter[1], posixpath.dirname(pages[key]))
+            parts.append(
+                f'{heading.group(0)}\n<p class="muted">The same as in the letter to '
+                f'{html.escape(letter[0])} at this step: <a href="{href}">shown there</a>.</p>\n'
+            )
+        shown[key] = replace(view, html="".join(parts))
+    return shown

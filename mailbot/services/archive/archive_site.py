@@ -42,7 +42,7 @@ from mailbot.services.archive.archive_letters import (
     redactor_of,
 )
 from mailbot.services.archive.archive_maps import save_map
-from mailbot.services.archive.archive_referee import referee_views
+from mailbot.services.archive.archive_referee import in_letters, referee_views, shown_once
 from mailbot.services.base import queries
 from mailbot.services.base.tags import tag
 from mailbot.store.game_tables import (
@@ -94,6 +94,15 @@ def collect(
     ]
     finished = game.status is GameStatus.FINISHED
     referee = referee_views(session, game, steps, renderer or Renderer()) if finished else {}
+    pages = {row_id(step): _referee_page(step) for step in steps}
+    shown = {
+        row_id(step): [
+            (v.seat, v.html, kept.files[v.html].decode("utf-8")) for s, v in outgoing if s is step and v.html
+        ]
+        for step in steps
+    }
+    referee = in_letters(referee, pages, shown)
+    referee = shown_once(referee, pages, {row_id(step): step.title for step in steps})
     step_views = [
         _step_view(session, game, step, viewer, [view for s, view in outgoing if s is step], referee=referee)
         for step in steps
@@ -289,7 +298,7 @@ def _step_view(
     page = f"steps/{step_stem(step)}.html"
     found = referee.get(row_id(step))
     if found is not None and found.html:
-        found = replace(found, page=f"steps/{step_stem(step)}/referee.html")
+        found = replace(found, page=_referee_page(step))
     return StepView(
         key=step.key,
         attempt=step.attempt,
@@ -305,6 +314,11 @@ def _step_view(
         rolls=_rolls(session, step) if step.revealed else None,
         referee=found if game.status is GameStatus.FINISHED else None,
     )
+
+
+def _referee_page(step: StepRow) -> str:
+    """Where a step's referee's view is shown, from the site's root."""
+    return f"steps/{step_stem(step)}/referee.html"
 
 
 def _seat_view(
