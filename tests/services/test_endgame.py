@@ -5,6 +5,7 @@ a resolved game does: seeds revealed, the log closed, an archive that verifies."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from sqlmodel import Session
 
 from mailbot.services.archive.archive import export
+from mailbot.services.base import chainlog
 from mailbot.store.game_tables import GameStatus, StepState
 from mailbot.verifier.checker import verify
 from tests.services.game_helpers import Harness, text, to
@@ -64,7 +66,7 @@ def test_nodraw_takes_a_vote_back(h: Harness) -> None:
 
 
 def test_a_concession_hands_a_two_seat_game_to_the_other_seat(h: Harness, tmp_path: Path) -> None:
-    game_id, north_tag, _south_tag = _started(h)
+    game_id, north_tag, south_tag = _started(h)
     letters = h.mail(NORTH, f"{north_tag} I give up", "CONCEDE\n")
     assert h.game(game_id).result == "south wins: north conceded"
     assert "south wins" in text(to(letters, NORTH)[0])
@@ -72,4 +74,9 @@ def test_a_concession_hands_a_two_seat_game_to_the_other_seat(h: Harness, tmp_pa
     assert any("south wins: north conceded" in text(m) for m in to(letters, SOUTH))
     (late,) = to(h.mail(NORTH, f"{north_tag} draw", "DRAW\n"), NORTH)
     assert "nothing to end" in text(late)
+    closed = [m for m in to(letters, SOUTH) if "The game log is closed" in text(m)]
+    entries = re.search(r"Entries: (\d+)", text(closed[0]))
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nEND\n")  # crossed the concession
+    with Session(h.bot.engine) as session:  # the log stays as the closing letter gave it
+        assert entries and len(chainlog.entries(session, game_id)) == int(entries[1])
     _verifies(h, game_id, tmp_path / "arch")

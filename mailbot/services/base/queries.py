@@ -25,7 +25,7 @@ from mailbot.errors import ConfigError
 from mailbot.registry import AnyGame, find_game
 from mailbot.services.base import chainlog
 from mailbot.services.base.transactions import kept
-from mailbot.store.game_tables import ChainRow, Game, OrderSet, Seat, StepRow, StepState, row_id
+from mailbot.store.game_tables import ChainRow, Game, GameStatus, OrderSet, Seat, StepRow, StepState, row_id
 
 _CURRENT = "current-orders"  # kept: {step id: {seat: OrderSet}}, the step's current orders
 
@@ -208,7 +208,12 @@ def step_entropy(session: Session, step: StepRow) -> tuple[str, int]:
 
 
 def note(session: Session, game: Game, kind: str, payload: Mapping[str, Any], now: datetime) -> None:
-    chainlog.append(session, id_of(game), kind, payload, now)
+    """Log ``kind`` in the game's chain; nothing once the game is over. Its log is closed: each
+    seat was sent the final head and the number of entries (``Reports.closing``), and a later
+    entry (a seat's letter that crossed the concession) made that letter disagree with the
+    archive, which ``verify.py --letters`` then reported as a rewrite."""
+    if game.status is not GameStatus.FINISHED:
+        chainlog.append(session, id_of(game), kind, payload, now)
 
 
 def id_of(game: Game) -> int:
