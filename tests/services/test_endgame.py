@@ -13,7 +13,7 @@ import pytest
 from sqlmodel import Session
 
 from mailbot.services.archive.archive import export
-from mailbot.services.base import chainlog
+from mailbot.services.base import chainlog, queries
 from mailbot.store.game_tables import GameStatus, StepState
 from mailbot.verifier.checker import verify
 from tests.services.game_helpers import Harness, text, to
@@ -80,3 +80,20 @@ def test_a_concession_hands_a_two_seat_game_to_the_other_seat(h: Harness, tmp_pa
     with Session(h.bot.engine) as session:  # the log stays as the closing letter gave it
         assert entries and len(chainlog.entries(session, game_id)) == int(entries[1])
     _verifies(h, game_id, tmp_path / "arch")
+
+
+def test_a_game_whose_score_fails_still_ends_by_a_concession(
+    h: Harness, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A game's ``standing`` (``core.game.Scored``) that raises is logged; the seat concedes."""
+
+    def broken(_state: object) -> list[str]:
+        raise ValueError("no score")
+
+    game_id, north_tag, _south_tag = _started(h)
+    plugin = queries.plugin(h.game(game_id))
+    monkeypatch.setattr(type(plugin), "standing", lambda _self, state: broken(state), raising=False)
+    letters = h.mail(NORTH, f"{north_tag} I give up", "CONCEDE\n")
+    assert h.game(game_id).result == "south wins: north conceded"
+    assert any("south wins: north conceded" in text(m) for m in to(letters, SOUTH))
+    assert "its score at the end could not be told" in caplog.text

@@ -12,6 +12,7 @@ log, so the archive shows how the game ended.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -35,6 +36,8 @@ ENDGAME_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("CONCEDE", "CONCEDE", "give the game up: it ends when one seat is left"),
 )
 _VOTES = ("draw", "nodraw")
+
+log = logging.getLogger(__name__)
 
 
 class Endgame:
@@ -134,11 +137,16 @@ class Endgame:
 
 
 def _standing(game: Game) -> list[str]:
-    """The score at this end, for a game that tells it (``core.game.Scored``)."""
+    """The score at this end, for a game that tells it (``core.game.Scored``). A game whose score
+    fails is logged and ends without it: a plug-in's bug must not keep a seat from conceding."""
     plugin = queries.plugin(game)
     if not isinstance(plugin, Scored):
         return []
-    return list(plugin.standing(plugin.load(game.state)))
+    try:
+        return list(plugin.standing(plugin.load(game.state)))
+    except Exception:
+        log.exception("game %s: its score at the end could not be told", game.id)
+        return []
 
 
 def _active(session: Session, game: Game) -> list[Seat]:
