@@ -7,9 +7,11 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from icalendar import Calendar, Component
 
-from mailbot.render.ics import deadline_ics
+from mailbot.render.ics import Fields, build, deadline_ics
 
 DEADLINE = datetime(2026, 12, 1, 20, 0, tzinfo=ZoneInfo("Europe/Berlin"))
 CREATED = datetime(2026, 11, 28, 9, 15, tzinfo=UTC)
@@ -101,3 +103,20 @@ def test_non_ascii_text_survives() -> None:
 def test_naive_times_are_refused(field: str) -> None:
     with pytest.raises(ValueError, match="timezone-aware"):
         produce(**{field: datetime(2026, 12, 1, 20, 0)})
+
+
+# The frame filled per deadline is icalendar's own calendar, byte for byte, whatever the text:
+# commas, semicolons, backslashes and newlines escaped, long and non-ASCII lines folded where
+# icalendar folds them (never inside a UTF-8 sequence), any time zone written as UTC.
+texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=200) | st.sampled_from(
+    ["", ",;\\\n", "é" * 80, "x" * 74, "x" * 75, "QQsummaryQQ", "QQuidQQ", "20261201T000000Z"]
+)
+zones = st.sampled_from([UTC, ZoneInfo("Asia/Tokyo")])
+instants = st.datetimes(min_value=datetime(1970, 1, 2), max_value=datetime(2200, 1, 1), timezones=zones)
+fields = st.builds(Fields, texts, texts, texts, instants, instants, st.emails(), st.integers(0, 10**6))
+
+
+@settings(max_examples=200, deadline=None)
+@given(fields)
+def test_the_filled_frame_is_icalendars_own_build(made: Fields) -> None:
+    assert produce(**vars(made)) == build(made)
