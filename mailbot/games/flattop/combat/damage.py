@@ -45,7 +45,7 @@ attack"); the new unit takes effect at once (18.2.1). Delayed sinking is ``comba
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -55,6 +55,7 @@ from mailbot.errors import GameError
 from mailbot.games.flattop.combat.sinking import SinkingTable
 from mailbot.games.flattop.tabledata import Source, rounding, table_sources
 from mailbot.games.flattop.units import (
+    AirFactors,
     Armament,
     Base,
     Ship,
@@ -92,6 +93,28 @@ class Speed(StrEnum):
     FULL = "full"
     HALF = "half"
     STOPPED = "stopped"
+
+
+@dataclass(frozen=True)
+class Attack:
+    """One attack's ``hits`` (from the CRT) on a ship or a base, and what decides their effect:
+    :func:`.damage_ships.hit_ship` and :func:`.damage_bases.hit_base` take it.
+
+    ``critical_check``: True (or the number of the attack's CRT rolls) when 21.8 calls for the 1d6.
+    ``ranking``: plane names in order of elimination (the attacker's for day dive and low-level
+    bombing, the defender's otherwise); ``readying_ranking``: the defender's, for the Readying box
+    (21.7.1; without it that box goes most factors first). ``launching``: the factors of this turn's
+    maximum launch from the target (21.6.2): their losses come back with box "launching".
+    """
+
+    hits: int
+    kind: HitKind
+    armament: Armament | None
+    critical_check: int
+    label: str  # the dice label of the attack's rolls
+    ranking: Sequence[str] = ()
+    launching: Sequence[AirFactors] = ()
+    readying_ranking: Sequence[str] = ()
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from mailbot.errors import GameError
 from mailbot.games.flattop.combat.damage import (
     RULE_21_3,
     RULE_SHIPS,
+    Attack,
     BaseHit,
     DamageRules,
     HitKind,
@@ -32,7 +33,6 @@ from mailbot.games.flattop.combat.damage_planes import (
 )
 from mailbot.games.flattop.units import (
     AirFactors,
-    Armament,
     Base,
     BaseFactors,
     Handling,
@@ -86,39 +86,34 @@ def _base_damage(
     return after, losses.planes, text
 
 
-def hit_base(
-    base: Base,
-    hits: int,
-    kind: HitKind,
-    *,
-    armament: Armament | None,
-    critical_check: int,
-    rules: DamageRules,
-    dice: Dice,
-    label: str,
-    turn: int,
-    ranking: Sequence[str] = (),
-    launching: Sequence[AirFactors] = (),
-    readying_ranking: Sequence[str] = (),
-) -> BaseHit:
-    """One attack's ``hits`` on a base (arguments as :func:`hit_ship`); AA -1 per four hits of the
-    attack, fractions up (21.3 row 2), critical hits included."""
+def hit_base(base: Base, attack: Attack, *, rules: DamageRules, dice: Dice, turn: int) -> BaseHit:
+    """One attack's hits on a base (as :func:`.damage_ships.hit_ship` on a ship); AA -1 per four hits
+    of the attack, fractions up (21.3 row 2), critical hits included."""
+    hits, kind, label = attack.hits, attack.kind, attack.label
     if kind is HitKind.TORPEDO:
         raise GameError(f"{base.name}: bases cannot be attacked by torpedo (reference B.14 ruling)")
     if hits < 0:
         raise GameError(f"{base.name}: {hits} hits")
-    caught, facts = caught_check(launching, eligible=True, rolled=hits, rules=rules, dice=dice, label=label)
+    caught, facts = caught_check(
+        attack.launching, eligible=True, rolled=hits, rules=rules, dice=dice, label=label
+    )
     facts.insert(0, f"{base.name}: {hits} hit(s) rolled ({kind})")
     taken, said = hits_with_planes(hits, kind, base.boxes, caught, rules)
     criticals, said_crit = roll_criticals(
-        int(critical_check), hits, armament, ship=False, rules=rules, dice=dice, label=label
+        int(attack.critical_check), hits, attack.armament, ship=False, rules=rules, dice=dice, label=label
     )
     extra = sum(c.extra_hits for c in criticals)
     total = taken + extra
     aa = lost_per(0, total, rules.hits.base_aa_per_hits, rules.hits.base_aa_rounding)
     aa += sum(c.aa for c in criticals)
     after, planes, sentence = _base_damage(
-        base, total, aa, rules, caught=caught, ranking=ranking, readying_ranking=readying_ranking
+        base,
+        total,
+        aa,
+        rules,
+        caught=caught,
+        ranking=attack.ranking,
+        readying_ranking=attack.readying_ranking,
     )
     after = replace(after, attacked_turn=turn)  # A.12: no repair in a turn it was attacked
     if any(c.no_flight_ops_next_turn for c in criticals):

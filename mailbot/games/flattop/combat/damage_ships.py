@@ -20,6 +20,7 @@ from mailbot.games.flattop.combat.damage import (
     RULE_21_3,
     RULE_FIRE,
     RULE_SHIPS,
+    Attack,
     CriticalResult,
     DamageRules,
     HitKind,
@@ -38,7 +39,6 @@ from mailbot.games.flattop.combat.sinking import hours_pass, needs_roll, sinking
 from mailbot.games.flattop.units import (
     AirBoxes,
     AirFactors,
-    Armament,
     Ship,
     TaskForce,
 )
@@ -165,44 +165,30 @@ def _sinking_sentence(ship: Ship, hours: int, why: str) -> str:
     return f"{afloat} ({why}; {sinking.RULE})"
 
 
-def hit_ship(
-    ship: Ship,
-    hits: int,
-    kind: HitKind,
-    *,
-    armament: Armament | None,
-    critical_check: int,
-    rules: DamageRules,
-    dice: Dice,
-    label: str,
-    turn: int,
-    ranking: Sequence[str] = (),
-    launching: Sequence[AirFactors] = (),
-    readying_ranking: Sequence[str] = (),
-) -> ShipHit:
-    """One attack's ``hits`` (from the CRT) on a ship: 21.3, critical hits, plane losses, sinking.
-
-    ``critical_check``: True (or the number of the attack's CRT rolls) when 21.8 calls for the 1d6.
-    ``ranking``: plane names in order of elimination (the attacker's for day dive and low-level
-    bombing, the defender's otherwise); ``readying_ranking``: the defender's, for the Readying box
-    (21.7.1; without it that box goes most factors first). ``launching``: the factors of this turn's
-    maximum launch from her (21.6.2): their losses come back in ``planes`` with box "launching".
-    """
+def hit_ship(ship: Ship, attack: Attack, *, rules: DamageRules, dice: Dice, turn: int) -> ShipHit:
+    """One attack's hits on a ship: 21.3, critical hits, plane losses, sinking."""
+    hits, kind, label = attack.hits, attack.kind, attack.label
     if ship.sunk:
         raise GameError(f"{ship.name} has sunk and cannot be hit")
     if hits < 0:
         raise GameError(f"{ship.name}: {hits} hits")
     caught, facts = caught_check(
-        launching, eligible=ship.type in CAUGHT_TYPES, rolled=hits, rules=rules, dice=dice, label=label
+        attack.launching, eligible=ship.type in CAUGHT_TYPES, rolled=hits, rules=rules, dice=dice, label=label
     )
     facts.insert(0, f"{ship.name}: {hits} hit(s) rolled ({kind})")
     taken, said = hits_with_planes(hits, kind, ship.boxes, caught, rules)
     criticals, said_crit = roll_criticals(
-        int(critical_check), hits, armament, ship=True, rules=rules, dice=dice, label=label
+        int(attack.critical_check), hits, attack.armament, ship=True, rules=rules, dice=dice, label=label
     )
     extra = sum(c.extra_hits for c in criticals)
     after, planes, sentence = _ship_damage(
-        ship, taken + extra, kind, rules, caught=caught, ranking=ranking, readying_ranking=readying_ranking
+        ship,
+        taken + extra,
+        kind,
+        rules,
+        caught=caught,
+        ranking=attack.ranking,
+        readying_ranking=attack.readying_ranking,
     )
     facts += [*said, *said_crit, sentence]
     for critical in criticals:

@@ -16,7 +16,7 @@ from mailbot.errors import GameError
 from mailbot.games.flattop.combat import intel
 from mailbot.games.flattop.combat.bht import Bht
 from mailbot.games.flattop.combat.crt import CombatTable, CrtResult
-from mailbot.games.flattop.combat.damage import DamageRules, HitKind, ShipHit
+from mailbot.games.flattop.combat.damage import Attack, DamageRules, HitKind, ShipHit
 from mailbot.games.flattop.combat.damage_ships import hit_ship
 from mailbot.games.flattop.combat.sub_moves import AswState, SubState, asw_state, put
 from mailbot.games.flattop.combat.sub_sequence import (
@@ -219,17 +219,8 @@ def _strike(
     if crt.hits <= 0:
         return Strike(target.name, factors, bht, crt, None)
     armament = Armament.TORPEDO if kind is HitKind.TORPEDO else None
-    hit = hit_ship(
-        target,
-        crt.hits,
-        kind,
-        armament=armament,
-        critical_check=crt.critical_check,
-        rules=combat.damage,
-        dice=dice,
-        label=label,
-        turn=turn,
-    )
+    attack = Attack(crt.hits, kind, armament, crt.critical_check, label)
+    hit = hit_ship(target, attack, rules=combat.damage, dice=dice, turn=turn)
     return Strike(target.name, factors, bht, crt, hit)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from mailbot.core.dice import Dice
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.crt import CombatTable, CrtResult
-from mailbot.games.flattop.combat.damage import DamageRules, HitKind, ShipHit
+from mailbot.games.flattop.combat.damage import Attack, DamageRules, HitKind, ShipHit
 from mailbot.games.flattop.combat.damage_ships import hit_ship
 from mailbot.games.flattop.combat.surface import (
     DEFAULT_RULES,
@@ -215,17 +215,8 @@ def _land(
     if one.crt.hits <= 0:
         return None
     armament = Armament.TORPEDO if kind is HitKind.TORPEDO else None
-    hit = hit_ship(
-        ships[one.target],
-        one.crt.hits,
-        kind,
-        armament=armament,
-        critical_check=one.crt.critical_check,
-        rules=damage,
-        dice=dice,
-        label=one.label,
-        turn=turn,
-    )
+    attack = Attack(one.crt.hits, kind, armament, one.crt.critical_check, one.label)
+    hit = hit_ship(ships[one.target], attack, rules=damage, dice=dice, turn=turn)
     ships[one.target] = hit.after
     return hit
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from mailbot.games.flattop.combat import intel
 from mailbot.games.flattop.combat.bombardment import bombard, bombard_problems
-from mailbot.games.flattop.combat.damage import HitKind
+from mailbot.games.flattop.combat.damage import Attack, HitKind
 from mailbot.games.flattop.combat.damage_bases import hit_base
 from mailbot.games.flattop.combat.surface import surface_rules
 from mailbot.games.flattop.hour.aftermath import BOMBARDMENT, put_ships, score_planes
@@ -59,10 +59,8 @@ def _bombard(turn: Turn, side: Side, number: int) -> str:
     for line in done.lines:
         turn.referee("bombard.roll", line)
     checks = int(done.result.critical_check)
-    result = hit_base(
-        base, done.result.hits, HitKind.GUNNERY, armament=None, critical_check=checks,
-        rules=tools.damage, dice=turn.dice, label=label, turn=st.turn,
-    )  # fmt: skip
+    attack = Attack(done.result.hits, HitKind.GUNNERY, None, checks, label)
+    result = hit_base(base, attack, rules=tools.damage, dice=turn.dice, turn=st.turn)
     bases = tuple(result.after if b is base else b for b in st.bases)
     turn.state = replace(st, bases=bases, firings=done.firings)
     put_ships(turn, side, done.ships, BOMBARDMENT)

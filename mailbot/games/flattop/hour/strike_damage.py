@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from mailbot.games.flattop.combat import intel
 from mailbot.games.flattop.combat.battle import LossChoice, ShipLabel, Target
-from mailbot.games.flattop.combat.damage import BaseHit, HitKind, PlaneLoss, ShipHit
+from mailbot.games.flattop.combat.damage import Attack, BaseHit, HitKind, PlaneLoss, ShipHit
 from mailbot.games.flattop.combat.damage_bases import hit_base
 from mailbot.games.flattop.combat.damage_ships import hit_ship, launch_note
 from mailbot.games.flattop.combat.kit import Kit, describe_counts, remove_factors
@@ -103,19 +103,9 @@ def strike_ship(raid: Raid, found: tuple[ShipLabel, Ship], a: Allocation, blow: 
     owner = target.side.opponent
     tf = next(t for t in st.task_forces if t.number == shiplabel.tf and t.side is owner)
     launching = _launching(turn, owner, f"TF{tf.number}") if ship.capacity else ()
-    result = hit_ship(
-        ship,
-        blow.hits,
-        blow.kind,
-        armament=blow.armament,
-        critical_check=blow.critical,
-        rules=kit.damage,
-        dice=turn.dice,
-        label=blow.label,
-        turn=st.turn,
-        ranking=_ranking(turn, target.side, blow.attacker_picks),
-        launching=launching,
-    )
+    ranking = _ranking(turn, target.side, blow.attacker_picks)
+    attack = Attack(blow.hits, blow.kind, blow.armament, blow.critical, blow.label, ranking, launching)
+    result = hit_ship(ship, attack, rules=kit.damage, dice=turn.dice, turn=st.turn)
     _launch_losses(turn, owner, f"TF{tf.number}", result.planes)
     for fact in result.facts:
         turn.referee("damage", fact)
@@ -231,19 +221,9 @@ def strike_base(raid: Raid, a: Allocation, blow: Blow) -> None:
     st = turn.state
     base = next(b for b in st.bases if b.name == target.base)
     owner = base.side
-    result: BaseHit = hit_base(
-        base,
-        blow.hits,
-        blow.kind,
-        armament=blow.armament,
-        critical_check=blow.critical,
-        rules=kit.damage,
-        dice=turn.dice,
-        label=label,
-        turn=st.turn,
-        ranking=_ranking(turn, target.side, attacker_picks),
-        launching=_launching(turn, owner, base.name),
-    )
+    ranking, launching = _ranking(turn, target.side, attacker_picks), _launching(turn, owner, base.name)
+    attack = Attack(blow.hits, blow.kind, blow.armament, blow.critical, label, ranking, launching)
+    result: BaseHit = hit_base(base, attack, rules=kit.damage, dice=turn.dice, turn=st.turn)
     turn.state = replace(st, bases=tuple(result.after if b is base else b for b in st.bases))
     _launch_losses(turn, owner, base.name, result.planes)
     for fact in result.facts:

@@ -12,6 +12,7 @@ import pytest
 from mailbot.core.dice import FixedDice
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.damage import (
+    Attack,
     BaseHit,
     DamageRules,
     HitKind,
@@ -69,16 +70,19 @@ def base(handling: Handling = Handling.LP, **more: Any) -> Base:
     return Base("Port Moresby", Side.ALLIED, None, handling, None, 8, 4, 6, 5, **fields)
 
 
-def bomb(ship: Ship, hits: int, dice: FixedDice = NO_DICE, *, kind: HitKind = BOMB, **more: Any) -> ShipHit:
-    kw: dict[str, Any] = {"armament": AP, "critical_check": False, "turn": TURN} | more
-    return hit_ship(ship, hits, kind, rules=RULES, dice=dice, label="t5.AF1.Yorktown", **kw)
+def bomb(
+    ship: Ship, hits: int, dice: FixedDice = NO_DICE, *, kind: HitKind = BOMB, turn: int = TURN, **more: Any
+) -> ShipHit:
+    kw: dict[str, Any] = {"armament": AP, "critical_check": False} | more
+    attack = Attack(hits, kind, label="t5.AF1.Yorktown", **kw)
+    return hit_ship(ship, attack, rules=RULES, dice=dice, turn=turn)
 
 
 def strike(
-    target: Base, hits: int, dice: FixedDice = NO_DICE, *, kind: HitKind = BOMB, **more: Any
+    target: Base, hits: int, dice: FixedDice = NO_DICE, *, kind: HitKind = BOMB, turn: int = TURN, **more: Any
 ) -> BaseHit:
-    kw: dict[str, Any] = {"armament": GP, "critical_check": False, "turn": TURN} | more
-    return hit_base(target, hits, kind, rules=RULES, dice=dice, label="t5.AF1.PM", **kw)
+    kw: dict[str, Any] = {"armament": GP, "critical_check": False} | more
+    return hit_base(target, Attack(hits, kind, label="t5.AF1.PM", **kw), rules=RULES, dice=dice, turn=turn)
 
 
 # --- the shipped table ---------------------------------------------------------------------

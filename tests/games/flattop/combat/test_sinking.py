@@ -11,6 +11,7 @@ import pytest
 from mailbot.core.dice import FixedDice
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.damage import (
+    Attack,
     DamageRules,
     HitKind,
     ShipHit,
@@ -37,17 +38,8 @@ def wasp(**more: Any) -> Ship:
 
 def hit(ship: Ship, hits: int, *rolls: int, turn: int = TURN) -> ShipHit:
     dice = FixedDice(by_label={f"{LABEL}/sinking delay": list(rolls)})
-    result = hit_ship(
-        ship,
-        hits,
-        HitKind.BOMB,
-        armament=Armament.AP,
-        critical_check=False,
-        rules=RULES,
-        dice=dice,
-        label=LABEL,
-        turn=turn,
-    )
+    attack = Attack(hits, HitKind.BOMB, Armament.AP, critical_check=False, label=LABEL)
+    result = hit_ship(ship, attack, rules=RULES, dice=dice, turn=turn)
     assert dice.leftover() == {}, "every given roll is used"
     return result
 
