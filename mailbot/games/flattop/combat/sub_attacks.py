@@ -87,31 +87,41 @@ class Combat:
     damage: DamageRules
 
 
-def fire_torpedoes(
-    sub_ship: Ship,
-    sub: SubState,
-    aims: tuple[Aim, ...],
-    hex_ships: tuple[Ship, ...],
-    *,
-    side: Side,
-    turn: int,
-    combat: Combat,
-    dice: Dice,
-    label: str,
-    result: AttackSequence | None = None,
-) -> TorpedoAttack:
-    """27.9.1 by day: one CRT roll per aim, at the side's torpedo BHT; hits are torpedo hits (21.3).
+@dataclass(frozen=True)
+class Firing:
+    """How an attack's rolls are made: in ``turn``, with the fight's tables, the dice and the label
+    the rolls' labels start with."""
 
-    ``hex_ships``: the target side's ships in the hex (the 27.9.1 +2 looks at them all).
-    """
+    turn: int
+    combat: Combat
+    dice: Dice
+    label: str
+
+
+@dataclass(frozen=True)
+class Torpedoes:
+    """The sub's side of a torpedo attack: ``side`` fires, ``hex_ships`` are the target side's ships
+    in the hex (the 27.9.1 +2 looks at them all); ``result``: the attack sequence's result, when
+    rolled (27.6)."""
+
+    side: Side
+    hex_ships: tuple[Ship, ...]
+    result: AttackSequence | None = None
+
+
+def fire_torpedoes(
+    sub_ship: Ship, sub: SubState, aims: tuple[Aim, ...], torpedoes: Torpedoes, *, firing: Firing
+) -> TorpedoAttack:
+    """27.9.1 by day: one CRT roll per aim, at the side's torpedo BHT; hits are torpedo hits (21.3)."""
     total = sum(aim.factors for aim in aims)
-    _check_attack(sub_ship, sub, total, turn=turn, rules=combat.rules, result=result)
+    _check_attack(sub_ship, sub, total, torpedoes, firing)
     if any(aim.factors <= 0 for aim in aims):
         raise GameError(f"{sub.name}: every aim needs attack factors")
     plan = tuple(
-        (f"{label}/salvo {i + 1} at {aim.target}", aim.target, aim.factors) for i, aim in enumerate(aims)
+        (f"{firing.label}/salvo {i + 1} at {aim.target}", aim.target, aim.factors)
+        for i, aim in enumerate(aims)
     )
-    return _salvos(sub, plan, hex_ships, side=side, turn=turn, combat=combat, dice=dice)
+    return _salvos(sub, plan, torpedoes, firing)
 
 
 def night_targets(factors: int, candidates: tuple[Ship, ...], dice: Dice, label: str) -> tuple[str, ...]:
@@ -133,94 +143,65 @@ def fire_torpedoes_at_night(
     sub: SubState,
     factors: int,
     candidates: tuple[Ship, ...],
-    hex_ships: tuple[Ship, ...],
+    torpedoes: Torpedoes,
     *,
-    side: Side,
-    turn: int,
-    combat: Combat,
-    dice: Dice,
-    label: str,
-    result: AttackSequence | None = None,
+    firing: Firing,
 ) -> TorpedoAttack:
     """27.8 at night: every factor at a random ship of ``candidates`` (the TF attacked); the factors
     are not combined (``[attack] combine_at_night``), each is its own CRT roll."""
-    _check_attack(sub_ship, sub, factors, turn=turn, rules=combat.rules, result=result)
-    targets = night_targets(factors, candidates, dice, label)
-    if combat.rules.combine_at_night:
+    _check_attack(sub_ship, sub, factors, torpedoes, firing)
+    label = firing.label
+    targets = night_targets(factors, candidates, firing.dice, label)
+    if firing.combat.rules.combine_at_night:
         counts = {name: targets.count(name) for name in dict.fromkeys(targets)}
         plan = tuple((f"{label}/salvo at {name}", name, n) for name, n in counts.items())
     else:
         plan = tuple((f"{label}/tube {i + 1} at {name}", name, 1) for i, name in enumerate(targets))
-    return _salvos(sub, plan, hex_ships, side=side, turn=turn, combat=combat, dice=dice)
+    return _salvos(sub, plan, torpedoes, firing)
 
 
-def _check_attack(
-    sub_ship: Ship,
-    sub: SubState,
-    factors: int,
-    *,
-    turn: int,
-    rules: SubmarineRules,
-    result: AttackSequence | None,
-) -> None:
+def _check_attack(sub_ship: Ship, sub: SubState, factors: int, torpedoes: Torpedoes, firing: Firing) -> None:
     if sub_ship.name != sub.name or sub_ship.type is not ShipType.SS:
         raise GameError(f"{sub_ship.name} is not the submarine {sub.name}")
     if sub_ship.sunk:
         raise GameError(f"{sub.name} has sunk")
-    problem = attack_problem(sub, factors, turn, rules, result=result)
+    problem = attack_problem(sub, factors, firing.turn, firing.combat.rules, result=torpedoes.result)
     if problem:
         raise GameError(f"{sub.name}: {problem}")
 
 
 def _salvos(
-    sub: SubState,
-    plan: tuple[tuple[str, str, int], ...],
-    hex_ships: tuple[Ship, ...],
-    *,
-    side: Side,
-    turn: int,
-    combat: Combat,
-    dice: Dice,
+    sub: SubState, plan: tuple[tuple[str, str, int], ...], torpedoes: Torpedoes, firing: Firing
 ) -> TorpedoAttack:
     """Each (label, target, factors) of ``plan`` in turn; damage takes effect at once (18.2.1)."""
-    ships = {s.name: s for s in hex_ships}
+    ships = {s.name: s for s in torpedoes.hex_ships}
     strikes: list[Strike] = []
     for roll_label, target, factors in plan:
         if target not in ships:
             raise GameError(f"{sub.name}: no ship {target!r} in the hex")
-        bht = torpedo_bht(side, ships[target], ships.values(), combat.rules)
-        strike = _strike(
-            ships[target],
-            factors,
-            bht,
-            kind=HitKind.TORPEDO,
-            combat=combat,
-            dice=dice,
-            label=roll_label,
-            turn=turn,
-        )
+        bht = torpedo_bht(torpedoes.side, ships[target], ships.values(), firing.combat.rules)
+        strike = _strike(ships[target], factors, bht, HitKind.TORPEDO, replace(firing, label=roll_label))
         strikes.append(strike)
         if strike.hit is not None:
             ships[target] = strike.hit.after
-    fired = sum(factors for _, _, factors in plan)
+    fired, turn = sum(factors for _, _, factors in plan), firing.turn
     after = replace(sub, factors_fired=sub.factors_fired + fired, attacked_turn=turn, fought_turn=turn)
-    return TorpedoAttack(after, tuple(strikes), tuple(ships[s.name] for s in hex_ships))
+    return TorpedoAttack(after, tuple(strikes), tuple(ships[s.name] for s in torpedoes.hex_ships))
 
 
-def _strike(
-    target: Ship, factors: int, bht: Bht, *, kind: HitKind, combat: Combat, dice: Dice, label: str, turn: int
-) -> Strike:
-    """One CRT roll at ``target``, its hits through ``damage.hit_ship``; a ship already sunk is no
-    target any more (rolled for nothing)."""
+def _strike(target: Ship, factors: int, bht: Bht, kind: HitKind, firing: Firing) -> Strike:
+    """One CRT roll at ``target`` labelled ``firing.label``, its hits through ``damage.hit_ship``; a
+    ship already sunk is no target any more (rolled for nothing)."""
+    combat = firing.combat
     if target.sunk:
         skipped = combat.crt.result(bht.value, 0, 0)
         return Strike(target.name, factors, bht, skipped, None)
-    crt = combat.crt.roll(bht.value, factors, dice, label, rule=RULE)
+    crt = combat.crt.roll(bht.value, factors, firing.dice, firing.label, rule=RULE)
     if crt.hits <= 0:
         return Strike(target.name, factors, bht, crt, None)
     armament = Armament.TORPEDO if kind is HitKind.TORPEDO else None
-    attack = Attack(crt.hits, kind, armament, crt.critical_check, label)
-    hit = hit_ship(target, attack, rules=combat.damage, dice=dice, turn=turn)
+    attack = Attack(crt.hits, kind, armament, crt.critical_check, firing.label)
+    hit = hit_ship(target, attack, rules=combat.damage, dice=firing.dice, turn=firing.turn)
     return Strike(target.name, factors, bht, crt, hit)
 
 
@@ -242,23 +223,19 @@ def gunnery_attack(
     states: tuple[AswState, ...],
     *,
     depth: Depth,
-    turn: int,
-    combat: Combat,
-    dice: Dice,
-    label: str,
+    firing: Firing,
 ) -> SubAttacked:
     """27.9: the attackers' gunnery factors together in one CRT roll against the sub at ``depth``
     (:func:`resolution_depth`); each attacker has then used its gunnery factor this turn."""
+    turn = firing.turn
     for ship in attackers:
         problem = gunnery_problem(ship, asw_state(states, ship.name), turn)
         if problem:
             raise GameError(problem)
     factors = sum(s.gunnery for s in attackers)
-    bht = sub_bht(Weapon.GUNNERY, depth, combat.rules)
-    where = f"{label}/gunnery at {sub.name}"
-    strike = _strike(
-        sub_ship, factors, bht, kind=HitKind.GUNNERY, combat=combat, dice=dice, label=where, turn=turn
-    )
+    bht = sub_bht(Weapon.GUNNERY, depth, firing.combat.rules)
+    where = replace(firing, label=f"{firing.label}/gunnery at {sub.name}")
+    strike = _strike(sub_ship, factors, bht, HitKind.GUNNERY, where)
     for ship in attackers:
         states = put(states, replace(asw_state(states, ship.name), gunnery_turn=turn))
     return _attacked(sub_ship, sub, strike, states, turn)
@@ -271,28 +248,24 @@ def asw_attack(
     states: tuple[AswState, ...],
     *,
     depth: Depth,
-    turn: int,
-    combat: Combat,
-    dice: Dice,
-    label: str,
+    firing: Firing,
 ) -> SubAttacked:
     """27.9: the attackers' ASW factors (design default: 1 a ship) in one CRT roll against the sub
     at ``depth``; each attacker spends one of its ASW attacks (27.9.2). Depth charges are resolved
     as bomb hits (no planes aboard a sub, so only their critical hit rules apply)."""
+    rules = firing.combat.rules
     for ship in attackers:
-        problem = asw_problem(ship, asw_state(states, ship.name), combat.rules)
+        problem = asw_problem(ship, asw_state(states, ship.name), rules)
         if problem:
             raise GameError(problem)
-    factors = len(attackers) * combat.rules.asw_factor
-    bht = sub_bht(Weapon.ASW, depth, combat.rules)
-    where = f"{label}/ASW at {sub.name}"
-    strike = _strike(
-        sub_ship, factors, bht, kind=HitKind.BOMB, combat=combat, dice=dice, label=where, turn=turn
-    )
+    factors = len(attackers) * rules.asw_factor
+    bht = sub_bht(Weapon.ASW, depth, rules)
+    where = replace(firing, label=f"{firing.label}/ASW at {sub.name}")
+    strike = _strike(sub_ship, factors, bht, HitKind.BOMB, where)
     for ship in attackers:
         state = asw_state(states, ship.name)
         states = put(states, replace(state, asw_attacks=state.asw_attacks + 1))
-    return _attacked(sub_ship, sub, strike, states, turn)
+    return _attacked(sub_ship, sub, strike, states, firing.turn)
 
 
 def _attacked(

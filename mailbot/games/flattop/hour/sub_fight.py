@@ -27,6 +27,8 @@ from mailbot.games.flattop.combat.damage_ships import launch_note
 from mailbot.games.flattop.combat.sub_attacks import (
     Aim,
     Combat,
+    Firing,
+    Torpedoes,
     asw_attack,
     attack_report,
     attack_report_lines,
@@ -198,18 +200,14 @@ def _sub_fires(turn: Turn, fight: Fight, result: AttackSequence | None, told: _T
     if why or ship.destroyed or not tf.afloat:
         told.sub.append(f"{fight.sub} did not attack: {why or 'nothing to attack'}")
         return
-    hex_ships, enemy = _ships(st, tf.side, tf), tf.side
+    enemy = tf.side
+    torpedoes = Torpedoes(fight.side, _ships(st, tf.side, tf), result)
+    firing = Firing(st.turn, _combat(st), turn.dice, label)
     if st.scenario.is_night(st.time):
-        fired = fire_torpedoes_at_night(
-            ship, sub, factors, tf.afloat, hex_ships, side=fight.side, turn=st.turn,
-            combat=_combat(st), dice=turn.dice, label=label, result=result,
-        )  # fmt: skip
+        fired = fire_torpedoes_at_night(ship, sub, factors, tf.afloat, torpedoes, firing=firing)
     else:
         aims = (Aim(first_by_priority(tf, side_priority(st, fight.side)).name, factors),)
-        fired = fire_torpedoes(
-            ship, sub, aims, hex_ships, side=fight.side, turn=st.turn, combat=_combat(st),
-            dice=turn.dice, label=label, result=result,
-        )  # fmt: skip
+        fired = fire_torpedoes(ship, sub, aims, torpedoes, firing=firing)
     attacked = record_sub_attack(st.undersea.asw, tf.afloat, st.turn)
     turn.state = replace(
         st, undersea=replace(st.undersea, subs=put(st.undersea.subs, fired.sub), asw=attacked)
@@ -277,15 +275,13 @@ def _tf_fires(turn: Turn, fight: Fight, hour: SubHour, told: _Told, label: str) 
         told.dived_deep = dive_to is Depth.DEEP
         told.sub.append(f"{fight.sub} dived to {dive_to} depth as the attack came in (27.6.4)")
     told.tf_fired = True
-    combat, states, lines = _combat(st), st.undersea.asw, []
+    firing, states, lines = Firing(st.turn, _combat(st), turn.dice, label), st.undersea.asw, []
     for weapon, ships in attackers.items():
         depth = depths[weapon]
         if not ships or depth is None or ship.destroyed:
             continue
         attack = gunnery_attack if weapon is Weapon.GUNNERY else asw_attack
-        done = attack(
-            ship, sub, ships, states, depth=depth, turn=st.turn, combat=combat, dice=turn.dice, label=label
-        )
+        done = attack(ship, sub, ships, states, depth=depth, firing=firing)
         ship, sub, states = done.sub_ship, done.sub, done.states
         hit = done.strike.hit
         strike = done.strike

@@ -18,6 +18,8 @@ from mailbot.games.flattop.combat.damage import DamageRules
 from mailbot.games.flattop.combat.sub_attacks import (
     Aim,
     Combat,
+    Firing,
+    Torpedoes,
     asw_attack,
     attack_report,
     attack_report_lines,
@@ -547,9 +549,8 @@ def test_27_6_9_worked_sequence() -> None:
     seq = sequence_roll(Situation(), RULES, dice, f"{label}/sequence")
     assert firing_order(seq.result, boat.depth) == (Firer.SUB, Firer.TF)
     # "fire its torpedoes at periscope depth"
-    salvo = fire_torpedoes(
-        sub(), boat, (Aim("Aoba", 4),), tf, side=Side.ALLIED, turn=T, combat=COMBAT, dice=dice, label=label
-    )
+    firing = Firing(T, COMBAT, dice, label)
+    salvo = fire_torpedoes(sub(), boat, (Aim("Aoba", 4),), Torpedoes(Side.ALLIED, tf), firing=firing)
     assert salvo.strikes[0].bht.value == 10
     assert salvo.ships[0].hits == 1
     assert salvo.ships[0].torpedo_hits == 1
@@ -562,20 +563,10 @@ def test_27_6_9_worked_sequence() -> None:
     )
     assert gun_depth is PERISCOPE
     assert asw_depth is PERISCOPE
-    shot = gunnery_attack(sub(), boat, tf, (), depth=gun_depth, turn=T, combat=COMBAT, dice=dice, label=label)
+    shot = gunnery_attack(sub(), boat, tf, (), depth=gun_depth, firing=firing)
     assert shot.strike.bht.value == 7 - 2
     assert shot.strike.factors == 8 + 3 + 3
-    charged = asw_attack(
-        shot.sub_ship,
-        shot.sub,
-        tf[1:],
-        shot.states,
-        depth=asw_depth,
-        turn=T,
-        combat=COMBAT,
-        dice=dice,
-        label=label,
-    )
+    charged = asw_attack(shot.sub_ship, shot.sub, tf[1:], shot.states, depth=asw_depth, firing=firing)
     assert charged.strike.bht.value == 8
     assert not charged.sub_ship.destroyed
     # "and then dive deep"
@@ -590,14 +581,8 @@ def test_27_6_9_worked_sequence() -> None:
     assert resolution_depth(Weapon.GUNNERY, depth=boat.depth, rules=RULES) is None
     assert attack_problem(boat, 4, T + 1, RULES) == "deep subs may never attack (27.6.2)"
     dice = FixedDice(by_label={"t11/S-44 vs TF4/ASW at S-44": [6, 6]})  # E 0.3 x 2 -> 1 hit
-    where: dict[str, Any] = {
-        "depth": DEEP,
-        "turn": T + 1,
-        "combat": COMBAT,
-        "dice": dice,
-        "label": "t11/S-44 vs TF4",
-    }
-    again = asw_attack(charged.sub_ship, boat, tf[1:], charged.states, **where)
+    later = Firing(T + 1, COMBAT, dice, "t11/S-44 vs TF4")
+    again = asw_attack(charged.sub_ship, boat, tf[1:], charged.states, depth=DEEP, firing=later)
     assert again.strike.bht.value == 8 - 1
     assert again.sub_ship.sunk
     assert asw_state(again.states, "Yunagi").asw_attacks == 2
@@ -617,9 +602,8 @@ def test_27_8_night_random_targets_and_no_combining() -> None:
     tubes |= {f"{label}/tube 3 at Kinugasa": [1, 1]}
     dice = FixedDice(by_label=picks | tubes)
     boat = SubState("S-38", PERISCOPE)
-    attack = fire_torpedoes_at_night(
-        sub("S-38"), boat, 3, tf, tf, side=Side.ALLIED, turn=20, combat=COMBAT, dice=dice, label=label
-    )
+    firing = Firing(20, COMBAT, dice, label)
+    attack = fire_torpedoes_at_night(sub("S-38"), boat, 3, tf, Torpedoes(Side.ALLIED, tf), firing=firing)
     assert [(s.target, s.factors) for s in attack.strikes] == [("Kinugasa", 1), ("Aoba", 1), ("Kinugasa", 1)]
     assert attack.sub.factors_fired == 3
     assert dice.leftover() == {}
@@ -635,9 +619,8 @@ def test_27_9_1_four_attack_factors_in_any_combination_one_attack_a_phase() -> N
     label = "t10/S-44 vs TF4"
     dice = FixedDice(by_label={f"{label}/salvo 1 at Aoba": [1, 1], f"{label}/salvo 2 at Yunagi": [1, 1]})
     aims = (Aim("Aoba", 3), Aim("Yunagi", 1))
-    attack = fire_torpedoes(
-        sub(), SubState("S-44"), aims, tf, side=Side.ALLIED, turn=T, combat=COMBAT, dice=dice, label=label
-    )
+    torpedoes = Torpedoes(Side.ALLIED, tf)
+    attack = fire_torpedoes(sub(), SubState("S-44"), aims, torpedoes, firing=Firing(T, COMBAT, dice, label))
     assert [(s.target, s.factors) for s in attack.strikes] == [("Aoba", 3), ("Yunagi", 1)]
     assert attack.sub.attacked_turn == T
     assert attack.sub.fought_turn == T
@@ -647,15 +630,7 @@ def test_27_9_1_four_attack_factors_in_any_combination_one_attack_a_phase() -> N
     assert attack_problem(SubState("S-44"), 5, T, RULES) is not None
     with pytest.raises(GameError, match="one attack per combat phase"):
         fire_torpedoes(
-            sub(),
-            attack.sub,
-            (Aim("Aoba", 1),),
-            tf,
-            side=Side.ALLIED,
-            turn=T,
-            combat=COMBAT,
-            dice=NO_DICE,
-            label=label,
+            sub(), attack.sub, (Aim("Aoba", 1),), torpedoes, firing=Firing(T, COMBAT, NO_DICE, label)
         )
 
 
@@ -712,10 +687,7 @@ def test_27_9_2_asw_reloads() -> None:
             (dd("Yunagi"),),
             (used,),
             depth=PERISCOPE,
-            turn=T,
-            combat=COMBAT,
-            dice=NO_DICE,
-            label="x",
+            firing=Firing(T, COMBAT, NO_DICE, "x"),
         )
 
 
@@ -751,31 +723,21 @@ def test_27_9_no_gunnery_at_subs_after_using_it_this_turn() -> None:
     assert gunnery_problem(aoba, AswState("Aoba", gunnery_turn=T - 1), T) is None
     assert gunnery_problem(aoba, AswState("Aoba", gunnery_turn=T), T) is not None
     dice = FixedDice(by_label={"t10/gunnery at S-44": [1, 1]})
-    shot = gunnery_attack(
-        sub(), SubState("S-44"), (aoba,), (), depth=SURFACE, turn=T, combat=COMBAT, dice=dice, label="t10"
-    )
+    firing = Firing(T, COMBAT, dice, "t10")
+    shot = gunnery_attack(sub(), SubState("S-44"), (aoba,), (), depth=SURFACE, firing=firing)
     assert asw_state(shot.states, "Aoba").gunnery_turn == T
     assert shot.sub.fought_turn == T
     with pytest.raises(GameError, match="used its gunnery"):
         gunnery_attack(
-            sub(),
-            shot.sub,
-            (aoba,),
-            shot.states,
-            depth=SURFACE,
-            turn=T,
-            combat=COMBAT,
-            dice=NO_DICE,
-            label="t10",
+            sub(), shot.sub, (aoba,), shot.states, depth=SURFACE, firing=Firing(T, COMBAT, NO_DICE, "t10")
         )
 
 
 def test_27_9_gunnery_sinks_a_surfaced_sub() -> None:
     """27.9: "Surfaced subs may only be attacked by gunnery"; a hit sinks a sub (Damage Factor 1)."""
     dice = FixedDice(by_label={"t10/gunnery at S-44": [4, 4]})
-    shot = gunnery_attack(
-        sub(), SubState("S-44"), (ca(),), (), depth=SURFACE, turn=T, combat=COMBAT, dice=dice, label="t10"
-    )
+    firing = Firing(T, COMBAT, dice, "t10")
+    shot = gunnery_attack(sub(), SubState("S-44"), (ca(),), (), depth=SURFACE, firing=firing)
     assert shot.strike.crt.hits >= 1
     assert shot.sub_ship.sunk
 
@@ -794,17 +756,8 @@ def test_27_10_what_the_sub_is_told_of_its_attack() -> None:
     label = "t10/S-44 vs TF4"
     dice = FixedDice(by_label={f"{label}/salvo 1 at Aoba": [3, 4]})
     tf = (ca(),)
-    attack = fire_torpedoes(
-        sub(),
-        SubState("S-44"),
-        (Aim("Aoba", 4),),
-        tf,
-        side=Side.ALLIED,
-        turn=T,
-        combat=COMBAT,
-        dice=dice,
-        label=label,
-    )
+    torpedoes, firing = Torpedoes(Side.ALLIED, tf), Firing(T, COMBAT, dice, label)
+    attack = fire_torpedoes(sub(), SubState("S-44"), (Aim("Aoba", 4),), torpedoes, firing=firing)
     told: dict[str, Any] = {
         "night": False,
         "turn": T,
@@ -825,17 +778,8 @@ def test_27_10_two_salvos_at_one_ship_make_one_approximate_line() -> None:
     label = "t10/S-44 vs TF4"
     dice = FixedDice(by_label={f"{label}/salvo 1 at Aoba": [3, 4], f"{label}/salvo 2 at Aoba": [3, 4]})
     aims = (Aim("Aoba", 2), Aim("Aoba", 2))
-    attack = fire_torpedoes(
-        sub(),
-        SubState("S-44"),
-        aims,
-        (ca(),),
-        side=Side.ALLIED,
-        turn=T,
-        combat=COMBAT,
-        dice=dice,
-        label=label,
-    )
+    torpedoes, firing = Torpedoes(Side.ALLIED, (ca(),)), Firing(T, COMBAT, dice, label)
+    attack = fire_torpedoes(sub(), SubState("S-44"), aims, torpedoes, firing=firing)
     assert attack.ships[0].hits == 2
     told: dict[str, Any] = {"turn": T, "policy": Deception.TRUTHFUL, "dice": NO_DICE, "label": label}
     assert attack_report_lines(AttackReport.APPROXIMATE, attack.hits, night=False, **told) == (
