@@ -10,12 +10,18 @@ tenth exactly; shares are written ``[1, 3]``; rounding is ``"up"`` or ``"down"``
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
+
+from mailbot.errors import GameError
 
 META = ("default", "source")
+#: what a reader raises on a table that lacks a key or holds a value of the wrong kind
+MALFORMED: tuple[type[Exception], ...] = (KeyError, TypeError, ValueError, AttributeError)
+
+T = TypeVar("T")
 
 
 class ConfigKey:
@@ -42,6 +48,32 @@ class Source:
 
     default: bool
     source: str
+
+
+class Sourced:
+    """A parsed table that keeps its sections' :class:`Source` by section name (``sources``)."""
+
+    sources: Mapping[str, Source]
+
+    @property
+    def design_defaults(self) -> tuple[str, ...]:
+        """The sections that are design defaults (e.g. ``factors.defaults``): letters say so."""
+        return tuple(name for name, src in self.sources.items() if src.default)
+
+
+def parsed(
+    file: str,
+    read: Callable[[Mapping[str, Any]], T],
+    data: Mapping[str, Any],
+    *,
+    also: tuple[type[Exception], ...] = (),
+) -> T:
+    """``read(data)``; a malformed table is a GameError naming ``file`` (it ships with the code).
+    ``also``: what else the reader raises on a malformed table."""
+    try:
+        return read(data)
+    except (*MALFORMED, *also) as error:
+        raise GameError(f"{file} is malformed ({error!r})") from error
 
 
 def integer(value: Any) -> int:

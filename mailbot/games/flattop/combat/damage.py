@@ -53,7 +53,7 @@ from typing import Any
 from mailbot.core.dice import parse_spec
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.sinking import SinkingTable
-from mailbot.games.flattop.tabledata import Source, rounding, table_sources
+from mailbot.games.flattop.tabledata import Source, Sourced, rounding, table_sources
 from mailbot.games.flattop.units import (
     AirFactors,
     Armament,
@@ -236,7 +236,7 @@ class FireTable:
 
 
 @dataclass(frozen=True)
-class DamageRules:
+class DamageRules(Sourced):
     """``damage.toml``, parsed; ``sources`` says which sections are design defaults."""
 
     hits: HitRules
@@ -269,11 +269,6 @@ class DamageRules:
             raise GameError(f"damage.toml is malformed ({error!r})") from error
         _check_fires(rules)
         return rules
-
-    @property
-    def design_defaults(self) -> tuple[str, ...]:
-        """The sections that are design defaults, e.g. ``criticals.ships``: letters say so."""
-        return tuple(name for name, src in self.sources.items() if src.default)
 
 
 def _pair(value: Any) -> tuple[int, int]:

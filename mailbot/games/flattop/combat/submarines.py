@@ -63,7 +63,7 @@ from typing import Any
 from mailbot.core.dice import parse_spec
 from mailbot.errors import GameError
 from mailbot.games.flattop.map.hexes import Terrain
-from mailbot.games.flattop.tabledata import Source
+from mailbot.games.flattop.tabledata import Source, Sourced
 from mailbot.games.flattop.units import ShipType, Side
 
 RULE = "seed 003, 27"
@@ -193,7 +193,7 @@ class SequenceTable:
 
 
 @dataclass(frozen=True)
-class SubmarineRules:
+class SubmarineRules(Sourced):
     """``submarines.toml`` parsed; see that file for what each number is and where it comes from."""
 
     deep_barred: frozenset[Terrain]
@@ -237,10 +237,6 @@ class SubmarineRules:
         if section not in self.sources:
             raise GameError(f"submarines.toml has no section {section!r}")
         return self.sources[section].default
-
-    @property
-    def design_defaults(self) -> tuple[str, ...]:
-        return tuple(name for name, source in self.sources.items() if source.default)
 
     @property
     def torpedo_capacity(self) -> int:

@@ -64,7 +64,7 @@ from mailbot.errors import GameError
 from mailbot.games.flattop.combat.battle import TYPE_ORDER
 from mailbot.games.flattop.combat.damage import Speed, speed
 from mailbot.games.flattop.combat.intel import ship_words
-from mailbot.games.flattop.tabledata import Source, fraction, integer, rounded, table_sources
+from mailbot.games.flattop.tabledata import Source, Sourced, fraction, integer, parsed, rounded, table_sources
 from mailbot.games.flattop.tabledata import rounding as rounding_word
 from mailbot.games.flattop.units import Ship, ShipType, Side
 
@@ -137,7 +137,7 @@ def frozen_map(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
 
 
 @dataclass(frozen=True)
-class SurfaceRules:
+class SurfaceRules(Sourced):
     """``surface.toml`` parsed; the defaults are the shipped file (``test_surface`` holds them equal)."""
 
     declared_low: int = 1
@@ -175,18 +175,10 @@ class SurfaceRules:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> SurfaceRules:
         """``surface.toml``; a malformed table is a GameError (it ships with the code)."""
-        try:
-            rules = _read(data)
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise GameError(f"surface.toml is malformed ({error!r})") from error
+        rules = parsed("surface.toml", _read, data)
         if not 1 <= rules.declared_low <= rules.declared_high or rules.breakthrough_ratio < 1:
             raise GameError("surface.toml: declared BHTs must run 1..n and the breakthrough ratio be >= 1")
         return rules
-
-    @property
-    def design_defaults(self) -> tuple[str, ...]:
-        """The sections that are design defaults (e.g. ``unescorted.rounding``): letters say so."""
-        return tuple(name for name, src in self.sources.items() if src.default)
 
 
 DEFAULT_RULES = SurfaceRules()

@@ -51,7 +51,7 @@ from typing import Any, Literal
 from mailbot.core.dice import Dice, Roll
 from mailbot.errors import GameError
 from mailbot.games.flattop.map.hexes import Hex
-from mailbot.games.flattop.tabledata import Source, rounded, rounding
+from mailbot.games.flattop.tabledata import Source, Sourced, parsed, rounded, rounding
 from mailbot.games.flattop.tabledata import share as share_of
 from mailbot.games.flattop.units import Ship, ShipType, Side
 
@@ -158,7 +158,7 @@ class Landed:
 
 
 @dataclass(frozen=True)
-class SurvivorTable:
+class SurvivorTable(Sourced):
     """``survivors.toml``, parsed."""
 
     factors: Mapping[ShipType, int]  # maximum factors produced, transports not fully loaded
@@ -189,17 +189,9 @@ class SurvivorTable:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> SurvivorTable:
         """``survivors.toml``; a malformed table is a GameError (it ships with the code)."""
-        try:
-            table = _read(data)
-        except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as error:
-            raise GameError(f"survivors.toml is malformed ({error!r})") from error
+        table = parsed("survivors.toml", _read, data, also=(ZeroDivisionError,))
         _check(table)
         return table
-
-    @property
-    def design_defaults(self) -> tuple[str, ...]:
-        """The sections that are design defaults, e.g. ``factors.defaults``: letters say so."""
-        return tuple(name for name, src in self.sources.items() if src.default)
 
     def factors_default(self, ship_type: ShipType, *, loaded: bool = False) -> bool:
         """Whether this type's survivor figure is a design default (the seed lists no CVL, ...)."""

@@ -26,7 +26,7 @@ from typing import Any
 
 from mailbot.errors import GameError
 from mailbot.games.flattop.map.movement import MovementRules, ship_speed
-from mailbot.games.flattop.tabledata import Source, rounded, rounding, share, source_of
+from mailbot.games.flattop.tabledata import Source, Sourced, parsed, rounded, rounding, share, source_of
 from mailbot.games.flattop.units import Ship, ShipType
 
 RULE = "seed 003, Towing (modification)"
@@ -34,7 +34,7 @@ _SECTIONS = ("classes", "towing", "tower", "rulings")
 
 
 @dataclass(frozen=True)
-class TowingTable:
+class TowingTable(Sourced):
     """``towing.toml``, parsed."""
 
     classes: Mapping[ShipType, int]  # every type: the listed ones, then "All others"
@@ -54,18 +54,10 @@ class TowingTable:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> TowingTable:
         """``towing.toml``; a malformed table is a GameError (it ships with the code)."""
-        try:
-            table = _read(data)
-        except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as error:
-            raise GameError(f"towing.toml is malformed ({error!r})") from error
+        table = parsed("towing.toml", _read, data, also=(ZeroDivisionError,))
         if table.tower_hexes < 1 or table.reach < 0 or min(table.turns_per_hex, table.turns_per_hex_up) < 1:
             raise GameError("towing.toml: tower_hexes and turns per hex must be >= 1, reach >= 0")
         return table
-
-    @property
-    def design_defaults(self) -> tuple[str, ...]:
-        """The sections that are design defaults (``rulings``): letters say so."""
-        return tuple(name for name, src in self.sources.items() if src.default)
 
 
 def _read(data: Mapping[str, Any]) -> TowingTable:
