@@ -172,31 +172,28 @@ class Fire:
 
 
 @dataclass(frozen=True)
+class Round:
+    """The round a side fires in: the ``turn``, the ``stage``, the side that breaks through
+    (``breaker``), 19.8's record of firings and the ``occasion`` this round counts as, whether the
+    BHT allows torpedoes (``torpedoes_ok``) and the rules."""
+
+    turn: int
+    stage: Stage = Stage.GUNNERY
+    breaker: Side | None = None
+    firings: Firings | None = None
+    occasion: str = ""
+    torpedoes_ok: bool = True
+    rules: SurfaceRules = DEFAULT_RULES
+
+
+@dataclass(frozen=True)
 class _Context:
     c: Combatant
     enemy: Combatant
-    turn: int
-    stage: Stage
-    breaker: Side | None
-    firings: Firings | None
-    occasion: str
-    torpedoes_ok: bool
-    rules: SurfaceRules
+    at: Round
 
 
-def check_allocation(
-    fires: Sequence[Fire],
-    c: Combatant,
-    enemy: Combatant,
-    *,
-    turn: int,
-    stage: Stage = Stage.GUNNERY,
-    breaker: Side | None = None,
-    firings: Firings | None = None,
-    occasion: str = "",
-    torpedoes_ok: bool = True,
-    rules: SurfaceRules = DEFAULT_RULES,
-) -> tuple[str, ...]:
+def check_allocation(fires: Sequence[Fire], c: Combatant, enemy: Combatant, at: Round) -> tuple[str, ...]:
     """What is wrong with a side's fire, in sentences for its owner (empty: nothing).
 
     Splitting a ship's fire (19), a ship that may not fire this round (screened, torpedo line in a
@@ -204,7 +201,7 @@ def check_allocation(
     firings), a target that is screened or unknown, more factors than she has, guns other than BB, CA
     or CAV aimed at a BB (A.11.7), torpedoes at a BHT that allows none (``torpedoes_ok`` False).
     """
-    ctx = _Context(c, enemy, turn, stage, breaker, firings, occasion, torpedoes_ok, rules)
+    ctx = _Context(c, enemy, at)
     problems: list[str] = []
     by_ship: dict[str, list[Fire]] = {}
     for fire in fires:
@@ -220,26 +217,27 @@ def check_allocation(
 
 
 def _fire_problems(fire: Fire, ctx: _Context) -> list[str]:
+    at = ctx.at
     ship = ctx.c.ship(fire.ship)
     if ship is None or ship.sunk:
         return [f"no ship {fire.ship!r} afloat in this force"]
     problems = _firer_problems(ship, ctx)
     target = ctx.enemy.by_number(fire.target)
-    allowed = targets(ctx.c, ctx.enemy, turn=ctx.turn, stage=ctx.stage, breaker=ctx.breaker)
+    allowed = targets(ctx.c, ctx.enemy, turn=at.turn, stage=at.stage, breaker=at.breaker)
     if target is None or target.sunk:
         problems.append(f"{fire.target}: no such enemy ship afloat")
     elif target not in allowed:
         problems.append(f"{fire.target} is screened: it cannot be attacked ({RULE_STANDARD})")
-    elif ctx.stage is Stage.TORPEDO and not ctx.torpedoes_ok and not unescorted(ctx.enemy, turn=ctx.turn):
+    elif at.stage is Stage.TORPEDO and not at.torpedoes_ok and not unescorted(ctx.enemy, turn=at.turn):
         problems.append(f"{fire.ship}: the BHT allows no torpedoes ({RULE_STANDARD})")
-    elif _big_guns_only(ctx, target) and ship.type not in ctx.rules.big_guns:
-        big = ", ".join(sorted(t.value for t in ctx.rules.big_guns))
+    elif _big_guns_only(ctx, target) and ship.type not in at.rules.big_guns:
+        big = ", ".join(sorted(t.value for t in at.rules.big_guns))
         problems.append(f"{fire.ship}: only {big} gunnery may be aimed at {fire.target} ({RULE_STANDARD})")
-    have = ship.torpedo if ctx.stage is Stage.TORPEDO else ctx.c.gunnery(ship)
+    have = ship.torpedo if at.stage is Stage.TORPEDO else ctx.c.gunnery(ship)
     if fire.factors <= 0:
         problems.append(f"{fire.ship}: {fire.factors} factors")
     elif fire.factors > have:
-        problems.append(f"{fire.ship} has {have} {_what(ctx.stage)} factors, not {fire.factors}")
+        problems.append(f"{fire.ship} has {have} {_what(at.stage)} factors, not {fire.factors}")
     return problems
 
 
@@ -248,50 +246,40 @@ def _what(stage: Stage) -> str:
 
 
 def _firer_problems(ship: Ship, ctx: _Context) -> list[str]:
-    eligible = firers(ctx.c, ctx.enemy, turn=ctx.turn, stage=ctx.stage, breaker=ctx.breaker)
+    at = ctx.at
+    eligible = firers(ctx.c, ctx.enemy, turn=at.turn, stage=at.stage, breaker=at.breaker)
     if ship not in eligible:
         return [_why_not(ship, ctx)]
-    guns = ctx.stage is not Stage.TORPEDO
-    if guns and ctx.firings is not None and not ctx.firings.may_fire(ship, ctx.occasion, rules=ctx.rules):
-        return [f"{ship.name} has fired {ctx.rules.firings_limit} times: she must replenish ({RULE_19_8})"]
+    guns = at.stage is not Stage.TORPEDO
+    if guns and at.firings is not None and not at.firings.may_fire(ship, at.occasion, rules=at.rules):
+        return [f"{ship.name} has fired {at.rules.firings_limit} times: she must replenish ({RULE_19_8})"]
     return []
 
 
-def why_silent(
-    ship: Ship,
-    c: Combatant,
-    enemy: Combatant,
-    *,
-    turn: int,
-    stage: Stage,
-    breaker: Side | None = None,
-    firings: Firings | None = None,
-    occasion: str = "",
-    rules: SurfaceRules = DEFAULT_RULES,
-) -> str | None:
+def why_silent(ship: Ship, c: Combatant, enemy: Combatant, at: Round) -> str | None:
     """Why ``ship`` may not fire in ``stage`` (her position, 19.8, sinking ...), or None: a FIRE or
     TORPEDO line for her is refused when it is read, not accepted and then ignored."""
-    ctx = _Context(c, enemy, turn, stage, breaker, firings, occasion, True, rules)
-    problems = _firer_problems(ship, ctx)
+    problems = _firer_problems(ship, _Context(c, enemy, at))
     return problems[0] if problems else None
 
 
 def _big_guns_only(ctx: _Context, target: Ship) -> bool:
     """A.11.7: "Only BB, CA and CAV gunnery may be aimed at enemy BBs" (torpedoes go anywhere)."""
-    return ctx.stage is not Stage.TORPEDO and target.type in ctx.rules.protected
+    return ctx.at.stage is not Stage.TORPEDO and target.type in ctx.at.rules.protected
 
 
 def _why_not(ship: Ship, ctx: _Context) -> str:
+    at = ctx.at
     where = ctx.c.position(ship.name).value
     if not survived(ship):
         return f"{ship.name} is sinking: she fires no more"
-    if ctx.stage is Stage.TORPEDO:
+    if at.stage is Stage.TORPEDO:
         if ship.torpedoes_fired:
             return f"{ship.name} has fired her torpedoes"
-        if disabled(ctx.c, ship, turn=ctx.turn):
+        if disabled(ctx.c, ship, turn=at.turn):
             return f"{ship.name} is crippled, anchored or towing: no torpedo attack ({RULE_19_11})"
         return f"{ship.name} is in the {where} position: she fires no torpedoes"
-    if ctx.stage is Stage.BREAKTHROUGH:
+    if at.stage is Stage.BREAKTHROUGH:
         return f"{ship.name} is in the {where} position: she does not fire in this breakthrough round"
     return f"{ship.name} is in the {where} position: she fires no guns ({RULE_STANDARD})"
 
@@ -302,23 +290,13 @@ def _preference(enemy: Combatant, ship: Ship, turn: int) -> tuple[bool, int, int
     return seen_dead, SIZE_ORDER.index(ship.type), serial(enemy.number(ship.name))
 
 
-def default_allocation(
-    c: Combatant,
-    enemy: Combatant,
-    *,
-    turn: int,
-    stage: Stage = Stage.GUNNERY,
-    breaker: Side | None = None,
-    firings: Firings | None = None,
-    occasion: str = "",
-    torpedoes_ok: bool = True,
-    rules: SurfaceRules = DEFAULT_RULES,
-) -> tuple[Fire, ...]:
+def default_allocation(c: Combatant, enemy: Combatant, at: Round) -> tuple[Fire, ...]:
     """A silent side's fire (DESIGN_DEFAULTS): biggest guns first, each at the biggest enemy ship she
     may aim at, from what the side was told (type, number, damage words). It passes check_allocation."""
-    ctx = _Context(c, enemy, turn, stage, breaker, firings, occasion, torpedoes_ok, rules)
+    ctx = _Context(c, enemy, at)
+    turn, stage, breaker, rules = at.turn, at.stage, at.breaker, at.rules
     aimable = targets(c, enemy, turn=turn, stage=stage, breaker=breaker)
-    if stage is Stage.TORPEDO and not torpedoes_ok and not unescorted(enemy, turn=turn):
+    if stage is Stage.TORPEDO and not at.torpedoes_ok and not unescorted(enemy, turn=turn):
         return ()
     ranked = sorted(aimable, key=lambda s: _preference(enemy, s, turn))
     chosen: list[Fire] = []

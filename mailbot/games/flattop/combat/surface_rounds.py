@@ -39,6 +39,7 @@ from mailbot.games.flattop.combat.surface import (
 from mailbot.games.flattop.combat.surface_battle import (
     Engagement,
     Fire,
+    Round,
     RoundResult,
     check_allocation,
     firers,
@@ -83,7 +84,8 @@ def gun_factors(
 
 
 def _check_side(battle: Engagement, side: Side, fires: Sequence[Fire], **more: Any) -> None:
-    problems = check_allocation(fires, battle.side(side), battle.enemy(side), turn=battle.turn, **more)
+    at = Round(battle.turn, **more)
+    problems = check_allocation(fires, battle.side(side), battle.enemy(side), at)
     if problems:
         raise GameError(f"{side.value} surface fire: " + "; ".join(problems))
 

@@ -38,6 +38,7 @@ from mailbot.games.flattop.combat.surface import (
 from mailbot.games.flattop.combat.surface_battle import (
     Engagement,
     Fire,
+    Round,
     RoundResult,
     check_allocation,
     default_allocation,
@@ -202,12 +203,10 @@ def silent_ships(state: FlatTopState, fight: SurfaceFight, side: Side) -> dict[s
     battle = engagement(state, fight)
     c, enemy = battle.side(side), battle.enemy(side)
     breaker = Side(fight.breaker) if fight.breaker else None
+    at = Round(battle.turn, stage, breaker, state.firings, battle.label)
     out = {}
     for ship in c.ships:
-        why = why_silent(
-            ship, c, enemy, turn=battle.turn, stage=stage, breaker=breaker,
-            firings=state.firings, occasion=battle.label,
-        )  # fmt: skip
+        why = why_silent(ship, c, enemy, at)
         if why is not None:
             out[ship.name] = why
     return out
@@ -221,6 +220,7 @@ def _fires(
     fight = turn.state.pending.surface
     breaker = Side(fight.breaker) if fight and fight.breaker else None
     torpedo = stage is Stage.TORPEDO
+    at = Round(battle.turn, stage, breaker, turn.state.firings, battle.label)
     chosen: list[Fire] = []
     refused: list[tuple[str, str]] = []
     for order in orders.get(side, ()):
@@ -229,19 +229,14 @@ def _fires(
         ship = c.ship(order.ship)
         factors = (ship.torpedo if torpedo else c.gunnery(ship)) if ship else 0
         fire = Fire(order.ship, order.target, factors)
-        problems = check_allocation(
-            [*chosen, fire], c, enemy, turn=battle.turn, stage=stage, breaker=breaker,
-            firings=turn.state.firings, occasion=battle.label,
-        )  # fmt: skip
+        problems = check_allocation([*chosen, fire], c, enemy, at)
         if problems:
             refused.append((order.ship, problems[0]))
         else:
             chosen.append(fire)
     named = {f.ship for f in chosen}
     # 19.8: a DD or APD that has fired twice since replenishing holds her fire (firings, occasion).
-    rest = [f for f in default_allocation(c, enemy, turn=battle.turn, stage=stage, breaker=breaker,
-                                          firings=turn.state.firings, occasion=battle.label)
-            if f.ship not in named]  # fmt: skip
+    rest = [f for f in default_allocation(c, enemy, at) if f.ship not in named]
     by_default = {f.ship for f in rest}
     for name, why in refused:  # say only what is true: she fires by the default, or not at all
         then = "she fires by the default" if name in by_default else "she does not fire"

@@ -39,7 +39,13 @@ from mailbot.games.flattop.combat.surface import (
     torpedoes_allowed,
     unescorted,
 )
-from mailbot.games.flattop.combat.surface_battle import Engagement, Fire, check_allocation, default_allocation
+from mailbot.games.flattop.combat.surface_battle import (
+    Engagement,
+    Fire,
+    Round,
+    check_allocation,
+    default_allocation,
+)
 from mailbot.games.flattop.combat.surface_rounds import (
     breakthrough_possible,
     could_be_breakthrough,
@@ -332,7 +338,7 @@ def test_19_11_torpedoes_always_against_unescorted_ships() -> None:
     assert not torpedoes_allowed(fight.bht(), night=False)
     fires = {JAPANESE: [Fire("Kagero", "CL #1", 1)]}
     assert not check_allocation(
-        fires[JAPANESE], fight.first, fight.second, turn=TURN, stage=Stage.TORPEDO, torpedoes_ok=False
+        fires[JAPANESE], fight.first, fight.second, Round(turn=TURN, stage=Stage.TORPEDO, torpedoes_ok=False)
     )
     label = crt_label(JAPANESE, "Moored", "torpedo")
     dice = FixedDice(by_label={label: [5, 5]})
@@ -352,7 +358,7 @@ def test_19_11_crippled_or_anchored_ships_launch_no_torpedoes() -> None:
     mine = side(ALLIED, (cripple, TORP), (moored, TORP), (healthy, TORP))
     enemy = side(JAPANESE, (ship("Kongo", "BB", 20), GUN))
     fires = [Fire("Cripple", "BB #1", 1), Fire("Moored", "BB #1", 1), Fire("Healthy", "BB #1", 1)]
-    problems = check_allocation(fires, mine, enemy, turn=TURN, stage=Stage.TORPEDO)
+    problems = check_allocation(fires, mine, enemy, Round(turn=TURN, stage=Stage.TORPEDO))
     assert len(problems) == 2
     assert all("no torpedo attack" in p for p in problems)
     assert any("Cripple" in p for p in problems) and any("Moored" in p for p in problems)
@@ -364,8 +370,7 @@ def test_19_11_crippled_or_anchored_ships_launch_no_torpedoes() -> None:
                 fires[:2],
                 side(ALLIED, (cripple, SCREEN), (moored, SCREEN)),
                 helpless,
-                turn=TURN,
-                stage=Stage.TORPEDO,
+                Round(turn=TURN, stage=Stage.TORPEDO),
             )
         )
         == 2
@@ -420,9 +425,9 @@ def test_towing_pair_is_an_anchored_target_and_tow_ship_fires_half() -> None:
     assert fight.fire_bht(JAPANESE, tug, stage=Stage.GUNNERY).value == 6 + 1  # 4 plus 50%, +1
     assert (
         "has 2 gunnery factors, not 3"
-        in check_allocation([Fire("Tug", "CA #1", 3)], fight.second, fight.first, turn=TURN)[0]
+        in check_allocation([Fire("Tug", "CA #1", 3)], fight.second, fight.first, Round(turn=TURN))[0]
     )
-    assert check_allocation([Fire("Tug", "CA #1", 2)], fight.second, fight.first, turn=TURN) == ()
+    assert check_allocation([Fire("Tug", "CA #1", 2)], fight.second, fight.first, Round(turn=TURN)) == ()
 
 
 # --- torpedoes (A.11.7) -----------------------------------------------------------------------------------
@@ -440,7 +445,7 @@ def test_torpedo_thresholds_day_and_night() -> None:
     fires = {JAPANESE: [Fire("Kagero", "CA #1", 1)]}
     day = battle(side(JAPANESE, (kagero, TORP)), enemy, (4, 5))  # 9 by day: no
     problems = check_allocation(
-        fires[JAPANESE], day.first, day.second, turn=TURN, stage=Stage.TORPEDO, torpedoes_ok=False
+        fires[JAPANESE], day.first, day.second, Round(turn=TURN, stage=Stage.TORPEDO, torpedoes_ok=False)
     )
     assert any("allows no torpedoes" in p for p in problems)
     with pytest.raises(GameError, match="allows no torpedoes"):
@@ -484,9 +489,9 @@ def test_19_individual_ships_may_not_split_fire() -> None:
     mine = side(ALLIED, (ship("Washington", "BB", 20), GUN))
     enemy = side(JAPANESE, (ship("Kongo", "BB", 20), GUN), (ship("Chokai", "CA", 8), GUN))
     split = [Fire("Washington", "BB #1", 10), Fire("Washington", "CA #1", 10)]
-    problems = check_allocation(split, mine, enemy, turn=TURN)
+    problems = check_allocation(split, mine, enemy, Round(turn=TURN))
     assert any("splits her fire" in p for p in problems)
-    assert not check_allocation([Fire("Washington", "BB #1", 20)], mine, enemy, turn=TURN)
+    assert not check_allocation([Fire("Washington", "BB #1", 20)], mine, enemy, Round(turn=TURN))
 
 
 def test_only_bb_ca_cav_gunnery_at_enemy_bbs() -> None:
@@ -498,12 +503,14 @@ def test_only_bb_ca_cav_gunnery_at_enemy_bbs() -> None:
         (ship("Fletcher", "DD", 3, torpedo=1), TORP),
     )
     enemy = side(JAPANESE, (ship("Kongo", "BB", 20), GUN), (ship("Jintsu", "CL", 4), GUN))
-    problems = check_allocation([Fire("Atlanta", "BB #1", 4)], mine, enemy, turn=TURN)
+    problems = check_allocation([Fire("Atlanta", "BB #1", 4)], mine, enemy, Round(turn=TURN))
     assert problems and "only BB, CA, CAV gunnery may be aimed at BB #1" in problems[0]
     assert not check_allocation(
-        [Fire("Astoria", "BB #1", 8), Fire("Atlanta", "CL #1", 4)], mine, enemy, turn=TURN
+        [Fire("Astoria", "BB #1", 8), Fire("Atlanta", "CL #1", 4)], mine, enemy, Round(turn=TURN)
     )
-    assert not check_allocation([Fire("Fletcher", "BB #1", 1)], mine, enemy, turn=TURN, stage=Stage.TORPEDO)
+    assert not check_allocation(
+        [Fire("Fletcher", "BB #1", 1)], mine, enemy, Round(turn=TURN, stage=Stage.TORPEDO)
+    )
 
 
 def test_allocation_problems_screens_factors_and_positions() -> None:
@@ -515,18 +522,30 @@ def test_allocation_problems_screens_factors_and_positions() -> None:
         (ship("Yorktown", "CV", 2), SCREEN),
     )
     enemy = side(JAPANESE, (ship("Chokai", "CA", 8), GUN), (ship("Shokaku", "CV", 2), SCREEN))
-    assert "CV #1 is screened" in check_allocation([Fire("Astoria", "CV #1", 8)], mine, enemy, turn=TURN)[0]
-    assert "fires no guns" in check_allocation([Fire("Yorktown", "CA #1", 2)], mine, enemy, turn=TURN)[0]
-    assert "fires no guns" in check_allocation([Fire("Fletcher", "CA #1", 3)], mine, enemy, turn=TURN)[0]
+    assert (
+        "CV #1 is screened"
+        in check_allocation([Fire("Astoria", "CV #1", 8)], mine, enemy, Round(turn=TURN))[0]
+    )
+    assert (
+        "fires no guns" in check_allocation([Fire("Yorktown", "CA #1", 2)], mine, enemy, Round(turn=TURN))[0]
+    )
+    assert (
+        "fires no guns" in check_allocation([Fire("Fletcher", "CA #1", 3)], mine, enemy, Round(turn=TURN))[0]
+    )
     assert (
         "has 8 gunnery factors, not 9"
-        in check_allocation([Fire("Astoria", "CA #1", 9)], mine, enemy, turn=TURN)[0]
+        in check_allocation([Fire("Astoria", "CA #1", 9)], mine, enemy, Round(turn=TURN))[0]
     )
-    assert "no such enemy ship" in check_allocation([Fire("Astoria", "BB #1", 8)], mine, enemy, turn=TURN)[0]
+    assert (
+        "no such enemy ship"
+        in check_allocation([Fire("Astoria", "BB #1", 8)], mine, enemy, Round(turn=TURN))[0]
+    )
     fired = side(ALLIED, (ship("Fletcher", "DD", 3, torpedo=1, torpedoes_fired=True), TORP))
     assert (
         "fired her torpedoes"
-        in check_allocation([Fire("Fletcher", "CA #1", 1)], fired, enemy, turn=TURN, stage=Stage.TORPEDO)[0]
+        in check_allocation(
+            [Fire("Fletcher", "CA #1", 1)], fired, enemy, Round(turn=TURN, stage=Stage.TORPEDO)
+        )[0]
     )
 
 
@@ -545,12 +564,12 @@ def test_default_allocation_biggest_guns_at_biggest_allowed_target() -> None:
         (ship("Fletcher", "DD", 3), TORP),
         (ship("Yorktown", "CV", 2), SCREEN),
     )
-    fires = default_allocation(mine, enemy, turn=TURN)
+    fires = default_allocation(mine, enemy, Round(turn=TURN))
     assert fires == (Fire("Atago", "BB #1", 8), Fire("Jintsu", "CL #1", 4))
-    assert not check_allocation(fires, mine, enemy, turn=TURN)
-    torps = default_allocation(mine, enemy, turn=TURN, stage=Stage.TORPEDO)
+    assert not check_allocation(fires, mine, enemy, Round(turn=TURN))
+    torps = default_allocation(mine, enemy, Round(turn=TURN, stage=Stage.TORPEDO))
     assert torps == (Fire("Kagero", "BB #1", 1),)
-    assert default_allocation(mine, enemy, turn=TURN, stage=Stage.TORPEDO, torpedoes_ok=False) == ()
+    assert default_allocation(mine, enemy, Round(turn=TURN, stage=Stage.TORPEDO, torpedoes_ok=False)) == ()
 
 
 # --- the gunnery round ------------------------------------------------------------------------------------
@@ -633,7 +652,7 @@ def test_19_8_dds_fire_twice_before_replenishing() -> None:
     fight = battle(side(ALLIED, (dd, GUN), (apd, GUN)), enemy)
     fires = [Fire("Fletcher", "DD #1", 3)]
     problems = check_allocation(
-        fires, fight.first, fight.second, turn=TURN, firings=firings, occasion=fight.label
+        fires, fight.first, fight.second, Round(turn=TURN, firings=firings, occasion=fight.label)
     )
     assert problems and "must replenish" in problems[0]
     with pytest.raises(GameError, match="must replenish"):
@@ -689,14 +708,14 @@ def test_breakthrough_round_screen_answers_and_is_exposed() -> None:
     assert breakthrough_possible(allied, japanese) is ALLIED  # 20 against 2
     stage = Stage.BREAKTHROUGH
     at_cv = [Fire("Washington", "CV #1", 20)]
-    assert check_allocation(at_cv, allied, japanese, turn=TURN)  # screened in a normal round
-    assert not check_allocation(at_cv, allied, japanese, turn=TURN, stage=stage, breaker=ALLIED)
+    assert check_allocation(at_cv, allied, japanese, Round(turn=TURN))  # screened in a normal round
+    assert not check_allocation(at_cv, allied, japanese, Round(turn=TURN, stage=stage, breaker=ALLIED))
     line = check_allocation(
-        [Fire("Chokai", "BB #1", 2)], japanese, allied, turn=TURN, stage=stage, breaker=ALLIED
+        [Fire("Chokai", "BB #1", 2)], japanese, allied, Round(turn=TURN, stage=stage, breaker=ALLIED)
     )
     assert line and "does not fire in this breakthrough round" in line[0]
     answer = [Fire("Mogami", "BB #1", 8)]
-    assert not check_allocation(answer, japanese, allied, turn=TURN, stage=stage, breaker=ALLIED)
+    assert not check_allocation(answer, japanese, allied, Round(turn=TURN, stage=stage, breaker=ALLIED))
     dice = FixedDice(
         by_label={
             crt_label(ALLIED, "Zuikaku", "breakthrough"): [4, 4],
@@ -835,15 +854,15 @@ def test_a11_7_fire_for_a_ship_in_the_torpedo_position_is_refused_when_read() ->
     """Reference A.11.7: in the gunnery round "Gunnery-position ships fire"; torpedo-position ships
     fire their torpedoes. A FIRE line for a torpedo-position ship is refused with the reason, not
     accepted and then ignored (issue 36, error 6: "she fires no guns ...; she fires by the default")."""
-    from mailbot.games.flattop.combat.surface_battle import why_silent
+    from mailbot.games.flattop.combat.surface_battle import Round, why_silent
     from mailbot.games.flattop.orders.checks import OrderError
     from mailbot.games.flattop.orders.surface import SurfaceContext, read_surface_line
 
     mine = side(ALLIED, (ship("Astoria", "CA", 8), GUN), (ship("Fletcher", "DD", 3, torpedo=1), TORP))
     enemy = side(JAPANESE, (ship("Chokai", "CA", 8), GUN))
-    why = why_silent(ship("Fletcher", "DD", 3, torpedo=1), mine, enemy, turn=TURN, stage=Stage.GUNNERY)
+    why = why_silent(ship("Fletcher", "DD", 3, torpedo=1), mine, enemy, Round(turn=TURN, stage=Stage.GUNNERY))
     assert why is not None and "torpedo position: she fires no guns" in why
-    assert why_silent(ship("Astoria", "CA", 8), mine, enemy, turn=TURN, stage=Stage.GUNNERY) is None
+    assert why_silent(ship("Astoria", "CA", 8), mine, enemy, Round(turn=TURN, stage=Stage.GUNNERY)) is None
     context = SurfaceContext(
         "gunnery", {"FLETCHER": "Fletcher", "ASTORIA": "Astoria"}, ("CA #1",), {"Fletcher": why}
     )
