@@ -8,8 +8,9 @@ import email.policy
 import re
 from datetime import timedelta
 from email.message import EmailMessage
-from typing import Any
+from typing import Any, cast
 
+from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
 from mailbot.app import Bot
@@ -83,10 +84,11 @@ class Harness:
             return found
 
     def steps(self, game_id: int) -> list[StepRow]:
+        """The game's steps without their snapshots: a test that plays hour by hour asks for them
+        every hour, and a Flat Top snapshot is tens of kilobytes of JSON."""
+        query = select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id))
         with Session(self.bot.engine) as session:
-            rows = list(
-                session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id)))
-            )
+            rows = list(session.exec(query.options(defer(cast("QueryableAttribute[Any]", StepRow.snapshot)))))
             for row in rows:
                 session.expunge(row)
             return rows

@@ -253,8 +253,9 @@ def test_preview_uses_throwaway_dice_and_never_opens_a_seal(
     assert seed is not None and seed.hex() != step.seed
     with Session(h.bot.engine) as session:
         game = h.game(game_id)
-        real = real_compute(session, game, step)
-        shown = real_compute(session, game, step, seed=seed)
+        row = session.get_one(StepRow, step.id)  # with its snapshot (``h.steps`` leaves it out)
+        real = real_compute(session, game, row)
+        shown = real_compute(session, game, row, seed=seed)
     assert real.rolls and [r["faces"] for r in real.rolls] != [r["faces"] for r in shown.rolls]
 
 
