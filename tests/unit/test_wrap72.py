@@ -41,6 +41,14 @@ def views(package: GamePackage) -> Iterator[tuple[str, Any]]:
             yield f"{package.name} moment {n} seat {seat}", game.view(state, events, seat)
 
 
+@cache
+def letters(name: str) -> list[tuple[str, Any, str]]:
+    """Each moment's report model and its letter's text part, made once for both tests of the
+    package (a Flat Top game's letters, rendered twice, were most of this file's time)."""
+    package = REGISTRY.find(name)
+    return [(where, view, letter_text(package, view)) for where, view in views(package)]
+
+
 def letter_text(package: GamePackage, view: Any) -> str:
     """The text part as the bot mails it: the game's report inside ``common/letter``."""
     body = RENDERER.render(f"{package.name}/report", {"r": view})
@@ -77,8 +85,7 @@ def orders_blocks(text: str) -> list[list[str]]:
 @pytest.mark.parametrize("package", PACKAGES, ids=[p.name for p in PACKAGES])
 def test_every_report_letter_wraps_at_72_columns(package: GamePackage) -> None:
     checked = 0
-    for where, view in views(package):
-        text = letter_text(package, view)
+    for where, _view, text in letters(package.name):
         assert not too_wide(text), f"{where}:\n" + "\n".join(too_wide(text))
         checked += 1
     assert checked > 0
@@ -87,9 +94,9 @@ def test_every_report_letter_wraps_at_72_columns(package: GamePackage) -> None:
 @pytest.mark.parametrize("package", PACKAGES, ids=[p.name for p in PACKAGES])
 def test_the_orders_template_reaches_the_letter_unchanged(package: GamePackage) -> None:
     """Every ORDERS ... END block the report template prints is in the mailed letter line for line."""
-    for where, view in views(package):
-        raw = contract.render_report(contract.report_env(REGISTRY), package, view, "txt")
-        sent = letter_text(package, view)
+    env = contract.report_env(REGISTRY)
+    for where, view, sent in letters(package.name):
+        raw = contract.render_report(env, package, view, "txt")
         for block in orders_blocks(raw):
             assert "\n".join(block) in sent, where
 
