@@ -231,10 +231,15 @@ class LetterProcess:
             name="mailbot-letters",
             daemon=True,
         )
-        process.start()
+        try:
+            process.start()
+        except OSError as exc:  # no fork server here (no temporary folder for its socket, no fork)
+            ours.close()
+            theirs.close()
+            raise LetterProcessError(f"the letter process could not start: {exc}") from exc
         theirs.close()
         self._process, self._conn = process, ours
-        # Ready when it has built its moderator (a second or so): a round asked before would
+        # Ready when it has built its moderator (milliseconds, forked): a round asked before would
         # wait for that, and one that cannot start says so here.
         try:
             if not ours.poll(READY_SECONDS) or ours.recv() != _READY:

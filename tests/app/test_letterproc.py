@@ -4,6 +4,8 @@ fails says why and leaves the process serving; a process that cannot start says 
 
 from __future__ import annotations
 
+import os
+from multiprocessing.context import ForkServerProcess
 from pathlib import Path
 
 import pytest
@@ -45,6 +47,45 @@ def test_a_process_that_cannot_start_says_so(tmp_path: Path) -> None:
     with pytest.raises(LetterProcessError, match="ended as it started"):
         letters.start()
     assert letters.pid is None
+
+
+def test_a_fork_server_that_cannot_start_is_a_letter_process_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No fork server (its socket's folder cannot be made, fork refused): the same error as a
+    process that ended as it started, which the moderator answers by handling letters itself."""
+
+    def no_server(_self: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ForkServerProcess, "start", no_server)
+    letters = LetterProcess(_settings(tmp_path / "bot.db"), build=letter_worker)
+    with pytest.raises(LetterProcessError, match=r"could not start: .*No space left"):
+        letters.start()
+    assert letters.pid is None
+
+
+def test_letter_processes_are_forked_from_a_server_that_imported_the_moderator(tmp_path: Path) -> None:
+    settings = _settings(tmp_path / "bot.db")
+    engine = db.make_engine(settings.store.url)
+    db.upgrade(engine)
+    engine.dispose()
+    first, second = LetterProcess(settings, build=letter_worker), LetterProcess(settings, build=letter_worker)
+    try:
+        first.start()
+        second.start()
+        parents = {_parent(first.pid), _parent(second.pid)}
+        assert len(parents) == 1 and os.getpid() not in parents  # one server, not this process
+        (server,) = parents
+        assert _parent(server) == os.getpid()
+    finally:
+        first.stop()
+        second.stop()
+
+
+def _parent(pid: int | None) -> int:
+    assert pid is not None
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()[1])
 
 
 async def test_a_moderator_whose_letter_process_cannot_start_handles_letters_itself(
