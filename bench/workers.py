@@ -17,6 +17,8 @@ they ask the store (``mailbot/store/counts.py``, on in the workers the bench sta
 statements a second in an idle window before it, then the counts that grew with the second
 worker and ``statements per letter, 2 workers / 1: <r>``. ``--warm N`` sends N letters
 through first, untimed (a worker runs for days); ``--counts FILE`` keeps every count.
+``--repeat N`` makes N such runs and ends with the medians of their ratios (the whole machine's
+work, the moderator's own CPU, the speed-up), each run against its own 1-worker reference.
 
 The raw reference is the one-worker run of the same burst, measured in the same run.
 Target (issue 12): two workers at least 1.6x one, double processing 0.
@@ -32,6 +34,7 @@ import asyncio
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,6 +45,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, select
@@ -240,7 +244,17 @@ def show(outcome: Outcome) -> None:
     )
 
 
-async def main(mails: int, games: int, players: int, warm: int, counts_file: Path | None = None) -> None:
+@dataclass(frozen=True)
+class Pair:
+    """One run's figures against its own 1-worker reference."""
+
+    work: float  # the whole machine's work per letter, 2 workers / 1
+    moderator: float  # the moderator's own CPU per letter (workers and letter processes), 2 / 1
+    speedup: float
+    double: int
+
+
+async def main(mails: int, games: int, players: int, warm: int, counts_file: Path | None = None) -> Pair:
     with MailRig() as rig:
         one = await burst(rig, 1, mails, games, players, warm=warm)
         show(one)
@@ -272,9 +286,36 @@ async def main(mails: int, games: int, players: int, warm: int, counts_file: Pat
             for what in ("idle", "asked")
         }
         counts_file.write_text(json.dumps(runs, indent=1) + "\n")
-    print(f"work per letter, 2 workers / 1: {two.busy_s / one.busy_s:.2f}")
-    print(f"speed-up with 2 workers: {one.sent_s / two.sent_s:.2f}")
-    print(f"double processing: {two.double}")
+    pair = Pair(
+        two.busy_s / one.busy_s,
+        (two.parts["moderator"] / two.letters) / (one.parts["moderator"] / one.letters),
+        one.sent_s / two.sent_s,
+        two.double,
+    )
+    print(f"work per letter, 2 workers / 1: {pair.work:.2f}")
+    print(f"speed-up with 2 workers: {pair.speedup:.2f}")
+    print(f"double processing: {pair.double}")
+    return pair
+
+
+async def repeated(runs: int, *args: Any) -> None:
+    """``--repeat N``: N runs, each against its own 1-worker reference, then their medians (a
+    shared machine moves one run's ratio by a third)."""
+    pairs = []
+    for n in range(runs):
+        print(f"--- run {n + 1} of {runs}")
+        pairs.append(await main(*args))
+    if runs == 1:
+        return
+    for label, values in (
+        ("work per letter, 2 workers / 1", [p.work for p in pairs]),
+        ("the moderator's own CPU per letter, 2 workers / 1", [p.moderator for p in pairs]),
+        ("speed-up with 2 workers", [p.speedup for p in pairs]),
+    ):
+        each = ", ".join(f"{v:.2f}" for v in values)
+        print(f"{label}, median of {runs} runs: {statistics.median(values):.2f} ({each})")
+    print(f"speed-up with 2 workers: {statistics.median(p.speedup for p in pairs):.2f}")
+    print(f"double processing: {sum(p.double for p in pairs)}")
 
 
 async def started(engine: sa.Engine, workers: int) -> None:
@@ -406,5 +447,6 @@ if __name__ == "__main__":
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--warm", type=int, default=0, help="letters sent through before the timed burst")
     parser.add_argument("--counts", type=Path, help="write every count the workers noted to this JSON file")
+    parser.add_argument("--repeat", type=int, default=1, help="runs, then the medians of their ratios")
     args = parser.parse_args()
-    asyncio.run(main(args.mails, args.games, args.players, args.warm, args.counts))
+    asyncio.run(repeated(max(args.repeat, 1), args.mails, args.games, args.players, args.warm, args.counts))
