@@ -8,8 +8,8 @@ client shows them in the reader's own zone, and no VTIMEZONE block is needed.
 icalendar builds the calendar once per process with a marker in every field that changes
 (:func:`_frame`); each deadline then only fills the markers with values icalendar escapes
 and folds. Building the whole calendar per deadline took about 2 ms, most of it icalendar
-folding every line a character at a time: at a deadline of a thousand games that was a
-quarter of the tick. A test holds the filled frame to icalendar's own build, byte for byte.
+folding every line a character at a time: about a tenth of a duel game's tick. A test holds
+the filled frame to icalendar's own build, byte for byte.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def _text(value: str) -> str:
 
 
 def _fold(line: str) -> str:
-    if len(line) * 4 < FOLD_AT or len(line.encode("utf-8")) < FOLD_AT:
+    if len(line.encode("utf-8")) < FOLD_AT:
         return line
     # icalendar's content line folds as its calendars fold (never inside an escape); its
     # constructor carries no type hints, hence the cast.
