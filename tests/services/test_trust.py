@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from mailbot.core.chain import entry_hash
 from mailbot.core.dice import DiceStream, dice_key, order_digest, player_entropy
-from mailbot.services.base import chainlog, queries
+from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.play.games import GameSetup
 from mailbot.store.game_tables import ChainRow, GameStatus, RollRow, StepRow, StepState
 from tests.services.game_helpers import Harness, text, to
@@ -256,7 +256,15 @@ def test_preview_uses_throwaway_dice_and_never_opens_a_seal(
         row = session.get_one(StepRow, step.id)  # with its snapshot (``h.steps`` leaves it out)
         real = real_compute(session, game, row)
         shown = real_compute(session, game, row, seed=seed)
-    assert real.rolls and [r["faces"] for r in real.rolls] != [r["faces"] for r in shown.rolls]
+        inputs = dicechain.step_dice(session, row, lambda: queries.step_entropy(session, row))
+    # Each side's dice are those of its own key, told apart by the stream itself: the step rolls
+    # 2d10 once, whose faces two keys give alike once in a hundred.
+    assert real.rolls and len(real.rolls) == len(shown.rolls)
+    for key, rolled in ((bytes.fromhex(step.seed), real), (seed, shown)):
+        stream = DiceStream(key, inputs.digest_for_dice(rolled.digest), step.key, rolled.entropy[0])
+        assert [list(stream.roll(r["label"], r["sides"], r["count"]).faces) for r in rolled.rolls] == [
+            r["faces"] for r in rolled.rolls
+        ]
 
 
 def test_preview_of_a_sealed_step_shows_no_value(h: Harness) -> None:
