@@ -288,7 +288,7 @@ class Labels:
         """Bring :attr:`cells` up to date with :attr:`taken`."""
         cells = self.cells
         for other in self.taken[self.indexed :]:
-            for cell in _cells(other):
+            for cell in cells_of(other):
                 cells[cell] = [*cells.get(cell, ()), other]  # a new list: a copy may share the old one
         self.indexed = len(self.taken)
 
@@ -318,7 +318,7 @@ class Labels:
 
     def _near(self, box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
         self.index()
-        return [other for cell in _cells(box) for other in self.cells.get(cell, ())]
+        return [other for cell in cells_of(box) for other in self.cells.get(cell, ())]
 
     def block(self, x: float, y: float, half_width: float, half_height: float) -> None:
         """Keep labels off a marker centred at (x, y)."""
@@ -397,7 +397,8 @@ class Labels:
 CELL = 48.0
 
 
-def _cells(box: tuple[float, float, float, float]) -> list[tuple[int, int]]:
+def cells_of(box: tuple[float, float, float, float]) -> list[tuple[int, int]]:
+    """The squares of :data:`CELL` units ``box`` reaches: two boxes that share some area share one."""
     x, y, w, h = box
     return [
         (i, j)

@@ -66,7 +66,7 @@ from mailbot.games.flattop.drawing.inset import (
     inset_view,
     window,
 )
-from mailbot.games.flattop.drawing.labels import THEATRE, Placed, Printed, Scale, Spot, Window
+from mailbot.games.flattop.drawing.labels import THEATRE, Placed, Printed, Scale, Window
 from mailbot.games.flattop.drawing.printed import board_key, board_places, printed_board
 from mailbot.games.flattop.drawing.symbols import (
     CLOUD,
@@ -212,7 +212,7 @@ class Map:
         d.append(dw.Raw(printed.under))
         self._weather(d)
         d.append(dw.Raw(printed.over))
-        self._storm_ids(d, printed.grid)
+        self._storm_ids(d, printed)
         self._paths(d)
         slots = self.slots()
         for marker, x, y in slots:
@@ -273,7 +273,7 @@ class Map:
                 dw.Path(weather_outline(self.board, storms, 0), fill=STORM, fill_opacity=0.6, class_="storms")
             )
 
-    def _storm_ids(self, d: dw.Drawing | dw.Group, grid: Sequence[tuple[str, Spot]]) -> None:
+    def _storm_ids(self, d: dw.Drawing | dw.Group, printed: Printed) -> None:
         """Each grid id a storm hex reaches printed again over it, with a halo: the board prints
         them bare (no weather is in the board, and a halo on every id is half the text to
         paint), and grey on a storm's dark grey they could not be read."""
@@ -282,18 +282,9 @@ class Map:
         for h in sorted(h for h in storms if self.board.inside(h)):
             x, y = self.board.centre(h)
             boxes.append((x - self.board.size / 2, y - self.board.rise, self.board.size, 2 * self.board.rise))
-        if not boxes:
-            return
-        # the box round every storm: a grid id clear of it (nearly all of a board's two
-        # thousand) is passed over without a call (this loop was a quarter of a map's time)
-        left, top = min(b[0] for b in boxes), min(b[1] for b in boxes)
-        right, bottom = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
         group = dw.Group(class_="storm-id")
-        for hex_id, (x, baseline, anchor, box) in grid:
-            if box[0] >= right or box[0] + box[2] <= left or box[1] >= bottom or box[1] + box[3] <= top:
-                continue
-            if any(cv.overlap(box, storm) > 0 for storm in boxes):
-                cv.text(group, hex_id, GRID_SIZE, x, baseline, fill=GRID_INK, anchor=anchor)
+        for hex_id, (x, baseline, anchor, _) in printed.grid_under(boxes):
+            cv.text(group, hex_id, GRID_SIZE, x, baseline, fill=GRID_INK, anchor=anchor)
         if group.children:
             d.append(group)
 

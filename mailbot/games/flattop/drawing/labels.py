@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import drawsvg as dw
 
@@ -135,6 +136,26 @@ class Printed:
     def labels(self) -> cv.Labels:
         """A fresh placer with the board's names and ids already in the way."""
         return self.placed.copy()
+
+    def grid_under(self, boxes: Sequence[tuple[float, float, float, float]]) -> list[tuple[str, Spot]]:
+        """The grid ids whose boxes share some area with one of ``boxes``, in the grid's order:
+        only the ids in the boxes' cells are looked at (a storm's box against each of a
+        board's two thousand ids was a quarter of a map's drawing)."""
+        hit: set[int] = set()
+        for box in boxes:
+            for cell in cv.cells_of(box):
+                near = self._grid_cells.get(cell, ())
+                hit.update(i for i in near if cv.overlap(self.grid[i][1][3], box) > 0)
+        return [self.grid[i] for i in sorted(hit)]
+
+    @cached_property
+    def _grid_cells(self) -> dict[tuple[int, int], list[int]]:
+        """Each cell (:func:`canvas.cells_of`) with the grid ids whose boxes reach it, by index."""
+        found: dict[tuple[int, int], list[int]] = {}
+        for index, (_, spot) in enumerate(self.grid):
+            for cell in cv.cells_of(spot[3]):
+                found.setdefault(cell, []).append(index)
+        return found
 
 
 def fragment(group: dw.Group) -> str:
