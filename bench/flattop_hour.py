@@ -17,7 +17,8 @@ hour is also printed without them, next to the raw reference for them: cairosvg 
 the same SVGs to PNG (what every picture cost before ``render.maps.raster``).
 
 Target (issue 12): an hour through the store under 50 ms.
-Run: ``.venv/bin/python bench/flattop_hour.py [--hours N]``; last line
+Every run plays the same game (``--seed``: its step seeds are drawn from it).
+Run: ``.venv/bin/python bench/flattop_hour.py [--hours N] [--seed S]``; last line
 ``flattop hour: store <ms> ms (<ms> ms without map pictures), in process <ms> ms (<ms> ms with
 the state round trip), map PNG <kB> kB`` (the median size of a letter's map picture; target about
 60 kB, issue 32).
@@ -42,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from mailbot.app import Bot, freeze_long_lived
 from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line
+from mailbot.demo.replay import step_seeds
 from mailbot.registry import find_game
 from mailbot.render.maps import PNG_WIDTH
 from mailbot.services.base import queries
@@ -55,14 +57,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fanout import GM  # a sibling bench script
 
 BOT = "bot@bench.test"
+#: the step seeds' source: the same game every run
+SEED = "flattop-hour-bench"
 
 
-def make_bot(db: Path, clock: Clock) -> Bot:
+def make_bot(db: Path, clock: Clock, seed: str) -> Bot:
     settings = Settings(
         store=StoreSettings(url=f"sqlite:///{db}"),
         bot=BotSettings(address=BOT, name="mailbot bench", gm_address=GM, max_missed_share=1.0),
     )
-    bot = Bot(settings, clock=clock, sink=FakeSink())
+    # The step seeds drawn from ``seed`` (as the demo replays a game): each run plays the same
+    # game, whose weather and fights decide what a map costs (storms over the grid's ids, the
+    # hours with combat), so two runs, or two trees, are timed on the same hours.
+    bot = Bot(settings, clock=clock, sink=FakeSink(), draw_seed=step_seeds(seed))
     bot.upgrade()
     return bot
 
@@ -176,11 +183,11 @@ def cairosvg_ms(svgs: list[str], sample: int = 12) -> float:
     return statistics.median(times) * 1000
 
 
-def main(hours: int) -> None:
+def main(hours: int, seed: str = SEED) -> None:
     logging.basicConfig(level=logging.WARNING)
     with tempfile.TemporaryDirectory() as tmp:
         clock = Clock()
-        bot = make_bot(Path(tmp) / "flattop.db", clock)
+        bot = make_bot(Path(tmp) / "flattop.db", clock, seed)
         game_id = create_game(bot)
         snapshot = first_snapshot(bot, game_id)
         freeze_long_lived()  # as ``mailbot run`` does once it has started
@@ -219,4 +226,6 @@ if __name__ == "__main__":
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--hours", type=int, default=24)
-    main(parser.parse_args().hours)
+    parser.add_argument("--seed", default=SEED, help="the step seeds are drawn from it (default: %(default)s)")
+    arguments = parser.parse_args()
+    main(arguments.hours, arguments.seed)
