@@ -226,6 +226,6 @@ if __name__ == "__main__":
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--hours", type=int, default=24)
-    parser.add_argument("--seed", default=SEED, help="the step seeds are drawn from it (default: %(default)s)")
+    parser.add_argument("--seed", default=SEED, help="step seeds drawn from it (default: %(default)s)")
     arguments = parser.parse_args()
     main(arguments.hours, arguments.seed)
