@@ -68,6 +68,20 @@ def test_other_content_is_read_and_never_mistaken(data: dict[str, Any]) -> None:
     assert game.load(copy.deepcopy(later)) is game.load(later)  # read once, then found
 
 
+def test_a_form_no_digest_can_spell_is_read_the_long_way(
+    data: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keys that are not strings and integers past 64 bits are no saved form (the store keeps
+    neither): such data is handed to the reader, never mistaken for a kept state."""
+    game, state, saved = _saved(data, 1)
+    assert game.load(saved) is state
+    read: list[object] = []
+    monkeypatch.setattr("mailbot.games.flattop.game.load_state", read.append)
+    for odd in ({**saved, 7: "a key that is not a string"}, {**saved, "turn": 2**70}):
+        assert game.load(odd) is None  # what the (stand-in) reader gave
+    assert len(read) == 2
+
+
 def _stored() -> dict[str, dict[str, Any]]:
     """Each saved state as the database holds it: the raw data back in its place, keys in order."""
     tables, saved = load_tables(), json.loads(SAVED.read_text("utf-8"))
