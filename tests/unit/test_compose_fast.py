@@ -25,7 +25,10 @@ from mailbot.mail.compose import (
     Attachment,
     Outgoing,
     _header,
+    _inline_frame,
+    _inline_head,
     _library_header,
+    _library_inline_head,
     compose,
     encode_text,
     header_text,
@@ -281,3 +284,31 @@ def test_a_long_header_of_plain_words_is_folded_as_the_library_folds_it(name: st
     its own, a first word too long for the first line, a word too long for any line."""
     value = " ".join(words)
     assert _header(name, value) == _library_header(name, value)
+
+
+_CID_TEXT = st.text(alphabet="abcXYZ019._@-", min_size=1, max_size=160)
+_NAME_TEXT = st.text(alphabet="abcXYZ019._-", min_size=1, max_size=160)
+
+
+@given(
+    st.sampled_from([("image", "png"), ("image", "svg+xml"), ("application", "pdf")]), _CID_TEXT, _NAME_TEXT
+)
+@settings(max_examples=400, deadline=None)
+def test_an_inline_parts_headers_are_the_librarys_for_any_id_and_name(
+    kind: tuple[str, str], content_id: str, filename: str
+) -> None:
+    """A picture's part headers filled into a frame are the library's own, byte for byte: short
+    values, values long enough to be folded or encoded, ids and names of dots and hyphens alone."""
+    item = Attachment(filename, b"", kind[0], kind[1], content_id)
+    assert _inline_head(item) == _library_inline_head(kind[0], kind[1], content_id, filename)
+
+
+def test_a_maps_part_headers_come_from_a_frame_built_once() -> None:
+    """Every hour's map of every game fills the same frame (it is built once for their shape)."""
+    _inline_frame.cache_clear()
+    for turn in range(10, 60):
+        item = Attachment(
+            f"map-allied-turn{turn}.png", b"", "image", "png", f"map-allied-turn{turn}.game7@mailbot"
+        )
+        assert _inline_head(item) == _library_inline_head("image", "png", item.content_id, item.filename)
+    assert _inline_frame.cache_info().misses == 1
