@@ -13,12 +13,16 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from functools import cache
 from itertools import combinations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mailbot.games.flattop.drawing.board import ROOT3, SHEET, board_for
+from mailbot.games.flattop.drawing.printed import board_key, printed_board
 from mailbot.games.flattop.drawing.symbols import SEA
 from mailbot.games.flattop.map.hexes import Hex, hex_id
 from mailbot.render.maps import canvas as cv
@@ -259,6 +263,29 @@ def test_a_grid_id_under_a_storm_is_printed_again_with_a_halo() -> None:
 
     assert reprinted([grid_id]) == [(grid_id, cv.HALO), (grid_id, None)]
     assert reprinted(["above"]) == [] and reprinted([]) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_grid_ids_under_storms_are_those_a_storm_box_overlaps(data: st.DataObject) -> None:
+    """``Printed.grid_under`` looks only in the storms' cells: it finds exactly the ids whose
+    boxes share some area with a storm's box, in the grid's order, as trying every id would."""
+    model = _first_coral_sea_map()
+    printed = printed_board(board_key(model))
+    board = board_for(model["bounds"])
+    c0, r0, c1, r1 = board.bounds
+    spots = st.tuples(st.integers(c0, c1), st.integers(r0, r1))
+    boxes = []
+    for col, row in data.draw(st.lists(spots, max_size=12)):
+        x, y = board.centre(Hex(col, row))
+        boxes.append((x - board.size / 2, y - board.rise, board.size, 2 * board.rise))
+    every = [item for item in printed.grid if any(cv.overlap(item[1][3], box) > 0 for box in boxes)]
+    assert printed.grid_under(boxes) == every
+
+
+@cache
+def _first_coral_sea_map() -> dict[str, Any]:
+    return coral_sea_maps(1)[0]
 
 
 def test_the_font_is_named_once_on_the_sheet_and_once_on_the_printed_board() -> None:
