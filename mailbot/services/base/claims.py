@@ -24,11 +24,12 @@ from sqlalchemy.orm import SessionTransaction
 from sqlmodel import Session, col, select
 
 from mailbot.errors import GameBusy
+from mailbot.services.base.transactions import HELD_GAMES
 from mailbot.store.game_tables import Game
 from mailbot.store.models import Inbound, InboundState
 from mailbot.store.presence import lock_key
 
-_LOCKED = "mailbot.games_locked"  # session.info: ids of the games this transaction holds
+_LOCKED = HELD_GAMES  # session.info: ids of the games this transaction holds
 
 
 def _shared(session: Session) -> bool:
@@ -50,6 +51,26 @@ def try_games_on_load(session: Session) -> None:
     """From now on, every game this transaction loads is locked for it, or GameBusy is raised."""
     if _shared(session):
         event.listen(session, "loaded_as_persistent", _try_lock)
+
+
+def try_games(session: Session, game_ids: Collection[int]) -> set[int]:
+    """Of ``game_ids``, the games this transaction holds now: those it held, and those whose lock
+    it got, all asked in one statement (PostgreSQL; on SQLite every game). A game another worker
+    holds is left out: its letters wait, as when they load it (:class:`GameBusy`)."""
+    if not _shared(session):
+        return set(game_ids)
+    held: set[int] = session.info.setdefault(_LOCKED, set())
+    keys = {game_key(game_id): game_id for game_id in sorted(set(game_ids) - held)}
+    if keys:
+        got = session.connection().execute(_TRY_GAMES, {"keys": list(keys)})
+        held.update(keys[key] for (key,) in got)
+    return held & set(game_ids)
+
+
+#: each key whose lock this transaction got (a lock it holds already is granted again)
+_TRY_GAMES = sa.text(
+    "SELECT t.key FROM unnest(CAST(:keys AS bigint[])) AS t(key) WHERE pg_try_advisory_xact_lock(t.key)"
+)
 
 
 def _try_lock(session: OrmSession, obj: Any) -> None:

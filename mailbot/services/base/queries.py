@@ -24,10 +24,11 @@ from mailbot.core.sealed import SealBox
 from mailbot.errors import ConfigError
 from mailbot.registry import AnyGame, find_game
 from mailbot.services.base import chainlog
-from mailbot.services.base.transactions import kept
+from mailbot.services.base.transactions import forget, holds_write_lock, kept, kept_for, shelf
 from mailbot.store.game_tables import ChainRow, Game, GameStatus, OrderSet, Seat, StepRow, StepState, row_id
 
 _CURRENT = "current-orders"  # kept: {step id: {seat: OrderSet}}, the step's current orders
+_STEP_GAMES = "step-games"  # kept: {step id: game id} of the open steps kept (their orders may be too)
 
 
 # The queries of every letter and every tick, built once with their values as parameters:
@@ -48,9 +49,7 @@ _ENTROPY = (
 
 
 def _forget_orders(session: OrmSession, step_id: int) -> None:
-    known = kept(session, _CURRENT) if isinstance(session, Session) else None
-    if known is not None:
-        known.pop(step_id, None)
+    forget(session, _CURRENT, step_id)
 
 
 @event.listens_for(OrmSession, "transient_to_pending")
@@ -87,7 +86,7 @@ def plugin(game: Game) -> AnyGame:
 
 
 def seats(session: Session, game_id: int) -> list[Seat]:
-    known = kept(session, "seats")  # a batch of letters asks for the same game's seats often
+    known = kept_for(session, "seats", game_id)  # a batch of letters asks for the same game's seats often
     if known is not None and game_id in known:
         return list(known[game_id])
     rows = list(session.exec(_SEATS, params={"game_id": game_id}))
@@ -104,7 +103,7 @@ def seat(session: Session, game_id: int, name: str) -> Seat | None:
 
 def open_step(session: Session, game_id: int) -> StepRow | None:
     """The game's open step; a batch of letters keeps it for its transaction (``kept``)."""
-    known = kept(session, "open-step")
+    known = kept_for(session, "open-step", game_id)
     step: StepRow | None = known.get(game_id) if known is not None else None
     if step is not None and step.state is StepState.OPEN:  # one closed meanwhile is read again
         return step
@@ -112,12 +111,22 @@ def open_step(session: Session, game_id: int) -> StepRow | None:
         step = session.exec(_OPEN_STEP, params={"game_id": game_id}).first()
     if known is not None and step is not None:
         known[game_id] = step
+        shelf(session, _STEP_GAMES)[row_id(step)] = game_id
     return step
+
+
+def _kept_orders(session: Session, step_id: int) -> dict[Any, Any] | None:
+    """The shelf of current orders where this transaction may keep the step's (:func:`kept_for`
+    its game, known from the open steps it keeps)."""
+    if holds_write_lock(session):
+        return kept(session, _CURRENT)
+    game_id = shelf(session, _STEP_GAMES).get(step_id)
+    return None if game_id is None else kept_for(session, _CURRENT, game_id)
 
 
 def current_orders(session: Session, step_id: int) -> dict[str, OrderSet]:
     """Each seat's current orders for the step, in the table's order (the oldest first)."""
-    known = kept(session, _CURRENT)  # a batch of letters reads one step's orders again and again
+    known = _kept_orders(session, step_id)  # a batch of letters reads one step's orders again and again
     if known is not None and step_id in known:
         return dict(known[step_id])
     with quiet(session, OrderSet):
@@ -133,7 +142,7 @@ def orders_replaced(session: Session, step_id: int, before: Mapping[str, OrderSe
     Kept as the step's current orders, as the table will read: the seat's earlier set is
     no longer current, and the new row is the newest.
     """
-    known = kept(session, _CURRENT)
+    known = _kept_orders(session, step_id)
     if known is not None:
         held = {seat: held for seat, held in before.items() if seat != row.seat}
         known[step_id] = held | {row.seat: row}
@@ -143,13 +152,13 @@ def read_ahead(session: Session, game_ids: Collection[int]) -> None:
     """Read, for many games at once, what handling their letters reads: each game, its seats,
     its open step, that step's current orders and the chain's last link (a query for each).
 
-    Only where the transaction keeps what it reads (``kept``); games whose seats it keeps
+    Only for the games whose rows the transaction may keep (:func:`kept_for`: on SQLite all,
+    with the write lock; on PostgreSQL those whose lock it holds); games whose seats it keeps
     already are left alone. The caches fill as the one-game queries would fill them.
     """
-    seats, held = kept(session, "seats"), kept(session, "read-ahead")
-    if seats is None or held is None:
-        return
-    wanted = sorted({game_id for game_id in game_ids if game_id not in seats})
+    keeping = {game_id for game_id in game_ids if kept_for(session, "seats", game_id) is not None}
+    seats, held = shelf(session, "seats"), shelf(session, "read-ahead")
+    wanted = sorted(game_id for game_id in keeping if game_id not in seats)
     if not wanted:
         return
     # The games stay loaded for the transaction: ``session.get`` finds them.
@@ -159,18 +168,21 @@ def read_ahead(session: Session, game_ids: Collection[int]) -> None:
         found[seat.game_id].append(seat)
     seats.update(found)
     _read_steps_ahead(session, wanted)
-    chainlog.read_heads(session, wanted)
+    chainlog.read_heads(session, wanted)  # on SQLite: PostgreSQL reads a game's head as it appends
 
 
 def _read_steps_ahead(session: Session, game_ids: Sequence[int]) -> None:
-    steps, orders = kept(session, "open-step"), kept(session, _CURRENT)
-    if steps is None or orders is None:
-        return
+    steps, orders, step_games = (
+        shelf(session, "open-step"),
+        shelf(session, _CURRENT),
+        shelf(session, _STEP_GAMES),
+    )
     query = select(StepRow).where(col(StepRow.game_id).in_(game_ids), StepRow.state == StepState.OPEN)
     for step in session.exec(query.order_by(col(StepRow.id))):
         known = steps.get(step.game_id)
         if known is None or known.state is not StepState.OPEN:  # the first, as ``open_step`` reads
             steps[step.game_id] = step
+            step_games[row_id(step)] = step.game_id
     ids = [row_id(steps[game_id]) for game_id in game_ids if game_id in steps]
     current: dict[int, dict[str, OrderSet]] = {step_id: {} for step_id in ids if step_id not in orders}
     if not current:

@@ -30,6 +30,9 @@ from sqlmodel import Session
 
 _WRITER = "mailbot.writer"  # session.info: this transaction holds SQLite's write lock
 _KEPT = "mailbot.kept"  # session.info: {name: {key: value}} read in this transaction
+#: session.info: ids of the games whose advisory lock this transaction holds (PostgreSQL,
+#: ``claims``); dropped with any rollback, when PostgreSQL is asked again
+HELD_GAMES = "mailbot.games_locked"
 #: how often a writer asks for SQLite's write lock while it waits (as long as the connection's
 #: ``busy_timeout`` says, ``store.db``)
 LOCK_POLL = 0.0005
@@ -80,6 +83,29 @@ def kept(session: Session, name: str) -> dict[Any, Any] | None:
     not hold the write lock, so others may change what it read)."""
     if not holds_write_lock(session):
         return None
+    return shelf(session, name)
+
+
+def kept_for(session: Session, name: str, game_id: int) -> dict[Any, Any] | None:
+    """What this transaction keeps under ``name`` of the game ``game_id``: as :func:`kept`, and
+    on PostgreSQL while it holds the game's lock (:data:`HELD_GAMES`), which every writer of a
+    game's rows takes: nobody changes them until it ends. The shelf holds other games' rows
+    too; a caller reads and writes only this game's."""
+    if holds_write_lock(session) or game_id in session.info.get(HELD_GAMES, ()):
+        return shelf(session, name)
+    return None
+
+
+def forget(session: OrmSession, name: str, key: Any) -> None:
+    """Take ``key`` off this transaction's shelf ``name``, if it is there (the row changed)."""
+    shelves: dict[str, dict[Any, Any]] | None = session.info.get(_KEPT)
+    if shelves is not None and name in shelves:
+        shelves[name].pop(key, None)
+
+
+def shelf(session: Session, name: str) -> dict[Any, Any]:
+    """The shelf ``name`` of this transaction, whether or not it may keep anything (what is on
+    it was put there by a caller that might: :func:`kept`, :func:`kept_for`)."""
     shelves: dict[str, dict[Any, Any]] = session.info.setdefault(_KEPT, {})
     return shelves.setdefault(name, {})
 

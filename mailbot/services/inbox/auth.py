@@ -22,8 +22,9 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from mailbot.services.base import queries
+from mailbot.services.base.claims import try_games
 from mailbot.services.base.tags import TAG, tag
-from mailbot.services.base.transactions import kept
+from mailbot.services.base.transactions import holds_write_lock, shelf
 from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.inbox.thread import Answered
 from mailbot.services.post import throttle
@@ -264,24 +265,31 @@ class Gatekeeper:
 
 
 def read_ahead(session: Session) -> None:
-    """Once per transaction that keeps what it reads: read ahead for every game its letters name.
+    """Once per transaction: read ahead for every game its letters name.
 
     A batch's letters are loaded into the session before any is handled (``inbound``); the
     tags in their subjects name the games the batch will read, and reading them all at once
-    takes a few queries instead of a few per game.
+    takes a few queries instead of a few per letter. On SQLite the batch holds the write lock
+    and keeps all it reads; on PostgreSQL it first takes the lock of every game named that no
+    other worker holds, in one statement (``claims.try_games``), and reads ahead for those:
+    every writer of a game's rows takes its lock, so they stay as read until the batch ends.
     """
-    shelf = kept(session, "read-ahead-letters")
-    if shelf is None or shelf:
+    done = shelf(session, "read-ahead-letters")
+    if done:
         return
-    shelf[None] = True
+    done[None] = True
     letters = [
         row
         for row in list(session.identity_map.values())
         if isinstance(row, Inbound) and row.state is InboundState.NEW
     ]
     named = (TAG.search(row.subject) for row in letters)
-    queries.read_ahead(session, {int(found.group(2)) for found in named if found is not None})
-    throttle.read_ahead(session, [row.sender for row in letters])
+    games = {int(found.group(2)) for found in named if found is not None}
+    if holds_write_lock(session):
+        queries.read_ahead(session, games)
+        throttle.read_ahead(session, [row.sender for row in letters])
+    elif games:
+        queries.read_ahead(session, try_games(session, games))
 
 
 def same_secret(given: str, stored: str) -> bool:

@@ -26,7 +26,7 @@ from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.base.gamedata import load_game_data
 from mailbot.services.base.gameoptions import game_options, try_setup
 from mailbot.services.base.tags import fresh_seed, new_token, tag, untagged
-from mailbot.services.base.transactions import kept
+from mailbot.services.base.transactions import forget
 from mailbot.services.play import setupdice
 from mailbot.services.play.reports import Reports
 from mailbot.services.post.letters import Draft, Postman
@@ -176,9 +176,7 @@ class Games:
         )
         session.add(game)
         session.flush()
-        known = kept(session, "seats")
-        if known is not None:
-            known.pop(queries.id_of(game), None)  # read before its seats existed
+        forget(session, "seats", queries.id_of(game))  # read before its seats existed
         for name in seats:
             session.add(
                 Seat(

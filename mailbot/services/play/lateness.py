@@ -21,7 +21,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, col
 
 from mailbot.core import deadlines
-from mailbot.services.base.transactions import kept
+from mailbot.services.base.transactions import kept_for, shelf
 from mailbot.services.inbox.auth import Seated
 from mailbot.services.inbox.handling import Context
 from mailbot.store.game_tables import StepRow
@@ -118,7 +118,7 @@ def _first_ask(session: Session, who: Seated, step: StepRow) -> tuple[datetime |
     first asks of every open step it read ahead in one query; otherwise one query on the
     connection (no flush, no ORM result) by a statement built once.
     """
-    asks = kept(session, "first-asks")
+    asks = kept_for(session, "first-asks", step.game_id)
     if asks is not None and _read_asks_ahead(session, asks, step):
         return asks.get((step.game_id, who.seat.name))
     values = {
@@ -136,7 +136,7 @@ def _read_asks_ahead(session: Session, asks: dict[Any, Any], step: StepRow) -> b
     loaded: set[int] = asks.setdefault(_LOADED, set())
     if step.id in loaded:
         return True
-    ahead = kept(session, "open-step") or {}
+    ahead = shelf(session, "open-step")  # the open steps of games kept (kept_for), of this one too
     steps = {row.game_id: row for row in ahead.values() if row.id not in loaded and row.id is not None}
     mine = steps.get(step.game_id)
     if mine is None or mine.id != step.id:
