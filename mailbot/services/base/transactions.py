@@ -88,9 +88,11 @@ def kept(session: Session, name: str) -> dict[Any, Any] | None:
 
 def kept_for(session: Session, name: str, game_id: int) -> dict[Any, Any] | None:
     """What this transaction keeps under ``name`` of the game ``game_id``: as :func:`kept`, and
-    on PostgreSQL while it holds the game's lock (:data:`HELD_GAMES`), which every writer of a
-    game's rows takes: nobody changes them until it ends. The shelf holds other games' rows
-    too; a caller reads and writes only this game's."""
+    on PostgreSQL while it holds the game's lock (:data:`HELD_GAMES`), which the service's
+    writers of a game's rows take (letters, deadline ticks): what it read stays as read until
+    it ends. The GM's command line does not wait for it; a change it makes meanwhile is seen by
+    the next batch, as a letter handled a moment earlier would not have seen it either. The
+    shelf holds other games' rows too; a caller reads and writes only this game's."""
     if holds_write_lock(session) or game_id in session.info.get(HELD_GAMES, ()):
         return shelf(session, name)
     return None

@@ -271,8 +271,8 @@ def read_ahead(session: Session) -> None:
     tags in their subjects name the games the batch will read, and reading them all at once
     takes a few queries instead of a few per letter. On SQLite the batch holds the write lock
     and keeps all it reads; on PostgreSQL it first takes the lock of every game named that no
-    other worker holds, in one statement (``claims.try_games``), and reads ahead for those:
-    every writer of a game's rows takes its lock, so they stay as read until the batch ends.
+    other worker holds, in one statement (``claims.try_games``), and reads ahead for those
+    (``transactions.kept_for``: letters and ticks that change a game take its lock first).
     """
     done = shelf(session, "read-ahead-letters")
     if done:
