@@ -201,3 +201,36 @@ def test_each_worker_claims_the_next_letters_no_other_holds_in_one_statement(
             # What a worker took or left waiting in a round is not claimed again in it.
             rest, _ = claim_next(other, 10, skip=set(ids[3:7]))
             assert rest == ids[7:]
+
+
+def test_a_batch_locks_its_games_first_and_leaves_a_busy_ones_letters_waiting_untried(
+    two: tuple[Harness, Harness], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch takes the locks of the games its letters name in one statement and keeps what it
+    reads of them; a letter to a game another worker holds waits without being tried (no
+    savepoint rolled back, nothing the batch keeps dropped), and goes once the game is free."""
+    first, second = two
+    seats = _games(first, 2)
+    _store_orders(first, seats, 1)
+    busy_game = seats[0][0]
+    tried: list[int] = []
+    real = inbound.InboundProcessor._process_in
+
+    def process_in(self: inbound.InboundProcessor, session: Session, inbound_id: int) -> bool:
+        tried.append(inbound_id)
+        return real(self, session, inbound_id)
+
+    monkeypatch.setattr(inbound.InboundProcessor, "_process_in", process_in)
+    with Session(first.bot.engine) as held, held.begin():
+        lock_game(held, busy_game)  # another worker's tick, say
+        assert second.bot.processor.process_pending() == 2  # the free game's two letters
+    with Session(first.bot.engine) as session:
+        rows = session.exec(select(Inbound).order_by(col(Inbound.id))).all()
+        waiting = [row.id for row in rows if row.state is InboundState.NEW]
+        assert len(waiting) == 2 and all(
+            f"[DU-{busy_game} " in row.subject for row in rows if row.id in waiting
+        )
+    assert not set(waiting) & set(tried)  # waited without a try under a savepoint
+    tried.clear()
+    assert second.bot.processor.process_pending() == 2  # the game is free: they go
+    assert sorted(tried) == sorted(int(i or 0) for i in waiting)

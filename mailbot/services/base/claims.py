@@ -30,6 +30,7 @@ from mailbot.store.models import Inbound, InboundState
 from mailbot.store.presence import lock_key
 
 _LOCKED = HELD_GAMES  # session.info: ids of the games this transaction holds
+_BUSY = "mailbot.games_busy"  # session.info: ids of the games another worker held when asked
 
 
 def _shared(session: Session) -> bool:
@@ -62,9 +63,18 @@ def try_games(session: Session, game_ids: Collection[int]) -> set[int]:
     held: set[int] = session.info.setdefault(_LOCKED, set())
     keys = {game_key(game_id): game_id for game_id in sorted(set(game_ids) - held)}
     if keys:
-        got = session.connection().execute(_TRY_GAMES, {"keys": list(keys)})
-        held.update(keys[key] for (key,) in got)
+        got = {keys[key] for (key,) in session.connection().execute(_TRY_GAMES, {"keys": list(keys)})}
+        held.update(got)
+        session.info.setdefault(_BUSY, set()).update(set(keys.values()) - got)
     return held & set(game_ids)
+
+
+def busy_elsewhere(session: Session) -> frozenset[int]:
+    """The games another worker held when this transaction asked for them (:func:`try_games`):
+    a letter to one waits at once, instead of finding the game busy under its savepoint, whose
+    rollback would drop all the transaction keeps. A hint for the transaction: the game may be
+    free by now, and its letter is tried again soon."""
+    return frozenset(session.info.get(_BUSY, ()))
 
 
 #: each key whose lock this transaction got (a lock it holds already is granted again)
@@ -166,3 +176,4 @@ def _forget_on_rollback(session: OrmSession, _previous: SessionTransaction) -> N
 def _forget_on_end(session: OrmSession, transaction: SessionTransaction) -> None:
     if transaction.parent is None:
         session.info.pop(_LOCKED, None)
+        session.info.pop(_BUSY, None)

@@ -33,9 +33,10 @@ from mailbot.mail.compose import Outgoing, reply_subject
 from mailbot.mail.mime import parse_headers, parse_letter
 from mailbot.mail.quoting import split_reply
 from mailbot.render.templates import Renderer
-from mailbot.services.base.claims import claim_letters, claim_next, try_games_on_load
+from mailbot.services.base.claims import busy_elsewhere, claim_letters, claim_next, try_games_on_load
+from mailbot.services.base.tags import TAG
 from mailbot.services.base.transactions import begin_writing, holds_write_lock
-from mailbot.services.inbox import answers, thread
+from mailbot.services.inbox import answers, auth, thread
 from mailbot.services.inbox.handling import Context, Handler, Reply, _cut
 from mailbot.services.post.identity import Identity
 from mailbot.services.post.outbox import Thread, collect_queued, enqueue
@@ -235,6 +236,9 @@ class InboundProcessor:
         mine = {inbound_id for inbound_id, _sender in claimed}
         try_games_on_load(session)
         _hold_loaded(session, ids, mine)
+        # Before any letter's savepoint: what is read ahead (and on PostgreSQL, the games' locks)
+        # belongs to the batch, and a letter to a game another worker holds waits untried.
+        auth.read_ahead(session)
         started = time.monotonic()
         held_back: set[str] = set()  # senders whose earlier letter waits: theirs wait too
         for position, (inbound_id, sender) in enumerate(claimed):
@@ -242,7 +246,11 @@ class InboundProcessor:
             if quick:
                 self._process_quick(session, inbound_id)
                 batch.handled += 1
-            elif sender in held_back or not self._process_in(session, inbound_id):
+            elif (
+                sender in held_back
+                or _game_busy(session, inbound_id)
+                or not self._process_in(session, inbound_id)
+            ):
                 held_back.add(sender)
                 self.waiting += 1
                 self._left.add(inbound_id)
@@ -498,6 +506,19 @@ _OUTCOMES = {
 
 
 _CLAIMED_ROWS = "mailbot.claimed-rows"  # session.info: the batch's claimed letters, held (see below)
+
+
+def _game_busy(session: Session, inbound_id: int) -> bool:
+    """Whether the letter names a game another worker held when this batch asked for it
+    (``claims.busy_elsewhere``): it waits without being tried."""
+    busy = busy_elsewhere(session)
+    if not busy:
+        return False
+    row = session.get(Inbound, inbound_id)  # claimed: loaded already (``_hold_loaded``)
+    found = TAG.search(row.subject) if row is not None else None
+    waits = found is not None and int(found.group(2)) in busy
+    counts.note("letters game busy", waits)
+    return waits
 
 
 def _hold_loaded(session: Session, ids: Sequence[int], claimed: Collection[int]) -> None:
