@@ -15,6 +15,7 @@ On SQLite (one worker) every claim is granted and no lock is taken.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import sqlalchemy as sa
@@ -69,12 +70,13 @@ def try_games(session: Session, game_ids: Collection[int]) -> set[int]:
     return held & set(game_ids)
 
 
-def busy_elsewhere(session: Session) -> frozenset[int]:
+def busy_elsewhere(session: Session) -> AbstractSet[int]:
     """The games another worker held when this transaction asked for them (:func:`try_games`):
     a letter to one waits at once, instead of finding the game busy under its savepoint, whose
     rollback would drop all the transaction keeps. A hint for the transaction: the game may be
     free by now, and its letter is tried again soon."""
-    return frozenset(session.info.get(_BUSY, ()))
+    busy: AbstractSet[int] = session.info.get(_BUSY, frozenset())
+    return busy  # read each letter: the set itself, not a copy
 
 
 #: each key whose lock this transaction got (a lock it holds already is granted again)
