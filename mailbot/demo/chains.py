@@ -1,17 +1,24 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The demo players' dice chains, kept the way a real player keeps his (README, "Dice nobody
-can steer"): a passphrase of his own, and the shipped ``verify.py`` run for each line to send,
-``chain`` for the JOIN letter and ``reveal`` with the round a letter names."""
+can steer"): a passphrase of his own, and the shipped ``verify.py`` run for the CHAIN line of the
+JOIN letter. The REVEAL lines a letter asks for (the round it names) come from the same verifier
+code in this process, from the seat's stretched passphrase kept for the game: a subprocess for
+each of a Flat Top demo's hundred reveals, stretching the passphrase again every time, cost a
+quarter of the whole demo's CPU. A line that differed from verify.py's would not hash up to the
+anchor verify.py gave, and the bot would refuse it."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 from mailbot import verify_archive
+from mailbot.verifier.cli import seat_line
+from mailbot.verifier.rules import seat_root
 
 VERIFY = Path(verify_archive.__file__)  # the file every archive ships as verify.py
 # What a letter asks for: the command line to run, ``python3 verify.py reveal GAME SEAT ROUND``.
@@ -45,4 +52,11 @@ async def asked_reveal(phrase: str, text: str) -> str:
     found = ASKED.search(text)
     if found is None:
         return ""
-    return await verify_line(phrase, "reveal", *found.groups())
+    game, seat, k = found.groups()
+    return seat_line(_root(phrase, game, seat), int(k), reveal=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _root(phrase: str, game: str, seat: str) -> bytes:
+    """The seat's chain root: ``verify.py``'s stretching of the passphrase (PBKDF2), once a game."""
+    return seat_root(phrase, game, seat)

@@ -9,6 +9,7 @@ a letter can be read with ``less`` or any editor, without a mail client.
 from __future__ import annotations
 
 import email
+import email.parser
 import email.policy
 import email.utils
 import mailbox
@@ -31,6 +32,15 @@ def parse(raw: bytes) -> EmailMessage:
     return msg
 
 
+def parse_head(raw: bytes) -> EmailMessage:
+    """The letter's headers alone: a Flat Top report's map pictures are most of its bytes, and the
+    headers are all an mbox line or a file name needs."""
+    msg = email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(raw)
+    if not isinstance(msg, EmailMessage):
+        raise MailbotError("the demo server handed out something that is not a message")
+    return msg
+
+
 def write_mbox(path: Path, mails: Sequence[bytes]) -> None:
     box = mailbox.mbox(path, create=True)
     box.lock()
@@ -46,7 +56,7 @@ def write_mbox(path: Path, mails: Sequence[bytes]) -> None:
 def mbox_message(raw: bytes) -> mailbox.mboxMessage:
     """One letter with its mbox ``From `` line (sender and date) and Unix line ends."""
     message = mailbox.mboxMessage(raw.replace(b"\r\n", b"\n"))
-    parsed = parse(raw)
+    parsed = parse_head(raw)
     sender = email.utils.parseaddr(str(parsed.get("From", "")))[1] or "MAILER-DAEMON"
     date = email.utils.parsedate_to_datetime(str(parsed["Date"])) if parsed["Date"] else None
     message.set_from(sender, date.utctimetuple() if date else True)
@@ -59,10 +69,9 @@ def slug(subject: str, limit: int = 60) -> str:
     return words[:limit].rstrip("-") or "no-subject"
 
 
-def letter_text(raw: bytes) -> str:
+def letter_text(msg: EmailMessage) -> str:
     """The readable file of one letter: its main headers, a blank line, its plain-text part."""
-    msg = parse(raw.replace(b"\r\n", b"\n"))
-    head = [f"{name}: {' '.join(str(msg.get(name, '')).split())}" for name in HEADERS]
+    head = [f"{name}: {_header(msg, name)}" for name in HEADERS]
     part = msg.get_body(preferencelist=("plain",))
     body = str(part.get_content()) if isinstance(part, EmailMessage) else "(no plain-text part)"
     return "\n".join(head) + "\n\n" + body.replace("\r\n", "\n")
@@ -77,8 +86,13 @@ def write_letters(folder: Path, mails: Sequence[bytes]) -> list[Path]:
         old.unlink()  # a rerun in the same workdir starts afresh, like the mbox files
     written = []
     for number, raw in enumerate(mails, 1):
-        subject = " ".join(str(parse(raw).get("Subject", "")).split())
-        path = folder / f"{number:03d}-{slug(subject)}.txt"
-        path.write_text(letter_text(raw), encoding="utf-8")
+        msg = parse(raw.replace(b"\r\n", b"\n"))
+        path = folder / f"{number:03d}-{slug(_header(msg, 'Subject'))}.txt"
+        path.write_text(letter_text(msg), encoding="utf-8")
         written.append(path)
     return written
+
+
+def _header(msg: EmailMessage, name: str) -> str:
+    """A header's value on one line, its runs of white space made single spaces."""
+    return " ".join(str(msg.get(name, "")).split())

@@ -141,11 +141,11 @@ class Script:
     async def play(self) -> None:
         mails = await self.player.inbox(after=self.seen)
         for raw in mails:
-            subject = str(_parse(raw)["Subject"])
-            found = re.search(r"\[[A-Z]{2}-\d+ [A-Za-z0-9]+\]", subject)
+            msg = _parse(raw)
+            found = re.search(r"\[[A-Z]{2}-\d+ [A-Za-z0-9]+\]", str(msg["Subject"]))
             if found and not self.tag:
                 self.tag = found.group(0)
-            await self._answer(_text(raw))
+            await self._answer(_text(msg))
         self.seen += len(mails)
 
     async def _answer(self, text: str) -> None:
@@ -172,8 +172,8 @@ class Script:
             await self.player.send(f"Re: {self.tag} set-up dice", f"{reveal}\n")
 
 
-def _text(raw: bytes) -> str:
-    part = _parse(raw).get_body(preferencelist=("plain",))
+def _text(msg: EmailMessage) -> str:
+    part = msg.get_body(preferencelist=("plain",))
     return str(part.get_content()) if part is not None else ""
 
 

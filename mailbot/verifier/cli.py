@@ -134,9 +134,15 @@ def chain_line(argv: list[str]) -> int:
     if len(words) < 12:
         print("verify.py: use a passphrase of at least 12 characters (four words or more)", file=sys.stderr)
         return 2
-    value = hashed(seat_root(words, args.game, args.seat), CHAIN_LENGTH - k).hex()
-    print(f"REVEAL {k} {value}" if argv[1] == "reveal" else f"CHAIN {value}")
+    print(seat_line(seat_root(words, args.game, args.seat), k, reveal=argv[1] == "reveal"))
     return 0
+
+
+def seat_line(root: bytes, k: int, *, reveal: bool) -> str:
+    """The line to send from the chain of ``root``: ``REVEAL k`` with round ``k``'s value, or
+    ``CHAIN`` with the anchor (round 0)."""
+    value = hashed(root, CHAIN_LENGTH - k).hex()
+    return f"REVEAL {k} {value}" if reveal else f"CHAIN {value}"
 
 
 def main(argv: list[str]) -> int:
