@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import email
 import email.parser
-import email.policy
 import email.utils
 import mailbox
 import re
@@ -19,14 +18,18 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from mailbot.errors import MailbotError
+from mailbot.mail.headers import parsed_once
 
 HEADERS = ("From", "To", "Subject", "Date")
 _SLUG = re.compile(r"[^a-z0-9]+")
 _BRACKETS = re.compile(r"\[[^\]]*\]")  # "[DU-1 k7Q2]": a tag, and a seat's secret, is no file name
 
 
+_POLICY = parsed_once()  # a demo's letters share most header values (mail/headers.py)
+
+
 def parse(raw: bytes) -> EmailMessage:
-    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    msg = email.message_from_bytes(raw, policy=_POLICY)
     if not isinstance(msg, EmailMessage):
         raise MailbotError("the demo server handed out something that is not a message")
     return msg
@@ -35,7 +38,7 @@ def parse(raw: bytes) -> EmailMessage:
 def parse_head(raw: bytes) -> EmailMessage:
     """The letter's headers alone: a Flat Top report's map pictures are most of its bytes, and the
     headers are all an mbox line or a file name needs."""
-    msg = email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(raw)
+    msg = email.parser.BytesHeaderParser(policy=_POLICY).parsebytes(raw)
     if not isinstance(msg, EmailMessage):
         raise MailbotError("the demo server handed out something that is not a message")
     return msg

@@ -40,7 +40,7 @@ from mailbot.render.templates import Renderer
 from mailbot.services.archive.archive_html import kept_html
 from mailbot.services.archive.archive_letters import redactor_of, write_mbox
 from mailbot.services.archive.archive_site import collect
-from mailbot.services.base import chainlog
+from mailbot.services.base import chainlog, queries
 from mailbot.services.base.tags import tag, untagged
 from mailbot.store.game_tables import Game, OrderSet, Report, RollRow, StepRow, StepState
 from mailbot.verifier.pages import page_text
@@ -89,7 +89,7 @@ def game_data(
     shown = site.map_files if site is not None else {}
     pages = site.html_pages if site is not None and folder is not None else {}
     game = session.get_one(Game, game_id)
-    steps = session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id))).all()
+    steps = queries.game_steps(session, game_id)
     reports = session.exec(select(Report).where(Report.game_id == game_id).order_by(col(Report.id))).all()
     maps = [factored(r.map_svg) for r in reports]
 

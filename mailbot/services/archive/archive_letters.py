@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
+from email.headerregistry import BaseHeader, UnstructuredHeader
 from email.message import EmailMessage, Message, MIMEPart
 from email.parser import BytesHeaderParser
 from pathlib import Path
@@ -34,6 +34,8 @@ from typing import cast
 from sqlmodel import Session, col, or_, select
 
 from mailbot.errors import MessageFormatError
+from mailbot.mail.headers import ParsedOnce
+from mailbot.services.base import queries
 from mailbot.store.game_tables import ChainRow, Game, OrderSet, Seat, StepRow, StepState
 from mailbot.store.models import Inbound, Outbound
 
@@ -127,8 +129,8 @@ class ReadLetter:
 def _lenient_ids() -> email.policy.EmailPolicy[EmailMessage]:
     """The default policy, with Message-ID read as plain text: its structured parser raises
     IndexError on ids a sender may write (``<@evil.test>``, ``<>``), and the archive only copies
-    and redacts an id, it never takes one apart."""
-    registry = HeaderRegistry()
+    and redacts an id, it never takes one apart. Each header value is parsed once (``ParsedOnce``)."""
+    registry = ParsedOnce()
     # the registry mixes BaseHeader in itself; the stubs want the mixed class
     registry.map_to_type("message-id", cast("type[BaseHeader]", UnstructuredHeader))
     return email.policy.default.clone(header_factory=registry)
@@ -283,10 +285,6 @@ class GameLetter:
     withheld: str = ""  # why its text is not shown yet ("" when it is)
 
 
-def _steps(session: Session, game_id: int) -> list[StepRow]:
-    return list(session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id))))
-
-
 def _inbound_seats(session: Session, game_id: int, steps: Sequence[StepRow]) -> dict[int, str]:
     """Every letter in that belongs to the game, by id, with the seat it came from."""
     seats: dict[int, str] = {}
@@ -332,7 +330,7 @@ def game_letters(session: Session, game: Game, viewer: str | None = None) -> lis
     bot's reply to it (which echoes them), are marked withheld; a viewer's own never are.
     """
     game_id = int(game.id or 0)
-    steps = _steps(session, game_id)
+    steps = queries.game_steps(session, game_id)
     seats = _inbound_seats(session, game_id, steps)
     open_step, carrying = _open_input(session, steps)
     query_in = select(Inbound).where(col(Inbound.id).in_(list(seats))).order_by(col(Inbound.id))
