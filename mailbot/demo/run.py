@@ -61,6 +61,7 @@ class Player:
     server: EmbeddedMailServer
     # Fixed Message-IDs make a replay's letters, and so its players' entropy, the same (demo/replay.py).
     new_message_id: Callable[[], str] = field(default=lambda: make_msgid(domain="demo.localhost"))
+    _connection: ImapSource | None = field(default=None, init=False, repr=False)
 
     async def send(self, subject: str, body: str) -> None:
         msg = EmailMessage()
@@ -76,16 +77,36 @@ class Player:
         )
 
     async def inbox(self, after: int = 0) -> list[bytes]:
-        """The mailbox's letters, oldest first: all of them, or those after the first ``after``."""
-        source = ImapSource(self._imap())
+        """The mailbox's letters, oldest first: all of them, or those after the first ``after``.
+
+        The player stays logged in between looks, as a mail client does: a new connection for
+        every look (four players, five looks a second) cost the demo's server a tenth of the
+        demo's CPU. A kept connection that fails (the server dropped it) is replaced at once."""
+        if self._connection is not None:
+            try:
+                await self._connection.wait_for_news(idle=False, idle_timeout=0, poll_interval=0)  # NOOP
+                return await self._look(self._connection, after)
+            except Exception:  # the server dropped it: logged in again below; a second failure is raised
+                await self.close()
+        self._connection = ImapSource(self._imap())
         try:
-            await source.connect()
-            uids = await source.search_after(0)
-            # Only the new letters are fetched: a whole Flat Top game's mailbox fetched anew at
-            # every poll cost the demo more CPU than the games it played.
-            return [m.raw for part in _chunks(uids[after:]) for m in await source.fetch(part)]
-        finally:
-            await source.close()
+            await self._connection.connect()
+            return await self._look(self._connection, after)
+        except BaseException:
+            await self.close()
+            raise
+
+    @staticmethod
+    async def _look(source: ImapSource, after: int) -> list[bytes]:
+        uids = await source.search_after(0)
+        # Only the new letters are fetched: a whole Flat Top game's mailbox fetched anew at every
+        # poll cost the demo more CPU than the games it played.
+        return [m.raw for part in _chunks(uids[after:]) for m in await source.fetch(part)]
+
+    async def close(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            await connection.close()
 
     async def wait_for(self, count: int, timeout: float = 30.0) -> list[bytes]:
         loop = asyncio.get_running_loop()
@@ -241,10 +262,19 @@ async def _script(
         )
         for n, (address, seat) in enumerate(zip(addresses, seat_names, strict=False))
     ]
-    await _first_chain(scripts[0], game_id)
-    for script, (seat, code) in zip(scripts[1:], joining, strict=True):
-        anchor = await chains.chain_line(script.phrase, game_id, seat)
-        await script.player.send("joining", f"HELP\nJOIN {game_id} {seat} {code}\n{anchor}\n")
+    try:
+        await _first_chain(scripts[0], game_id)
+        for script, (seat, code) in zip(scripts[1:], joining, strict=True):
+            anchor = await chains.chain_line(script.phrase, game_id, seat)
+            await script.player.send("joining", f"HELP\nJOIN {game_id} {seat} {code}\n{anchor}\n")
+        await _play(bot, game_id, demo, scripts, stall)
+    finally:
+        for script in scripts:
+            await script.player.close()
+    return game_id
+
+
+async def _play(bot: Bot, game_id: int, demo: DemoGame, scripts: list[Script], stall: float) -> None:
     loop = asyncio.get_running_loop()
     deadline, done = loop.time() + stall, 0
     while not _finished(bot, game_id, demo.script.stop_after):
@@ -255,7 +285,6 @@ async def _script(
         for script in scripts:
             await script.play()
         await asyncio.sleep(0.2)
-    return game_id
 
 
 async def _first_chain(script: Script, game_id: int) -> None:
@@ -350,7 +379,11 @@ async def keep_mailboxes(
     folder.mkdir(parents=True, exist_ok=True)
     kept = []
     for address in addresses:
-        mails = await Player(address, server).inbox()
+        player = Player(address, server)
+        try:
+            mails = await player.inbox()
+        finally:
+            await player.close()
         if not mails and address.startswith("player"):
             continue  # a seat this game does not have
         path = folder / f"{address}.mbox"

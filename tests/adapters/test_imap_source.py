@@ -101,6 +101,7 @@ async def test_the_bot_reconnects_after_the_server_drops_it(tmp_path: Path) -> N
         await dora.send("PING", "PING again\n")
         await dora.wait_for(2, timeout=15)
     finally:
+        await dora.close()
         stop.set()
         await running
         await server.stop()

@@ -31,6 +31,7 @@ async def test_ping_round_trip_on_the_embedded_server(tmp_path: Path) -> None:
             await carol.send("PING", "PING\nwhat is this\n")
             (reply,) = await carol.wait_for(1, timeout=10)
         finally:
+            await carol.close()
             stop.set()
             await running
     assert parse(reply)["Auto-Submitted"] == "auto-replied"
