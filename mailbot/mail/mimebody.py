@@ -27,8 +27,9 @@ import html2text
 import webencodings
 
 from mailbot.errors import MessageFormatError
+from mailbot.mail.headers import parsed_once
 
-_POLICY = email.policy.default
+_POLICY = parsed_once()  # the default policy, each header value parsed once (mail/headers.py)
 
 # The plain forms: RFC 2045 tokens ('*' left out: RFC 2231 parameters go the exact way) and quoted
 # strings of printable ASCII without escapes. "=?" is refused separately (encoded words are decoded

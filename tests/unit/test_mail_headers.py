@@ -53,6 +53,9 @@ def test_a_value_is_parsed_once_and_the_store_starts_afresh_when_full() -> None:
         registry("Subject", f"hour {n}")
     assert registry("Content-Type", "image/png; name=map.png") is not first
     assert str(registry("Content-Type", "image/png; name=map.png")) == str(first)
+    long = "x" * (ParsedOnce.LONGEST + 1)
+    assert registry("Subject", long) is not registry("Subject", long)  # not kept
+    assert registry("Subject", long[1:]) is registry("Subject", long[1:])
 
 
 def test_a_copied_letter_shares_the_registry(tmp_path: Path) -> None:
