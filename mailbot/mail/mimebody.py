@@ -79,6 +79,8 @@ def parse_message(raw: bytes, *, headers_only: bool) -> Message:
 def _parse_exact(raw: bytes, *, headers_only: bool) -> EmailMessage:
     try:
         return BytesParser(EmailMessage, policy=_POLICY).parsebytes(raw, headersonly=headers_only)
+    except RecursionError as exc:  # its text tells where the stack ran out, which varies from call to call
+        raise MessageFormatError("unreadable message: its parts are nested too deeply") from exc
     except Exception as exc:  # the parser is lenient by design: anything escaping it is unreadable input
         raise MessageFormatError(f"unreadable message: {exc}") from exc
 
