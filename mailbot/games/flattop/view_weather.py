@@ -68,11 +68,15 @@ def _storm_line(state: FlatTopState, storms: frozenset[Hex], units: Sequence[Uni
     if not storms:
         return "Storm hexes: none on the board."
     head = f"Storm hexes: {len(storms)} on the board"
-    pairs = [(distance(u.hex, s), u.name, state.scenario.map.hex_id(s)) for s in storms for u in units]
-    near = {where for d, _, where in pairs if d <= WEATHER_RADIUS}
+    # Each storm hex against each unit (a few hundred by a few dozen an hour): the hex ids are
+    # written only for the nearest pairs, where the tie between them is broken as it reads.
+    pairs = [(distance(u.hex, s), u.name, s) for s in storms for u in units]
+    near = {storm for d, _, storm in pairs if d <= WEATHER_RADIUS}
     if not near:
         return f"{head}, none within {WEATHER_RADIUS} hexes of {whose}."
-    d, unit, where = min(pairs)
+    closest = min(d for d, _, _ in pairs)
+    hex_id = state.scenario.map.hex_id
+    d, unit, where = min((d, unit, hex_id(storm)) for d, unit, storm in pairs if d == closest)
     nearest = f"{unit} is in one ({where})" if d == 0 else f"the nearest is {where}, {d} hexes from {unit}"
     return f"{head}, {len(near)} within {WEATHER_RADIUS} hexes of {whose}; {nearest}."
 
