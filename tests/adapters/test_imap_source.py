@@ -7,6 +7,8 @@ import asyncio
 from email.message import EmailMessage
 from pathlib import Path
 
+import pytest
+
 from mailbot.app import Bot
 from mailbot.demo.mailserver import EmbeddedMailServer
 from mailbot.demo.run import BOT, PASSWORD, Player, demo_settings
@@ -82,6 +84,7 @@ async def test_processed_folder_receives_handled_mail(mail_rig: MailRig, player_
     assert len(moved) == len(sent)
 
 
+@pytest.mark.slow
 async def test_the_bot_reconnects_after_the_server_drops_it(tmp_path: Path) -> None:
     smtp_port, imap_port = free_ports(2)
     server = EmbeddedMailServer(smtp_port=smtp_port, imap_port=imap_port)

@@ -14,6 +14,8 @@ import signal
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from mailbot.store.models import InboundState
 from mailbot.testing.mailrig import MailRig
 from tests.e2e.botproc import BotProcess, deliver, wait_until
@@ -53,6 +55,7 @@ def _answered_once(bot: BotProcess, count: int) -> None:
     assert len(replies) == count and set(replies.values()) == {1}  # one confirmation each
 
 
+@pytest.mark.slow
 async def test_a_killed_letter_process_is_replaced_and_loses_nothing(
     mail_rig: MailRig, tmp_path: Path
 ) -> None:

@@ -64,6 +64,7 @@ async def test_ping_round_trip_over_idle(mail_rig: MailRig, bot: BotProcess, pla
     assert await _seen_flags(mail_rig, bot.address) == [True]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", ["after-fetch", "after-commit", "after-smtp"])
 async def test_a_kill_at_any_point_loses_nothing_and_repeats_nothing(
     mail_rig: MailRig, bot: BotProcess, player_address: str, point: str

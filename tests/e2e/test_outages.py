@@ -37,6 +37,8 @@ from tests.e2e.botproc import BotProcess, deliver, parse, wait_until
 from tests.e2e.faultsmtp import FaultSmtp
 from tests.e2e.pgcluster import PgCluster
 
+pytestmark = pytest.mark.slow  # spread over the test processes (tests/conftest.py)
+
 OUTAGE = float(os.environ.get("MAILBOT_TEST_OUTAGE_SECONDS", "12"))  # 60 for the field's length
 #: how soon after the fault ends every letter must be answered (the issue's bound)
 HEALED_WITHIN = 60.0

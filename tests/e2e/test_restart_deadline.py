@@ -25,6 +25,8 @@ from mailbot.store.models import Inbound, InboundState
 from mailbot.testing.mailrig import MailRig
 from tests.e2e.botproc import BotProcess, parse, ping, text_of
 
+pytestmark = pytest.mark.slow  # spread over the test processes (tests/conftest.py)
+
 LEAD = 15  # seconds from game creation to the deadline: start, welcome letters, stop, send
 ON_TIME = {"north": ["ATTACK 3", "DEFEND 0"], "south": ["ATTACK 1", "DEFEND 2"]}
 LATE = ["ATTACK 2", "DEFEND 1"]

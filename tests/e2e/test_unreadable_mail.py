@@ -45,6 +45,7 @@ def _handled(bot: BotProcess, count: int) -> bool:
     return len(inbound) == count and all(row.state is not InboundState.NEW for row in inbound)
 
 
+@pytest.mark.slow
 async def test_unreadable_letters_are_answered_once_over_real_mail(
     mail_rig: MailRig, bot: BotProcess
 ) -> None:

@@ -28,6 +28,8 @@ from mailbot.store.presence import reader_role, role_held, workers_running
 from mailbot.testing.mailrig import MailRig
 from tests.e2e.botproc import BotProcess, deliver, wait_until
 
+pytestmark = pytest.mark.slow  # spread over the test processes (tests/conftest.py)
+
 GAMES = 6
 ROUNDS = 12  # letters per player: 6 games x 2 seats x 12 = 144 letters
 

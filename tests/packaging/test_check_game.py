@@ -34,6 +34,7 @@ def test_a_package_outside_mailbot_is_checked_by_its_module_path() -> None:
     assert "a demo game played through" in done.output and "the game hides nothing" in done.output
 
 
+@pytest.mark.slow
 def test_a_leak_fails_the_no_leak_harness(monkeypatch: pytest.MonkeyPatch) -> None:
     def both_splits(record: TurnRecord, seat: str | None) -> str:
         return "; ".join(f"{entry.seat} {entry.split.text}" for entry in record.seats)

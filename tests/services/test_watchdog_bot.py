@@ -76,6 +76,7 @@ async def test_a_hung_work_loop_is_restarted_and_the_letter_answered(
     bot.engine.dispose()
 
 
+@pytest.mark.slow
 async def test_a_loop_that_stays_hung_stops_the_service_with_stall_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -369,6 +369,7 @@ def _content_facts(msg: email.message.Message) -> tuple[object, ...]:
     st.from_regex(PLAIN_CONTENT_HEADERS["content-disposition"], fullmatch=True),
     st.from_regex(PLAIN_CONTENT_HEADERS["content-transfer-encoding"], fullmatch=True),
 )
+@pytest.mark.slow
 @example('multipart/mixed;\r\n boundary="----=_Part_1"', 'attachment; filename="x;y.txt"', "base64")
 @example('text/plain; charset=""; format=flowed;', "INLINE ;", "Quoted-Printable")
 def test_plain_content_headers_read_alike_in_both_policies(ctype: str, disposition: str, cte: str) -> None:
