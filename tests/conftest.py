@@ -185,7 +185,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     at once, they waited side by side while the cores idled. Spaced out, each process waits on
     one now and then while the others work. None is first (the run's start is its busiest
     time: the wheel is built and the demo games play) or last. Two runs took 386 s and 387 s,
-    where the collection's order took 393 s and 394 s on the same code; all started first, 410 s.
+    where the collection's order took 393 s and 394 s (started all first: no faster, runs with a
+    per-test timing log said).
     Each process collects the same order (it depends only on the collection and W)."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     slow = [item for item in items if item.get_closest_marker("slow")]
