@@ -8,7 +8,6 @@ a letter can be read with ``less`` or any editor, without a mail client.
 
 from __future__ import annotations
 
-import email
 import email.parser
 import email.utils
 import mailbox
@@ -28,17 +27,10 @@ _BRACKETS = re.compile(r"\[[^\]]*\]")  # "[DU-1 k7Q2]": a tag, and a seat's secr
 _POLICY = parsed_once()  # a demo's letters share most header values (mail/headers.py)
 
 
-def parse(raw: bytes) -> EmailMessage:
-    msg = email.message_from_bytes(raw, policy=_POLICY)
-    if not isinstance(msg, EmailMessage):
-        raise MailbotError("the demo server handed out something that is not a message")
-    return msg
-
-
-def parse_head(raw: bytes) -> EmailMessage:
-    """The letter's headers alone: a Flat Top report's map pictures are most of its bytes, and the
-    headers are all an mbox line or a file name needs."""
-    msg = email.parser.BytesHeaderParser(policy=_POLICY).parsebytes(raw)
+def parse(raw: bytes, *, headers_only: bool = False) -> EmailMessage:
+    """The letter, or its headers alone: a Flat Top report's map pictures are most of its bytes,
+    and the headers are all an mbox line needs."""
+    msg = email.parser.BytesParser(policy=_POLICY).parsebytes(raw, headersonly=headers_only)
     if not isinstance(msg, EmailMessage):
         raise MailbotError("the demo server handed out something that is not a message")
     return msg
@@ -59,7 +51,7 @@ def write_mbox(path: Path, mails: Sequence[bytes]) -> None:
 def mbox_message(raw: bytes) -> mailbox.mboxMessage:
     """One letter with its mbox ``From `` line (sender and date) and Unix line ends."""
     message = mailbox.mboxMessage(raw.replace(b"\r\n", b"\n"))
-    parsed = parse_head(raw)
+    parsed = parse(raw, headers_only=True)
     sender = email.utils.parseaddr(str(parsed.get("From", "")))[1] or "MAILER-DAEMON"
     date = email.utils.parsedate_to_datetime(str(parsed["Date"])) if parsed["Date"] else None
     message.set_from(sender, date.utctimetuple() if date else True)
