@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from mailbot.errors import GameError
 
@@ -22,6 +22,19 @@ META = ("default", "source")
 MALFORMED: tuple[type[Exception], ...] = (KeyError, TypeError, ValueError, AttributeError)
 
 T = TypeVar("T")
+
+
+class _Dataclass(Protocol):
+    """What :func:`dataclasses.fields` takes (the stub's own ``DataclassInstance``)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+
+D = TypeVar("D", bound=_Dataclass)
+
+#: the field types :func:`by_name` reads by itself, by their annotation (the modules' annotations
+#: are strings: ``from __future__ import annotations``)
+_PLAIN: dict[str, Callable[[Any], Any]] = {"int": int, "float": float, "bool": bool, "str": str}
 
 
 class ConfigKey:
@@ -74,6 +87,24 @@ def parsed(
         return read(data)
     except (*MALFORMED, *also) as error:
         raise GameError(f"{file} is malformed ({error!r})") from error
+
+
+def by_name(cls: type[D], *sections: Mapping[str, Any], **given: Any) -> D:
+    """``cls`` (a frozen dataclass of rules) read from a table: each field that is not ``given`` is
+    the key of its own name in the first of ``sections`` that has it, made an int, float, bool or
+    str by the field's annotation. Most table sections are such rows of named figures; a field of
+    another type, or read from a key of another name, is ``given``. A key none of the sections has
+    is a KeyError (a malformed table, to :func:`parsed`)."""
+    values = dict(given)
+    for field in fields(cls):
+        if field.name in values:
+            continue
+        convert = _PLAIN.get(str(field.type))
+        if convert is None:
+            raise TypeError(f"{cls.__name__}.{field.name} ({field.type}) must be given to by_name")
+        section = next((s for s in sections if field.name in s), sections[0])
+        values[field.name] = convert(section[field.name])
+    return cls(**values)
 
 
 def integer(value: Any) -> int:

@@ -53,7 +53,7 @@ from typing import Any
 from mailbot.core.dice import parse_spec
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.sinking import SinkingTable
-from mailbot.games.flattop.tabledata import Source, Sourced, rounding, table_sources
+from mailbot.games.flattop.tabledata import Source, Sourced, by_name, rounding, table_sources
 from mailbot.games.flattop.units import (
     AirFactors,
     Armament,
@@ -288,13 +288,10 @@ def _faces(values: Any) -> frozenset[int]:
 
 
 def _hit_rules(data: Mapping[str, Any]) -> HitRules:
-    return HitRules(
-        ready_multiplier=int(data["ready_multiplier"]),
-        just_landed_bonus=int(data["just_landed_bonus"]),
-        base_aa_per_hits=int(data["base_aa_per_hits"]),
+    return by_name(
+        HitRules,
+        data,
         base_aa_rounding=rounding(data["base_aa_rounding"]),
-        torpedo_speed_weight=int(data["torpedo_speed_weight"]),
-        torpedo_aa_per_hits=int(data["torpedo_aa_per_hits"]),
         torpedo_aa_rounding=rounding(data["torpedo_aa_rounding"]),
         no_critical_on_ship=_armaments(data["no_critical_on_ship"]),
         no_critical_on_base=_armaments(data["no_critical_on_base"]),
@@ -304,33 +301,22 @@ def _hit_rules(data: Mapping[str, Any]) -> HitRules:
 
 
 def _ship_rules(data: Mapping[str, Any]) -> ShipRules:
-    return ShipRules(
-        gunnery_per_hit=int(data["gunnery_per_hit"]),
-        aa_per_hit=int(data["aa_per_hit"]),
-        planes_per_hit=int(data["planes_per_hit"]),
+    return by_name(
+        ShipRules,
+        data,
+        data["rulings"],
         launch_loss={ShipType(str(k)): _pair(v) for k, v in data["launch_loss"].items()},
-        torpedo_destroys_planes=bool(data["rulings"]["torpedo_destroys_planes"]),
     )
 
 
 def _base_rules(data: Mapping[str, Any]) -> BaseRules:
-    return BaseRules(
-        launch_loss=_pair(data["launch_loss"]),
-        launch_loss_sp=_pair(data["launch_loss_sp"]),
-        surface_per_hit=int(data["surface_per_hit"]),
-        planes_per_hit=int(data["planes_per_hit"]),
-        dispersed_hits_per_factor=int(data["dispersed_hits_per_factor"]),
+    return by_name(
+        BaseRules, data, launch_loss=_pair(data["launch_loss"]), launch_loss_sp=_pair(data["launch_loss_sp"])
     )
 
 
 def _repair_rules(data: Mapping[str, Any]) -> RepairRules:
-    return RepairRules(
-        hits_per_turn=int(data["hits_per_turn"]),
-        launch=_pair(data["launch"]),
-        launch_sp=_pair(data["launch_sp"]),
-        surface=int(data["surface"]),
-        aa=int(data["aa"]),
-    )
+    return by_name(RepairRules, data, launch=_pair(data["launch"]), launch_sp=_pair(data["launch_sp"]))
 
 
 _EFFECTS = ("fire", "half_speed_next_turn", "no_flight_ops_next_turn", "dead_in_water", "gunnery", "aa")

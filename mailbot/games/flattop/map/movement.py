@@ -27,6 +27,7 @@ from mailbot.games.flattop.combat import damage
 from mailbot.games.flattop.combat.bht import armed_mf_penalty
 from mailbot.games.flattop.map.hexes import Direction, Hex, direction, distance, hex_id
 from mailbot.games.flattop.map.scenario import GameTime, Scenario
+from mailbot.games.flattop.tabledata import by_name
 from mailbot.games.flattop.units import AirFormation, Altitude, Fact, PlaneType, Ship, TaskForce
 from mailbot.games.flattop.units import LaunchType as Launch
 
@@ -58,22 +59,14 @@ def movement_rules(table: Mapping[str, Any]) -> MovementRules:
     """Parse ``movement.toml``; a malformed table is a GameError (it ships with the code)."""
     try:
         tfs, rulings, planes = table["task_forces"], table["task_forces"]["rulings"], table["planes"]
-        return MovementRules(
+        return by_name(
+            MovementRules,
+            tfs,
+            rulings,
+            planes,
             tf_hex_cost=int(tfs["hex_cost"]),
-            slow_at_damage_fraction=float(tfs["slow_at_damage_fraction"]),
-            storm_start_stops=bool(tfs["storm_start_stops"]),
-            storm_entry_stops=bool(tfs["storm_entry_stops"]),
-            slow_moves_on=str(rulings["slow_moves_on"]),
-            anchored_holds=bool(rulings["anchored_holds"]),
-            cut_short_cancels_plot=bool(rulings["cut_short_cancels_plot"]),
             plane_hex_cost=int(planes["hex_cost"]),
-            linger_cost=int(planes["linger_cost"]),
-            climb_cost=int(planes["climb_cost"]),
-            descend_cost=int(planes["descend_cost"]),
             launch_allowance={kind: str(planes[f"launch_{kind.value}"]) for kind in Launch},
-            mountain_needs_high=bool(planes["mountain_needs_high"]),
-            storm_entry_allowed=bool(planes["storm_entry_allowed"]),
-            armed_climb_on_takeoff=bool(planes["armed_climb_on_takeoff"]),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise GameError(f"movement.toml is malformed ({error!r})") from error

@@ -26,7 +26,16 @@ from typing import Any
 
 from mailbot.errors import GameError
 from mailbot.games.flattop.map.movement import MovementRules, ship_speed
-from mailbot.games.flattop.tabledata import Source, Sourced, parsed, rounded, rounding, share, source_of
+from mailbot.games.flattop.tabledata import (
+    Source,
+    Sourced,
+    by_name,
+    parsed,
+    rounded,
+    rounding,
+    share,
+    source_of,
+)
 from mailbot.games.flattop.units import Ship, ShipType
 
 RULE = "seed 003, Towing (modification)"
@@ -71,19 +80,16 @@ def _read(data: Mapping[str, Any]) -> TowingTable:
                 raise ValueError(f"{name} is in two towing classes")
             listed[ShipType(str(name))] = int(key)
     others = int(classes["others"])
-    return TowingTable(
+    return by_name(
+        TowingTable,
+        towing,
+        tower,
+        data["rulings"],
         classes={t: listed.get(t, others) for t in ShipType},
-        tower_hexes=int(towing["tower_hexes"]),
-        reach=int(towing["reach"]),
-        turns_per_hex=int(towing["turns_per_hex"]),
         turns_per_hex_up=int(towing["turns_per_hex_reaching_up"]),
         gunnery_share=share(tower["gunnery_share"]),
         gunnery_rounding=rounding(tower["gunnery_rounding"]),
         aa_share=share(tower["aa_share"]),
-        torpedoes=bool(tower["torpedoes"]),
-        flight_ops=bool(tower["flight_ops"]),
-        pair_anchored=bool(tower["pair_anchored"]),
-        towed_may_be_sinking=bool(data["rulings"]["towed_may_be_sinking"]),
         sources={name: source_of(data[name], name) for name in _SECTIONS},
     )
 
