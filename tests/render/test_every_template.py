@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jinja2 import Environment
 
 from mailbot.mail.compose import Outgoing, compose
 from mailbot.registry import GamePackage, default_registry
@@ -315,3 +316,34 @@ def test_a_two_column_help_row_wraps_under_its_second_column() -> None:
     first, *rest = wrap72(row).split("\n")
     assert first.startswith("  WEATHER n       the circled") and rest
     assert all(line.startswith(" " * 18) and line[18] != " " for line in rest)
+
+
+# -- compiled once a process ------------------------------------------------------------------------
+
+
+def test_a_second_renderer_uses_the_compiled_templates_of_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    Renderer(registry=REGISTRY).render("common/notice", {"title": "t", "lines": ["a"], "bot": "b"})
+    compiled: list[str] = []
+    real = Environment.compile
+
+    def counted(self: Environment, source: str, name: str | None = None, *args: Any, **kw: Any) -> Any:
+        compiled.append(str(name))
+        return real(self, source, name, *args, **kw)
+
+    monkeypatch.setattr(Environment, "compile", counted)
+    again = Renderer(registry=REGISTRY).render("common/notice", {"title": "t", "lines": ["a"], "bot": "b"})
+    assert compiled == [] and again.text.startswith("== t ==\na\n")
+
+
+def test_an_edited_override_is_compiled_again_by_the_next_renderer(tmp_path: Path) -> None:
+    (tmp_path / "common").mkdir()
+    notice = tmp_path / "common" / "notice.txt.j2"
+    notice.write_text("FIRST {{ title }}\n", "utf-8")
+    first = Renderer(tmp_path, registry=REGISTRY).render(
+        "common/notice", {"title": "t", "lines": [], "bot": "b"}
+    )
+    notice.write_text("SECOND {{ title }}\n", "utf-8")
+    second = Renderer(tmp_path, registry=REGISTRY).render(
+        "common/notice", {"title": "t", "lines": [], "bot": "b"}
+    )
+    assert (first.text, second.text) == ("FIRST t\n", "SECOND t\n")
