@@ -24,6 +24,7 @@ from sqlmodel import Session, col, select
 from mailbot.core import hashchain
 from mailbot.core.dice import DiceStream
 from mailbot.services.base import chainlog, dicechain
+from mailbot.services.play import setupdice
 from mailbot.store.game_tables import ChainRow, GameStatus, RollRow, ServerChain, StepRow, StepState
 from mailbot.store.models import Inbound
 from mailbot.verifier.rules import seat_root
@@ -530,3 +531,17 @@ def test_verify_prints_the_chain_and_reveal_lines_from_the_passphrase(tmp_path: 
     short = run("chain", "7", "north", phrase="short")
     assert short.returncode == 2 and "at least 12" in short.stderr
     assert run("reveal", "--help").returncode == 0
+
+
+def test_the_anchor_in_the_welcome_is_the_chains_top_with_or_without_checkpoints(h: Harness) -> None:
+    """``anchor_of`` reads the last checkpoint; a chain stored without them is hashed up from its root."""
+    game_id = h.create()
+    with Session(h.bot.engine) as session, session.begin():
+        chain = session.get_one(ServerChain, game_id)
+        long_way = hashchain.anchor(bytes.fromhex(chain.root), chain.length)
+        assert dicechain.anchor_of(session, game_id) == long_way
+        welcome = "\n".join(setupdice.welcome_lines(session, h.game(game_id)))
+        assert f"Seed chain anchor (every step's seed hashes to it, round by round): {long_way}" in welcome
+        chain.checkpoints = []
+    with Session(h.bot.engine) as session:
+        assert dicechain.anchor_of(session, game_id) == long_way
