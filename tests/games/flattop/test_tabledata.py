@@ -13,9 +13,15 @@ from typing import Any
 import pytest
 
 from mailbot.errors import GameError
+from mailbot.games.flattop.air.interception import InterceptionTable
+from mailbot.games.flattop.air.landing import LandingTable
+from mailbot.games.flattop.combat.bht import HitTables
+from mailbot.games.flattop.combat.cap import CapTable
 from mailbot.games.flattop.combat.damage import DamageRules
+from mailbot.games.flattop.combat.submarines import SubmarineRules
 from mailbot.games.flattop.map.movement import movement_rules
 from mailbot.games.flattop.map.towing import TowingTable
+from mailbot.games.flattop.map.weather import weather_rules
 from mailbot.games.flattop.tabledata import by_name
 
 
@@ -56,6 +62,13 @@ def _shipped(name: str) -> dict[str, Any]:
 
 
 def test_the_shipped_tables_read_by_name_give_their_figures() -> None:
+    landing = LandingTable.from_mapping(_shipped("landing.toml"))
+    assert (landing.carrier_need, landing.base_need, landing.armed_by_day, landing.armed_at_night) == (
+        3,
+        2,
+        True,
+        -1,
+    )
     moves = movement_rules(_shipped("movement.toml"))
     assert (moves.tf_hex_cost, moves.plane_hex_cost, moves.slow_moves_on) == (1, 1, "even_hour")
     assert moves.slow_at_damage_fraction == 0.5 and moves.storm_entry_allowed is False
@@ -70,6 +83,12 @@ def test_the_shipped_tables_read_by_name_give_their_figures() -> None:
         ("movement.toml", movement_rules, "planes", "climb_cost"),
         ("towing.toml", TowingTable.from_mapping, "tower", "flight_ops"),
         ("damage.toml", DamageRules.from_mapping, "repair", "aa"),
+        ("landing.toml", LandingTable.from_mapping, "night_landing", "base_need"),
+        ("interception.toml", InterceptionTable.from_mapping, "modifiers", "non_combat_hex"),
+        ("cap.toml", CapTable.from_mapping, "diving_cap", "fraction"),
+        ("air-attack.toml", HitTables.from_mapping, "aa", "bht"),
+        ("weather.toml", weather_rules, "size", "cloud_radius"),
+        ("submarines.toml", SubmarineRules.from_mapping, "movers", "share"),
     ],
 )
 def test_a_shipped_table_missing_a_figure_is_malformed(

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mailbot.core.dice import Dice, Roll
-from mailbot.errors import GameError
 from mailbot.games.flattop.map.hexes import Hex, distance
+from mailbot.games.flattop.tabledata import parsed
 from mailbot.games.flattop.units import Altitude
 
 RULE = "standard 14.13 Interception Table; seed 003, 14.13.2"
@@ -33,14 +33,15 @@ class InterceptionTable:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> InterceptionTable:
-        try:
-            return cls(
-                need=int(data["need"]),
-                non_combat_hex=int(data["modifiers"]["non_combat_hex"]),
-                radar_range_high=int(data["combat_hexes"]["radar_range_high"]),
-            )
-        except (KeyError, TypeError, ValueError) as error:
-            raise GameError(f"interception.toml is malformed ({error!r})") from error
+        return parsed("interception.toml", _read, data)
+
+
+def _read(data: Mapping[str, Any]) -> InterceptionTable:
+    return InterceptionTable(
+        need=int(data["need"]),
+        non_combat_hex=int(data["modifiers"]["non_combat_hex"]),
+        radar_range_high=int(data["combat_hexes"]["radar_range_high"]),
+    )
 
 
 def combat_possible(

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mailbot.core.dice import Dice, Roll
-from mailbot.errors import GameError
+from mailbot.games.flattop.tabledata import by_name, parsed
 from mailbot.games.flattop.units import AirFactors, Handling
 
 RULE = "standard 14.10 Night Landing Chart; standard 6.6; seed 003, 14.10.1"
@@ -38,19 +38,18 @@ class LandingTable:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> LandingTable:
         """``landing.toml``; a malformed table is a GameError (it ships with the code)."""
-        try:
-            chart, sea = data["night_landing"], data["night_landing"]["seaplanes"]
-            return cls(
-                carrier_need=int(chart["carrier_need"]),
-                base_need=int(chart["base_need"]),
-                armed_by_day=bool(chart["armed_by_day"]),
-                armed_at_night=int(chart["armed_at_night"]),
-                seaplanes=frozenset(str(p) for p in sea["planes"]),
-                seaplane_bonus=int(sea["bonus"]),
-                storm_at_night=int(data["night_landing"]["storm"]["at_night"]),
-            )
-        except (KeyError, TypeError, ValueError) as error:
-            raise GameError(f"landing.toml is malformed ({error!r})") from error
+        return parsed("landing.toml", _read, data)
+
+
+def _read(data: Mapping[str, Any]) -> LandingTable:
+    chart, sea = data["night_landing"], data["night_landing"]["seaplanes"]
+    return by_name(
+        LandingTable,
+        chart,
+        seaplanes=frozenset(str(p) for p in sea["planes"]),
+        seaplane_bonus=int(sea["bonus"]),
+        storm_at_night=int(data["night_landing"]["storm"]["at_night"]),
+    )
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mailbot.errors import GameError
-from mailbot.games.flattop.tabledata import integer
+from mailbot.games.flattop.tabledata import integer, parsed
 from mailbot.games.flattop.units import Armament, PlaneType, Ship, ShipType
 
 #: Standard 16.10 (reference A.11.4): armed, these fight air-to-air at -6;
@@ -85,25 +85,7 @@ class HitTables:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> HitTables:
         """``air-attack.toml`` parsed; malformed data is a GameError (it ships with the code)."""
-        try:
-            planes = data["planes"]
-            return cls(
-                default=bool(planes["default"]),
-                source=str(planes["source"]),
-                planes=MappingProxyType(
-                    {str(name): _plane(entries) for name, entries in planes.items() if name not in _META}
-                ),
-                attack_modifiers=_numbers(
-                    data["attack"], ("crippled", "anchored", "half_speed", "cloud", "night")
-                ),
-                plane_modifiers=_numbers(data["plane_modifiers"], None),
-                air_to_air_modifiers=_numbers(data["air_to_air"], _AIR_TO_AIR_KEYS),
-                aa_bht=integer(data["aa"]["bht"]),
-                aa_modifiers=_numbers(data["aa"], ("cloud", "night")),
-                aa_default=bool(data["aa"]["default"]),
-            )
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise GameError(f"air-attack.toml is malformed ({error!r})") from error
+        return parsed("air-attack.toml", _read, data)
 
     def kinds(self, plane: str, armament: Armament) -> tuple[AttackKind, ...]:
         """The attack kinds open to ``plane`` carrying ``armament``, in AttackKind order.
@@ -169,6 +151,23 @@ class HitTables:
         if anchored:
             mods["target anchored"] = self.attack_modifiers["anchored"]
         return mods
+
+
+def _read(data: Mapping[str, Any]) -> HitTables:
+    planes = data["planes"]
+    return HitTables(
+        default=bool(planes["default"]),
+        source=str(planes["source"]),
+        planes=MappingProxyType(
+            {str(name): _plane(entries) for name, entries in planes.items() if name not in _META}
+        ),
+        attack_modifiers=_numbers(data["attack"], ("crippled", "anchored", "half_speed", "cloud", "night")),
+        plane_modifiers=_numbers(data["plane_modifiers"], None),
+        air_to_air_modifiers=_numbers(data["air_to_air"], _AIR_TO_AIR_KEYS),
+        aa_bht=integer(data["aa"]["bht"]),
+        aa_modifiers=_numbers(data["aa"], ("cloud", "night")),
+        aa_default=bool(data["aa"]["default"]),
+    )
 
 
 def aa_factors(ships: Sequence[Ship], targets: Sequence[Ship]) -> int:

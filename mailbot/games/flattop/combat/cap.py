@@ -29,8 +29,8 @@ from fractions import Fraction
 from typing import Any
 
 from mailbot.core.dice import Dice, Roll
-from mailbot.errors import GameError
 from mailbot.games.flattop.map.hexes import Hex
+from mailbot.games.flattop.tabledata import parsed
 from mailbot.games.flattop.units import Altitude
 
 READY_RULE = "seed 003, 16.11 Ready CAP"
@@ -54,25 +54,26 @@ class CapTable:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> CapTable:
         """``cap.toml``; a malformed table is a GameError (it ships with the code)."""
-        try:
-            ready, diving = data["ready_cap"], data["diving_cap"]
-            table = cls(
-                ready={Altitude.LOW: _cells(ready, "low"), Altitude.HIGH: _cells(ready, "high")},
-                maximum_per_normal=int(ready["launch"]["maximum_per_normal"]),
-                diving=tuple(str(cell) for cell in diving["fraction"]),
-                all_low=int(diving["modifiers"]["all_low"]),
-                high_two_to_one=int(diving["modifiers"]["high_two_to_one"]),
-                default=any(bool(part.get("default", False)) for part in _parts(ready, diving)),
-            )
-            _check_diving(table.diving, [int(r) for r in diving["die_roll"]])
-        except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
-            raise GameError(f"cap.toml is malformed ({error!r})") from error
-        return table
+        return parsed("cap.toml", _read, data, also=(ZeroDivisionError,))
 
     def dive_fraction(self, total: int) -> Fraction:
         """The table's fraction for a modified roll: 1 or less is the first column, 7 or more the last."""
         cell = self.diving[min(max(total, 1), len(self.diving)) - 1]
         return Fraction(1) if cell == ALL else Fraction(cell)
+
+
+def _read(data: Mapping[str, Any]) -> CapTable:
+    ready, diving = data["ready_cap"], data["diving_cap"]
+    table = CapTable(
+        ready={Altitude.LOW: _cells(ready, "low"), Altitude.HIGH: _cells(ready, "high")},
+        maximum_per_normal=int(ready["launch"]["maximum_per_normal"]),
+        diving=tuple(str(cell) for cell in diving["fraction"]),
+        all_low=int(diving["modifiers"]["all_low"]),
+        high_two_to_one=int(diving["modifiers"]["high_two_to_one"]),
+        default=any(bool(part.get("default", False)) for part in _parts(ready, diving)),
+    )
+    _check_diving(table.diving, [int(r) for r in diving["die_roll"]])
+    return table
 
 
 def _parts(ready: Mapping[str, Any], diving: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:

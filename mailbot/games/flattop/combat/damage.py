@@ -53,7 +53,7 @@ from typing import Any
 from mailbot.core.dice import parse_spec
 from mailbot.errors import GameError
 from mailbot.games.flattop.combat.sinking import SinkingTable
-from mailbot.games.flattop.tabledata import Source, Sourced, by_name, rounding, table_sources
+from mailbot.games.flattop.tabledata import Source, Sourced, by_name, parsed, rounding, table_sources
 from mailbot.games.flattop.units import (
     AirFactors,
     Armament,
@@ -252,23 +252,24 @@ class DamageRules(Sourced):
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> DamageRules:
         """``damage.toml``; a malformed table is a GameError (it ships with the code)."""
-        try:
-            crit = data["criticals"]
-            rules = cls(
-                hits=_hit_rules(data["hits"]),
-                ships=_ship_rules(data["ships"]),
-                bases=_base_rules(data["bases"]),
-                repair=_repair_rules(data["repair"]),
-                sinking=SinkingTable.from_mapping(data["sinking"]),
-                ship_criticals=_critical_table(crit["ships"]),
-                base_criticals=_critical_table(crit["bases"]),
-                fires={str(k): _fire(v) for k, v in data["fires"].items() if isinstance(v, Mapping)},
-                sources=table_sources(data),
-            )
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise GameError(f"damage.toml is malformed ({error!r})") from error
+        rules = parsed("damage.toml", _read, data)
         _check_fires(rules)
         return rules
+
+
+def _read(data: Mapping[str, Any]) -> DamageRules:
+    crit = data["criticals"]
+    return DamageRules(
+        hits=_hit_rules(data["hits"]),
+        ships=_ship_rules(data["ships"]),
+        bases=_base_rules(data["bases"]),
+        repair=_repair_rules(data["repair"]),
+        sinking=SinkingTable.from_mapping(data["sinking"]),
+        ship_criticals=_critical_table(crit["ships"]),
+        base_criticals=_critical_table(crit["bases"]),
+        fires={str(k): _fire(v) for k, v in data["fires"].items() if isinstance(v, Mapping)},
+        sources=table_sources(data),
+    )
 
 
 def _pair(value: Any) -> tuple[int, int]:

@@ -63,7 +63,7 @@ from typing import Any
 from mailbot.core.dice import parse_spec
 from mailbot.errors import GameError
 from mailbot.games.flattop.map.hexes import Terrain
-from mailbot.games.flattop.tabledata import Source, Sourced
+from mailbot.games.flattop.tabledata import Source, Sourced, parsed
 from mailbot.games.flattop.units import ShipType, Side
 
 RULE = "seed 003, 27"
@@ -226,11 +226,7 @@ class SubmarineRules(Sourced):
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> SubmarineRules:
         """``submarines.toml``; a malformed table is a GameError (it ships with the code)."""
-        try:
-            fields = _depth_fields(data) | _observation_fields(data) | _combat_fields(data)
-            return cls(**fields, sources=MappingProxyType({name: _source(data, name) for name in _SECTIONS}))
-        except (KeyError, TypeError, ValueError, AttributeError, StopIteration) as error:
-            raise GameError(f"submarines.toml is malformed ({error!r})") from error
+        return parsed("submarines.toml", _read, data, also=(StopIteration,))
 
     def is_default(self, section: str) -> bool:
         """True if ``section`` (e.g. ``"asw.bht"``) is a design default: letters say so."""
@@ -242,6 +238,13 @@ class SubmarineRules(Sourced):
     def torpedo_capacity(self) -> int:
         """27.9.2: "this gives them 12 total attack factors"."""
         return self.attack_factors * (1 + self.reloads_per_factor)
+
+
+def _read(data: Mapping[str, Any]) -> SubmarineRules:
+    fields = _depth_fields(data) | _observation_fields(data) | _combat_fields(data)
+    return SubmarineRules(
+        **fields, sources=MappingProxyType({name: _source(data, name) for name in _SECTIONS})
+    )
 
 
 def submarine_rules(tables: Mapping[str, Any]) -> SubmarineRules:

@@ -22,12 +22,11 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mailbot.errors import GameError
 from mailbot.games.flattop.combat import damage
 from mailbot.games.flattop.combat.bht import armed_mf_penalty
 from mailbot.games.flattop.map.hexes import Direction, Hex, direction, distance, hex_id
 from mailbot.games.flattop.map.scenario import GameTime, Scenario
-from mailbot.games.flattop.tabledata import by_name
+from mailbot.games.flattop.tabledata import by_name, parsed
 from mailbot.games.flattop.units import AirFormation, Altitude, Fact, PlaneType, Ship, TaskForce
 from mailbot.games.flattop.units import LaunchType as Launch
 
@@ -57,19 +56,20 @@ class MovementRules:
 
 def movement_rules(table: Mapping[str, Any]) -> MovementRules:
     """Parse ``movement.toml``; a malformed table is a GameError (it ships with the code)."""
-    try:
-        tfs, rulings, planes = table["task_forces"], table["task_forces"]["rulings"], table["planes"]
-        return by_name(
-            MovementRules,
-            tfs,
-            rulings,
-            planes,
-            tf_hex_cost=int(tfs["hex_cost"]),
-            plane_hex_cost=int(planes["hex_cost"]),
-            launch_allowance={kind: str(planes[f"launch_{kind.value}"]) for kind in Launch},
-        )
-    except (KeyError, TypeError, ValueError) as error:
-        raise GameError(f"movement.toml is malformed ({error!r})") from error
+    return parsed("movement.toml", _read, table)
+
+
+def _read(table: Mapping[str, Any]) -> MovementRules:
+    tfs, rulings, planes = table["task_forces"], table["task_forces"]["rulings"], table["planes"]
+    return by_name(
+        MovementRules,
+        tfs,
+        rulings,
+        planes,
+        tf_hex_cost=int(tfs["hex_cost"]),
+        plane_hex_cost=int(planes["hex_cost"]),
+        launch_allowance={kind: str(planes[f"launch_{kind.value}"]) for kind in Launch},
+    )
 
 
 # --- task forces ------------------------------------------------------------------

@@ -37,6 +37,7 @@ from mailbot.games.flattop.map.hexes import (
     within,
 )
 from mailbot.games.flattop.map.scenario import GameTime, Scenario
+from mailbot.games.flattop.tabledata import parsed
 from mailbot.games.flattop.units import Fact
 
 RULE_PLACE = "seed 003, 6.3 cloud placement"
@@ -125,26 +126,27 @@ class WeatherRules:
 
 def weather_rules(table: Mapping[str, Any]) -> WeatherRules:
     """Parse ``weather.toml``; a malformed table is a GameError (it ships with the code)."""
-    try:
-        place, size, wind = table["placement"], table["size"], table["wind"]
-        move, relocate = table["movement"], table["relocation"]
-        first, second = (Direction(int(d)) for d in place["front_directions"])
-        return WeatherRules(
-            direction_die=int(place["direction_die"]),
-            distance_die=int(place["distance_die"]),
-            scattered_per_sector=int(place["scattered_per_sector"]),
-            front_directions=(first, second),
-            front_offset=int(place["front_offset"]),
-            cloud_radius=int(size["cloud_radius"]),
-            storm_overlap=int(size["storm_overlap"]),
-            wind_check_hours=frozenset(int(h) for h in wind["check_hours"]),
-            wind_change={int(face): int(turn) for face, turn in wind["change"].items()},
-            cloud_turns=_one_of(move["cloud_turns"], ("even_hour", "even_turn")),
-            relocation=_one_of(move["relocation"], ("next_even_turn", "immediate")),
-            relocation_die=int(relocate["die"]),
-        )
-    except (KeyError, TypeError, ValueError) as error:
-        raise GameError(f"weather.toml is malformed ({error!r})") from error
+    return parsed("weather.toml", _read, table)
+
+
+def _read(table: Mapping[str, Any]) -> WeatherRules:
+    place, size, wind = table["placement"], table["size"], table["wind"]
+    move, relocate = table["movement"], table["relocation"]
+    first, second = (Direction(int(d)) for d in place["front_directions"])
+    return WeatherRules(
+        direction_die=int(place["direction_die"]),
+        distance_die=int(place["distance_die"]),
+        scattered_per_sector=int(place["scattered_per_sector"]),
+        front_directions=(first, second),
+        front_offset=int(place["front_offset"]),
+        cloud_radius=int(size["cloud_radius"]),
+        storm_overlap=int(size["storm_overlap"]),
+        wind_check_hours=frozenset(int(h) for h in wind["check_hours"]),
+        wind_change={int(face): int(turn) for face, turn in wind["change"].items()},
+        cloud_turns=_one_of(move["cloud_turns"], ("even_hour", "even_turn")),
+        relocation=_one_of(move["relocation"], ("next_even_turn", "immediate")),
+        relocation_die=int(relocate["die"]),
+    )
 
 
 def _one_of(value: Any, allowed: tuple[str, ...]) -> str:
