@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,10 +60,31 @@ def alembic_config(engine: Engine) -> Config:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to ``revision`` (idempotent)."""
+    """Bring the schema to ``revision`` (idempotent). A store already at the newest revision is
+    only asked its version: alembic's own upgrade reads and runs its environment and every
+    migration script to find that nothing is to be done, at each command's and each worker's
+    start."""
+    if revision == "head" and current_revision(engine) == head_revision():
+        return
     from alembic import command
 
     command.upgrade(alembic_config(engine), revision)
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The store's schema revision (None: not made by alembic, or empty)."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+@lru_cache(maxsize=1)
+def head_revision() -> str | None:
+    """The newest revision of the shipped migrations (read once a process: they ship with the code)."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory(str(MIGRATIONS)).get_current_head()
 
 
 def in_memory(url: str) -> bool:

@@ -35,6 +35,35 @@ def test_upgrade_is_idempotent(engine: Engine) -> None:
     assert {"inbound", "outbound", "mailbox_cursor"} <= set(sa.inspect(engine).get_table_names())
 
 
+def test_a_store_at_the_newest_revision_is_only_asked_its_version(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert db.current_revision(engine) == db.head_revision() == _last_script_revision()
+
+    def migrate(*_args: object) -> None:
+        raise AssertionError("alembic ran on a store already at the newest revision")
+
+    monkeypatch.setattr("alembic.command.upgrade", migrate)
+    db.upgrade(engine)
+
+
+def test_a_store_behind_the_newest_revision_is_brought_up_to_it(engine: Engine) -> None:
+    from alembic import command
+
+    tables = set(sa.inspect(engine).get_table_names())
+    command.downgrade(db.alembic_config(engine), "-1")
+    assert db.current_revision(engine) != db.head_revision()
+    assert set(sa.inspect(engine).get_table_names()) != tables
+    db.upgrade(engine)
+    assert db.current_revision(engine) == db.head_revision()
+    assert set(sa.inspect(engine).get_table_names()) == tables
+
+
+def _last_script_revision() -> str:
+    names = sorted(p.name for p in (db.MIGRATIONS / "versions").glob("[0-9]*.py"))
+    return names[-1].split("_")[0]
+
+
 def test_sqlite_runs_in_wal_mode(tmp_path: object) -> None:
     eng = db.make_engine(f"sqlite:///{tmp_path}/w.db")
     with eng.connect() as conn:
