@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
+import atexit
 import email
 import email.policy
+import functools
 import re
+import shutil
+import tempfile
 from datetime import timedelta
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any, cast
 
+import sqlalchemy as sa
 from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
@@ -17,10 +23,36 @@ from mailbot.app import Bot
 from mailbot.mail.headers import parsed_once
 from mailbot.services.play.games import GameSetup
 from mailbot.settings import BotSettings, Settings, StoreSettings
+from mailbot.store import db
 from mailbot.store.game_tables import Game, Seat, StepRow
 from mailbot.store.models import Outbound
 from mailbot.testing.fakes import FakeSink
 from tests.services.helpers import BOT, GM, Clock, letter
+
+
+def _from_template(db_url: str) -> str:
+    """``db_url``; a SQLite file that does not exist yet is first made a copy of a migrated store
+    (made once a test process): migrating each test's store from nothing took 60 ms."""
+    url = sa.make_url(db_url)
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return db_url
+    path = Path(url.database)
+    if not path.exists():
+        shutil.copyfile(_migrated(), path)
+    return db_url
+
+
+@functools.cache
+def _migrated() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="mailbot-template-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "mailbot.db"
+    engine = db.make_engine(f"sqlite:///{path}")
+    try:
+        db.upgrade(engine)
+    finally:
+        engine.dispose()  # its last connection closed: the WAL is folded into the file
+    return path
 
 
 class Harness:
@@ -34,7 +66,7 @@ class Harness:
             "gm_address": GM,
             "trusted_authserv_id": "mx.example.test",
         }
-        settings = Settings(store=StoreSettings(url=db_url), bot=BotSettings(**(ours | bot)))
+        settings = Settings(store=StoreSettings(url=_from_template(db_url)), bot=BotSettings(**(ours | bot)))
         self.bot = Bot(settings, clock=self.clock, sink=self.sink)
         self.bot.upgrade()
         self.bot.started_at = self.clock.now
