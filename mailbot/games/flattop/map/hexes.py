@@ -121,8 +121,10 @@ def step(h: Hex, toward: int, count: int = 1) -> Hex:
     return _from_axial(q + dq * count, r + dr * count)
 
 
+@lru_cache(maxsize=8192)
 def neighbours(h: Hex) -> tuple[Hex, ...]:
-    """The six adjacent hexes, in direction order N, NE, SE, S, SW, NW."""
+    """The six adjacent hexes, in direction order N, NE, SE, S, SW, NW (kept: a search or a route
+    asks for the same hexes' neighbours over and over, and a whole board has some 3,400)."""
     return tuple(step(h, d) for d in Direction)
 
 
