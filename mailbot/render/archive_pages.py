@@ -19,6 +19,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from mailbot.render.templates import CompiledOnce
+
 
 @dataclass(frozen=True)
 class Link:
@@ -125,9 +127,16 @@ class Site:
         return list(grouped.items())
 
 
+#: the archive pages' compiled templates, for every environment :func:`environment` makes in this
+#: process (each export made one and compiled every page template again); a cache of their own,
+#: since their environment's options are not the letters'
+COMPILED = CompiledOnce()
+
+
 def environment() -> Environment:
     """The archive pages' own environment (the letters' Renderer is another's and not touched)."""
     env = Environment(
+        bytecode_cache=COMPILED,
         loader=PackageLoader("mailbot", "templates/archive"),
         undefined=StrictUndefined,
         autoescape=select_autoescape(["html", "html.j2"]),

@@ -92,9 +92,10 @@ class CompiledOnce(BytecodeCache):
     moderator's, an archive's export, each CLI command's, and every test's bot (a thousandth
     of a second to a hundredth a template). Jinja keys the code by the template's name and file
     and checks the source's checksum before using it, so an edited template (shipped or a game
-    master's override) is compiled again. It serves only environments made as
-    :class:`Renderer` makes its own: the code depends on their options too. One entry a template
-    file: it is as bounded as the template folders."""
+    master's override) is compiled again. One cache serves one kind of environment, since the
+    code depends on its options too: :data:`COMPILED` the letters' (:class:`Renderer`),
+    ``archive_pages.COMPILED`` the archive pages'. One entry a template file: it is as bounded
+    as the template folders."""
 
     def __init__(self) -> None:
         self._code: dict[str, bytes] = {}

@@ -24,6 +24,7 @@ from jinja2 import Environment
 
 from mailbot.mail.compose import Outgoing, compose
 from mailbot.registry import GamePackage, default_registry
+from mailbot.render import archive_pages
 from mailbot.render.templates import WIDTH, Rendered, Renderer, fits, wrap72
 from mailbot.services.inbox.handling import Reply
 from mailbot.services.post.identity import Identity
@@ -347,3 +348,23 @@ def test_an_edited_override_is_compiled_again_by_the_next_renderer(tmp_path: Pat
         "common/notice", {"title": "t", "lines": [], "bot": "b"}
     )
     assert (first.text, second.text) == ("FIRST t\n", "SECOND t\n")
+
+
+def test_a_second_archive_environment_uses_the_compiled_pages_of_the_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    names = archive_pages.environment().list_templates()
+    for name in names:
+        archive_pages.environment().get_template(name)
+    compiled: list[str] = []
+    real = Environment.compile
+
+    def counted(self: Environment, source: str, name: str | None = None, *args: Any, **kw: Any) -> Any:
+        compiled.append(str(name))
+        return real(self, source, name, *args, **kw)
+
+    monkeypatch.setattr(Environment, "compile", counted)
+    again = archive_pages.environment()
+    for name in names:
+        again.get_template(name)
+    assert names and compiled == []
