@@ -322,8 +322,8 @@ def test_a_two_column_help_row_wraps_under_its_second_column() -> None:
 # -- compiled once a process ------------------------------------------------------------------------
 
 
-def test_a_second_renderer_uses_the_compiled_templates_of_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    Renderer(registry=REGISTRY).render("common/notice", {"title": "t", "lines": ["a"], "bot": "b"})
+def _compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the templates Jinja compiles from now on, in any environment."""
     compiled: list[str] = []
     real = Environment.compile
 
@@ -332,6 +332,12 @@ def test_a_second_renderer_uses_the_compiled_templates_of_the_first(monkeypatch:
         return real(self, source, name, *args, **kw)
 
     monkeypatch.setattr(Environment, "compile", counted)
+    return compiled
+
+
+def test_a_second_renderer_uses_the_compiled_templates_of_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    Renderer(registry=REGISTRY).render("common/notice", {"title": "t", "lines": ["a"], "bot": "b"})
+    compiled = _compiles(monkeypatch)
     again = Renderer(registry=REGISTRY).render("common/notice", {"title": "t", "lines": ["a"], "bot": "b"})
     assert compiled == [] and again.text.startswith("== t ==\na\n")
 
@@ -356,14 +362,7 @@ def test_a_second_archive_environment_uses_the_compiled_pages_of_the_first(
     names = archive_pages.environment().list_templates()
     for name in names:
         archive_pages.environment().get_template(name)
-    compiled: list[str] = []
-    real = Environment.compile
-
-    def counted(self: Environment, source: str, name: str | None = None, *args: Any, **kw: Any) -> Any:
-        compiled.append(str(name))
-        return real(self, source, name, *args, **kw)
-
-    monkeypatch.setattr(Environment, "compile", counted)
+    compiled = _compiles(monkeypatch)
     again = archive_pages.environment()
     for name in names:
         again.get_template(name)
