@@ -108,9 +108,6 @@ class CompiledOnce(BytecodeCache):
     def dump_bytecode(self, bucket: Bucket) -> None:
         self._code[bucket.key] = bucket.bytecode_to_string()
 
-    def clear(self) -> None:
-        self._code.clear()
-
 
 #: the compiled templates of every :class:`Renderer` in this process
 COMPILED = CompiledOnce()

@@ -138,11 +138,9 @@ _CHROMIUM = Chromium()
 
 
 class Browser:
-    """Looks at pages through the test process's headless Chromium; every look is time-limited.
-    ``profile`` is kept for the callers that name one: the shared browser has a profile of its own."""
+    """Looks at pages through the test process's headless Chromium; every look is time-limited."""
 
-    def __init__(self, profile: Path | None = None, chromium: Chromium = _CHROMIUM) -> None:
-        self.profile = profile
+    def __init__(self, chromium: Chromium = _CHROMIUM) -> None:
         self.chromium = chromium
 
     def _look(

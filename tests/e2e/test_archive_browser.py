@@ -34,8 +34,8 @@ def played(demo_plays: DemoPlays) -> Callable[[str], Played]:
 
 
 @pytest.fixture
-def browser(tmp_path: Path) -> Browser:
-    return Browser(tmp_path / "profile")
+def browser() -> Browser:
+    return Browser()
 
 
 def links(tree: Element, tag: str, attribute: str) -> list[str]:

@@ -164,7 +164,7 @@ def test_the_owed_lines_are_on_the_first_screen_in_a_browser(
     nothing is wider than the screen (no sideways scrolling)."""
     page = tmp_path / "letter.html"
     page.write_text(_owed_hour(reports).html, encoding="utf-8")
-    browser = Browser(tmp_path / "profile")
+    browser = Browser()
     frame = tmp_path / "frame.html"
     bottom = float(
         browser.measure(page, frame, size, "doc.getElementById('deadline').getBoundingClientRect().bottom")

@@ -139,8 +139,8 @@ def named_in(letter: str) -> set[str]:
 
 
 @pytest.fixture
-def browser(tmp_path: Path) -> Browser:
-    return Browser(tmp_path / "profile")
+def browser() -> Browser:
+    return Browser()
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
