@@ -31,8 +31,8 @@ from mailbot.core.demo import orders
 from mailbot.core.letter import Letter
 from mailbot.demo.scripts import demos
 from mailbot.errors import MessageFormatError
-from mailbot.mail.mime import PLAIN_ADDRESS, letter_texts, parse_letter
-from mailbot.mail.mimebody import PLAIN_CONTENT_HEADERS, is_plain_tree
+from mailbot.mail.mime import PLAIN_ADDRESS, letter_texts, parse_headers, parse_letter
+from mailbot.mail.mimebody import MAX_SECTIONS, PLAIN_CONTENT_HEADERS, is_plain_tree
 from tests.e2e.test_fuzzed_letters import Cast, make_corpus
 from tests.unit import mime_reference as reference
 
@@ -282,8 +282,15 @@ def test_the_fuzzed_letters_of_the_e2e_test() -> None:
         seats={"north@players.test": "[DU-1 Ab3xYz]", "south@players.test": "[DU-1 Qr7sTu]"},
     )
     corpus = make_corpus(cast)
+    capped = 0
     for raw in corpus.letters:
-        assert_same(raw)
+        if raw.count(b"; boundary=") > MAX_SECTIONS:  # nested past the cap (the old parse read them)
+            with pytest.raises(MessageFormatError, match=r"more than 100 multipart sections$"):
+                parse_letter(raw)
+            capped += 1
+        else:
+            assert_same(raw)
+    assert 0 < capped < len(corpus.letters) // 50
 
 
 # --- generated hostile letters: header soup around the boundary of the fast path ----------------
@@ -344,19 +351,52 @@ def test_mutated_eml_files(path: Path, edits: list[tuple[int, bytes]]) -> None:
     assert_same(bytes(raw))
 
 
+def _nested_sections(depth: int) -> bytes:
+    """A letter of ``depth`` multipart sections, each inside the one before."""
+    parts = b"".join(
+        b'--b%d\r\nContent-Type: multipart/mixed; boundary="b%d"\r\n\r\n' % (d, d + 1)
+        for d in range(depth - 1)
+    )
+    return HEAD + b'Content-Type: multipart/mixed; boundary="b0"\r\n\r\n' + parts + b"PING\r\n"
+
+
+HEAD = b"From: a@players.test\r\nDate: Mon, 5 Jan 2026 10:00:00 +0530\r\n"
+
+
 def test_deep_nesting_and_zoned_dates() -> None:
-    head = b"From: a@players.test\r\nDate: Mon, 5 Jan 2026 10:00:00 +0530\r\n"
-    for depth in (20, 30, 200, 2000):
-        parts = b"".join(
-            b'--b%d\r\nContent-Type: multipart/mixed; boundary="b%d"\r\n\r\n' % (d, d + 1)
-            for d in range(depth)
-        )
-        assert_same(head + b'Content-Type: multipart/mixed; boundary="b0"\r\n\r\n' + parts + b"PING\r\n")
+    for depth in (20, 30, MAX_SECTIONS):
+        assert_same(_nested_sections(depth))
+    rfc822 = b"Content-Type: message/rfc822\r\n\r\n" * 2000  # nested without a boundary
+    assert_same(HEAD + rfc822 + b"\r\nPING\r\n")
     with pytest.raises(MessageFormatError, match=r"^unreadable message: its parts are nested too deeply$"):
-        parse_letter(head + b'Content-Type: multipart/mixed; boundary="b0"\r\n\r\n' + parts + b"PING\r\n")
-    assert parse_letter(head + b"\r\nPING\r\n").date == datetime(
+        parse_letter(HEAD + rfc822 + b"\r\nPING\r\n")
+    assert parse_letter(HEAD + b"\r\nPING\r\n").date == datetime(
         2026, 1, 5, 10, tzinfo=timezone(timedelta(hours=5.5))
     )
+
+
+@pytest.mark.parametrize("depth", [MAX_SECTIONS + 1, 2000])
+def test_a_letter_of_more_sections_than_the_cap_is_refused_unread(depth: int) -> None:
+    """The old parse read these (2,000 deep: found too deep after a second of CPU); now refused."""
+    sections = _nested_sections(depth)
+    message = rf"^unreadable message: it has more than {MAX_SECTIONS} multipart sections$"
+    for read in (parse_letter, letter_texts):
+        with pytest.raises(MessageFormatError, match=message):
+            read(sections)
+    assert parse_headers(sections).sender == "a@players.test"  # so its sender can be told
+
+
+def test_the_cap_counts_boundary_parameters_not_the_word() -> None:
+    flat = b"".join(
+        b'--b0\r\nContent-Type: multipart/mixed; BOUNDARY = "s%d"\r\n\r\n--s%d--\r\n' % (n, n)
+        for n in range(MAX_SECTIONS - 1)
+    )
+    prose = b"Content-Type: text/plain\r\n\r\n" + b"a boundary=, the boundary\r\n" * 300
+    assert_same(HEAD + prose)  # 600 times the word, no section
+    assert_same(HEAD + b'Content-Type: multipart/mixed; boundary="b0"\r\n\r\n' + flat + b"--b0--\r\n")
+    continued = b'--b0\r\nContent-Type: multipart/mixed; boundary*0="x"; boundary*1*=y\r\n\r\n--b0--\r\n'
+    with pytest.raises(MessageFormatError, match=r"more than 100 multipart sections"):
+        parse_letter(HEAD + b'Content-Type: multipart/mixed; boundary="b0"\r\n\r\n' + flat + continued)
 
 
 # --- the shortcuts, each against email.policy.default itself ------------------------------------
