@@ -10,13 +10,14 @@ read the letter's text and return text.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 #: the plug-in API of this module (docs/writing-a-game.md); the rest is the moderator's own
 __all__ = [
     "Answer",
+    "Concedes",
     "DemoScript",
     "orders",
 ]
@@ -24,6 +25,12 @@ __all__ = [
 #: (seat, step key, step kind "orders"/"sealed"/"choice", steps this seat answered before,
 #: the text of the letter that asked) -> the body of the player's answer
 Answer = Callable[[str, str, str, int, str], str]
+
+#: (seat, step key, the text of every letter the player has read, oldest first: the last one asks
+#: for the step) -> whether the player gives the game up by mail (CONCEDE) instead of answering.
+#: All his letters, not the last alone: what a side did to the enemy is told in letters that ask
+#: for nothing (a strike's results), and only its own notes can remember it.
+Concedes = Callable[[str, str, Sequence[str]], bool]
 
 
 def orders(step: str, *lines: str) -> str:
@@ -41,3 +48,4 @@ class DemoScript:
     options: Mapping[str, Any] = field(default_factory=dict)
     stop_after: int | None = None  # stop after this many resolved steps (None: play to the end)
     mistake: str = ""  # a wrong first order from the joining player, to show the reply
+    concedes: Concedes | None = None  # asked before each answer; None: the players never concede

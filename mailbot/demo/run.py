@@ -159,6 +159,7 @@ class Script:
     seen: int = 0
     phrase: str = ""  # the player's dice chain passphrase (``demo/chains.py``)
     setup_revealed: bool = False
+    letters: list[str] = field(default_factory=list)  # the text of every letter read, oldest first
 
     async def play(self) -> None:
         mails = await self.player.inbox(after=self.seen)
@@ -167,7 +168,8 @@ class Script:
             found = re.search(r"\[[A-Z]{2}-\d+ [A-Za-z0-9]+\]", str(msg["Subject"]))
             if found and not self.tag:
                 self.tag = found.group(0)
-            await self._answer(_text(msg))
+            self.letters.append(_text(msg))
+            await self._answer(self.letters[-1])
         self.seen += len(mails)
 
     async def _answer(self, text: str) -> None:
@@ -180,7 +182,11 @@ class Script:
         if self.mistake and kind == "orders":
             await self.player.send(f"Re: {self.tag} orders", f"ORDERS {key}\n{self.mistake}\nEND\n")
             self.mistake = ""
-        body = self.demo.script.answer(self.seat, key, kind, len(self.answered), text)
+        concedes = self.demo.script.concedes
+        if concedes is not None and concedes(self.seat, key, self.letters):
+            body = "CONCEDE\n"
+        else:
+            body = self.demo.script.answer(self.seat, key, kind, len(self.answered), text)
         self.answered.add(key)
         # The round the report names; a letter that gives the game up reveals nothing (no step is left).
         reveal = "" if body.strip() == "CONCEDE" else await chains.asked_reveal(self.phrase, text)

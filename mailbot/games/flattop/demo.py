@@ -42,8 +42,9 @@ How it plays, as a careful carrier admiral would:
   base when they must land and can still reach it;
 - nightfall: nothing takes off, everything aloft flies home;
 - the staff's review (full Coral Sea only): from the third day's nightfall letter on, a
-  side that has lost more carriers (sunk, or no launch factor left) than it sank sends
-  CONCEDE instead of orders (:func:`concedes`): the carrier battle is lost, and the
+  side that has lost more carriers (sunk, or no launch factor left) than its strikes left
+  dead in the water or saw sink sends CONCEDE instead of orders
+  (:func:`demo_review.concedes`, reading all its letters): the carrier battle is lost, and the
   remaining days could only bring it more losses. So the demo's game ends in about
   three days instead of five.
 
@@ -57,7 +58,7 @@ Launches begin their path with the hex one step into the wind: a carrier TF that
 launches or lands more than its Minimum LF turns into the wind (standard 6.10),
 and from either hex that path is legal.
 
-Pure: no I/O; the only state is the letter's text and the step key.
+Pure: no I/O; the only state is the letters' text and the step key.
 """
 
 from __future__ import annotations
@@ -112,8 +113,6 @@ def flattop_orders(seat: str, step_key: str, report_text: str, turn: int) -> lis
 
 
 def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
-    if step.endswith(".orders") and kind == "orders" and concedes(seat, read_report(text), text):
-        return "CONCEDE\n"
     extra = answer_step(seat, step, kind, text)  # surface battles, submarines, survivors (demo_steps)
     if extra is not None and ".surface" in step:
         return extra
@@ -124,4 +123,4 @@ def _answer(seat: str, step: str, kind: str, n: int, text: str) -> str:
 #: The whole battle, D1 0500 to D5 2400, or until a side concedes at a nightfall review (or an
 #: automatic victory): the night hours after nightfall are played without mail (quiet hours,
 #: ``quiet.py``), so each side gets fewer letters than hours.
-DEMO = DemoScript("coral-sea", "Demo Flat Top: Coral Sea", _answer, stop_after=None)
+DEMO = DemoScript("coral-sea", "Demo Flat Top: Coral Sea", _answer, stop_after=None, concedes=concedes)

@@ -324,32 +324,53 @@ def test_searchers_look_for_the_carriers_while_a_base_s_ships_are_in_sight() -> 
     assert not any(line.startswith("SEARCH AF2 FROM") for line in seen), seen
 
 
-def _answer(text: str) -> str:
-    return DEMO.answer("allied", "T63.orders", "orders", 60, text)
+def _concedes(*letters: str) -> bool:
+    assert DEMO.concedes is not None
+    return DEMO.concedes("allied", "T63.orders", letters)
 
 
-def test_a_side_that_lost_more_carriers_than_it_sank_concedes_at_the_nightfall_review() -> None:
+#: what the Allies' earlier letters told them of their strikes (the attacker's words, 15 LI 3 and 4)
+STRIKES = "Strikes:\n  AF21: 6 Dauntless attacked A-CV1: hits seen:\n    she is {}\n"
+
+
+def test_a_side_that_lost_more_carriers_than_it_put_out_concedes_at_the_nightfall_review() -> None:
     """From the third day's nightfall letter on, a side whose carriers are sunk (gone from its letter)
-    or can launch nothing (hits took their whole LF) beyond the enemy carriers it sank sends CONCEDE."""
+    or can launch nothing (hits took their whole LF) beyond the enemy carriers its strikes left dead
+    in the water or saw sink (as its letters told it) sends CONCEDE."""
     crippled = "CV Yorktown (5/8 hits), CV Lexington, CA Minneapolis"  # LF 11 - 5 x 3: nothing flies
-    assert _answer(letter(day=3, hour="1900", night=True, ships=crippled)) == "CONCEDE\n"
+    assert _concedes(letter(day=3, hour="1900", night=True, ships=crippled))
     sunk = "CV Lexington, CA Minneapolis"  # Yorktown gone from the letter
-    assert _answer(letter(day=4, hour="1900", night=True, ships=sunk)) == "CONCEDE\n"
-    # Not before the third day, not at another hour, not when it sank as many as it lost.
+    assert _concedes(letter(day=4, hour="1900", night=True, ships=sunk))
+    # Not before the third day, not at another hour, not when its carriers still fly.
     for text in (
         letter(day=2, hour="1900", night=True, ships=crippled),
         letter(day=3, hour="1800", ships=crippled),
         letter(day=3, hour="2000", night=True, ships=crippled),
         letter(day=3, hour="1900", night=True, ships="CV Yorktown (2/8 hits), CV Lexington"),
-        letter(
-            day=3,
-            hour="1900",
-            night=True,
-            ships=crippled,
-            vp="Victory points:\n  turn 54: allied +20 Japanese CV sunk [air strike]\n",
-        ),
     ):
-        assert _answer(text).startswith("ORDERS T63.orders\n"), text
+        assert not _concedes(text), text
+    nightfall = letter(day=3, hour="1900", night=True, ships=crippled)
+    assert not DEMO.concedes("allied", "T63.strike", [nightfall])  # only instead of an hour's orders
+    # An enemy carrier left dead in the water or seen to sink, in any earlier letter, evens it.
+    assert not _concedes(STRIKES.format("dead in the water"), "no strikes", nightfall)
+    assert not _concedes(STRIKES.format("seen to sink").replace("hits seen:\n    ", ""), nightfall)
+    # Smoking or burning is not out of the battle, nor a hit on a carrier that was already.
+    assert _concedes(STRIKES.format("burning and listing heavily"), nightfall)
+    assert _concedes(
+        "AF21: 6 Dauntless attacked A-CV1: no hits seen; she was dead in the water already", nightfall
+    )
+    # Two carriers lost against the same label put out twice: one carrier.
+    both = "CA Minneapolis"
+    assert _concedes(
+        STRIKES.format("dead in the water"),
+        STRIKES.format("dead in the water"),
+        letter(day=4, hour="1900", night=True, ships=both),
+    )
+    assert not _concedes(
+        STRIKES.format("dead in the water"),
+        STRIKES.format("dead in the water").replace("A-CV1", "B-CVL1"),
+        letter(day=4, hour="1900", night=True, ships=both),
+    )
 
 
 def test_planes_fly_home_around_storms_and_divert_when_their_carriers_are_stuck_in_one() -> None:
