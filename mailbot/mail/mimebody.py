@@ -33,11 +33,14 @@ _POLICY = parsed_once()  # the default policy, each header value parsed once (ma
 
 # The plain forms: RFC 2045 tokens ('*' left out: RFC 2231 parameters go the exact way) and quoted
 # strings of printable ASCII without escapes. "=?" is refused separately (encoded words are decoded
-# inside quoted strings by the default policy only).
+# inside quoted strings by the default policy only). A parameter's name and unquoted value hold no
+# "'" either: the default policy reads one as RFC 2231's charset'language'value, so "charset=ut'f"
+# has no charset there and "boundary=a''b" the boundary "b", where compat32 reads them as written.
 _TOKEN = r"[!#$%&'+\-.0-9A-Z^_`a-z{|}~]+"
+_PARAMETER_TOKEN = r"[!#$%&+\-.0-9A-Z^_`a-z{|}~]+"
 _QUOTED = r'"[ !#-\[\]-~]*"'
 _FOLD = r"[ \t]*(?:(?:\r\n|\n|\r)[ \t]+)?"
-_PARAMS = rf"[ \t]*(?:;{_FOLD}{_TOKEN}=(?:{_TOKEN}|{_QUOTED})[ \t]*)*(?:;[ \t]*)?"
+_PARAMS = rf"[ \t]*(?:;{_FOLD}{_PARAMETER_TOKEN}=(?:{_PARAMETER_TOKEN}|{_QUOTED})[ \t]*)*(?:;[ \t]*)?"
 PLAIN_CONTENT_HEADERS = {
     "content-type": re.compile(rf"{_TOKEN}/{_TOKEN}{_PARAMS}"),
     "content-disposition": re.compile(rf"{_TOKEN}{_PARAMS}"),
