@@ -46,6 +46,12 @@ _KEPT_HEADERS = (
 _BOUNCE_LOCAL_PARTS = frozenset({"mailer-daemon", "postmaster"})
 _MESSAGE_ID = re.compile(r"<([^<>]+)>")
 _FOLD = re.compile(r"[\r\n]+")
+#: the longest From, Sender or Subject value given to the e-mail library's structured parsers. They
+#: cost about 10 us a character and more for nested comments: a From of 20,000 addresses took 3.7 s
+#: of CPU, a Subject of 15,000 encoded words 1.4 s. No mail client writes a sender a tenth this long;
+#: a longer From or Sender is read only in its plain forms (else the letter has no sender: nobody to
+#: answer), a longer Subject is cut at a space before this many characters and then decoded.
+MAX_PARSED_HEADER = 2_000
 
 # A From the address parser reads as written: "a@b", "<a@b>", "Words <a@b>" or "\"Quoted\" <a@b>", with
 # dot-atoms only and no encoded word (checked apart). Anything else goes through the parser.
@@ -170,6 +176,9 @@ def _subject(heads: Mapping[str, str]) -> str:
     raw = _raw_header(heads, "Subject")
     if raw is None:
         return ""
+    if len(raw) > MAX_PARSED_HEADER:
+        cut = raw.rfind(" ", 0, MAX_PARSED_HEADER)
+        raw = raw[: cut if cut > 0 else MAX_PARSED_HEADER]
     if "=?" in raw:  # without an encoded word the unstructured parser gives the text back unchanged
         kwds = _decoded(UnstructuredHeader, raw)
         raw = raw if kwds is None else kwds["decoded"]
@@ -200,6 +209,8 @@ def read_sender(raw: str) -> tuple[str, str] | None:
             plain["words"] or plain["quoted"] or "",
             _normalise_address(plain["bare"] or plain["angle"]),
         )
+    elif len(raw) > MAX_PARSED_HEADER:
+        found = _angle_address(raw)
     else:
         found = _angle_address(raw) or _parsed_address(raw)
     return None if found is None else _no_address_as_name(*found)
@@ -233,7 +244,10 @@ def _parsed_address(raw: str) -> tuple[str, str] | None:
         if address.username or address.domain:  # an empty address's addr_spec is "<>"
             return clean(address.display_name), _normalise_address(address.addr_spec)
     # Too broken for the structured parser: try the old, forgiving address splitter.
-    display_name, addr_spec = parseaddr(raw if kwds is None else kwds["decoded"])
+    try:
+        display_name, addr_spec = parseaddr(raw if kwds is None else kwds["decoded"])
+    except RecursionError:  # comments nested past the stack: no address can be read from it
+        return None
     if "@" in addr_spec:
         return display_name, _normalise_address(addr_spec)
     return None

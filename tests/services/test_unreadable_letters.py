@@ -126,3 +126,21 @@ async def test_a_hostile_message_id_is_answered_without_threading_headers(
     head = sent.raw.partition(b"\r\n\r\n")[0]
     assert b"In-Reply-To" not in head and b"References" not in head and b"=?" not in head
     assert "PING: how your letter was read" in text(parse(sent.raw))
+
+
+async def test_a_from_of_twenty_thousand_addresses_has_nobody_to_answer_and_the_batch_goes_on(
+    engine: Engine,
+) -> None:
+    """Read in bounded time (``mime.MAX_PARSED_HEADER``; it took 3.7 s of CPU): no sender, no answer."""
+    wired = Wired(engine)
+    addresses = ", ".join(f"a{n}@players.test" for n in range(20_000))
+    hostile = (
+        f"From: {addresses}\r\nSubject: PING\r\nMessage-ID: <many@players.test>\r\n\r\nPING\r\n".encode()
+    )
+    await _handle(wired, hostile, letter(sender="bob@players.test", subject="PING"))
+
+    many, ping = _rows(engine)
+    assert (many.sender, many.state, many.reason) == ("", InboundState.IGNORED, "no usable sender")
+    assert ping.state is InboundState.PROCESSED
+    (pong,) = wired.sink.sent
+    assert pong.recipient == "bob@players.test"

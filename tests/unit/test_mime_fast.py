@@ -11,6 +11,7 @@ the fast parse takes are also checked one by one against ``email.policy.default`
 
 from __future__ import annotations
 
+import dataclasses
 import email.policy
 import random
 import string
@@ -31,7 +32,7 @@ from mailbot.core.demo import orders
 from mailbot.core.letter import Letter
 from mailbot.demo.scripts import demos
 from mailbot.errors import MessageFormatError
-from mailbot.mail.mime import PLAIN_ADDRESS, letter_texts, parse_headers, parse_letter
+from mailbot.mail.mime import MAX_PARSED_HEADER, PLAIN_ADDRESS, letter_texts, parse_headers, parse_letter
 from mailbot.mail.mimebody import MAX_SECTIONS, PLAIN_CONTENT_HEADERS, is_plain_tree
 from tests.e2e.test_fuzzed_letters import Cast, make_corpus
 from tests.unit import mime_reference as reference
@@ -56,6 +57,14 @@ def assert_same(raw: bytes, **limits: int) -> None:
     with _reference_parses_once():
         expected = _outcome(reference.parse_letter, raw, **limits)
         actual = _outcome(parse_letter, raw, **limits)
+        if (
+            isinstance(expected, Letter)
+            and isinstance(actual, Letter)
+            and len(expected.subject) > MAX_PARSED_HEADER
+        ):
+            # a Subject that long is cut at a space before it is decoded (test_mime_bounds.py)
+            assert len(actual.subject) <= MAX_PARSED_HEADER and expected.subject.startswith(actual.subject)
+            expected = dataclasses.replace(expected, subject=actual.subject)
         assert actual == expected
         assert repr(actual) == repr(expected)
         if isinstance(expected, Letter):
