@@ -68,7 +68,9 @@ PLAIN_ADDRESS = re.compile(
 
 # "alice@players.test <mallory@elsewhere.test>": one address in brackets after a name with an "@"
 # (no comma or second bracket: a list of addresses goes to the parser).
-_NAME_THEN_ANGLE = re.compile(rf"(?P<name>[^<>,]*@[^<>,]*?)\s*<(?P<angle>{_ADDR_SPEC})>\s*")
+# The name is matched whole and looked in for its "@" afterwards: "[^<>,]*@[^<>,]*?" backtracked
+# over every "@" of a name without a bracket (a From of "a@" 16,000 times took 6.9 s to refuse).
+_NAME_THEN_ANGLE = re.compile(rf"(?P<name>[^<>,]*)<(?P<angle>{_ADDR_SPEC})>\s*")
 _EMAIL_IN_NAME = re.compile(EMAIL)
 
 
@@ -219,7 +221,7 @@ def read_sender(raw: str) -> tuple[str, str] | None:
 def _angle_address(raw: str) -> tuple[str, str] | None:
     """``name <addr>`` where the name holds an ``@`` the address parser reads as an address of its own."""
     match = _NAME_THEN_ANGLE.fullmatch(raw)
-    if match is None or "=?" in match["name"]:
+    if match is None or "@" not in match["name"] or "=?" in match["name"]:
         return None
     return match["name"].strip().strip('"').strip(), _normalise_address(match["angle"])
 
