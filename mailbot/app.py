@@ -129,6 +129,26 @@ class Bot:
         self.engine: Engine = db.make_engine(settings.store.url)
         self.checkpoint = crash_checkpoint(settings.debug.crash_at)
         self.renderer = Renderer(settings.bot.template_overrides)
+        self.wake = asyncio.Event()  # wakes the work loop: letters came, reports were queued
+        self.loop_failures: Failures = Counter()  # failures per loop since start, for status
+        self.beats = Beats()  # signs of life for the watchdog
+        self.started_at = clock()
+        self._build_letters_in(settings, clock)
+        self._build_play(settings, clock, draw_seed or fresh_seed)
+        self._register_commands(clock)
+        # Several workers may share a PostgreSQL store: this one's presence, and its roles.
+        self.presence = Presence(self.engine)
+        self.reader_role = reader_role(settings.imap.user, settings.imap.mailbox)
+        self.imap_oauth2, self.smtp_oauth2 = oauth2_logins(settings)
+        self.outbox = self._outbox(settings, clock, sink)
+        self._build_runners(
+            settings, clock, apart=settings.bot.handling_process and clock is utcnow and draw_seed is None
+        )
+        self.tasks = Tasks()
+        self.watchdog: Watchdog | None = None
+
+    def _build_letters_in(self, settings: Settings, clock: Clock) -> None:
+        """Who the moderator is, the intake that stores letters and the processor that reads them."""
         bot = settings.bot
         self.identity = Identity(
             bot.address,
@@ -138,9 +158,6 @@ class Bot:
             bot.max_text_chars,
             Limits(bot.answers_per_hour, bot.idle_answers_per_hour),
         )
-        self.wake = asyncio.Event()  # wakes the work loop: letters came, reports were queued
-        self.loop_failures: Failures = Counter()  # failures per loop since start, for status
-        self.beats = Beats()  # signs of life for the watchdog
         self.intake = Intake(
             engine=self.engine,
             mailbox=settings.imap.mailbox,
@@ -155,6 +172,10 @@ class Bot:
             clock=clock,
             new_message_id=self.new_message_id,
         )
+
+    def _build_play(self, settings: Settings, clock: Clock, draw_seed: Callable[[], bytes]) -> None:
+        """The services that write letters and play the games: reports, games, turns, the GM's
+        actions and the gate every command passes."""
         self.notifier = GmNotifier(
             renderer=self.renderer, identity=self.identity, new_message_id=self.new_message_id
         )
@@ -162,9 +183,7 @@ class Bot:
             renderer=self.renderer, identity=self.identity, new_message_id=self.new_message_id
         )
         self.reports = Reports(postman=self.postman, renderer=self.renderer, clock=clock)
-        self.games = Games(
-            postman=self.postman, reports=self.reports, clock=clock, draw_seed=draw_seed or fresh_seed
-        )
+        self.games = Games(postman=self.postman, reports=self.reports, clock=clock, draw_seed=draw_seed)
         self.turns = Turns(
             games=self.games,
             reports=self.reports,
@@ -179,50 +198,40 @@ class Bot:
             limits=self.identity.limits,
         )
         self.mailgame = MailGame(games=self.games, gate=self.gate, postman=self.postman, clock=clock)
-        sealing = Sealing(games=self.games, gate=self.gate, postman=self.postman, clock=clock)
-        archive_mail = ArchiveMail(gate=self.gate, postman=self.postman, clock=clock)
-        self.processor.register(
-            PLAYER_COMMANDS,
-            {**self.mailgame.handlers(), "ARCHIVE": archive_mail.archive, "SEAL": sealing.seal},
-        )
-        dice = DiceChains(gate=self.gate, now=clock, start=self.games.start)
-        self.processor.register(DICE_COMMANDS, dice.handlers())
+
+    def _register_commands(self, clock: Clock) -> None:
+        """Every command a letter may carry, with the service that answers it."""
+        games, gate, postman = self.games, self.gate, self.postman
+        sealing = Sealing(games=games, gate=gate, postman=postman, clock=clock)
+        archive_mail = ArchiveMail(gate=gate, postman=postman, clock=clock)
+        player = {**self.mailgame.handlers(), "ARCHIVE": archive_mail.archive, "SEAL": sealing.seal}
+        self.processor.register(PLAYER_COMMANDS, player)
         self.processor.help_extras.append(self.mailgame.game_help)
-        self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, gate=self.gate).handlers())
+        dice = DiceChains(gate=gate, now=clock, start=games.start)
+        self.processor.register(DICE_COMMANDS, dice.handlers())
+        self.processor.register(GM_COMMANDS, GmMail(actions=self.gm, gate=gate).handlers())
         endgame = Endgame(
-            games=self.games,
-            turns=self.turns,
-            reports=self.reports,
-            gate=self.gate,
-            postman=self.postman,
-            clock=clock,
+            games=games, turns=self.turns, reports=self.reports, gate=gate, postman=postman, clock=clock
         )
         self.processor.register(ENDGAME_COMMANDS, endgame.handlers())
         observing = Observing(letters=self.reports.observers, clock=clock)
         self.processor.register(OBSERVER_COMMANDS, observing.handlers())
-        self.started_at = clock()
-        # Several workers may share a PostgreSQL store: this one's presence, and its roles.
-        self.presence = Presence(self.engine)
-        self.reader_role = reader_role(settings.imap.user, settings.imap.mailbox)
-        self.imap_oauth2, self.smtp_oauth2 = oauth2_logins(settings)
-        self.outbox = Outbox(
+
+    def _outbox(self, settings: Settings, clock: Clock, sink: Sink | None) -> Outbox:
+        smtp = settings.smtp
+        return Outbox(
             engine=self.engine,
             sink=sink or SmtpSink(smtp_config(settings, self.smtp_oauth2)),
             clock=clock,
-            retry=RetryPolicy(settings.smtp.retry_base, settings.smtp.retry_max, settings.smtp.max_attempts),
+            retry=RetryPolicy(smtp.retry_base, smtp.retry_max, smtp.max_attempts),
             on_failure=self.notifier.delivery_failed,
             checkpoint=self.checkpoint,
-            connections=settings.smtp.connections,
+            connections=smtp.connections,
             owner=self.presence.worker_key,
             alive=self.presence.alive,
-            probe=RetryPolicy(settings.smtp.reconnect_min, settings.smtp.reconnect_max),
+            probe=RetryPolicy(smtp.reconnect_min, smtp.reconnect_max),
             dead_after=DEAD_WORKER_SECONDS if self.presence.shared else 0.0,
         )
-        self._build_runners(
-            settings, clock, apart=settings.bot.handling_process and clock is utcnow and draw_seed is None
-        )
-        self.tasks = Tasks()
-        self.watchdog: Watchdog | None = None
 
     def _build_runners(self, settings: Settings, clock: Clock, *, apart: bool) -> None:
         game_lock = threading.Lock()  # letter handling and game ticks take turns (worker threads)

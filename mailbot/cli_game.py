@@ -22,6 +22,7 @@ from mailbot.errors import MailbotError
 
 if TYPE_CHECKING:
     from mailbot.registry import GamePackage
+    from mailbot.store.game_tables import Game
 
 game_app = typer.Typer(help="Create games, invite players, and act as game master.", no_args_is_help=True)
 
@@ -105,8 +106,6 @@ def create(
     config: ConfigOption = None,
 ) -> None:
     """Create a game; prints its number, the GM secret and each seat's invite code."""
-    from mailbot.services.base import queries
-    from mailbot.services.base.tags import tag
     from mailbot.services.play.games import GameSetup
 
     if reveal not in ("", "each-step", "end"):
@@ -136,14 +135,22 @@ def create(
         if reveal:
             row.reveal_at_end = reveal == "end"
         session.add(row)
-        typer.echo(f"game {row.id} created: {tag(row)} {row.title} ({row.plugin}/{row.scenario})")
-        if not scenario:
-            typer.echo(f"scenario: {row.scenario} (the game's default; --scenario plays another)")
-        typer.echo(f"database: {store_name(bot.settings.store.url)}")
-        typer.echo(f"GM secret: {row.gm_secret} (GM letters carry [{tag(row)} {row.gm_secret}])")
-        for seat in queries.seats(session, int(row.id or 0)):
-            join = f"JOIN {row.id} {seat.name} {seat.invite_code}"
-            typer.echo(f"seat {seat.name}: invite code {seat.invite_code}  ({join})")
+        _tell_created(session, row, store_name(bot.settings.store.url), defaulted=not scenario)
+
+
+def _tell_created(session: Session, row: Game, store: str, *, defaulted: bool) -> None:
+    """What the GM needs from a new game: its tag, its secret and each seat's invite code."""
+    from mailbot.services.base import queries
+    from mailbot.services.base.tags import tag
+
+    typer.echo(f"game {row.id} created: {tag(row)} {row.title} ({row.plugin}/{row.scenario})")
+    if defaulted:
+        typer.echo(f"scenario: {row.scenario} (the game's default; --scenario plays another)")
+    typer.echo(f"database: {store}")
+    typer.echo(f"GM secret: {row.gm_secret} (GM letters carry [{tag(row)} {row.gm_secret}])")
+    for seat in queries.seats(session, int(row.id or 0)):
+        join = f"JOIN {row.id} {seat.name} {seat.invite_code}"
+        typer.echo(f"seat {seat.name}: invite code {seat.invite_code}  ({join})")
 
 
 def _delay(option: str, text: str, *, zero: bool = True) -> timedelta:
