@@ -26,6 +26,7 @@ from mailbot.demo.scripts import demos
 from mailbot.store import db
 from tests.demo_plays import DemoPlays
 from tests.e2e.pgcluster import PgCluster
+from tests.pgpool import PgPool
 
 pytest_plugins = ["tests.rig_fixtures"]
 
@@ -118,6 +119,18 @@ def _pg_template(pg_admin_url: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def _pg_pool(pg_admin_url: str, _pg_template: str) -> Iterator[PgPool]:
+    """The test databases of this test process, used again (``tests/pgpool.py``)."""
+    admin = sa.create_engine(pg_admin_url, isolation_level="AUTOCOMMIT")
+    pool = PgPool(admin, _pg_template, _drop)
+    try:
+        yield pool
+    finally:
+        pool.close()
+        admin.dispose()
+
+
+@pytest.fixture(scope="session")
 def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite file migrated to the newest revision, which every SQLite test database copies."""
     path = tmp_path_factory.mktemp("template") / "mailbot.db"
@@ -143,13 +156,18 @@ def _drop(admin: Engine, name: str) -> None:
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh database of each kind, its schema at the newest revision: a copy of one migrated
     once per test process (running the migrations took 0.2-0.7 s a test; upgrading a copy is
-    a no-op, and tests/store/test_store.py checks what the migrations make)."""
+    a no-op, and tests/store/test_store.py checks what the migrations make). A PostgreSQL one
+    may be an earlier test's, emptied to the same state (``tests/pgpool.py``)."""
     if request.param == "sqlite":
         shutil.copyfile(request.getfixturevalue("_sqlite_template"), tmp_path / "mailbot.db")
         yield f"sqlite:///{tmp_path}/mailbot.db"
     else:
-        admin_url = request.getfixturevalue("pg_admin_url")
-        yield from _pg_database(admin_url, request.getfixturevalue("_pg_template"))
+        pool: PgPool = request.getfixturevalue("_pg_pool")
+        name = pool.take()
+        try:
+            yield pool.url(name)
+        finally:
+            pool.give_back(name)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
