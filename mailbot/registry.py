@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import pkgutil
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -28,6 +30,8 @@ from mailbot.core.demo import DemoScript
 from mailbot.core.game import Game
 from mailbot.core.simulation import Simulation
 from mailbot.errors import UnknownGameError
+
+log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "mailbot.games"
 BUILTIN_PACKAGE = "mailbot.games"
@@ -125,12 +129,25 @@ class Registry:
         self.broken: dict[str, str] = {}  # installed since the start but not loadable: why
 
     def packages(self) -> list[GamePackage]:
-        return [self._load(module) for module in self.modules]
+        """Every package that loads; one that cannot is left out and kept in ``broken`` with the
+        reason: one broken install must not stop the games that work."""
+        loaded = (self._try_load(module) for module in self.modules)
+        return [package for package in loaded if package is not None]
 
     def _load(self, module: str) -> GamePackage:
         if module not in self._loaded:
             self._loaded[module] = load_package(module)
         return self._loaded[module]
+
+    def _try_load(self, module: str) -> GamePackage | None:
+        if module in self.broken:
+            return None
+        try:
+            return self._load(module)
+        except Exception as exc:  # a third party's package: anything can go wrong importing it
+            self.broken[module] = f"{type(exc).__name__}: {exc}"
+            log.warning("game package %s cannot be loaded: %s", module, self.broken[module])
+            return None
 
     def names(self) -> list[str]:
         return [package.name for package in self.packages()]
@@ -160,18 +177,16 @@ class Registry:
         if self.discover is None:
             return []
         importlib.invalidate_caches()  # the import system's directory listings are cached
+        mended = [module for module in self.modules if module in self.broken]
+        for module in mended:  # a broken one known since the start, maybe mended meanwhile
+            self.broken.pop(module)
+            sys.modules.pop(module, None)
         added = [module for module in dict.fromkeys(self.discover()) if module not in self.modules]
-        usable = []
         for module in added:
-            try:
-                self._load(module)
-            except Exception as exc:  # a third party's package: anything can go wrong importing it
-                self.broken[module] = f"{type(exc).__name__}: {exc}"
-                continue
             self.broken.pop(module, None)
-            usable.append(module)
+        usable = [module for module in added if self._try_load(module) is not None]
         self.modules = (*self.modules, *usable)
-        return usable
+        return [*usable, *(module for module in mended if self._try_load(module) is not None)]
 
     def __iter__(self) -> Iterator[GamePackage]:
         return iter(self.packages())

@@ -26,9 +26,11 @@ from jinja2 import Environment
 
 from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Game, Line, Outcome, Parsed, Setup, Step, StepKind
+from mailbot.core.options import OptionProblem
 from mailbot.registry import GamePackage, Registry
 from mailbot.render.templates import Renderer
 from mailbot.services.base.gamedata import data_root, read_tree
+from mailbot.services.base.gameoptions import game_options
 
 #: a game that has not ended after this many steps is taken to be stuck
 MAX_STEPS = 400
@@ -103,7 +105,8 @@ def new_setup(package: GamePackage) -> Setup:
     scenarios = sorted(data.get("scenarios", {})) or ["standard"]
     scenario = demo.scenario if demo else scenarios[0]
     seats = package.game.seats(scenario, data)
-    return Setup(scenario, seats, dict(demo.options) if demo else {}, data)
+    # The options as a game created by the GM gets them: the demo's, and the declared defaults.
+    return Setup(scenario, seats, game_options(package.game, demo.options if demo else {}), data)
 
 
 @dataclass
@@ -288,3 +291,66 @@ def check_demo_orders_accepted(log: PlayLog) -> None:
             if parsed.problems:
                 reasons = "; ".join(f"{p.text!r}: {p.reason}" for p in parsed.problems)
                 raise ContractViolation(f"{log.package.name} {record.step.key} {seat}: {reasons}")
+
+
+def check_declarations(package: GamePackage) -> None:
+    """What the package declares holds: each option's default passes the option's own rule, and
+    the scenario a game is created with when the GM names none is one the game knows."""
+    for option in getattr(package.game, "options", ()):
+        if option.default is None:
+            continue
+        read = option.read(option.default)
+        if isinstance(read, OptionProblem):
+            raise ContractViolation(
+                f"{package.module}: option {option.name}'s default is refused: {read.reason}"
+            )
+    try:
+        package.game.seats(package.default_scenario, read_tree(data_root(package)))
+    except Exception as exc:  # a GameError, or any fault: either way no game could be created
+        raise ContractViolation(
+            f"{package.module}: the default scenario {package.default_scenario!r} cannot be set up: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+
+
+#: how many bad lines ``check_parse_never_raises`` tries at the most (spread over the game)
+BAD_LINES_MAX = 3_000
+
+
+def bad_lines(lines: Sequence[str]) -> list[str]:
+    """Lines a player might send instead of ``lines``: each one cut short word by word, with a
+    word too many, with its numbers out of range; and lines that are nothing like orders."""
+    made: dict[str, None] = dict.fromkeys(["?", "-", "0", "-1", "99999999999999999999", "x" * 300, "é ü ✓"])
+    for line in lines:
+        words = line.split()
+        for n in range(1, len(words)):
+            made[" ".join(words[:n])] = None
+        made[f"{line} {words[-1] if words else 'X'}"] = None
+        made[" ".join("-1" if word.isdigit() else word for word in words)] = None
+        made[" ".join("99999999999999999999" if word.isdigit() else word for word in words)] = None
+    return [text for text in made if text.strip()]
+
+
+def check_parse_never_raises(log: PlayLog) -> None:
+    """``parse`` answers a bad line with a problem, never an exception: a letter whose parse raises
+    is set aside with no answer to its player. Tried at every step of the demo (spread out when
+    the game is long), for every seat that owed orders, on variations of the lines it sent."""
+    game = log.package.game
+    tries = [
+        (record, seat, text)
+        for record in log.steps
+        for seat in sorted(record.step.owing)
+        for text in bad_lines(record.sent.get(seat, []) or record.defaults.get(seat, []))
+    ]
+    every = max(1, -(-len(tries) // BAD_LINES_MAX))
+    states: dict[str, Any] = {}
+    for record, seat, text in tries[::every]:
+        key = record.step.key
+        state = states[key] if key in states else states.setdefault(key, game.load(record.before))
+        try:
+            game.parse(state, seat, [Line(1, text)])
+        except Exception as exc:  # the finding itself
+            raise ContractViolation(
+                f"{log.package.name} {key} {seat}: parse raised {type(exc).__name__}: {exc} "
+                f"on the line {text!r}"
+            ) from exc

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import traceback
+import os
+import site
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -43,7 +45,10 @@ def find(wanted: str) -> tuple[GamePackage, Registry]:
     """The package by module path (``battleship`` or ``mypkg.games.battleship``) or by the name of
     an installed game, and a registry that holds it beside the built-in games."""
     registry = default_registry()
-    if _is_module(wanted) and wanted not in registry.modules:
+    installed = next((package for package in registry.packages() if package.module == wanted), None)
+    if installed is not None:
+        return installed, registry
+    if _is_module(wanted):
         return load_package(wanted), Registry([*registry.modules, wanted])
     return registry.find(wanted), registry
 
@@ -55,17 +60,45 @@ def _is_module(name: str) -> bool:
         return False
 
 
+#: how much of a failure a check's line says
+SAID_MAX = 1_200
+
+
 def _run(name: str, check: Callable[[], str]) -> Result:
     try:
         return Result(name, True, check())
     except Exception as exc:  # every failure is reported, the next check still runs
-        lines = [line for line in traceback.format_exception_only(exc)[-1].strip().splitlines() if line]
-        return Result(name, False, " ".join(lines)[:600])
+        return Result(name, False, said(exc))
+
+
+def said(exc: BaseException) -> str:
+    """A failure on one line: the exception's type and message, then the example that made it
+    fail where Hypothesis found one (its note), without Hypothesis's other notes."""
+    text = _cut(" ".join(f"{type(exc).__name__}: {exc}".split()), SAID_MAX * 2 // 3)
+    notes = [str(note) for note in getattr(exc, "__notes__", ())]
+    example = next((note for note in notes if note.startswith(EXAMPLE_NOTES)), None)
+    if example is not None:
+        text += " | " + _cut(" ".join(example.split()), SAID_MAX // 3)
+    if isinstance(exc, ModuleNotFoundError) and exc.name in TEST_TOOLS:
+        text += ' (the checks need the test tools: pip install "mailbot[test]")'
+    return text
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
+#: how Hypothesis's note on a failure names the example that failed (by version)
+EXAMPLE_NOTES = ("Failing test case", "Falsifying example")
+
+#: what the checks import beyond mailbot's own requirements
+TEST_TOOLS = frozenset({"hypothesis", "mypy"})
 
 
 def contract_checks(package: GamePackage, registry: Registry) -> Iterator[Result]:
     """The plugin contract: protocol, a whole demo game, round trips, determinism, templates."""
     yield _run("protocol", _quiet(contract.check_protocol, package))
+    yield _run("options and default scenario", _quiet(contract.check_declarations, package))
     played: list[contract.PlayLog] = []
 
     def play() -> str:
@@ -80,6 +113,7 @@ def contract_checks(package: GamePackage, registry: Registry) -> Iterator[Result
     yield _run("the demo's orders accepted", _quiet(contract.check_demo_orders_accepted, log))
     yield _run("normalised orders parse unchanged", _quiet(contract.check_normalised_round_trip, log))
     yield _run("default orders parse", _quiet(contract.check_defaults_parse, log))
+    yield _run("bad lines are answered, never raised", _quiet(contract.check_parse_never_raises, log))
     yield _run("resolve is deterministic", _quiet(contract.check_deterministic, log))
     yield _run("dump and load round trip", _quiet(contract.check_dump_load, log))
     yield _run("templates render for every seat", _quiet(contract.check_templates, log, registry))
@@ -133,20 +167,71 @@ def _search(worlds: ModuleType, registry: Registry, examples: int) -> str:
 
 
 def typecheck(package: GamePackage) -> Result:
-    """``mypy --strict`` over the package's source, against mailbot's shipped types."""
+    """``mypy --strict`` over the package by module name (``-p``), against mailbot's shipped types.
+
+    By module, not by folder: mypy given a folder inside site-packages takes site-packages for
+    a source root, and its installed modules then shadow the library's own
+    (``typing_extensions.py``). A package installed in a site folder is checked as installed,
+    which PEP 561 allows only with a ``py.typed`` file in it (mailbot ships one); a package
+    elsewhere (a source tree on the path, an editable install) is checked as source, its root
+    given as ``MYPYPATH``. The cache goes to the user's cache folder, not the folder
+    check-game was started in."""
     try:
         from mypy import api
     except ImportError:
-        return Result("mypy --strict", False, "mypy is not installed (pip install mypy)")
-    source = importlib.import_module(package.module).__file__
-    folder = str(Path(source or ".").parent)
-    out, _err, status = api.run(["--strict", "--no-error-summary", folder])
-    errors = [line for line in out.splitlines() if ": error:" in line]
+        return Result("mypy --strict", False, 'mypy is not installed (pip install "mailbot[test]")')
+    root = _root_of(package.module)
+    installed = root is None or root in _site_folders()
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mailbot" / "mypy"
+    arguments = ["--strict", "--no-error-summary", "--cache-dir", str(cache), "-p", package.module]
+    with _mypy_path(None if installed else root):
+        out, err, status = api.run(arguments)
     if status == 0:
-        return Result("mypy --strict", True, folder)
-    return Result(
-        "mypy --strict", False, f"{len(errors)} error(s); the first: {errors[0] if errors else out[:300]}"
-    )
+        return Result("mypy --strict", True, package.module)
+    return Result("mypy --strict", False, _mypy_said(package.module, (out + err).splitlines()))
+
+
+def _root_of(module: str) -> Path | None:
+    """The folder the module's top-level package stands in (an entry of the import path)."""
+    spec = importlib.util.find_spec(module.partition(".")[0])
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))).resolve().parent
+
+
+def _site_folders() -> set[Path]:
+    folders = [*site.getsitepackages(), site.getusersitepackages()]
+    return {Path(folder).resolve() for folder in folders}
+
+
+@contextmanager
+def _mypy_path(root: Path | None) -> Iterator[None]:
+    """``MYPYPATH`` set to ``root`` while mypy runs in this process (it reads it at the start)."""
+    before = os.environ.get("MYPYPATH")
+    if root is not None:
+        os.environ["MYPYPATH"] = str(root)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("MYPYPATH", None)
+        else:
+            os.environ["MYPYPATH"] = before
+
+
+def _mypy_said(module: str, output: list[str]) -> str:
+    lines = [line for line in output if line.strip()]
+    if any("missing py.typed marker" in line for line in lines):
+        return (
+            f"{module} has no py.typed file: ship an empty one in the package (PEP 561) so that "
+            "mypy checks it as installed"
+        )
+    errors = [n for n, line in enumerate(lines) if ": error:" in line]
+    if not errors:
+        return _cut(" ".join(lines), SAID_MAX)
+    first = errors[0]
+    notes = [line for line in lines[first + 1 : first + 4] if ": note:" in line]
+    return f"{len(errors)} error(s); the first: " + " | ".join([lines[first], *notes])
 
 
 def check_game(wanted: str, *, examples: int = 50, mypy: bool = True) -> list[Result]:

@@ -36,6 +36,10 @@ def test_the_plugin_has_every_protocol_member(package: GamePackage) -> None:
     contract.check_protocol(package)
 
 
+def test_option_defaults_and_the_default_scenario_hold(package: GamePackage) -> None:
+    contract.check_declarations(package)
+
+
 def test_every_game_ships_both_report_templates_and_a_demo(package: GamePackage) -> None:
     env = contract.report_env(REGISTRY)
     for kind in ("txt", "html"):
@@ -59,6 +63,10 @@ def test_parse_accepts_its_own_normalised_lines_unchanged(package: GamePackage) 
 
 def test_default_orders_parse(package: GamePackage) -> None:
     contract.check_defaults_parse(played(package.name))
+
+
+def test_parse_answers_bad_lines_and_never_raises(package: GamePackage) -> None:
+    contract.check_parse_never_raises(played(package.name))
 
 
 def test_resolve_is_deterministic(package: GamePackage) -> None:

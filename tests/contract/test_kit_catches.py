@@ -16,6 +16,7 @@ import pytest
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import Line, Outcome, Parsed
+from mailbot.core.options import GameOption
 from mailbot.registry import GamePackage
 from mailbot.testing import contract
 from tests.contract.conftest import REGISTRY
@@ -61,8 +62,24 @@ class Renamed(AuctionGame):
         return super().view(state, events, who)
 
 
-def variant(game: AuctionGame) -> GamePackage:
-    return GamePackage(AUCTION.module, game, AUCTION.demo)
+class Brittle(AuctionGame):
+    """Reads the amount of a bare ``BID`` that is not there (IndexError)."""
+
+    def parse(self, state: AuctionState, seat: str, lines: Sequence[Line]) -> Parsed[Bid]:
+        for line in lines:
+            if line.text.split()[0].upper() == "BID":
+                int(line.text.split()[1])
+        return super().parse(state, seat, lines)
+
+
+class BadDefault(AuctionGame):
+    """Declares an option whose default its own bounds refuse."""
+
+    options = (GameOption("rounds", "rounds played", int, 0, low=1, high=9),)
+
+
+def variant(game: AuctionGame, default_scenario: str = "standard") -> GamePackage:
+    return GamePackage(AUCTION.module, game, AUCTION.demo, default_scenario)
 
 
 def test_the_unbroken_fixture_passes_every_check() -> None:
@@ -89,6 +106,27 @@ def test_a_normalised_line_that_does_not_parse_to_itself_is_caught() -> None:
     log = contract.play_through(variant(Restless()), REGISTRY)
     with pytest.raises(contract.ContractViolation, match="re-parsed"):
         contract.check_normalised_round_trip(log)
+
+
+def test_a_parse_that_raises_on_a_bad_line_is_caught() -> None:
+    log = contract.play_through(variant(Brittle()), REGISTRY)  # the demo's own lines parse
+    with pytest.raises(
+        contract.ContractViolation, match=r"parse raised (IndexError|ValueError).* on the line 'BID"
+    ):
+        contract.check_parse_never_raises(log)
+
+
+def test_an_option_default_its_own_rule_refuses_is_caught() -> None:
+    with pytest.raises(
+        contract.ContractViolation, match="option rounds's default is refused: rounds is a whole"
+    ):
+        contract.check_declarations(variant(BadDefault()))
+
+
+def test_a_default_scenario_the_game_does_not_know_is_caught() -> None:
+    contract.check_declarations(variant(AuctionGame()))
+    with pytest.raises(contract.ContractViolation, match="default scenario 'classic' cannot be set up"):
+        contract.check_declarations(variant(AuctionGame(), "classic"))
 
 
 def test_a_drifted_signature_is_caught_at_run_time() -> None:

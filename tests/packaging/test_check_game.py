@@ -4,11 +4,18 @@ worlds and mypy --strict, run on an installed package by name or module path (is
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sysconfig
+import venv
 from pathlib import Path
 
 import pytest
+import typing_extensions
 from typer.testing import CliRunner
 
+import mailbot
 from mailbot.cli import app
 from mailbot.games.duel import GAME, view
 from mailbot.games.duel.state import TurnRecord
@@ -16,6 +23,7 @@ from mailbot.registry import GamePackage
 from mailbot.testing import kit
 
 RUNNER = CliRunner()
+ROOT = Path(mailbot.__file__).resolve().parents[1]
 
 
 def test_a_built_in_game_passes_every_check_by_name() -> None:
@@ -23,7 +31,7 @@ def test_a_built_in_game_passes_every_check_by_name() -> None:
     assert done.exit_code == 0, done.output
     assert "ok     no-leak harness: 10 pairs of twin worlds" in done.output
     assert "ok     mypy --strict" in done.output
-    assert done.output.strip().splitlines()[-1] == "check-game duel: 10 ok, 0 failed"
+    assert done.output.strip().splitlines()[-1] == "check-game duel: 12 ok, 0 failed"
 
 
 def test_a_package_outside_mailbot_is_checked_by_its_module_path() -> None:
@@ -41,7 +49,11 @@ def test_a_leak_fails_the_no_leak_harness(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(view, "_history_orders", both_splits)
     results = {r.name: r for r in kit.check_game("duel", examples=60, mypy=False)}
-    assert not results["no-leak harness"].passed
+    leak = results["no-leak harness"]
+    assert not leak.passed
+    # What the harness found and the example that shows it, not the last line of a note.
+    assert leak.said.startswith("LeakFound: ") and "difference(s) for seat" in leak.said, leak.said
+    assert "| Failing test case: check(" in leak.said or "| Falsifying example: check(" in leak.said
     assert results["protocol"].passed and results["a demo game played through"].passed
 
 
@@ -56,6 +68,52 @@ def test_a_type_error_fails_mypy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         and "1 error(s)" in result.said
         and "__init__.py:3: error: Incompatible types" in result.said
     )
+
+
+def test_a_registered_game_is_found_by_its_module_path_too() -> None:
+    done = RUNNER.invoke(app, ["check-game", "mailbot.games.duel", "--examples", "3", "--no-mypy"])
+    assert done.exit_code == 0, done.output
+    assert done.output.strip().splitlines()[-1].startswith("check-game mailbot.games.duel: ")
+
+
+def test_an_installed_package_is_type_checked_as_installed(tmp_path: Path) -> None:
+    """In a site-packages folder, as pip installs a wheel, beside other modules: mypy checks the
+    package by name (given the folder, it took the folder's modules for the library's own), and
+    says plainly when the package lacks py.typed."""
+    env = tmp_path / "venv"
+    venv.create(env, with_pip=False)
+    site = next(env.glob("lib/python*/site-packages"))
+    # mailbot and its requirements from this environment (its .pth files read too), and mailbot
+    # itself as a folder on the path: mypy follows no editable install's import hook
+    here = f"{ROOT}\nimport site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n"
+    (site / "mailbot-here.pth").write_text(here)
+    shutil.copy(typing_extensions.__file__, site / "typing_extensions.py")
+    package = site / "tidy_game"
+    package.mkdir()
+    (package / "__init__.py").write_text("from mailbot.games.duel import GAME\n\n__all__ = ['GAME']\n")
+    assert _typecheck(env, tmp_path).startswith("FAILED mypy --strict: tidy_game has no py.typed file")
+    (package / "py.typed").write_text("")
+    assert _typecheck(env, tmp_path) == "ok     mypy --strict: tidy_game"
+    (package / "__init__.py").write_text("hit_points: int = 'ten'\n")
+    assert "tidy_game/__init__.py:1: error: Incompatible types" in _typecheck(env, tmp_path)
+
+
+def _typecheck(env: Path, tmp_path: Path) -> str:
+    """kit.typecheck of tidy_game as that environment's Python runs it."""
+    check = (
+        "from mailbot.registry import GamePackage; from mailbot.games.duel import GAME; "
+        "from mailbot.testing import kit; print(kit.typecheck(GamePackage('tidy_game', GAME, None)).line())"
+    )
+    run = subprocess.run(
+        [str(env / "bin" / "python"), "-c", check],
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout.strip()
 
 
 def test_an_unknown_game_is_said_plainly() -> None:

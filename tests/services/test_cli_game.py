@@ -142,7 +142,15 @@ def test_game_options_are_set_checked_and_shown(env: str) -> None:
     assert "options: crt=standard, quiet_max=2, submarines=on" in shown
     engine = db.make_engine(env)
     with Session(engine) as session:
-        assert session.get_one(Game, 1).options == {"submarines": True, "crt": "standard", "quiet_max": 2}
+        # what the GM set, and the declared default of each option he left alone
+        assert session.get_one(Game, 1).options == {
+            "submarines": True,
+            "crt": "standard",
+            "quiet_max": 2,
+            "quiet_hours": True,
+            "strike_hours": 12,
+            "launch_wind": "standard",
+        }
     engine.dispose()
     _run(*_create())
     assert "options: as the scenario sets them" in _run("game", "show", "2")

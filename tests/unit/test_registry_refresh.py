@@ -53,3 +53,25 @@ def test_a_new_package_that_cannot_be_imported_is_left_out_and_named() -> None:
         registry.find(NAME)
     assert "no_such_game_package" not in registry.modules
     assert registry.find("duel").name == "duel"
+
+
+def test_a_package_broken_at_the_start_stops_no_other_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An installed package whose import fails is named, not raised: the others play on, and once
+    it is mended it is found without a restart."""
+    package = tmp_path / "broken_game"
+    package.mkdir()
+    (package / "__init__.py").write_text("import not_a_module_anywhere\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    modules = [*builtin_modules(), "broken_game"]
+    registry = Registry(modules, discover=lambda: modules)
+    assert "duel" in registry.names()
+    assert registry.find("duel").name == "duel"
+    with pytest.raises(
+        UnknownGameError, match="broken_game is installed but cannot be loaded: ModuleNotFound"
+    ):
+        registry.find("auction")
+    (package / "__init__.py").write_text(f"from {FIXTURE} import GAME\n")
+    assert registry.find(NAME).module == "broken_game"
+    assert registry.broken == {}
