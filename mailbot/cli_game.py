@@ -62,7 +62,9 @@ def _in_game(config: Path | None, game_id: int, send: bool, act: Callable[[Any, 
         except GmError as exc:
             typer.echo(f"refused: {exc}", err=True)
             raise typer.Exit(1) from exc
-        typer.echo(answer)
+    # Said once it is done (committed): an answer that cannot be written (a closed pipe) must
+    # not undo what the GM did, nor say "done" for what was then rolled back.
+    typer.echo(answer)
 
 
 @game_app.command("create")
@@ -135,22 +137,24 @@ def create(
         if reveal:
             row.reveal_at_end = reveal == "end"
         session.add(row)
-        _tell_created(session, row, store_name(bot.settings.store.url), defaulted=not scenario)
+        told = _created(session, row, store_name(bot.settings.store.url), defaulted=not scenario)
+    typer.echo("\n".join(told))  # once committed (see _in_game)
 
 
-def _tell_created(session: Session, row: Game, store: str, *, defaulted: bool) -> None:
+def _created(session: Session, row: Game, store: str, *, defaulted: bool) -> list[str]:
     """What the GM needs from a new game: its tag, its secret and each seat's invite code."""
     from mailbot.services.base import queries
     from mailbot.services.base.tags import tag
 
-    typer.echo(f"game {row.id} created: {tag(row)} {row.title} ({row.plugin}/{row.scenario})")
+    told = [f"game {row.id} created: {tag(row)} {row.title} ({row.plugin}/{row.scenario})"]
     if defaulted:
-        typer.echo(f"scenario: {row.scenario} (the game's default; --scenario plays another)")
-    typer.echo(f"database: {store}")
-    typer.echo(f"GM secret: {row.gm_secret} (GM letters carry [{tag(row)} {row.gm_secret}])")
+        told.append(f"scenario: {row.scenario} (the game's default; --scenario plays another)")
+    told.append(f"database: {store}")
+    told.append(f"GM secret: {row.gm_secret} (GM letters carry [{tag(row)} {row.gm_secret}])")
     for seat in queries.seats(session, int(row.id or 0)):
         join = f"JOIN {row.id} {seat.name} {seat.invite_code}"
-        typer.echo(f"seat {seat.name}: invite code {seat.invite_code}  ({join})")
+        told.append(f"seat {seat.name}: invite code {seat.invite_code}  ({join})")
+    return told
 
 
 def _delay(option: str, text: str, *, zero: bool = True) -> timedelta:
@@ -212,14 +216,18 @@ def invite(
 ) -> None:
     """Give a seat to a player's address; the player gets a welcome letter with a secret."""
     from mailbot.services.base import queries
-    from mailbot.services.play.gm import GmError
+    from mailbot.services.play.gm import GmError, checked_address
 
     def act(bot: Any, session: Session, game: Any) -> str:
         row = queries.seat(session, game_id, seat)
         if row is None or row.address:
             raise GmError(f"seat {seat!r} does not exist or is taken")
-        bot.games.take_seat(session, game, row, address)
-        return f"{address} plays {row.name}"
+        player = checked_address(address)
+        other = next((s for s in queries.seats(session, game_id) if s.address == player), None)
+        if other is not None:
+            raise GmError(f"{player} plays {other.name} in this game: one player, one seat")
+        bot.games.take_seat(session, game, row, player)
+        return f"{player} plays {row.name}"
 
     _in_game(config, game_id, send, act)
 
@@ -234,12 +242,14 @@ def observe(
 ) -> None:
     """Add an observer (public letters and press to ALL, never a seat's report), or --remove one."""
     from mailbot.services.play import observers
-    from mailbot.services.play.gm import GmError
+    from mailbot.services.play.gm import GmError, checked_address
 
     watcher = address.strip().lower()
 
     def act(bot: Any, session: Session, game: Any) -> str:
         now = bot.clock()
+        if not remove:
+            checked_address(watcher)
         if remove:
             change = observers.remove(session, game, watcher, by="gm", now=now)
         else:

@@ -252,17 +252,19 @@ class Misses:
 def count_misses(
     step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, defaulted: Sequence[str]
 ) -> Misses:
-    """An announced vacation is not a miss; a seat at ``late_limit`` misses in a row is flagged to the GM."""
+    """An announced vacation is not a miss, nor is a seat nobody plays (its player ejected: it
+    plays defaults by the GM's decision); a seat at ``late_limit`` misses in a row is flagged to
+    the GM."""
     in_row: dict[str, int] = {}
     flagged: list[str] = []
     for name in step.owing:
         seat = _seat(seats, name)
-        if seat.away:
+        if seat.away or not seat.active:
             continue
         in_row[name] = seat.missed_in_row + 1 if name in defaulted else 0
         if in_row[name] >= policy.late_limit:
             flagged.append(name)
-    late = [name for name in defaulted if not _seat(seats, name).away]
+    late = [name for name in defaulted if not _seat(seats, name).away and _seat(seats, name).active]
     return Misses(in_row, late, flagged)
 
 

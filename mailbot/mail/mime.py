@@ -59,6 +59,16 @@ _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
 _ADDR_SPEC = rf"{_ATEXT}+(?:\.{_ATEXT}+)*@{_ATEXT}+(?:\.{_ATEXT}+)*"
 _NAME_WORD = r"[^\s\x00-\x1f\x7f-\x9f()<>@,:;.\"\[\]\\\ud800-\udfff]+"
 _NAME_QTEXT = r"[^\"\\\x00-\x1f\x7f-\x9f\ud800-\udfff]*"
+_BARE_ADDRESS = re.compile(_ADDR_SPEC)
+
+
+def bare_address(text: str) -> str | None:
+    """``text`` as one plain address, ``local@domain`` of dot-atoms, lower-cased as the moderator
+    keeps a player's address; None for anything else ("not an address", a name and brackets)."""
+    candidate = text.strip()
+    return candidate.lower() if _BARE_ADDRESS.fullmatch(candidate) else None
+
+
 PLAIN_ADDRESS = re.compile(
     rf"(?P<bare>{_ADDR_SPEC})"
     rf"|(?:(?:(?P<words>{_NAME_WORD}(?: {_NAME_WORD})*)|\"(?P<quoted>{_NAME_QTEXT})\") ?)?"

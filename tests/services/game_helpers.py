@@ -183,3 +183,15 @@ def tag_of(msg: EmailMessage) -> str:
     found = re.search(r"\[[A-Z]{2}-\d+ [A-Za-z0-9]+\]", msg["Subject"])
     assert found, msg["Subject"]
     return found.group(0)
+
+
+def started_duel(h: Harness, north: str, south: str) -> tuple[int, str, str]:
+    """A running duel: north invited by the GM, south joined by mail; returns the game and the
+    two players' subject tags."""
+    game_id = h.create()
+    h.invite(game_id, "north", north)
+    code = h.seat(game_id, "south").invite_code
+    replies = h.mail(south, "joining", f"JOIN {game_id} south {code}\n")
+    h.flush()
+    south_welcome = next(m for m in replies if m["To"] == south and "Welcome" in m["Subject"])
+    return game_id, f"[DU-{game_id} {h.seat(game_id, 'north').secret}]", tag_of(south_welcome)

@@ -318,3 +318,36 @@ def test_the_gm_adds_and_removes_observers_and_show_lists_them(env: str) -> None
     refused = runner.invoke(app, ["game", "observe", "2", "w@watch.test"])
     assert refused.exit_code == 1 and "this game takes no observers" in refused.output
     assert "(this game takes no observers)" in _run("game", "show", "2")
+
+
+def test_an_invite_or_observer_that_is_no_address_or_a_second_seat_is_refused(env: str) -> None:
+    _run(*_create())
+    for args, said in [
+        (
+            ["game", "invite", "1", "not an address", "--seat", "south"],
+            "'not an address' is not an e-mail address",
+        ),
+        (["game", "observe", "1", "bad address"], "'bad address' is not an e-mail address"),
+    ]:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 1 and said in result.output, result.output
+    _run("game", "invite", "1", "North@Players.test", "--seat", "north")
+    result = runner.invoke(app, ["game", "invite", "1", "north@players.test", "--seat", "south"])
+    assert result.exit_code == 1 and "plays north in this game: one player, one seat" in result.output
+    assert "south" in _run("game", "list", "--open")
+
+
+def test_what_the_gm_did_stands_when_its_answer_cannot_be_written(
+    env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A closed pipe (``game create ... | head -1``) fails the first write: the game was made
+    and committed before anything was said, so it stays made."""
+    import typer
+
+    def closed(*_args: object, **_kwargs: object) -> None:
+        raise BrokenPipeError
+
+    with monkeypatch.context() as patched:
+        patched.setattr(typer, "echo", closed)
+        assert runner.invoke(app, _create()).exit_code != 0
+    assert "Quick duel" in _run("game", "list")

@@ -18,7 +18,7 @@ from mailbot.core.sealed import check_receipt
 from mailbot.scheduler.deadlines import DeadlineScheduler
 from mailbot.services.base import chainlog
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, SeatStatus, StepState
-from tests.services.game_helpers import Harness, tag_of, text, to
+from tests.services.game_helpers import Harness, started_duel, text, to
 from tests.services.helpers import GM, letter
 
 NORTH, SOUTH = "north@players.test", "south@players.test"
@@ -32,16 +32,7 @@ def h(db_url: str) -> Iterator[Harness]:
 
 
 def _started(h: Harness) -> tuple[int, str, str]:
-    """A running duel: north invited by the GM, south joined by mail; returns the two subject tags."""
-    game_id = h.create()
-    h.invite(game_id, "north", NORTH)
-    code = h.seat(game_id, "south").invite_code
-    replies = h.mail(SOUTH, "joining", f"JOIN {game_id} south {code}\n")
-    welcome_north = to(h.flush() or [], NORTH)
-    del welcome_north
-    south_welcome = next(m for m in replies if m["To"] == SOUTH and "Welcome" in m["Subject"])
-    north = h.seat(game_id, "north")
-    return game_id, f"[DU-{game_id} {north.secret}]", tag_of(south_welcome)
+    return started_duel(h, NORTH, SOUTH)
 
 
 def test_join_by_mail_starts_the_game_when_every_seat_is_taken(h: Harness) -> None:

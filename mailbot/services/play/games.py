@@ -21,6 +21,7 @@ from mailbot.core.chain import roll_log, salted, step_salt
 from mailbot.core.dice import MAX_NONCE, DiceStream, order_digest
 from mailbot.core.game import Setup, Step
 from mailbot.errors import ConfigError
+from mailbot.mail.mime import bare_address
 from mailbot.registry import find_game
 from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.base.gamedata import load_game_data
@@ -150,6 +151,8 @@ class Games:
             raise ConfigError(f"deadline {setup.deadline!r}: {spec.reason}")
         if not deadlines.valid_zone(setup.timezone):
             raise ConfigError(f"unknown time zone {setup.timezone!r}")
+        if bare_address(setup.gm_address) is None:
+            raise ConfigError(f"the game master's address {setup.gm_address!r} is not an e-mail address")
         data = load_game_data(plugin.name)
         seats = plugin.seats(setup.scenario, data)
         chosen = game_options(plugin, setup.options)
@@ -346,14 +349,23 @@ class Games:
             self.postman.post(session, letter, kind="history", now=self.clock())
         return len(reports)
 
-    def seat_released(self, session: Session, game: Game, seat: Seat, address: str, reason: str) -> None:
-        """Tell the player a seat was taken from (REPLACE) that it was; the new player is not named.
-        The old secret is not in the subject: it is void."""
+    def seat_released(
+        self, session: Session, game: Game, seat: Seat, address: str, reason: str, *, ejected: bool = False
+    ) -> None:
+        """Tell the player a seat was taken from (REPLACE, EJECT) that it was; a new player is not
+        named. The old secret is not in the subject: it is void."""
+        if not address:
+            return
         letter = Draft(address, f"[{tag(game)}] You no longer play {seat.name} in {game.title}")
+        done = (
+            f"removed you from {seat.name} ({tag(game)}): the seat plays its default orders."
+            if ejected
+            else f"handed {seat.name} ({tag(game)}) to another player."
+        )
         letter.section(
             f"You no longer play {seat.name}",
             [
-                f"The game master has handed {seat.name} ({tag(game)}) to another player.",
+                f"The game master has {done}",
                 "Your secret for the seat is void; letters for it are no longer read.",
                 f"Reason: {reason or '(none given)'}",
                 "Thank you for playing. If this is wrong, write to the game master.",

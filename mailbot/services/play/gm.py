@@ -18,6 +18,7 @@ from mailbot.core import deadlines
 from mailbot.core.chain import salted
 from mailbot.core.commands import Command, CommandSpec
 from mailbot.core.dice import order_digest
+from mailbot.mail.mime import bare_address
 from mailbot.services.base import dicechain, queries
 from mailbot.services.base.tags import new_salt, new_token
 from mailbot.services.inbox.auth import Gatekeeper
@@ -178,13 +179,18 @@ class GmActions:
         return lines
 
     def rollback(self, session: Session, game: Game, key: str, reason: str) -> str:
+        if game.status is GameStatus.FINISHED:
+            # Its players hold the closing letter with the log's final head: a reopened log would
+            # make every honest player's check of his letters fail.
+            raise GmError("the game is over: its log is closed and its players were sent its final head")
         target = self._last_resolved(session, game, key)
         for step in self._steps_from(session, game, target):
             step.state = StepState.ROLLED_BACK
             session.add(step)
+        paused = game.status is GameStatus.PAUSED  # stays paused until RESUME
         game.state, game.status, game.result, game.finished_at = (
             dict(target.snapshot),
-            GameStatus.RUNNING,
+            GameStatus.PAUSED if paused else GameStatus.RUNNING,
             "",
             None,
         )
@@ -203,7 +209,9 @@ class GmActions:
         lines = [
             f"The report of {target.title} is void, and so is every report since: that step is played again.",
             f"{target.title} is open again; {first}",
-            f"Its deadline is {when}.",
+            "The game stays paused: deadlines wait until the game master resumes it."
+            if paused
+            else f"Its deadline is {when}.",
             f"New dice commitment (a fresh seed): {reopened.commitment}",
             "A letter with a NONCE line adds your own randomness to the new dice.",
             *dicechain.round_lines(session, reopened),
@@ -244,11 +252,23 @@ class GmActions:
                 queries.note(session, game, "orders-carried", payload, self.clock())
 
     def replace(self, session: Session, game: Game, seat_name: str, address: str, reason: str) -> str:
+        self._not_over(game)
         seat = self._seat(session, game, seat_name)
-        if seat.address and seat.address != address.lower() and seat.status is SeatStatus.ACTIVE:
+        address = checked_address(address)
+        other = next((s for s in queries.seats(session, row_id(game)) if s.address == address), None)
+        if other is not None and other.name != seat.name and other.status is SeatStatus.ACTIVE:
+            raise GmError(f"{address} plays {other.name} in this game: one player, one seat")
+        # The seat given again to its own player: a new secret (his old one went astray), no farewell.
+        same = seat.address == address and seat.status is SeatStatus.ACTIVE
+        if seat.address and not same and seat.status is SeatStatus.ACTIVE:
             self.games.seat_released(session, game, seat, seat.address, reason)
         seat.secret, seat.status = _new_secret(), SeatStatus.INVITED
-        self._log(session, game, "replace", reason, [f"Seat {seat.name} has a new player."])
+        news = (
+            f"The player of {seat.name} was given a new secret."
+            if same
+            else f"Seat {seat.name} has a new player."
+        )
+        self._log(session, game, "replace", reason, [news])
         # The old player's dice chain is not the new player's: his own CHAIN is taken.
         dicechain.end_chain(session, row_id(game), seat.name, self.clock())
         self.games.take_seat(session, game, seat, address)
@@ -256,9 +276,14 @@ class GmActions:
         return f"{seat.name} now played by {address}"
 
     def eject(self, session: Session, game: Game, seat_name: str, reason: str) -> str:
+        self._not_over(game)
         seat = self._seat(session, game, seat_name)
-        seat.status = SeatStatus.EJECTED
+        if seat.status is not SeatStatus.ACTIVE:
+            raise GmError(f"{seat.name} has no player to eject (the seat is {seat.status.value})")
+        # His secret is void at once: letters with it are no longer read for the seat.
+        seat.status, seat.secret = SeatStatus.EJECTED, _new_secret()
         session.add(seat)
+        self.games.seat_released(session, game, seat, seat.address or "", reason, ejected=True)
         self._log(
             session,
             game,
@@ -267,6 +292,11 @@ class GmActions:
             [f"The player of {seat.name} was removed; the seat plays defaults."],
         )
         return f"{seat.name} ejected"
+
+    @staticmethod
+    def _not_over(game: Game) -> None:
+        if game.status is GameStatus.FINISHED:
+            raise GmError("the game is over")
 
     @staticmethod
     def _seat(session: Session, game: Game, name: str) -> Seat:
@@ -278,6 +308,14 @@ class GmActions:
 
 def _new_secret() -> str:
     return new_token()
+
+
+def checked_address(given: str) -> str:
+    """A player's address as the GM wrote it, lower-cased, or a GmError saying it is none."""
+    found = bare_address(given)
+    if found is None:
+        raise GmError(f"{given!r} is not an e-mail address")
+    return found
 
 
 class GmMail:

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What the game master does to seats and steps holds (issue 35's outside trial as a GM): an
+ejected player no longer plays, a seat goes to one player only, a finished game stays finished,
+a paused game stays paused through a rollback, and an address must be one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlmodel import Session
+
+from mailbot.errors import ConfigError
+from mailbot.services.base import queries
+from mailbot.services.play.games import GameSetup
+from mailbot.store.game_tables import Game, GameStatus, SeatStatus, StepState
+from tests.services.game_helpers import Harness, started_duel, text, to
+from tests.services.helpers import GM
+
+NORTH, SOUTH = "north@players.test", "south@players.test"
+
+
+@pytest.fixture
+def h(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
+    """On SQLite only: what is checked is the GM's rules, not the store's."""
+    harness = Harness(f"sqlite:///{tmp_path_factory.mktemp('gm')}/gm.db")
+    yield harness
+    harness.bot.engine.dispose()
+
+
+def _started(h: Harness) -> tuple[int, str, str]:
+    return started_duel(h, NORTH, SOUTH)
+
+
+def _gm(h: Harness, game_id: int, line: str) -> list[str]:
+    """The GM's letter of one command; the texts of the answers it got."""
+    letters = h.mail(GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] gm", f"{line}\n")
+    return [text(m) for m in to(letters, GM)]
+
+
+def test_an_ejected_player_is_told_and_his_letters_no_longer_play_the_seat(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    letters = h.mail(GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] eject", "EJECT north keeps spamming\n")
+    (told,) = [m for m in to(letters, NORTH) if "no longer play" in m["Subject"]]
+    assert "removed you from north" in text(told) and "keeps spamming" in text(told)
+    (reply,) = to(h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n"), NORTH)
+    assert "Orders accepted" not in text(reply)
+    assert "secret was wrong" in text(reply) or "not registered" in text(reply), text(reply)
+    with Session(h.bot.engine) as session:
+        step = next(s for s in h.steps(game_id) if s.state is StepState.OPEN)
+        assert "north" not in queries.current_orders(session, int(step.id or 0))
+    answers = _gm(h, game_id, "EJECT north again")
+    assert any("north has no player to eject (the seat is ejected)" in a for a in answers), answers
+
+
+def test_an_ejected_seat_plays_defaults_and_is_not_listed_late(h: Harness) -> None:
+    game_id, _, south_tag = _started(h)
+    h.mail(GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] eject", "EJECT north\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    letters = h.tick(49 * 3600)
+    assert not any("late list" in m["Subject"] for m in to(letters, GM))
+    assert h.seat(game_id, "north").status is SeatStatus.EJECTED
+
+
+def test_a_seat_goes_to_one_player_and_a_finished_game_keeps_its_seats(h: Harness) -> None:
+    game_id, _, _ = _started(h)
+    answers = _gm(h, game_id, f"REPLACE south {NORTH}")
+    assert any(f"{NORTH} plays north in this game: one player, one seat" in a for a in answers), answers
+    assert h.seat(game_id, "south").address == SOUTH
+    answers = _gm(h, game_id, "REPLACE south not-an-address")
+    assert any("'not-an-address' is not an e-mail address" in a for a in answers), answers
+    with Session(h.bot.engine) as session, session.begin():
+        session.get_one(Game, game_id).status = GameStatus.FINISHED
+    for line in ("REPLACE south carol@players.test", "EJECT south"):
+        assert any("the game is over" in a for a in _gm(h, game_id, line))
+    assert h.seat(game_id, "south").address == SOUTH
+    assert h.seat(game_id, "south").status is SeatStatus.ACTIVE
+
+
+def test_a_seat_given_again_to_its_player_is_not_announced_as_a_new_player(h: Harness) -> None:
+    game_id, _, _ = _started(h)
+    letters = h.mail(GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] again", f"REPLACE south {SOUTH}\n")
+    news = [text(m) for m in to(letters, NORTH) if "Game master: replace" in text(m)]
+    assert news and all("The player of south was given a new secret." in t for t in news)
+    assert not any("has a new player" in t for t in news)
+
+
+def test_a_rollback_of_a_paused_game_leaves_it_paused(h: Harness) -> None:
+    game_id, north_tag, south_tag = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    h.tick(49 * 3600)
+    _gm(h, game_id, "PAUSE lunch")
+    letters = h.mail(GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] rb", "ROLLBACK T1.orders typo\n")
+    assert h.game(game_id).status is GameStatus.PAUSED
+    assert any("The game stays paused" in text(m) for m in to(letters, NORTH))
+    assert any("resumed" in a for a in _gm(h, game_id, "RESUME"))
+
+
+def test_a_finished_game_is_not_rolled_back(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n")
+    h.tick(49 * 3600)
+    with Session(h.bot.engine) as session, session.begin():
+        session.get_one(Game, game_id).status = GameStatus.FINISHED
+    answers = _gm(h, game_id, "ROLLBACK T1.orders")
+    assert any("the game is over: its log is closed" in a for a in answers), answers
+    assert h.game(game_id).status is GameStatus.FINISHED
+
+
+def test_a_game_master_address_must_be_an_address(h: Harness) -> None:
+    setup = GameSetup(
+        plugin="duel", scenario="standard", title="t", deadline="48h", timezone="UTC", gm_address="zzz"
+    )
+    with Session(h.bot.engine) as session, pytest.raises(ConfigError, match="'zzz' is not an e-mail address"):
+        h.bot.games.create(session, setup)
