@@ -91,9 +91,9 @@ class GameOption:
         number = value if isinstance(value, int) and not isinstance(value, bool) else None
         if number is None and text.isdigit():
             number = int(text)
-        top = "" if self.high is None else f"..{self.high}"
+        bounds = f"{self.low} or more" if self.high is None else f"{self.low}..{self.high}"
         if number is None or number < self.low or (self.high is not None and number > self.high):
-            return OptionProblem(f"{self.name} is a whole number {self.low}{top}, not {value!r}")
+            return OptionProblem(f"{self.name} is a whole number {bounds}, not {value!r}")
         return number
 
     def describe(self) -> str:

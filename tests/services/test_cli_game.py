@@ -351,3 +351,10 @@ def test_what_the_gm_did_stands_when_its_answer_cannot_be_written(
         patched.setattr(typer, "echo", closed)
         assert runner.invoke(app, _create()).exit_code != 0
     assert "Quick duel" in _run("game", "list")
+
+
+def test_an_archive_of_a_game_that_does_not_exist_is_refused_in_a_line(env: str, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["archive", "export", "999", "--out", str(tmp_path / "arch")])
+    assert result.exit_code == 1 and "no game 999" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert not (tmp_path / "arch").exists()

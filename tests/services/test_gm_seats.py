@@ -114,3 +114,35 @@ def test_a_game_master_address_must_be_an_address(h: Harness) -> None:
     )
     with Session(h.bot.engine) as session, pytest.raises(ConfigError, match="'zzz' is not an e-mail address"):
         h.bot.games.create(session, setup)
+
+
+def test_the_gm_is_told_when_a_game_ends_by_its_rules(h: Harness) -> None:
+    game_id = h.create(turns=1)
+    h.invite(game_id, "north", NORTH)
+    h.invite(game_id, "south", SOUTH)
+    h.flush()
+    for address in (NORTH, SOUTH):  # one turn: orders, then the sealed bids
+        h.mail(address, f"[DU-{game_id} {h.seat(game_id, address[:5]).secret}] o", "ORDERS\nATTACK 2\nEND\n")
+    told = [text(m) for m in to(h.tick(49 * 3600), GM) if "Game over" in m["Subject"]]
+    for address in (NORTH, SOUTH):
+        h.mail(address, f"[DU-{game_id} {h.seat(game_id, address[:5]).secret}] b", "SEAL bid 1\n")
+    told += [text(m) for m in to(h.tick(13 * 3600), GM) if "Game over" in m["Subject"]]
+    assert h.game(game_id).status is GameStatus.FINISHED
+    (over,) = told
+    assert h.game(game_id).result in over
+
+
+def test_a_deadline_already_past_is_refused_when_the_game_is_created(h: Harness) -> None:
+    setup = GameSetup(
+        plugin="duel",
+        scenario="standard",
+        title="t",
+        deadline="2020-01-01 20:00",
+        timezone="UTC",
+        gm_address=GM,
+    )
+    with (
+        Session(h.bot.engine) as session,
+        pytest.raises(ConfigError, match="'2020-01-01 20:00' is already past"),
+    ):
+        h.bot.games.create(session, setup)

@@ -51,6 +51,7 @@ def test_values_are_read_by_their_declaration(option: GameOption, value: object,
         (HOURS, "169", "strike_hours is a whole number 1..168"),
         (HOURS, "twelve", "strike_hours is a whole number 1..168"),
         (HOURS, True, "strike_hours is a whole number 1..168"),
+        (GameOption("quiet_max", "cap", int, 6), "-1", "quiet_max is a whole number 0 or more, not '-1'"),
     ],
 )
 def test_bad_values_are_refused_with_a_reason(option: GameOption, value: object, reason: str) -> None:

@@ -200,7 +200,9 @@ def export(session: Session, game_id: int, out: Path, *, renderer: Renderer | No
     ``game.json``, ``verify.py`` (and its ``verifier/``), ``README.txt``, ``mail.mbox`` and the
     site (``index.html``).
     """
-    game = session.get_one(Game, game_id)
+    game = session.get(Game, game_id)
+    if game is None:
+        raise ArchiveError(f"no game {game_id}")
     fresh_folder(out)
     path = out / "game.json"
     ship_verifier(out)

@@ -151,13 +151,15 @@ class Games:
             raise ConfigError(f"deadline {setup.deadline!r}: {spec.reason}")
         if not deadlines.valid_zone(setup.timezone):
             raise ConfigError(f"unknown time zone {setup.timezone!r}")
+        now = self.clock()
+        if isinstance(spec, deadlines.AbsoluteDeadline) and spec.next_deadline(now, setup.timezone) <= now:
+            raise ConfigError(f"deadline {setup.deadline!r} is already past")
         if bare_address(setup.gm_address) is None:
             raise ConfigError(f"the game master's address {setup.gm_address!r} is not an e-mail address")
         data = load_game_data(plugin.name)
         seats = plugin.seats(setup.scenario, data)
         chosen = game_options(plugin, setup.options)
         try_setup(plugin, Setup(setup.scenario, seats, chosen, data))
-        now = self.clock()
         game = Game(
             plugin=plugin.name,
             scenario=setup.scenario,

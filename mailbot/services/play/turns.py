@@ -122,7 +122,10 @@ class Turns:
         quiet, nxt = self._quiet_run(session, game, nxt, now)
         final = quiet[-1][1].outcome if quiet else result.outcome
         if nxt is None:
-            self._finish(session, game, final.result or "the game has no further step", now)
+            ended = final.result or "the game has no further step"
+            self._finish(session, game, ended, now)
+            # The players read it in their last report; the GM, who gets no report, here.
+            self.reports.gm(session, game, "Game over", [ended, f"The game ended with {step.title}."])
         defaults = {seat: result.orders[seat] for seat in result.defaulted}
         dropped = result.dropped
         events = self._combined(step, result, quiet)
