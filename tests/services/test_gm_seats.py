@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from mailbot.errors import ConfigError
 from mailbot.services.base import queries
-from mailbot.services.play.games import GameSetup
+from mailbot.services.play.games import VOID_REPORT, GameSetup, closed_steps_marked
 from mailbot.store.game_tables import Game, GameStatus, SeatStatus, StepState
 from tests.services.game_helpers import Harness, started_duel, text, to
 from tests.services.helpers import GM
@@ -146,3 +146,36 @@ def test_a_deadline_already_past_is_refused_when_the_game_is_created(h: Harness)
         pytest.raises(ConfigError, match="'2020-01-01 20:00' is already past"),
     ):
         h.bot.games.create(session, setup)
+
+
+def test_a_substitute_is_told_which_past_reports_were_rolled_back(h: Harness) -> None:
+    game_id, north_tag, south_tag = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    h.tick(49 * 3600)
+    _gm(h, game_id, "ROLLBACK T1.orders wrong table")
+    letters = h.mail(
+        GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] r", "REPLACE south carol@players.test\n"
+    )
+    history = [m for m in to(letters, "carol@players.test") if "] History: " in m["Subject"]]
+    void = [m for m in history if m["Subject"].endswith("(void)")]
+    assert len(history) == 2 and len(void) == 1, [m["Subject"] for m in history]
+    assert "Turn 1 of 3: orders" in void[0]["Subject"] and VOID_REPORT in " ".join(text(void[0]).split())
+    assert VOID_REPORT not in text(history[0])
+
+
+def test_a_closed_steps_send_line_goes_with_the_lines_it_wrapped_onto() -> None:
+    report = "\n".join(
+        [
+            "== Now open: Turn 1 bids ==",
+            "You owe orders for this step.",
+            "Send: SEAL bid <0-3>: the value is sealed,",
+            "  others see only a receipt.",
+            "",
+            "Thank you.",
+        ]
+    )
+    lines = closed_steps_marked(report, "Turn 2 orders")
+    assert "  others see only a receipt." not in lines and not any(x.startswith("Send:") for x in lines)
+    assert lines[-2:] == ["", "Thank you."]
+    assert closed_steps_marked(report, "Turn 1 bids") == report.splitlines()  # the open step's stays
