@@ -85,11 +85,16 @@ def test_a_seat_given_again_to_its_player_is_not_announced_as_a_new_player(h: Ha
     assert not any("has a new player" in t for t in news)
 
 
-def test_a_rollback_of_a_paused_game_leaves_it_paused(h: Harness) -> None:
+def _first_orders_resolved(h: Harness) -> int:
     game_id, north_tag, south_tag = _started(h)
     h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n")
     h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nEND\n")
     h.tick(49 * 3600)
+    return game_id
+
+
+def test_a_rollback_of_a_paused_game_leaves_it_paused(h: Harness) -> None:
+    game_id = _first_orders_resolved(h)
     _gm(h, game_id, "PAUSE lunch")
     letters = h.mail(GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] rb", "ROLLBACK T1.orders typo\n")
     assert h.game(game_id).status is GameStatus.PAUSED
@@ -149,10 +154,7 @@ def test_a_deadline_already_past_is_refused_when_the_game_is_created(h: Harness)
 
 
 def test_a_substitute_is_told_which_past_reports_were_rolled_back(h: Harness) -> None:
-    game_id, north_tag, south_tag = _started(h)
-    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n")
-    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nEND\n")
-    h.tick(49 * 3600)
+    game_id = _first_orders_resolved(h)
     _gm(h, game_id, "ROLLBACK T1.orders wrong table")
     letters = h.mail(
         GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] r", "REPLACE south carol@players.test\n"
