@@ -36,6 +36,7 @@ __all__ = [
     "Parsed",
     "Problem",
     "ProblemKind",
+    "Scored",
     "Setup",
     "Spectated",
     "Step",

@@ -75,3 +75,16 @@ def test_the_guide_names_only_api_modules_for_game_code() -> None:
     guide = (REPO / "docs" / "writing-a-game.md").read_text(encoding="utf-8")
     for name in API_MODULES:
         assert f"mailbot/{name.removeprefix('mailbot.').replace('.', '/')}.py" in guide, name
+
+
+def test_every_protocol_a_game_may_implement_is_offered() -> None:
+    module = importlib.import_module("mailbot.core.game")
+    protocols = [
+        name
+        for name, value in vars(module).items()
+        if isinstance(value, type)
+        and getattr(value, "_is_protocol", False)
+        and value.__module__ == module.__name__
+    ]
+    assert "Scored" in protocols and "Game" in protocols
+    assert sorted(set(protocols) - set(module.__all__)) == []
