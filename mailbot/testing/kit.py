@@ -25,6 +25,7 @@ from typing import Any
 from mailbot.registry import GamePackage, Registry, default_registry, load_package
 from mailbot.testing import contract
 from mailbot.testing.differential import assert_no_leak, compare_worlds
+from mailbot.testing.purity import check_package
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ TEST_TOOLS = frozenset({"hypothesis", "mypy"})
 def contract_checks(package: GamePackage, registry: Registry) -> Iterator[Result]:
     """The plugin contract: protocol, a whole demo game, round trips, determinism, templates."""
     yield _run("protocol", _quiet(contract.check_protocol, package))
+    yield _run("rules are pure (no I/O, clock or global random)", lambda: _pure(package))
     yield _run("options and default scenario", _quiet(contract.check_declarations, package))
     played: list[contract.PlayLog] = []
 
@@ -117,6 +119,16 @@ def contract_checks(package: GamePackage, registry: Registry) -> Iterator[Result
     yield _run("resolve is deterministic", _quiet(contract.check_deterministic, log))
     yield _run("dump and load round trip", _quiet(contract.check_dump_load, log))
     yield _run("templates render for every seat", _quiet(contract.check_templates, log, registry))
+
+
+def _pure(package: GamePackage) -> str:
+    """The purity check of the project's own games (``tools/check_layers.py``) over the
+    package's files, its no-leak kit and map drawer left out."""
+    problems = check_package(package.module)
+    if problems:
+        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+        raise contract.ContractViolation(f"{len(problems)} problem(s): {shown}")
+    return ""
 
 
 def _quiet(check: Callable[..., None], *args: Any) -> Callable[[], str]:

@@ -31,7 +31,7 @@ def test_a_built_in_game_passes_every_check_by_name() -> None:
     assert done.exit_code == 0, done.output
     assert "ok     no-leak harness: 10 pairs of twin worlds" in done.output
     assert "ok     mypy --strict" in done.output
-    assert done.output.strip().splitlines()[-1] == "check-game duel: 12 ok, 0 failed"
+    assert done.output.strip().splitlines()[-1] == "check-game duel: 13 ok, 0 failed"
 
 
 def test_a_package_outside_mailbot_is_checked_by_its_module_path() -> None:
@@ -114,6 +114,29 @@ def _typecheck(env: Path, tmp_path: Path) -> str:
     )
     assert run.returncode == 0, run.stderr
     return run.stdout.strip()
+
+
+def test_an_outside_packages_rules_are_held_pure_and_its_edge_parts_are_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "impure_game"
+    package.mkdir()
+    (package / "__init__.py").write_text("from mailbot.games.duel import GAME\n\n__all__ = ['GAME']\n")
+    (package / "helpers.py").write_text("TABLE = (1, 2, 3)\n")
+    (package / "rules.py").write_text(
+        "import os\nimport time\n\nfrom impure_game import helpers\nfrom . import helpers as again\n\n"
+        "def when() -> float:\n    return time.time() + len(os.sep) + len(helpers.TABLE + again.TABLE)\n"
+    )
+    (package / "worlds.py").write_text("import random\n\nPICK = random.random()\n")  # test tooling
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = {
+        r.name: r for r in kit.contract_checks(GamePackage("impure_game", GAME, None), kit.default_registry())
+    }
+    pure = result["rules are pure (no I/O, clock or global random)"]
+    assert not pure.passed
+    assert "impure_game/rules.py:1: imports an I/O or runtime module: os" in pure.said, pure.said
+    assert "impure_game/rules.py:2: reads the clock: time" in pure.said
+    assert "worlds.py" not in pure.said and "helpers" not in pure.said  # its own modules may be imported
 
 
 def test_an_unknown_game_is_said_plainly() -> None:
