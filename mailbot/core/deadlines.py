@@ -190,8 +190,13 @@ def parse_deadline_spec(text: str) -> DeadlineSpec | SpecProblem:
 
 def parse_duration(text: str) -> timedelta | None:
     """A positive span such as ``48h``, ``2d``, ``1d12h`` or ``36 hours``; None when unreadable."""
-    duration = _parse_duration(text.strip())
+    duration = read_duration(text)
     return None if isinstance(duration, SpecProblem) else duration
+
+
+def read_duration(text: str) -> timedelta | SpecProblem:
+    """:func:`parse_duration` with the reason when it cannot be read (no unit, zero, too long)."""
+    return _parse_duration(text.strip())
 
 
 def parse_delay(text: str) -> timedelta | SpecProblem:

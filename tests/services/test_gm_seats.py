@@ -181,3 +181,14 @@ def test_a_closed_steps_send_line_goes_with_the_lines_it_wrapped_onto() -> None:
     assert "  others see only a receipt." not in lines and not any(x.startswith("Send:") for x in lines)
     assert lines[-2:] == ["", "Thank you."]
     assert closed_steps_marked(report, "Turn 1 bids") == report.splitlines()  # the open step's stays
+
+
+@pytest.mark.parametrize(
+    ("duration", "said"),
+    [("400d", "'400d': longer than 365 days"), ("0h", "'0h': a deadline duration must be more than zero")],
+)
+def test_an_extension_that_cannot_be_given_says_why(h: Harness, duration: str, said: str) -> None:
+    game_id, _, _ = _started(h)
+    before = next(s for s in h.steps(game_id) if s.state is StepState.OPEN).deadline_at
+    assert any(said in a for a in _gm(h, game_id, f"EXTEND T1.orders {duration}"))
+    assert next(s for s in h.steps(game_id) if s.state is StepState.OPEN).deadline_at == before

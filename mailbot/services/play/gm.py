@@ -126,9 +126,9 @@ class GmActions:
         step = self._open(session, game)
         if key.upper() != step.key.upper():
             raise GmError(f"the open step is {step.key}")
-        delta = deadlines.parse_duration(duration)
-        if delta is None:
-            raise GmError(f"not a duration: {duration!r} (e.g. 24h, 2d)")
+        delta = deadlines.read_duration(duration)
+        if isinstance(delta, deadlines.SpecProblem):
+            raise GmError(f"{duration!r}: {delta.reason}")
         step.deadline_at = step.deadline_at + delta
         session.add(step)
         when = deadlines.local_time(step.deadline_at, game.timezone)
