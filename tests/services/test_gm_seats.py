@@ -192,3 +192,12 @@ def test_an_extension_that_cannot_be_given_says_why(h: Harness, duration: str, s
     before = next(s for s in h.steps(game_id) if s.state is StepState.OPEN).deadline_at
     assert any(said in a for a in _gm(h, game_id, f"EXTEND T1.orders {duration}"))
     assert next(s for s in h.steps(game_id) if s.state is StepState.OPEN).deadline_at == before
+
+
+def test_a_gm_letter_with_a_wrong_secret_is_told_so_and_changes_nothing(h: Harness) -> None:
+    game_id, _, _ = _started(h)
+    letters = h.mail(GM, f"[DU-{game_id} wrongsecret] pause", "PAUSE\n")
+    answers = [text(m) for m in to(letters, GM)]
+    assert any("the GM secret was wrong" in a for a in answers), answers
+    assert not any("not registered for any game" in a for a in answers)
+    assert h.game(game_id).status is GameStatus.RUNNING

@@ -109,6 +109,9 @@ class Gatekeeper:
         seat = next((s for s in seats if same_secret(secret, s.secret)), None)
         if seat is None:
             own = next((s for s in seats if s.address == sender), None)
+            if own is None and sender == game.gm_address.lower() and secret:
+                # Told only to the game's own GM address: its owner knows he runs the game.
+                return self._refuse(ctx, reply, game, game.gm_address, "the GM secret was wrong")
             if own is None:
                 return self._stranger(reply)
             why = "it carried no secret" if not secret else "the secret was wrong"
