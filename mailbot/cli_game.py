@@ -138,6 +138,11 @@ def create(
             row.reveal_at_end = reveal == "end"
         session.add(row)
         told = _created(session, row, store_name(bot.settings.store.url), defaulted=not scenario)
+        if reveal == "each-step" and _package(game).game.hidden_information:
+            told.append(
+                f"note: {row.plugin} hides information; with each step's seed revealed, the players "
+                "can work out each other's hidden dice from it (--reveal end keeps them until the end)"
+            )
     typer.echo("\n".join(told))  # once committed (see _in_game)
 
 

@@ -358,3 +358,9 @@ def test_an_archive_of_a_game_that_does_not_exist_is_refused_in_a_line(env: str,
     assert result.exit_code == 1 and "no game 999" in result.output, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert not (tmp_path / "arch").exists()
+
+
+def test_seeds_revealed_each_step_of_a_game_that_hides_information_are_warned_of(env: str) -> None:
+    said = _run(*_create("--reveal", "each-step"))
+    assert "note: duel hides information; with each step's seed revealed" in said
+    assert "note:" not in _run(*_create("--reveal", "end"))
