@@ -136,7 +136,7 @@ def inject(
     from email import message_from_bytes
     from email.utils import parseaddr
 
-    from mailbot.store.inspect import recent_outbound
+    from mailbot.cli_inbound import outbox_mark, read_letter, replies_after
 
     setup_logging(False)
     settings = settings_or_exit(config)
@@ -144,7 +144,8 @@ def inject(
     existing_store_or_exit(settings)
     try:
         bot.upgrade()
-        raw = message.read_bytes()
+        raw = read_letter(message)
+        mark = outbox_mark(bot.engine)
         if not bot.inject(raw):
             typer.echo("duplicate: this message was stored before; nothing done")
             return
@@ -153,7 +154,7 @@ def inject(
             sender = parseaddr(str(message_from_bytes(raw).get("From", "")))[1]
             for line in bot.ticker.close_if_all_in(sender):
                 typer.echo(line)
-        for line in recent_outbound(bot.engine):
+        for line in replies_after(bot.engine, mark):
             typer.echo(line)
         if send:
             report = asyncio.run(bot.outbox.send_due())

@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""``mailbot inbound ...``: the stored letters, and parked (shunted) letters handed back."""
+"""``mailbot inbound ...``: the stored letters, and parked (shunted) letters handed back; and what
+``mailbot inject`` reads and prints: the letter's file, and only the replies handling it made."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
-from sqlmodel import Session
+from sqlalchemy import Engine, func
+from sqlmodel import Session, col, select
 
 from mailbot.cli_ops import ConfigOption, setup_logging, store
-from mailbot.store.models import InboundState
+from mailbot.store.inspect import text_part
+from mailbot.store.models import InboundState, Outbound
 
 inbound_app = typer.Typer(
     help="Look at stored letters and hand parked (shunted) ones back to the service.", no_args_is_help=True
@@ -70,3 +75,37 @@ def inbound_retry(
     typer.echo(f"{len(queued)} letter(s) handed back" + (f": {', '.join(queued)}" if queued else ""))
     if letter_id is not None and not queued:
         raise typer.Exit(1)
+
+
+# -- mailbot inject ------------------------------------------------------------------------------
+
+
+def read_letter(path: Path) -> bytes:
+    """The raw letter ``inject`` feeds in. A file that cannot be read is said in one line, and
+    the command ends with exit 2 as for a bad argument: a traceback tells a GM nothing."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        typer.echo(f"mailbot: cannot read {path}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+def outbox_mark(engine: Engine) -> int:
+    """The newest outbox row's number now (0: none): what handling one letter writes comes after."""
+    with Session(engine) as session:
+        newest: int | None = session.exec(select(func.max(Outbound.id))).one()
+    return newest or 0
+
+
+def replies_after(engine: Engine, mark: int) -> list[str]:
+    """The outbox rows written after ``mark`` (:func:`outbox_mark`), oldest first, each as its
+    state, recipient and subject, then its text part: the replies and reports one letter made,
+    not every letter still waiting in the outbox."""
+    query = select(Outbound).where(col(Outbound.id) > mark).order_by(col(Outbound.id))
+    with Session(engine) as session:
+        rows = session.exec(query).all()
+    lines: list[str] = []
+    for row in rows:
+        lines.append(f"--- outbox #{row.id} [{row.state.value}] to {row.recipient}: {row.subject}")
+        lines.append(text_part(row.raw))
+    return lines

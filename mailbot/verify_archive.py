@@ -20,7 +20,15 @@ from pathlib import Path
 def main() -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     sys.dont_write_bytecode = True  # checking leaves the archive's folder as it was
-    command = importlib.import_module("verifier.cli")
+    try:
+        command = importlib.import_module("verifier.cli")
+    except ImportError as exc:  # verify.py copied without its folder: say so, not a traceback
+        print(
+            f"verify.py: cannot load the checker from the folder verifier/ beside it ({exc}): "
+            "keep verify.py and verifier/ of the archive together",
+            file=sys.stderr,
+        )
+        return 2
     return int(command.main(sys.argv))
 
 

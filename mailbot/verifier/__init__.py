@@ -5,6 +5,7 @@ library alone (``python3 verify.py --help`` says what it checks and how to run i
 Its parts, each to read on its own:
 
 * ``rules.py``: the hashes and chain rules, from the byte-exact specification;
+* ``shape.py``: ``game.json`` read, and its records' fields checked before any check reads them;
 * ``pages.py``: a report put back as sent, from the archive's pages and a player's mailbox;
 * ``steps.py``: the event chain, the dice chains and every step's seed, orders, seals and rolls;
 * ``checker.py``: the reports and the player's letters, and the whole check (``verify``);

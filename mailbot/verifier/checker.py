@@ -5,8 +5,9 @@ every letter he received and sent against the chain (:class:`Checker`)."""
 
 from __future__ import annotations
 
-import json
+import mailbox
 import re
+from collections.abc import Callable
 from email.message import Message
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from .pages import (
     sent_html,
 )
 from .rules import DICE_KINDS, GENESIS, canonical, part_hash, salted, sha
+from .shape import read_game, shape
 from .steps import ChainChecker
 
 
@@ -133,7 +135,8 @@ class Checker(ChainChecker):
         if ".." in Path(str(name)).parts or not path.is_file():
             self.fail(f"the map file {name} is missing")
             return ""
-        text = map_text_styles(self.folder, path.read_text(encoding="utf-8"))
+        # bytes not UTF-8 are a map that fails its check, not a reason to stop
+        text = map_text_styles(self.folder, path.read_bytes().decode("utf-8", "replace"))
         return PICTURED_LAYER.sub(self.layer_text, label_halos(text))
 
     def layer_text(self, found: re.Match[str]) -> str:
@@ -142,7 +145,7 @@ class Checker(ChainChecker):
         path = self.folder / "steps" / "layers" / f"{found.group(1)}.svg"
         if not path.is_file():
             return found.group(0)
-        content = path.read_text(encoding="utf-8")
+        content = path.read_bytes().decode("utf-8", "replace")
         start = content.find(">\n", content.find("<svg")) + 2
         text = content[start : content.rfind("\n</svg>")]
         return text if sha(text.encode("utf-8")) == found.group(1) else found.group(0)
@@ -280,22 +283,47 @@ class Checker(ChainChecker):
             )
 
 
+#: what a value of game.json the shape check does not look into (a chain entry's payload) or a
+#: file that cannot be read raises in a check: said as a FAILED line, never as a traceback
+MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, OSError, mailbox.Error)
+
+
+def guarded(checker: Checker, what: str, check: Callable[[], None]) -> None:
+    """Run one part of the check; what it cannot read ends that part with a FAILED line, and the
+    other parts still run."""
+    try:
+        check()
+    except MALFORMED as exc:
+        checker.fail(f"{what} cannot be checked ({type(exc).__name__}: {exc})")
+
+
 def verify(folder: Path, letters: Path | None = None, sent: Path | None = None) -> Checker:
-    data = json.loads((folder / "game.json").read_text(encoding="utf-8"))
     checker = Checker()
-    checker.chain(data["chain"])
+    data, unreadable = read_game(folder / "game.json")
+    problems = [unreadable] if data is None else shape(data)
+    if data is None or problems:
+        for problem in problems:
+            checker.fail(problem)
+        return checker
+    guarded(checker, "game.json's event chain", lambda: checker.chain(data["chain"]))
     finished = data["game"].get("status") == "finished" or any(
         e["kind"] == "game-finished" for e in data["chain"]
     )
     if checker.chain_ok:
-        checker.dice_chains()
-    checker.steps(data["steps"], finished)
+        guarded(checker, "game.json's dice chains", checker.dice_chains)
+    guarded(checker, "game.json's steps", lambda: checker.steps(data["steps"], finished))
     checker.map_layers = dict(data.get("map_layers") or {})
     checker.folder = folder
-    checker.texts(data.get("reports", []))
-    checker.reports(data.get("reports", []))
+    guarded(checker, "game.json's reports", lambda: checker.texts(data.get("reports", [])))
+    guarded(checker, "game.json's reports", lambda: checker.reports(data.get("reports", [])))
     if letters is not None:
-        checker.own_letters(data, list(read_letters(letters)))
+        guarded(
+            checker,
+            f"your letters ({letters})",
+            lambda: checker.own_letters(data, list(read_letters(letters))),
+        )
     if sent is not None:
-        checker.sent_letters(list(read_letters(sent)))
+        guarded(
+            checker, f"your sent letters ({sent})", lambda: checker.sent_letters(list(read_letters(sent)))
+        )
     return checker

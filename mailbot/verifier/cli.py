@@ -54,7 +54,9 @@ and SEAT every time, and a passphrase of your own for each game.
 
 Prints one ``FAILED: ...`` line per problem and ends with
 ``verify: <n> rolls, <n> ok, <k> failed`` where ``<k>`` counts every FAILED
-line; exits 1 if there is any.
+line; exits 1 if there is any. A game.json that cannot be read (not JSON, not
+UTF-8) or whose records lack a field or hold the wrong kind of value fails the
+same way, each problem a line naming the field.
 
 Saving your letters: in Thunderbird select the game's letters and use
 "Save As" (one .eml each) into an empty folder, or use the ImportExportTools
@@ -68,12 +70,12 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import json
 import sys
 from pathlib import Path
 
 from .checker import verify
 from .rules import CHAIN_LENGTH, hashed, seat_root
+from .shape import read_game
 
 #: the formats of game.json this file reads (2: a report's text and HTML part may be on its
 #: pages; 3: a letter's page may keep its style attributes in the site's stylesheet, a map a
@@ -152,7 +154,16 @@ def main(argv: list[str]) -> int:
     if not (args.archive / "game.json").is_file():
         print(f"verify.py: no game.json in {args.archive}", file=sys.stderr)
         return 2
-    known = json.loads((args.archive / "game.json").read_text(encoding="utf-8")).get("format")
+    for given, path in (("--letters", args.letters), ("--sent", args.sent)):
+        if path is not None and not path.exists():
+            print(f"verify.py: {given} {path}: no such mailbox, folder or file", file=sys.stderr)
+            return 2
+    data, unreadable = read_game(args.archive / "game.json")
+    if data is None:  # a damaged archive fails like any other, with the one problem it has
+        print(f"FAILED: {unreadable}")
+        print("verify: 0 rolls, 0 ok, 1 failed")
+        return 1
+    known = data.get("format")
     if known not in FORMATS:
         print(
             f"verify.py: {args.archive / 'game.json'} is of format {known!r}; this verify.py reads "

@@ -53,6 +53,20 @@ from mailbot.games.atlantic_storm.timeline import (
 RULE_SIMPLE = "seed 000, linear time: 3d6, 3 to 10 selects the convoy"
 RULE_ENHANCED = "seed 000, enhanced selection algorithm: 3d6 + DR modif, 3 to 10 selects"
 DEFAULT_SEATS = ("P1", "P2", "P3", "P4")
+#: "2p" to "6p": the linear time rule for that many players (the others seat four)
+PLAYER_SCENARIOS = tuple(f"{n}p" for n in range(2, 7))
+#: "enhanced" turns the enhanced selection algorithm on unless the option says otherwise
+SCENARIOS = ("standard", "enhanced", *PLAYER_SCENARIOS)
+
+
+def scenario_key(scenario: str) -> str:
+    """The scenario as this game knows it. An unknown name is refused: played as the standard
+    game under the GM's name, a typo ("7p", "enhaced") would silently change who plays and how.
+    Case is folded as in game names (and Salt'n'Tar's scenarios): "Enhanced" is "enhanced"."""
+    key = scenario.strip().lower()
+    if key not in SCENARIOS:
+        raise GameError(f"no Atlantic Storm scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
+    return key
 
 
 class AtlanticStormGame:
@@ -68,16 +82,18 @@ class AtlanticStormGame:
 
     def seats(self, scenario: str, data: Mapping[str, Any]) -> tuple[str, ...]:
         """Four players unless the data lists seats or the scenario is "2p" to "6p"."""
+        key = scenario_key(scenario)
         if "seats" in data:
             return tuple(str(seat) for seat in data["seats"])
-        if scenario[:-1].isdigit() and scenario.lower().endswith("p") and 2 <= int(scenario[:-1]) <= 6:
-            return tuple(f"P{n}" for n in range(1, int(scenario[:-1]) + 1))
+        if key in PLAYER_SCENARIOS:
+            return tuple(f"P{n}" for n in range(1, int(key.removesuffix("p")) + 1))
         return DEFAULT_SEATS
 
     def new_game(self, setup: Setup, *, dice: Dice) -> StormState:
+        key = scenario_key(setup.scenario)
         if len(setup.seats) < 2 or len(set(setup.seats)) != len(setup.seats):
             raise GameError("Atlantic Storm needs two or more distinct seats")
-        enhanced = bool(setup.options.get("enhanced", setup.scenario == "enhanced"))
+        enhanced = bool(setup.options.get("enhanced", key == "enhanced"))
         parts = read_parts(setup.data)
         defaults = read_defaults(setup.data.get("defaults", {}), "Atlantic Storm data")
         if not deck_is_default(setup.data):

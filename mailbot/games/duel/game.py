@@ -27,6 +27,7 @@ from mailbot.core.game import (
     refuse_all,
 )
 from mailbot.core.options import GameOption
+from mailbot.errors import GameError
 from mailbot.games.duel import view as report
 from mailbot.games.duel.orders import Context, DuelOrder, bid_of, parse_lines, split_of
 from mailbot.games.duel.rules import DEFAULT_BID, DEFAULT_SPLIT, play_turn, result_of
@@ -46,6 +47,8 @@ from mailbot.games.duel.state import (
 #: the bid is one number: half a day is plenty, and keeps the turn from taking twice as long
 BID_DURATION = timedelta(hours=12)
 BID_LABEL = "bid"
+#: The duel has one board and nothing to set up but its options, so one scenario name.
+SCENARIOS = ("standard",)
 
 
 class DuelGame:
@@ -61,10 +64,11 @@ class DuelGame:
     )
 
     def seats(self, scenario: str, data: Mapping[str, Any]) -> tuple[str, ...]:
-        # One board for every scenario name: the duel has nothing to set up but its options.
+        _known(scenario)
         return SEATS
 
     def new_game(self, setup: Setup, *, dice: Dice) -> DuelState:
+        _known(setup.scenario)
         # No dice before the first turn's bids are in.
         return initial_state(setup.seats, setup.options)
 
@@ -123,6 +127,13 @@ class DuelGame:
 
     def load(self, data: Mapping[str, Any]) -> DuelState:
         return load_state(data)
+
+
+def _known(scenario: str) -> None:
+    """Refuse a scenario name the duel does not know, so that a GM's typo is not played as the
+    standard game under another name; case is folded as in game names (and Salt'n'Tar's)."""
+    if scenario.strip().lower() not in SCENARIOS:
+        raise GameError(f"no dice duel scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
 
 
 def _closed_to(state: DuelState, seat: str) -> str:

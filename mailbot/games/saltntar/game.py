@@ -12,7 +12,7 @@ from mailbot.core.options import GameOption
 from mailbot.games.saltntar import combat
 from mailbot.games.saltntar.orders import Order, parse_orders
 from mailbot.games.saltntar.resolve import resolve_turn
-from mailbot.games.saltntar.scenario import build_state, scenario_data, scenario_seats
+from mailbot.games.saltntar.scenario import build_state, scenario_data, scenario_seats, wind_is_set
 from mailbot.games.saltntar.state import CLOSE, FIRE, OPENING, State, dump_state, load_state
 from mailbot.games.saltntar.view import build_view, order_help
 from mailbot.games.saltntar.wind import wind_roll, wind_text
@@ -33,12 +33,18 @@ class SaltNTarGame:
     hidden_information: ClassVar[bool] = False
     options: ClassVar[tuple[GameOption, ...]] = (
         GameOption("combat", "ships may fight", bool),
-        GameOption("inches_per_cell", "inches of the rules to one cell", int),
+        GameOption("inches_per_cell", "inches of the rules to one cell", int, low=1),
         GameOption("turn_limit", "turns before the race ends (0: none)", int),
         GameOption("catch_within", "cells within which a chaser catches", int),
         GameOption("escape_after", "turns out of reach after which a chased ship escapes (0: never)", int),
         GameOption("wind_direction", "the first wind direction, a point of the grid (default: rolled)"),
-        GameOption("wind_speed", "the first wind speed (default: rolled)", int),
+        GameOption(
+            "wind_speed",
+            "the first wind speed, as on the Initial Wind Speed table (default: rolled)",
+            int,
+            low=1,
+            high=3,
+        ),
         GameOption("strain_recovery", "when Strain eases", str, choices=("none", "reefed", "any")),
     )
 
@@ -47,6 +53,12 @@ class SaltNTarGame:
 
     def new_game(self, setup: Setup, *, dice: Dice) -> State:
         state = build_state(setup, dice)
+        if wind_is_set(scenario_data(setup.scenario, setup.data), setup.options):
+            # Turn 1's Wind Roll would replace a set wind at once (a speed on 2 to 5, a new
+            # direction on 1 or 6), so a set wind is the first turn's; the Wind Roll comes from turn 2.
+            set_note = f"set for the game: the first Wind Roll is turn 2's ({state.rules.cite('set_wind')})"
+            state.wind.note = "; ".join(note for note in (state.wind.note, set_note) if note)
+            return state
         initial = state.wind.note
         wind_roll(state, dice)  # turn 1 opens with its Wind Roll like every other
         state.wind.note = f"{initial}; {state.wind.note}" if initial else state.wind.note

@@ -131,13 +131,35 @@ def _ships(scenario: Mapping[str, Any], course: Course, rules: Rules) -> list[Sh
     return ships
 
 
+def _set_wind(scenario: Mapping[str, Any], options: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The first wind's direction and speed as the GM's options, else the scenario, set them
+    (None: rolled)."""
+    fixed = _table(scenario.get("wind", {}), "wind")
+    direction = options.get("wind_direction", fixed.get("direction"))
+    return direction, options.get("wind_speed", fixed.get("speed"))
+
+
+def wind_is_set(scenario: Mapping[str, Any], options: Mapping[str, Any]) -> bool:
+    """Whether the GM or the scenario set any part of the first wind: then turn 1 sails with it
+    (``SaltNTarGame.new_game``)."""
+    return any(part is not None for part in _set_wind(scenario, options))
+
+
+def _first_speed(speed: object, rules: Rules) -> int:
+    """A set first Wind Speed lies on the Initial Wind Speed table (1 to 3 in seed 001): Calm (0)
+    and Gale (4+) come only "by way of a cumulation of luck rolls", in play."""
+    speeds = [row.speed for row in rules.initial_speed] or [1, 3]
+    low, high = min(speeds), max(speeds)
+    if isinstance(speed, bool) or not isinstance(speed, int) or not low <= speed <= high:
+        raise GameError(f"Salt'n'Tar: the first wind speed is a whole number {low}..{high}, not {speed!r}")
+    return speed
+
+
 def initial_wind(
     scenario: Mapping[str, Any], options: Mapping[str, Any], grid: Grid, rules: Rules, dice: Dice
 ) -> Wind:
     """Seed 001: "the initial Wind Direction may be diced for with a d6 or d8" (d6 on hexes)."""
-    fixed = _table(scenario.get("wind", {}), "wind")
-    direction = options.get("wind_direction", fixed.get("direction"))
-    speed = options.get("wind_speed", fixed.get("speed"))
+    direction, speed = _set_wind(scenario, options)
     notes = []
     if direction is None:
         direction = dice.roll("wind/initial/direction", grid.points, rule=INITIAL_RULE).total
@@ -146,8 +168,7 @@ def initial_wind(
         roll = dice.roll("wind/initial/speed", 6, rule=INITIAL_RULE)
         speed = find_row(rules.initial_speed, roll.total, "initial wind speed").speed
         notes.append(f"initial speed rolled 1d6: {roll.total} -> Wind Speed {speed}")
-    if not isinstance(speed, int) or speed < 0:
-        raise GameError(f"Salt'n'Tar: wind speed must be a whole number >= 0, not {speed!r}")
+    speed = _first_speed(speed, rules)
     point = grid.point_named(str(direction))
     if point is None:
         raise GameError(f"Salt'n'Tar: wind direction {direction!r} is not a point of the {grid.kind} grid")

@@ -20,7 +20,7 @@ from mailbot.core import deadlines, lifecycle
 from mailbot.core.chain import roll_log, salted, step_salt
 from mailbot.core.dice import MAX_NONCE, DiceStream, order_digest
 from mailbot.core.game import Setup, Step
-from mailbot.errors import ConfigError
+from mailbot.errors import ConfigError, GameError
 from mailbot.mail.mime import bare_address
 from mailbot.registry import find_game
 from mailbot.services.base import chainlog, dicechain, queries
@@ -157,7 +157,10 @@ class Games:
         if bare_address(setup.gm_address) is None:
             raise ConfigError(f"the game master's address {setup.gm_address!r} is not an e-mail address")
         data = load_game_data(plugin.name)
-        seats = plugin.seats(setup.scenario, data)
+        try:
+            seats = plugin.seats(setup.scenario, data)
+        except GameError as exc:  # a scenario the game does not know: the GM's to mend
+            raise ConfigError(f"{plugin.name}: {exc}") from exc
         chosen = game_options(plugin, setup.options)
         try_setup(plugin, Setup(setup.scenario, seats, chosen, data))
         game = Game(

@@ -64,10 +64,12 @@ def new_state(
 ) -> State:
     """A new game with the wind fixed at (direction, speed) for turn 1."""
     seats = tuple(dict.fromkeys(entry["seat"] for entry in scenario["ships"]))
+    # A game starts at Wind Speed 1 to 3; Calm (0) and Gale (4+) come in play, so set them after.
+    first = min(max(wind[1], 1), 3)
     setup = Setup(
         "test",
         seats,
-        options={"wind_direction": wind[0], "wind_speed": wind[1], **(options or {})},
+        options={"wind_direction": wind[0], "wind_speed": first, **(options or {})},
         data={**data, "scenarios": {"test": scenario}},
     )
     state = SaltNTarGame().new_game(setup, dice=FixedDice(by_label={"wind/T1": [1]}))

@@ -26,13 +26,13 @@ def test_seats_come_from_the_scenarios(data: dict[str, Any], game: SaltNTarGame)
 
 
 def default_race(data: dict[str, Any], **options: Any) -> State:
-    """race.toml with the wind from the West (7) at Wind Speed 2 after turn 1's Wind Roll of 3.
+    """race.toml with the wind the GM set, from the West (7) at Wind Speed 2, for turn 1 (no roll).
 
     Both cutters head North: two points off downwind (East), Quarter Reaching, 14'' a turn."""
     setup = Setup(
-        "race", ("red", "blue"), options={"wind_direction": 7, "wind_speed": 1, **options}, data=data
+        "race", ("red", "blue"), options={"wind_direction": 7, "wind_speed": 2, **options}, data=data
     )
-    return SaltNTarGame().new_game(setup, dice=FixedDice(by_label={"wind/T1": [3]}))
+    return SaltNTarGame().new_game(setup, dice=FixedDice())
 
 
 def test_new_game_and_first_step(data: dict[str, Any], game: SaltNTarGame) -> None:
@@ -100,9 +100,9 @@ def test_who_crosses_first_is_decided_by_time_not_by_distance(data: dict[str, An
 
 def hex_chase(data: dict[str, Any], **options: Any) -> State:
     """hex-chase.toml, the wind from the South (4): both ships head North, Running."""
-    opts = {"wind_direction": 4, "wind_speed": 1, **options}
+    opts = {"wind_direction": 4, "wind_speed": 2, **options}
     setup = Setup("hex-chase", ("merchant", "viking"), options=opts, data=data)
-    return SaltNTarGame().new_game(setup, dice=FixedDice(by_label={"wind/T1": [3]}))
+    return SaltNTarGame().new_game(setup, dice=FixedDice())
 
 
 def test_the_chaser_catches_the_quarry(data: dict[str, Any]) -> None:
