@@ -201,3 +201,18 @@ def test_a_gm_letter_with_a_wrong_secret_is_told_so_and_changes_nothing(h: Harne
     assert any("the GM secret was wrong" in a for a in answers), answers
     assert not any("not registered for any game" in a for a in answers)
     assert h.game(game_id).status is GameStatus.RUNNING
+
+
+def test_a_player_given_a_seat_that_had_none_is_told_where_the_game_stands(h: Harness) -> None:
+    game_id, _, south_tag = _started(h)
+    _gm(h, game_id, "EJECT north")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    h.tick(49 * 3600)  # T1 played without north's player: his seat got no report of it
+    open_step = next(s for s in h.steps(game_id) if s.state is StepState.OPEN)
+    letters = h.mail(
+        GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] r", "REPLACE north carol@players.test\n"
+    )
+    carol = to(letters, "carol@players.test")
+    (now,) = [m for m in carol if "where the game stands" in m["Subject"]]
+    assert f"== Now open: {open_step.title}" in text(now) and "You owe orders for this step." in text(now)
+    assert "report for north" in text(now) and "report for south" not in text(now)

@@ -260,6 +260,7 @@ class GmActions:
             raise GmError(f"{address} plays {other.name} in this game: one player, one seat")
         # The seat given again to its own player: a new secret (his old one went astray), no farewell.
         same = seat.address == address and seat.status is SeatStatus.ACTIVE
+        unplayed = seat.status is SeatStatus.EJECTED  # its reports stopped when its player went
         if seat.address and not same and seat.status is SeatStatus.ACTIVE:
             self.games.seat_released(session, game, seat, seat.address, reason)
         seat.secret, seat.status = _new_secret(), SeatStatus.INVITED
@@ -273,6 +274,8 @@ class GmActions:
         dicechain.end_chain(session, row_id(game), seat.name, self.clock())
         self.games.take_seat(session, game, seat, address)
         self.games.resend_reports(session, game, seat)  # never more than that seat saw
+        if unplayed and game.status is not GameStatus.SETUP:
+            self.turns.reports.caught_up(session, game, seat)
         return f"{seat.name} now played by {address}"
 
     def eject(self, session: Session, game: Game, seat_name: str, reason: str) -> str:

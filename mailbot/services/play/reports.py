@@ -164,24 +164,40 @@ class Reports:
 
     def opening(self, session: Session, game: Game, first: StepRow | None) -> None:
         """Every seat's first report: the starting position and the first step with its deadline."""
-        plugin = queries.plugin(game)
-        state = plugin.load(game.state)
-        now = self.clock()
         for seat in queries.seats(session, row_id(game)):
-            view = plugin.view(state, (), seat.name)
-            body = self.renderer.render(f"{game.plugin}/report", {"r": view, "due": due(game, seat, first)})
-            letter = Draft(seat.address, subject(game, seat, view, first, "the game begins"), body=body)
-            letter.thread = step_thread(game, seat, first)
-            svg = self._map_section(letter, game, seat.name, view, first.turn if first else 0)
-            self._setup_section(session, letter, game)
-            self._next_step_section(session, letter, game, seat, first)
-            head = chainlog.head(session, row_id(game))
-            letter.footer.append(f"Game log chain head: {head}")
-            kept_as = self._keep(
-                session, game, seat.name, first, letter=letter, head=head, now=now, map_svg=svg
-            )
-            self.postman.post(session, letter, kind="report", now=now, rendered=kept_as)
+            self._standing(session, game, seat, first, "the game begins", setup=True)
         self.observers.step(session, game, "the game begins", (), first, turn=first.turn if first else 0)
+
+    def caught_up(self, session: Session, game: Game, seat: Seat) -> None:
+        """A new player's report of where the game stands and of the step open now: the seat's
+        past reports tell the game so far, but not what was played while the seat had no player
+        (EJECT, then REPLACE). His own view, as every report is."""
+        self._standing(session, game, seat, queries.open_step(session, row_id(game)), "where the game stands")
+
+    def _standing(
+        self,
+        session: Session,
+        game: Game,
+        seat: Seat,
+        step: StepRow | None,
+        news: str,
+        *,
+        setup: bool = False,
+    ) -> None:
+        """The seat's report of the game as it stands (no events), kept and sent."""
+        plugin = queries.plugin(game)
+        view = plugin.view(plugin.load(game.state), (), seat.name)
+        body = self.renderer.render(f"{game.plugin}/report", {"r": view, "due": due(game, seat, step)})
+        letter = Draft(seat.address, subject(game, seat, view, step, news), body=body)
+        letter.thread = step_thread(game, seat, step)
+        svg = self._map_section(letter, game, seat.name, view, step.turn if step else 0)
+        if setup:
+            self._setup_section(session, letter, game)
+        self._next_step_section(session, letter, game, seat, step)
+        head, now = chainlog.head(session, row_id(game)), self.clock()
+        letter.footer.append(f"Game log chain head: {head}")
+        kept_as = self._keep(session, game, seat.name, step, letter=letter, head=head, now=now, map_svg=svg)
+        self.postman.post(session, letter, kind="report", now=now, rendered=kept_as)
 
     def resolved(
         self,
