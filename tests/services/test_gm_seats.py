@@ -6,13 +6,15 @@ a paused game stays paused through a rollback, and an address must be one."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlmodel import Session
 
 from mailbot.errors import ConfigError
 from mailbot.services.base import queries
-from mailbot.services.play.games import VOID_REPORT, GameSetup, closed_steps_marked
+from mailbot.services.play.games import AFTER_ABSOLUTE, VOID_REPORT, GameSetup, closed_steps_marked
 from mailbot.store.game_tables import Game, GameStatus, SeatStatus, StepState
 from tests.services.game_helpers import Harness, started_duel, text, to
 from tests.services.helpers import GM
@@ -216,3 +218,22 @@ def test_a_player_given_a_seat_that_had_none_is_told_where_the_game_stands(h: Ha
     (now,) = [m for m in carol if "where the game stands" in m["Subject"]]
     assert f"== Now open: {open_step.title}" in text(now) and "You owe orders for this step." in text(now)
     assert "report for north" in text(now) and "report for south" not in text(now)
+
+
+def test_a_step_opened_after_the_games_absolute_deadline_gets_its_own_time(h: Harness) -> None:
+    when = (h.clock.now + timedelta(hours=1)).astimezone(ZoneInfo("Europe/Berlin")).strftime("%Y-%m-%d %H:%M")
+    game_id = h.create(deadline=when, early=timedelta(0))
+    h.invite(game_id, "north", NORTH)
+    h.invite(game_id, "south", SOUTH)
+    h.flush()
+    tags = {seat: f"[DU-{game_id} {h.seat(game_id, seat).secret}]" for seat in ("north", "south")}
+    for seat, address in (("north", NORTH), ("south", SOUTH)):
+        h.mail(address, f"{tags[seat]} o", "ORDERS\nATTACK 2\nEND\n")
+    h.tick(60)  # every order in: T1's orders played, its bids open on their own time
+    h.clock.advance(2 * 3600)  # past the game's absolute deadline
+    for seat, address in (("north", NORTH), ("south", SOUTH)):
+        h.mail(address, f"{tags[seat]} b", "SEAL bid 1\n")
+    h.tick(60)
+    later = next(s for s in h.steps(game_id) if s.state is StepState.OPEN)
+    assert later.key == "T2.orders"
+    assert later.deadline_at - later.opened_at == AFTER_ABSOLUTE  # not due at once

@@ -533,7 +533,11 @@ class Games:
         spec = deadlines.parse_deadline_spec(game.deadline_spec)
         if isinstance(spec, deadlines.SpecProblem):
             raise ConfigError(f"game {game.id}: bad deadline {game.deadline_spec!r}")
-        return deadlines.step_deadline(spec, opened_at, game.timezone, step.duration)
+        at = deadlines.step_deadline(spec, opened_at, game.timezone, step.duration)
+        if isinstance(spec, deadlines.AbsoluteDeadline) and at <= opened_at:
+            # An absolute time is one deadline: a step opened after it would be due at once.
+            return opened_at + AFTER_ABSOLUTE
+        return at
 
     def fresh_deadline(self, game: Game, step: StepRow) -> datetime:
         """A new deadline counted from now (after a pause), by the game's rule."""
@@ -544,6 +548,9 @@ class Games:
             return now + max(span, timedelta(hours=24))
         return deadlines.step_deadline(spec, now, game.timezone, None)
 
+
+#: the time a step gets that opens after its game's absolute deadline has passed
+AFTER_ABSOLUTE = timedelta(hours=48)
 
 _NOW_OPEN = re.compile(r"^== (?:Now open: |New deadline for )(?P<title>.*) ==$")
 _CLOSED = "This step is closed now: nothing is owed for it."
