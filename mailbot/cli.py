@@ -248,10 +248,14 @@ def db_upgrade(config: ConfigOption = None) -> None:
     settings = settings_or_exit(config)
     engine = db.make_engine(settings.store.url)
     try:
+        before = db.current_revision(engine)
         db.upgrade(engine)
     finally:
         engine.dispose()  # a PostgreSQL connection left open would outlive the command
-    typer.echo(f"database at the newest schema: {store_name(settings.store.url)}")
+    done = {None: "created", db.head_revision(): "already at the newest schema"}.get(
+        before, "brought to the newest schema"
+    )
+    typer.echo(f"database {done}: {store_name(settings.store.url)}")
 
 
 @app.command("check-game")

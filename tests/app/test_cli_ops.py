@@ -175,7 +175,8 @@ def test_a_game_command_does_not_create_a_database(env: str, tmp_path: Path) -> 
     result = runner.invoke(app, create)
     assert result.exit_code == 1 and f"no database at {tmp_path}/ops.db" in result.stderr
     assert "mailbot db upgrade" in result.stderr and not (tmp_path / "ops.db").exists()
-    assert f"database at the newest schema: {env}" in _run("db", "upgrade").stdout
+    assert f"database created: {env}" in _run("db", "upgrade").stdout
+    assert f"database already at the newest schema: {env}" in _run("db", "upgrade").stdout
     assert f"database: {env}" in _run(*create).stdout
 
 
