@@ -300,6 +300,7 @@ def show(game_id: int, config: ConfigOption = None) -> None:
         lines = [f"{game.title} ({game.plugin}/{game.scenario}), status {game.status.value}"]
         chosen = set_options(option_specs(queries.plugin(game)), game.options)
         lines.append(f"  options: {', '.join(chosen) or 'as the scenario sets them'}")
+        lines.append(f"  deadlines: {bot.games.describe_deadline(game)}; {_waits(game)}")
         for seat in queries.seats(session, game_id):
             lines.append(f"  seat {seat.name:10s} {seat.status.value:9s} {seat.address or '(open)'}")
         watchers = [row.address for row in observer_rows(session, game_id)]
@@ -309,6 +310,16 @@ def show(game_id: int, config: ConfigOption = None) -> None:
         return "\n".join(lines)
 
     _in_game(config, game_id, False, act)
+
+
+def _waits(game: Any) -> str:
+    """The game's grace and reminders, as ``game create`` takes them (early processing is in the
+    status lines below)."""
+    from mailbot.core.deadlines import delay_text
+
+    reminders = ", ".join(delay_text(timedelta(seconds=s)) for s in game.reminders)
+    grace = delay_text(timedelta(seconds=game.grace_seconds)) if game.grace_seconds else "none"
+    return f"grace {grace}; " + (f"reminders {reminders} before" if reminders else "no reminders")
 
 
 @game_app.command("pause")

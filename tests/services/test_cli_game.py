@@ -92,7 +92,10 @@ def test_early_grace_and_reminders_are_taken_as_given(env: str) -> None:
     for number in ("1", "2"):
         _run("game", "invite", number, "a@players.test", "--seat", "north")
         _run("game", "invite", number, "b@players.test", "--seat", "south")
-    assert "Early processing: 10 seconds after every order is in" in _run("game", "show", "1")
+    shown = _run("game", "show", "1")
+    assert "Early processing: 10 seconds after every order is in" in shown
+    assert "deadlines: 4 minutes after the step opens; grace 30 seconds; " in shown
+    assert "reminders 1 minute 30 seconds, 2 hours before" in shown
     assert "Early processing: as soon as every order is in" in _run("game", "show", "2")
 
 
