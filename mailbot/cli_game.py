@@ -113,7 +113,11 @@ def create(
     if reveal not in ("", "each-step", "end"):
         raise typer.BadParameter("takes each-step or end", param_hint="--reveal")
     grace_wait, early_wait = _delay("--grace", grace), _delay("--early", early)
-    reminders = tuple(_delay("--reminder", text, zero=False) for text in reminder)
+    if not title.strip():
+        raise typer.BadParameter(
+            "a game needs a title (its letters' subjects carry it)", param_hint="--title"
+        )
+    reminders = tuple(dict.fromkeys(_delay("--reminder", text, zero=False) for text in reminder))
     options = _options(option)
     chosen = scenario or _package(game).default_scenario
     with _bot(config) as bot, Session(bot.engine) as session, session.begin():

@@ -367,3 +367,13 @@ def test_seeds_revealed_each_step_of_a_game_that_hides_information_are_warned_of
     said = _run(*_create("--reveal", "each-step"))
     assert "note: duel hides information; with each step's seed revealed" in said
     assert "note:" not in _run(*_create("--reveal", "end"))
+
+
+def test_an_empty_title_is_refused_and_a_reminder_given_twice_counts_once(env: str) -> None:
+    result = runner.invoke(app, ["game", "create", "--game", "duel", "--title", " ", "--deadline", "4m"])
+    assert result.exit_code == 2 and "a game needs a title" in result.output
+    _run(*_create("--reminder", "2m", "--reminder", "2m", "--reminder", "1m"))
+    engine = db.make_engine(env)
+    with Session(engine) as session:
+        assert session.get_one(Game, 1).reminders == [120, 60]
+    engine.dispose()
