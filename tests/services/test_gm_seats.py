@@ -237,3 +237,12 @@ def test_a_step_opened_after_the_games_absolute_deadline_gets_its_own_time(h: Ha
     later = next(s for s in h.steps(game_id) if s.state is StepState.OPEN)
     assert later.key == "T2.orders"
     assert later.deadline_at - later.opened_at == AFTER_ABSOLUTE  # not due at once
+
+
+def test_the_welcome_gives_a_wall_clock_deadline_in_the_games_zone_once(h: Harness) -> None:
+    when = (h.clock.now + timedelta(days=3)).astimezone(ZoneInfo("Europe/Berlin"))
+    game_id = h.create(deadline=when.strftime("%Y-%m-%d %H:%M"))
+    letters = h.invite(game_id, "north", NORTH) or h.flush()
+    (welcome,) = [text(m) for m in to(letters, NORTH) if "Welcome" in m["Subject"]]
+    line = next(x for x in welcome.splitlines() if x.startswith("Deadlines: "))
+    assert line.endswith("(Europe/Berlin).") and "game time zone" not in line, line

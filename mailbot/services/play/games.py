@@ -331,7 +331,7 @@ class Games:
                 "Keep the secret to yourself. Every letter you send must come from this address",
                 f"and carry the secret: keep [{tag(game)} {seat.secret}] in the subject (replying to",
                 f"this letter does that), or write a line SECRET {seat.secret} in the body.",
-                f"Deadlines: {self.describe_deadline(game)} ({game.timezone}).",
+                f"Deadlines: {self.describe_deadline(game)}.",
                 *setupdice.welcome_lines(session, game),
             ],
         )
@@ -455,7 +455,7 @@ class Games:
             "Every seat is taken; the players have their first reports.",
             "Seats:",
             *(f"  {seat.name}: {seat.address}" for seat in seats),
-            f"Deadlines: {self.describe_deadline(game)} ({game.timezone}).",
+            f"Deadlines: {self.describe_deadline(game)}.",
         ]
         if first is not None:
             when = deadlines.local_time(first.deadline_at, game.timezone)
@@ -525,8 +525,11 @@ class Games:
 
     @staticmethod
     def describe_deadline(game: Game) -> str:
+        """The game's deadline rule in words, a wall-clock rule in the zone it is read in."""
         spec = deadlines.parse_deadline_spec(game.deadline_spec)
-        return game.deadline_spec if isinstance(spec, deadlines.SpecProblem) else deadlines.describe(spec)
+        if isinstance(spec, deadlines.SpecProblem):
+            return game.deadline_spec
+        return deadlines.describe(spec).replace("(game time zone)", f"({game.timezone})")
 
     @staticmethod
     def deadline_for(game: Game, step: Step, opened_at: datetime) -> datetime:
