@@ -198,6 +198,6 @@ def test_letters_stored_and_none_handled_and_a_deadline_not_processed_are_stalls
     harness.clock.advance(49 * 3600)  # the letter waited two days, the deadline passed
     status = gather_status(harness.bot.engine, harness.clock(), stall=timedelta(seconds=90))
     found = {stall.loop: stall.reason for stall in status.stalls}
-    assert found["letters"] == "1 letter stored 2940 min 0 s ago, none handled"
-    assert found["deadlines"] == f"game {game_id} step T1.orders due 60 min 0 s ago, not processed"
+    assert found["letters"] == "1 letter stored 2 d 1 h ago, none handled"
+    assert found["deadlines"] == f"game {game_id} step T1.orders due 1 h 0 min ago, not processed"
     assert not status.ok

@@ -29,7 +29,12 @@ class Stall:
 
 
 def _minutes(span: timedelta) -> str:
+    """``40 s``, ``1 min 40 s``; past an hour in hours and minutes, past two days in days and hours."""
     seconds = max(int(span.total_seconds()), 0)
+    if seconds >= 2 * 86_400:
+        return f"{seconds // 86_400} d {seconds % 86_400 // 3600} h"
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60} min"
     return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
 
 
