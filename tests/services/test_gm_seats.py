@@ -246,3 +246,11 @@ def test_the_welcome_gives_a_wall_clock_deadline_in_the_games_zone_once(h: Harne
     (welcome,) = [text(m) for m in to(letters, NORTH) if "Welcome" in m["Subject"]]
     line = next(x for x in welcome.splitlines() if x.startswith("Deadlines: "))
     assert line.endswith("(Europe/Berlin).") and "game time zone" not in line, line
+
+
+def test_help_keeps_its_summaries_in_one_column(h: Harness) -> None:
+    (reply,) = to(h.mail("stranger@elsewhere.test", "help", "HELP\n"), "stranger@elsewhere.test")
+    lines = text(reply).splitlines()
+    join = lines.index("JOIN <game> <seat> <invite code>")  # too wide: a line of its own
+    assert lines[join + 1] == " " * 29 + "take a seat you were invited to"
+    assert "HELP                         this list of commands" in lines

@@ -78,6 +78,10 @@ def unknown(reading: Reading, reply: Reply) -> None:
         reply.problem(line.number, line.text.strip(), "not a command I know; send HELP for the list")
 
 
+#: the HELP list's column of usages
+USAGE_WIDTH = 28
+
+
 def command_list(specs: Mapping[str, CommandSpec], reply: Reply) -> None:
     """The commands this moderator reads, each once (a command's aliases share its spec)."""
     seen: set[str] = set()
@@ -85,7 +89,13 @@ def command_list(specs: Mapping[str, CommandSpec], reply: Reply) -> None:
     for spec in specs.values():
         if spec.name not in seen:
             seen.add(spec.name)
-            lines.append(f"{spec.usage:<28} {spec.summary}")
+            # A usage wider than the column stands on its own line: the summaries stay one column.
+            fits = len(spec.usage) <= USAGE_WIDTH
+            lines += (
+                [f"{spec.usage:<{USAGE_WIDTH}} {spec.summary}"]
+                if fits
+                else [spec.usage, f"{'':<{USAGE_WIDTH}} {spec.summary}"]
+            )
     reply.section("Commands", [*lines, "", "Commands may stand in the subject or one per line in the body."])
 
 
