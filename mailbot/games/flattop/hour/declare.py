@@ -28,12 +28,13 @@ from mailbot.games.flattop.hour.sub_air import dive_under_air
 from mailbot.games.flattop.hour.sub_phase import submerged
 from mailbot.games.flattop.hour.turn import Turn, own_af
 from mailbot.games.flattop.map.hexes import Hex
-from mailbot.games.flattop.observation.observe import af_target
+from mailbot.games.flattop.observation.observe import TF, af_target
 from mailbot.games.flattop.units import AirFormation, Side
 
 
-def declare(turn: Turn) -> Battle | None:
-    """The turn's strikes (one per AF, at its final hex), or None when nobody attacks."""
+def declare(turn: Turn, shelled: frozenset[str] = frozenset()) -> Battle | None:
+    """The turn's strikes (one per AF, at its final hex), or None when nobody attacks.
+    ``shelled``: the bases bombarded this hour (their side knows the ships that did it)."""
     strikes: list[Strike] = []
     for side, number, _ in dict.fromkeys(turn.strikes):
         formation = own_af(turn, side, number)
@@ -45,7 +46,7 @@ def declare(turn: Turn) -> Battle | None:
         where = turn.state.scenario.map.hex_id(formation.hex)
         if dive_under_air(turn, side, formation.hex):  # seed 003, 27.6.4: DIVE on receiving the attack
             turn.tell(side, "attack", f"AF{number} at {where}: the submarine dived (seed 003, 27.6.4)")
-        if not _enemy_in(turn, side, formation.hex):
+        if not _enemy_in(turn, side, formation.hex, shelled):
             turn.tell(side, "attack", f"AF{number} found nothing to attack at {where}")
             continue
         altitude = formation.stacks[0].altitude
@@ -81,11 +82,32 @@ def _sweep(turn: Turn, formation: AirFormation) -> None:
     )
 
 
-def _enemy_in(turn: Turn, side: Side, h: Hex) -> bool:
+def _enemy_in(turn: Turn, side: Side, h: Hex, shelled: frozenset[str]) -> bool:
+    """Whether the strike has something there it can see to attack: an enemy base, or enemy ships
+    afloat that the strike sees in its own hex, that its side observed there this hour, or that
+    bombarded its base there."""
     st = turn.state
     # Seed 003, 27.9 (submarines.toml [against.air]): planes attack surfaced submarines only.
     ships = any(tf.hex == h and tf.afloat and not submerged(st, tf) for tf in st.own_tfs(side.opponent))
+    bombarded = any(b.hex == h and b.name in shelled for b in st.own_bases(side))
+    if ships and not (_seen_in_own_hex(turn, h) or _observed_there(turn, side, h) or bombarded):
+        # A blind ATTACK on a hex nobody has found must not act as a free, perfect search of it
+        # (the precise makeup, LI 1): it finds nothing, as at an empty hex.
+        ships = False
     return ships or any(b.hex == h for b in st.own_bases(side.opponent))
+
+
+def _seen_in_own_hex(turn: Turn, h: Hex) -> bool:
+    """Seed 003, 15 LI 1 and 7.12: planes "co-existing in a hex with enemy ships" are given the
+    Condition 2 or 3 report "appropriate for that hex": in daylight, out of a storm (as TFs and
+    bases see ships in their own hex, 7.12); at night or in a storm they see nothing there."""
+    sky = turn.sky()
+    return not sky.night and h not in sky.storms
+
+
+def _observed_there(turn: Turn, side: Side, h: Hex) -> bool:
+    """The side's spottings of enemy ships in ``h`` so far this hour (its searchers, shadowers)."""
+    return any(s.hex == h and s.kind == TF for s in turn.spottings.get(side, ()))
 
 
 def _target(turn: Turn, side: Side, h: Hex) -> Target:

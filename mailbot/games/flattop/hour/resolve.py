@@ -125,7 +125,7 @@ def resolve_turn(
     _record_knowledge(turn)
     rescue.air_sightings(turn)
     shelled = bombardments(turn)  # A.11.7: surface combat against the base in the hex
-    battle = declare(turn)
+    battle = declare(turn, shelled)
     if battle is not None:
         brief(turn, battle)
         turn.state = replace(turn.state, pending=replace(turn.state.pending, battle=battle))
