@@ -68,11 +68,23 @@ OBSERVER_COMMANDS: tuple[CommandSpec, ...] = (
 _GAME_REFERENCE = re.compile(r"^(?:[A-Za-z]{2}-)?(?P<number>\d{1,9})$")
 
 
+#: the most digits a number read from a letter may have: what every store's integer holds
+#: (a game number of 20 digits made SQLite raise OverflowError and the letter was set aside)
+NUMBER_DIGITS = 9
+
+
+def number_of(text: str) -> int | None:
+    """The whole number a letter gives (a game, a turn, a round): ASCII digits, at most
+    :data:`NUMBER_DIGITS` of them; None for anything else."""
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= NUMBER_DIGITS else None
+
+
 def game_reference(text: str) -> int | None:
     """The game number ``text`` names (``3``, ``DU-3``, ``du-3``), or None: OBSERVE and the
     like take either, as LIST shows both."""
     found = _GAME_REFERENCE.match(text.strip())
-    return int(found.group("number")) if found else None
+    return number_of(found.group("number")) if found else None
 
 
 # "Re:", "Fwd:", "AW:", "SV:", "[list tag]" and the like in front of a subject.

@@ -10,12 +10,13 @@ from datetime import timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from mailbot.errors import ConfigError
 from mailbot.services.base import queries
 from mailbot.services.play.games import AFTER_ABSOLUTE, VOID_REPORT, GameSetup, closed_steps_marked
 from mailbot.store.game_tables import Game, GameStatus, SeatStatus, StepState
+from mailbot.store.models import Inbound, InboundState
 from tests.services.game_helpers import Harness, started_duel, text, to
 from tests.services.helpers import GM
 
@@ -254,3 +255,29 @@ def test_help_keeps_its_summaries_in_one_column(h: Harness) -> None:
     join = lines.index("JOIN <game> <seat> <invite code>")  # too wide: a line of its own
     assert lines[join + 1] == " " * 29 + "take a seat you were invited to"
     assert "HELP                         this list of commands" in lines
+
+
+HUGE = "99999999999999999999"  # more than any store's integer holds
+
+
+@pytest.mark.parametrize(
+    ("who", "subject", "body"),
+    [
+        ("stranger@elsewhere.test", "join", f"JOIN {HUGE} north abcdefgh\n"),
+        ("stranger@elsewhere.test", "status", f"GAME {HUGE}\nSECRET abcdef\nSTATUS\n"),
+        ("stranger@elsewhere.test", f"[DU-{HUGE} abcdef] status", "STATUS\n"),
+        ("stranger@elsewhere.test", "observe", f"OBSERVE DU-{HUGE}\n"),
+        (NORTH, "history", f"HISTORY {HUGE}\n"),
+    ],
+    ids=["join", "game", "tag", "observe", "history"],
+)
+def test_a_number_too_big_for_the_store_is_answered_not_set_aside(
+    h: Harness, who: str, subject: str, body: str
+) -> None:
+    _, north_tag, _ = _started(h)
+    subject = f"{north_tag} {subject}" if who == NORTH else subject
+    answers = to(h.mail(who, subject, body), who)
+    assert answers, "answered"
+    with Session(h.bot.engine) as session:
+        states = {row.state for row in session.exec(select(Inbound))}
+    assert InboundState.SHUNTED not in states

@@ -24,7 +24,7 @@ def new_salt() -> str:
 
 
 #: a seat's tag as it stands in a subject: game code, game number, secret (and anything after)
-TAG = re.compile(r"\[([A-Za-z]{2})-(\d+)\s+([A-Za-z0-9]+)(?:\s+[^\]]*)?\]")
+TAG = re.compile(r"\[([A-Za-z]{2})-(\d{1,9})\s+([A-Za-z0-9]+)(?:\s+[^\]]*)?\]")  # 9: NUMBER_DIGITS
 SUBJECT_TAG = re.compile(r"\[[A-Z]{2}-\d+ [A-Za-z0-9]+\]\s*")
 
 

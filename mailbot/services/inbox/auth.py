@@ -21,6 +21,7 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
+from mailbot.core.commands import number_of
 from mailbot.services.base import queries
 from mailbot.services.base.claims import try_games
 from mailbot.services.base.tags import TAG, tag
@@ -181,7 +182,7 @@ class Gatekeeper:
         commands = {c.name: c.args for c in ctx.reading.commands}
         secret = commands.get("SECRET", ("",))[0] if commands.get("SECRET") else ""
         game = commands.get("GAME", ())
-        game_id = int(game[0]) if game and game[0].isdigit() else None
+        game_id = number_of(game[0]) if game else None
         return game_id, secret
 
     @staticmethod

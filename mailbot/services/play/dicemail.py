@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from sqlmodel import Session
 
 from mailbot.core import deadlines, hashchain
-from mailbot.core.commands import Command, CommandSpec
+from mailbot.core.commands import Command, CommandSpec, number_of
 from mailbot.services.base import chainlog, queries
 from mailbot.services.base.dicechain import Links, has_chain, setup_waits
 from mailbot.services.inbox.auth import Gatekeeper, Seated
@@ -82,9 +82,10 @@ def reveal_with_join(
 
 def _reveal(command: Command, ctx: Context, who: Seated, step: StepRow | None, now: datetime) -> str:
     """Log the seat's value for the step's round; the problem, or "" when it counts."""
-    if len(command.args) != 2 or not command.args[0].isdigit():
+    wanted = number_of(command.args[0]) if len(command.args) == 2 else None
+    if wanted is None:
         return "write REVEAL <round> <value>, as verify.py reveal prints it"
-    wanted, value = int(command.args[0]), command.args[1].lower()
+    value = command.args[1].lower()
     if step is None:
         return _no_step(who.game)
     links = Links.read(ctx.session, step.game_id)

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from sqlmodel import Session
 
 from mailbot.core import deadlines
-from mailbot.core.commands import ARCHIVE_COMMAND, Command, CommandSpec
+from mailbot.core.commands import ARCHIVE_COMMAND, Command, CommandSpec, number_of
 from mailbot.core.game import Line
 from mailbot.services.base import queries
 from mailbot.services.base.tags import new_salt, tag
@@ -99,11 +99,12 @@ class MailGame:
         )
 
     def join(self, command: Command, ctx: Context, reply: Reply) -> None:
-        if len(command.args) != 3 or not command.args[0].isdigit():
+        number = number_of(command.args[0]) if len(command.args) == 3 else None
+        if number is None:
             reply.problem(command.line, command.text, "write JOIN <game number> <seat> <invite code>")
             return
-        game = ctx.session.get(Game, int(command.args[0]))
-        seat = queries.seat(ctx.session, int(command.args[0]), command.args[1]) if game else None
+        game = ctx.session.get(Game, number)
+        seat = queries.seat(ctx.session, number, command.args[1]) if game else None
         if (
             game is None
             or seat is None
@@ -320,7 +321,7 @@ class MailGame:
         who = self.gate.player(ctx, reply)
         if who is None:
             return
-        turn = int(command.args[0]) if command.args and command.args[0].isdigit() else None
+        turn = number_of(command.args[0]) if command.args else None
         count = self.games.resend_reports(ctx.session, who.game, who.seat, turn)
         reply.section("History", [f"{count} report(s) sent again in separate letters."])
 

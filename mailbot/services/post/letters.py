@@ -97,7 +97,7 @@ class Postman:
         return out.message_id
 
 
-_SUBJECT_TAG = re.compile(r"\[[A-Za-z]{2}-(\d+)\s+([A-Za-z0-9]+)\]")
+_SUBJECT_TAG = re.compile(r"\[[A-Za-z]{2}-(\d{1,9})\s+([A-Za-z0-9]+)\]")  # 9: commands.NUMBER_DIGITS
 
 
 def letter_title(subject: str) -> str:
