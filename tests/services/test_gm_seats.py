@@ -281,3 +281,18 @@ def test_a_number_too_big_for_the_store_is_answered_not_set_aside(
     with Session(h.bot.engine) as session:
         states = {row.state for row in session.exec(select(Inbound))}
     assert InboundState.SHUNTED not in states
+
+
+def test_a_thanks_in_reply_to_the_orders_confirmation_keeps_the_orders(h: Harness) -> None:
+    game_id, north_tag, _ = _started(h)
+    (accepted,) = to(h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n"), NORTH)
+    reply = f"Thanks!\n\n> {text(accepted).splitlines()[0]}\n"
+    (answer,) = to(h.mail(NORTH, f"Re: {north_tag} orders", reply), NORTH)
+    assert "No orders accepted" in text(answer) and "Only the subject said ORDERS" in text(answer)
+    with Session(h.bot.engine) as session:
+        step = next(s for s in h.steps(game_id) if s.state is StepState.OPEN)
+        held = queries.current_orders(session, int(step.id or 0))["north"]
+    assert list(held.lines) == ["ATTACK 3", "DEFEND 0"]
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nEND\n")  # an empty block in the text still clears
+    with Session(h.bot.engine) as session:
+        assert list(queries.current_orders(session, int(step.id or 0))["north"].lines) == []

@@ -134,13 +134,17 @@ class MailGame:
         plugin = queries.plugin(who.game)
         lines = [Line(line.number, line.text) for line in without_nonces(command, ctx)]
         parsed = plugin.parse(plugin.load(step.snapshot), who.seat.name, lines)
-        if parsed.accepted or not parsed.problems:
+        # "Re: [tag] orders" above a "Thanks!" names ORDERS only in its subject: without an order
+        # line it clears nothing (an empty ORDERS ... END in the text still does, on purpose).
+        by_subject = command.line == 0 and not parsed.accepted
+        if (parsed.accepted or not parsed.problems) and not by_subject:
             dropped = [f"{problem.text}: {problem.reason}" for problem in parsed.problems]
             self._store_orders(ctx, who, step, list(parsed.normalised), reply, dropped=dropped)
         else:  # nothing usable: keep what the seat sent before rather than an empty set
-            reply.section(
-                f"No orders accepted for {step.title}", ["Your earlier orders (if any) still stand."]
-            )
+            told = ["Your earlier orders (if any) still stand."]
+            if by_subject and not parsed.problems:
+                told.append("Only the subject said ORDERS. To clear your orders send ORDERS and END alone.")
+            reply.section(f"No orders accepted for {step.title}", told)
         for problem in parsed.problems:
             reply.problem(problem.line, problem.text, f"{problem.kind.value}: {problem.reason}")
 
