@@ -296,3 +296,15 @@ def test_a_thanks_in_reply_to_the_orders_confirmation_keeps_the_orders(h: Harnes
     h.mail(NORTH, f"{north_tag} orders", "ORDERS\nEND\n")  # an empty block in the text still clears
     with Session(h.bot.engine) as session:
         assert list(queries.current_orders(session, int(step.id or 0))["north"].lines) == []
+
+
+def test_thousands_of_dropped_lines_are_kept_and_reported_as_the_first_forty_and_a_count(h: Harness) -> None:
+    _, north_tag, south_tag = _started(h)
+    bad = "".join(f"FIRE {n}\n" for n in range(3000))
+    (answer,) = to(h.mail(NORTH, f"{north_tag} orders", f"ORDERS\nATTACK 3\n{bad}END\n"), NORTH)
+    assert "3000 line(s) of your letter could not be used and were dropped" in text(answer)
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nEND\n")
+    report = next(m for m in to(h.tick(49 * 3600), NORTH) if "resolved" in m["Subject"])
+    listed = [line for line in text(report).splitlines() if line.strip().startswith("FIRE ")]
+    assert len(listed) == 40 and "... and 2960 more line(s)" in text(report)
+    assert len(report.as_bytes()) < 60_000

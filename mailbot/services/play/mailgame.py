@@ -9,6 +9,7 @@ without any game content; a stranger gets the plain help and learns nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -21,7 +22,7 @@ from mailbot.core.game import Line
 from mailbot.services.base import queries
 from mailbot.services.base.tags import new_salt, tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated, same_secret
-from mailbot.services.inbox.handling import Context, Handler, Reply
+from mailbot.services.inbox.handling import MAX_PROBLEMS, Context, Handler, Reply
 from mailbot.services.play import dicemail, observers, setupdice
 from mailbot.services.play.games import Games
 from mailbot.services.play.steps import contribute, letter_entropy, open_step_for, without_nonces
@@ -138,7 +139,7 @@ class MailGame:
         # line it clears nothing (an empty ORDERS ... END in the text still does, on purpose).
         by_subject = command.line == 0 and not parsed.accepted
         if (parsed.accepted or not parsed.problems) and not by_subject:
-            dropped = [f"{problem.text}: {problem.reason}" for problem in parsed.problems]
+            dropped = kept_dropped([f"{problem.text}: {problem.reason}" for problem in parsed.problems])
             self._store_orders(ctx, who, step, list(parsed.normalised), reply, dropped=dropped)
         else:  # nothing usable: keep what the seat sent before rather than an empty set
             told = ["Your earlier orders (if any) still stand."]
@@ -191,7 +192,7 @@ class MailGame:
         """What a seat whose letter had refused lines is told: they are dropped, the step waits."""
         zone = who.seat.timezone or who.game.timezone
         return [
-            f"{len(dropped)} line(s) of your letter could not be used and were dropped",
+            f"{dropped_count(dropped)} line(s) of your letter could not be used and were dropped",
             "(each is listed below with its reason). The lines above stand as your",
             "orders, but the step is not run early on your account: it runs at its",
             f"deadline, {deadlines.local_time(step.deadline_at, zone)}, unless you answer first.",
@@ -500,3 +501,22 @@ def single_orders_block(command: Command, ctx: Context, reply: Reply) -> bool:
             "send one block with all your orders",
         )
     return False
+
+
+#: the dropped lines kept with a seat's orders (its report and CONFIRM list them again): the
+#: first ones, then a count, as a reply quotes at most ``MAX_PROBLEMS`` problems. A letter of
+#: 10,000 bad lines made a 6 MB turn report.
+DROPPED_KEPT = MAX_PROBLEMS
+_MORE = re.compile(r"^\.\.\. and (\d+) more line\(s\)$")
+
+
+def kept_dropped(dropped: list[str]) -> list[str]:
+    if len(dropped) <= DROPPED_KEPT:
+        return dropped
+    return [*dropped[:DROPPED_KEPT], f"... and {len(dropped) - DROPPED_KEPT} more line(s)"]
+
+
+def dropped_count(dropped: Sequence[str]) -> int:
+    """How many lines were dropped, the counted ones included."""
+    more = _MORE.match(dropped[-1]) if dropped else None
+    return len(dropped) - 1 + int(more.group(1)) if more else len(dropped)
