@@ -111,6 +111,13 @@ def automatic_kind(header: Callable[[str], str | None], subject: str) -> Automat
     return Automatic.NO
 
 
+#: the moderator's own VACATION command as a subject ("VACATION 2026-12-03 2026-12-05"): a
+#: player's, which no auto-responder writes, though it starts with the word "vacation"
+_VACATION_COMMAND = re.compile(r"^\s*vacation\s+\d{4}-\d{2}-\d{2}\s+\d{4}-\d{2}-\d{2}\b")
+
+
 def _subject_matches(found: Rules, subject: str) -> bool:
     folded = _fold(subject)
+    if _VACATION_COMMAND.match(folded):
+        return False
     return bool(found.subject_start.match(folded) or found.subject_contains.search(folded))

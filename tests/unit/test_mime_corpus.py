@@ -128,6 +128,9 @@ def _letter(headers: str, body: str = "PING\n", *, charset: str = "utf-8") -> Le
         ("From: a@example.org\nSubject: Autoreply: Turn 5", Automatic.VACATION),
         ("From: a@example.org\nSubject: Abwesenheitsnotiz: Runde 5", Automatic.VACATION),
         ("From: a@example.org\nSubject: Vacation", Automatic.VACATION),
+        # The moderator's own command in the subject is a player's letter.
+        ("From: a@example.org\nSubject: VACATION 2026-12-03 2026-12-05 [FL-1 vXedaY]", Automatic.NO),
+        ("From: a@example.org\nSubject: Re: vacation 2026-12-03 2026-12-05", Automatic.NO),
         ("From: a@example.org\nSubject: Re: out of office", Automatic.NO),
         ("From: a@example.org\nSubject: Automobile rules", Automatic.NO),
         # Issue 30: auto-replies real mailboxes sent without RFC 3834's header.
