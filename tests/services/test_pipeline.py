@@ -176,7 +176,8 @@ async def test_too_large_letter_gets_a_short_answer(engine: Engine) -> None:
     wired.processor.process_pending()
     await wired.outbox.send_due()
 
-    assert "too large" in _text(wired.sink.sent[0].raw)
+    answer = " ".join(_text(wired.sink.sent[0].raw).split())
+    assert "too large" in answer and "at most 256 kB, their text at most 64,000 characters" in answer
 
 
 async def test_a_failing_handler_shunts_the_letter_and_the_loop_goes_on(engine: Engine) -> None:

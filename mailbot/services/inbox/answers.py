@@ -44,11 +44,12 @@ def reused_id(message_id: str) -> Reply:
 
 def too_large(identity: Identity) -> Reply:
     reply = Reply()
-    limit = identity.max_message_bytes // 1000
+    limit, text = identity.max_message_bytes // 1000, identity.max_text_chars
     reply.section(
         "Your letter was too large",
         [
-            f"Letters to this moderator may be at most {limit} kB; yours was not read.",
+            f"Letters to this moderator may be at most {limit} kB, their text at most {text:,}",
+            "characters; yours was not read.",
             "Please send your commands as plain text without attachments.",
         ],
     )
