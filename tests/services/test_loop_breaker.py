@@ -66,7 +66,7 @@ def test_answers_resume_when_the_hour_is_over(h: Harness) -> None:
 def test_the_gm_sees_the_throttled_address_in_status(h: Harness) -> None:
     _loop(h, 5)
     status = gather_status(h.bot.engine, h.clock())
-    assert list(status.throttled) == [ROBOT]
+    assert list(status.throttled) == [f"unproven:{ROBOT}"]  # its letters proved no secret
     assert any(ROBOT in line and "answers paused" in line for line in status_lines(status))
     h.clock.advance(3600)
     assert gather_status(h.bot.engine, h.clock()).throttled == {}
@@ -125,3 +125,17 @@ def test_refusals_to_a_seats_address_are_limited_apart_from_its_own_answers(h: H
     assert "Too many" not in text(own) and "refused" not in text(own)
     h.clock.advance(3600)  # the hour is over: the next forgery is reported again
     assert len(to(h.mail(ROBOT, f"[DU-{game_id} {secret}] orders", "ORDERS\nATTACK 3\nEND\n"), PLAYER)) == 1
+
+
+def test_letters_forged_in_a_players_name_do_not_silence_the_answers_to_his_own(h: Harness) -> None:
+    """Letters from his address that prove no secret (a forger's HELP, over and over) count apart
+    from his own, which carry his seat's secret."""
+    game_id = h.create()
+    h.invite(game_id, "north", PLAYER)
+    h.invite(game_id, "south", ROBOT)
+    h.flush()
+    for _ in range(12):
+        h.mail(PLAYER, "help", "HELP\n")
+    secret = h.seat(game_id, "north").secret
+    (answer,) = to(h.mail(PLAYER, f"[DU-{game_id} {secret}] orders", "ORDERS\nATTACK 2\nEND\n"), PLAYER)
+    assert "Orders accepted" in text(answer)

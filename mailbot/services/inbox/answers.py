@@ -56,6 +56,21 @@ def too_large(identity: Identity) -> Reply:
     return reply
 
 
+#: the answer counter of letters from an address that proved no seat or GM secret
+UNPROVEN = "unproven:"
+#: the counter's key column
+COUNTER_CHARS = 320
+
+
+def counter_of(sender: str, context: Context | None) -> str:
+    """Whose answers a letter's answer counts against. A letter that proved a seat's or the GM's
+    secret counts against its address; one that proved none (a HELP, a stranger's, one forged
+    in a player's name) against that address's unproven counter: letters forged in a player's
+    name then never silence the answers to his own."""
+    proven = context is not None and context.extra.get("who") is not None
+    return sender if proven else f"{UNPROVEN}{sender.lower()}"[:COUNTER_CHARS]
+
+
 def too_many(session: Session, identity: Identity, sender: str) -> Reply:
     """The one notice before the silence: the limit, and when answers resume; nothing else."""
     row = session.get_one(AnswerCount, sender.lower())

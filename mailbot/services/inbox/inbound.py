@@ -375,9 +375,10 @@ class InboundProcessor:
         verdict = Verdict.ANSWER
         if reply is not None:
             idle = answers.idle(queued, reply, context)
-            verdict = admit(session, letter.sender, started, self.identity.limits, idle=idle)
+            counter = answers.counter_of(letter.sender, context)
+            verdict = admit(session, counter, started, self.identity.limits, idle=idle)
             if verdict is Verdict.NOTICE:
-                reply = answers.too_many(session, self.identity, letter.sender)
+                reply = answers.too_many(session, self.identity, counter)
         if reply is not None and verdict is not Verdict.SILENT:
             self._send_reply(session, letter, row, reply, context)
         row.state, row.processed_at = InboundState.PROCESSED, started  # one UPDATE, at the end
