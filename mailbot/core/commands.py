@@ -134,7 +134,7 @@ def read_commands(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> 
     if sealed is not None and not body_reading.commands:
         return Reading((sealed,), ())
     keyword, args = _split(clean_subject(subject))
-    if body_reading.commands or keyword not in specs:
+    if body_reading.commands or keyword not in specs or _echoed(keyword, args):
         return body_reading
     spec = specs[keyword]
     if spec.takes_block:
@@ -142,6 +142,12 @@ def read_commands(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> 
         return Reading((Command(spec.name, args, 0, clean_subject(subject), block),), ())
     subject_command = Command(spec.name, args, 0, clean_subject(subject))
     return Reading((subject_command,), body_reading.unknown)
+
+
+def _echoed(keyword: str, args: tuple[str, ...]) -> bool:
+    """The subject of the moderator's own press letter ("Press from north"), kept by a reply to
+    it: no command (PRESS names a seat or ALL, never "from")."""
+    return keyword == "PRESS" and bool(args) and args[0].lower() == "from"
 
 
 def _sealed_by_subject(subject: str, lines: list[Line], specs: Mapping[str, CommandSpec]) -> Command | None:

@@ -115,3 +115,10 @@ def test_observe_and_unobserve_are_read_with_their_game() -> None:
         ("UNOBSERVE", ("4",)),
         ("OBSERVE", ("5",)),
     ]
+
+
+def test_a_reply_to_a_press_letter_is_not_read_as_press() -> None:
+    specs = SPECS | index_specs([CommandSpec("PRESS", "PRESS <seat|ALL> ... END", "", takes_block=True)])
+    reading = read_commands("Re: [DU-3 k7Q2] Press from allied", "ok, noted.\n", specs)
+    assert reading.commands == () and [line.text for line in reading.unknown] == ["ok, noted."]
+    assert [c.name for c in read_commands("press allied", "Meet at dawn.\n", specs).commands] == ["PRESS"]
