@@ -246,3 +246,18 @@ def _collect_garbage_after_network_tests(request: pytest.FixtureRequest) -> Iter
     if any(part in request.node.nodeid for part in ("tests/adapters/", "tests/e2e/", "tests/services/")):
         gc.collect()
         gc.freeze()
+
+
+@pytest.fixture
+def cli_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A migrated SQLite store for the command line, named by the environment as a GM would."""
+    from typer.testing import CliRunner
+
+    from mailbot.cli import app
+
+    url = f"sqlite:///{tmp_path}/cli.db"
+    monkeypatch.setenv("MAILBOT_STORE__URL", url)
+    monkeypatch.setenv("MAILBOT_BOT__ADDRESS", "bot@example.test")
+    monkeypatch.setenv("MAILBOT_BOT__GM_ADDRESS", "gm@example.test")
+    assert CliRunner().invoke(app, ["db", "upgrade"]).exit_code == 0
+    return url

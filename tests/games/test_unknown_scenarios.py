@@ -4,8 +4,6 @@ Flat Top, Salt'n'Tar and WiF refuse theirs; names are not case-sensitive."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
@@ -62,14 +60,6 @@ def test_atlantic_storm_scenario_names_are_not_case_sensitive() -> None:
     assert STORM.seats("enhanced", {}) == ("P1", "P2", "P3", "P4")
 
 
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAILBOT_STORE__URL", f"sqlite:///{tmp_path}/scenarios.db")
-    monkeypatch.setenv("MAILBOT_BOT__ADDRESS", "bot@example.test")
-    monkeypatch.setenv("MAILBOT_BOT__GM_ADDRESS", "gm@example.test")
-    assert runner.invoke(app, ["db", "upgrade"]).exit_code == 0
-
-
 @pytest.mark.parametrize(
     ("game", "scenario", "said"),
     [
@@ -77,7 +67,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         ("atlantic-storm", "7p", f"no Atlantic Storm scenario '7p'; {STORM_KNOWN}"),
     ],
 )
-@pytest.mark.usefixtures("env")
+@pytest.mark.usefixtures("cli_store")
 def test_game_create_refuses_an_unknown_scenario_in_one_line(game: str, scenario: str, said: str) -> None:
     args = ["game", "create", "--game", game, "--scenario", scenario, "--title", "T", "--deadline", "4m"]
     result = runner.invoke(app, args)

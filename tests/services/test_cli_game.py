@@ -21,13 +21,8 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    url = f"sqlite:///{tmp_path}/cli.db"
-    monkeypatch.setenv("MAILBOT_STORE__URL", url)
-    monkeypatch.setenv("MAILBOT_BOT__ADDRESS", "bot@example.test")
-    monkeypatch.setenv("MAILBOT_BOT__GM_ADDRESS", "gm@example.test")
-    assert runner.invoke(app, ["db", "upgrade"]).exit_code == 0
-    return url
+def env(cli_store: str) -> str:
+    return cli_store
 
 
 def _run(*args: str) -> str:

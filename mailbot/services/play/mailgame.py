@@ -9,7 +9,6 @@ without any game content; a stranger gets the plain help and learns nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -140,7 +139,15 @@ class MailGame:
         by_subject = command.line == 0 and not parsed.accepted
         if (parsed.accepted or not parsed.problems) and not by_subject:
             dropped = kept_dropped([f"{problem.text}: {problem.reason}" for problem in parsed.problems])
-            self._store_orders(ctx, who, step, list(parsed.normalised), reply, dropped=dropped)
+            self._store_orders(
+                ctx,
+                who,
+                step,
+                list(parsed.normalised),
+                reply,
+                dropped=dropped,
+                dropped_all=len(parsed.problems),
+            )
         else:  # nothing usable: keep what the seat sent before rather than an empty set
             told = ["Your earlier orders (if any) still stand."]
             if by_subject and not parsed.problems:
@@ -150,7 +157,15 @@ class MailGame:
             reply.problem(problem.line, problem.text, f"{problem.kind.value}: {problem.reason}")
 
     def _store_orders(
-        self, ctx: Context, who: Seated, step: StepRow, lines: list[str], reply: Reply, *, dropped: list[str]
+        self,
+        ctx: Context,
+        who: Seated,
+        step: StepRow,
+        lines: list[str],
+        reply: Reply,
+        *,
+        dropped: list[str],
+        dropped_all: int,
     ) -> None:
         current = queries.current_orders(ctx.session, row_id(step))
         previous = current.get(who.seat.name)
@@ -185,14 +200,14 @@ class MailGame:
         if previous is not None:
             reply.section("These replace your earlier orders", diff(previous.lines, lines))
         if dropped:
-            reply.section("Your orders wait for your word", self._held_back_lines(who, step, dropped))
+            reply.section("Your orders wait for your word", self._held_back_lines(who, step, dropped_all))
 
     @staticmethod
-    def _held_back_lines(who: Seated, step: StepRow, dropped: Sequence[str]) -> list[str]:
+    def _held_back_lines(who: Seated, step: StepRow, dropped: int) -> list[str]:
         """What a seat whose letter had refused lines is told: they are dropped, the step waits."""
         zone = who.seat.timezone or who.game.timezone
         return [
-            f"{dropped_count(dropped)} line(s) of your letter could not be used and were dropped",
+            f"{dropped} line(s) of your letter could not be used and were dropped",
             "(each is listed below with its reason). The lines above stand as your",
             "orders, but the step is not run early on your account: it runs at its",
             f"deadline, {deadlines.local_time(step.deadline_at, zone)}, unless you answer first.",
@@ -507,16 +522,9 @@ def single_orders_block(command: Command, ctx: Context, reply: Reply) -> bool:
 #: first ones, then a count, as a reply quotes at most ``MAX_PROBLEMS`` problems. A letter of
 #: 10,000 bad lines made a 6 MB turn report.
 DROPPED_KEPT = MAX_PROBLEMS
-_MORE = re.compile(r"^\.\.\. and (\d+) more line\(s\)$")
 
 
 def kept_dropped(dropped: list[str]) -> list[str]:
     if len(dropped) <= DROPPED_KEPT:
         return dropped
     return [*dropped[:DROPPED_KEPT], f"... and {len(dropped) - DROPPED_KEPT} more line(s)"]
-
-
-def dropped_count(dropped: Sequence[str]) -> int:
-    """How many lines were dropped, the counted ones included."""
-    more = _MORE.match(dropped[-1]) if dropped else None
-    return len(dropped) - 1 + int(more.group(1)) if more else len(dropped)

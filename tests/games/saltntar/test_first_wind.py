@@ -6,7 +6,6 @@ table's (1 to 3): Calm and Gale come only "by way of a cumulation of luck rolls"
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -104,15 +103,7 @@ def test_the_option_says_and_keeps_its_bounds() -> None:
     assert option.read("3") == 3
 
 
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAILBOT_STORE__URL", f"sqlite:///{tmp_path}/wind.db")
-    monkeypatch.setenv("MAILBOT_BOT__ADDRESS", "bot@example.test")
-    monkeypatch.setenv("MAILBOT_BOT__GM_ADDRESS", "gm@example.test")
-    assert runner.invoke(app, ["db", "upgrade"]).exit_code == 0
-
-
-@pytest.mark.usefixtures("env")
+@pytest.mark.usefixtures("cli_store")
 def test_game_create_refuses_a_wind_speed_of_0_in_one_line() -> None:
     args = ["game", "create", "--game", "salt-n-tar", "--title", "T", "--deadline", "4m"]
     result = runner.invoke(app, [*args, "-o", "wind_direction=E", "-o", "wind_speed=0"])
