@@ -178,6 +178,7 @@ class Module:
     package: tuple[str, ...]
     allowed: frozenset[str]
     dynamic_imports: bool
+    game: str = ""  # an outside game package the file belongs to: its edge parts stay off limits
 
     @classmethod
     def at(cls, root: Path, path: Path) -> Module:
@@ -261,7 +262,7 @@ class Checker:
         self.found.append((node.lineno, why, detail))
 
     def problem(self, name: str) -> str | None:
-        return problem(name, self.module.allowed)
+        return own_edge_problem(name, self.module.game) or problem(name, self.module.allowed)
 
     def use_problem(self, name: str) -> str | None:
         if name in IMPORT_FUNCTIONS and not self.module.dynamic_imports:
@@ -487,6 +488,16 @@ def _edge_part(name: str) -> str | None:
     return None
 
 
+def own_edge_problem(name: str, game: str) -> str | None:
+    """Why a rules file of the outside game package ``game`` may not import the dotted ``name``:
+    it is one of that package's edge parts (``game.worlds``, ``game.drawing``...), which the
+    package may otherwise import freely; None when it is not."""
+    if not game or not within(name, game) or name == game:
+        return None
+    part = name[len(game) + 1 :].split(".", maxsplit=1)[0]
+    return EDGE_PARTS.get(part)
+
+
 def _kit_module(name: str) -> bool:
     return _edge_part(name) == KIT_NAME
 
@@ -515,7 +526,8 @@ def check_package(module: str) -> list[str]:
         if inside[0] in EDGE_PARTS:
             continue
         found = Module.at(root, path)
-        found = Module(found.rel, found.package, found.allowed | own, found.dynamic_imports)
+        game = "" if top == "mailbot" else module
+        found = Module(found.rel, found.package, found.allowed | own, found.dynamic_imports, game)
         errors.extend(_checked(found, path))
     return errors
 

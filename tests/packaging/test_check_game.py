@@ -128,6 +128,11 @@ def test_an_outside_packages_rules_are_held_pure_and_its_edge_parts_are_not(
         "def when() -> float:\n    return time.time() + len(os.sep) + len(helpers.TABLE + again.TABLE)\n"
     )
     (package / "worlds.py").write_text("import random\n\nPICK = random.random()\n")  # test tooling
+    (package / "drawing.py").write_text("SHEET = 640\n")  # its map drawer
+    (package / "view.py").write_text(
+        "from impure_game.worlds import PICK\nfrom . import drawing\nfrom .helpers import TABLE\n\n"
+        "SIZE = (PICK, drawing.SHEET, TABLE)\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     result = {
         r.name: r for r in kit.contract_checks(GamePackage("impure_game", GAME, None), kit.default_registry())
@@ -137,6 +142,11 @@ def test_an_outside_packages_rules_are_held_pure_and_its_edge_parts_are_not(
     assert "impure_game/rules.py:1: imports an I/O or runtime module: os" in pure.said, pure.said
     assert "impure_game/rules.py:2: reads the clock: time" in pure.said
     assert "worlds.py" not in pure.said and "helpers" not in pure.said  # its own modules may be imported
+    # ... but not its edge parts: the twin worlds and the map drawer are not rules
+    said = pure.said
+    assert "view.py:1: imports a game's no-leak kit (test tooling, never rules): impure_game.worlds;" in said
+    assert "view.py:2: imports a game's map drawer (presentation, never rules): impure_game.drawing" in said
+    assert "view.py:3" not in said
 
 
 def test_an_unknown_game_is_said_plainly() -> None:
