@@ -10,13 +10,17 @@ import json
 import mailbox
 import zipfile
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from sqlmodel import Session
 
+from mailbot.services.archive.archive_holder import Span, spans_of
+from mailbot.store.game_tables import Game
 from tests.services.game_helpers import Harness, text, to
-from tests.services.helpers import GM
+from tests.services.helpers import BOT, GM
 from tests.services.test_games_by_mail import NORTH, SOUTH, _started
 
 
@@ -125,3 +129,62 @@ def test_anonymous_press_keeps_its_author_out_of_every_archive(h: Harness, tmp_p
     assert press["payload"] == {"from": "anonymous", "to": ["south"]}
     named = h.mail(SOUTH, f"Re: {south_tag} press", "PRESS NORTH\nWe shall see.\nEND\n")
     assert any(m["To"] == NORTH and "Press from south" in m["Subject"] for m in named)
+
+
+CAROL = "carol@players.test"
+
+
+def _unpacked(data: bytes, out: Path) -> Path:
+    """The zip unpacked into ``out``: the folder of the archive inside it."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        (folder,) = {name.split("/", 1)[0] for name in archive.namelist()}
+        archive.extractall(out)
+    return out / folder
+
+
+@pytest.mark.parametrize(
+    "handover",
+    [(f"REPLACE south {CAROL} gone quiet",), ("EJECT south gone quiet", f"REPLACE south {CAROL}")],
+    ids=["replace", "eject-then-replace"],
+)
+def test_a_new_players_archive_holds_nothing_of_the_seats_earlier_player(
+    h: Harness, tmp_path: Path, handover: tuple[str, ...]
+) -> None:
+    """Outside GM trial: carol, given south, asked for her archive and got the earlier player's
+    letters (his press, his orders letter), his orders on the step pages and his void secret."""
+    game_id, north_tag, south_tag = _started(h)
+    with Session(h.bot.engine) as session, session.begin():
+        session.get_one(Game, game_id).reveal_at_end = True  # T1's seed stays secret: its orders too
+    old_secret = h.seat(game_id, "south").secret
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 1\nDEFEND 1\nEND\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 3\nEND\n")
+    h.mail(SOUTH, f"Re: {south_tag} press", "PRESS NORTH\nOnly for north, from the first south.\nEND\n")
+    h.tick(2 * 24 * 3600)
+    for line in handover:
+        h.mail(GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] seat", f"{line}\n")
+    carol_tag = f"[DU-{game_id} {h.seat(game_id, 'south').secret}]"
+    h.mail(CAROL, f"{carol_tag} bid", "SEAL bid 2\n")
+    ((_, data),) = _zips(h.mail(CAROL, f"{carol_tag} archive", "ARCHIVE\n"))
+    folder = _unpacked(data, tmp_path / "zip")
+    everything = "\n".join(
+        f.read_text(encoding="utf-8", errors="replace") for f in folder.rglob("*") if f.is_file()
+    )
+    assert old_secret not in everything and SOUTH not in everything
+    assert "from the first south" not in everything
+    assert "<h3>Orders" not in (folder / "steps" / "T1.orders.html").read_text()  # the first south's
+    box = mailbox.mbox(folder / "mail.mbox", create=False)
+    ends = [{str(m["From"]), str(m["To"])} for m in box]
+    box.close()
+    assert ends and all(CAROL in " ".join(pair) for pair in ends), ends
+    assert {CAROL, BOT} in [{e.split("<")[-1].strip(">") for e in pair} for pair in ends]
+    assert "History: Test duel: Turn 1 of 3" in everything  # the seat's reports, as she was given them
+
+
+def test_a_seat_is_a_players_from_his_welcome_until_another_players() -> None:
+    """A player given his seat back (ejected, another player, then him again) held it twice; the
+    player between them held it between."""
+    t = [datetime(2026, 11, 1, tzinfo=UTC) + timedelta(days=n) for n in range(4)]
+    welcomes = [(t[0], "a@x.test"), (t[1], "b@x.test"), (t[2], "a@x.test"), (t[3], "a@x.test")]
+    assert spans_of(welcomes, "a@x.test") == (Span(t[0], t[1]), Span(t[2], None), Span(t[3], None))
+    assert spans_of(welcomes, "b@x.test") == (Span(t[1], t[2]),)
+    assert spans_of([], "a@x.test") == (Span(None, None),)  # no welcome kept: the whole game

@@ -35,6 +35,7 @@ from sqlmodel import Session, col, or_, select
 
 from mailbot.errors import MessageFormatError
 from mailbot.mail.headers import ParsedOnce
+from mailbot.services.archive.archive_holder import Holder
 from mailbot.services.base import queries
 from mailbot.store.game_tables import ChainRow, Game, OrderSet, Seat, StepRow, StepState
 from mailbot.store.models import Inbound, Outbound
@@ -323,12 +324,14 @@ def _open_input(session: Session, steps: Sequence[StepRow]) -> tuple[StepRow | N
     return step, {int(held.inbound_id) for held in sets if held.inbound_id is not None}
 
 
-def game_letters(session: Session, game: Game, viewer: str | None = None) -> list[GameLetter]:
-    """Every letter in and out of ``game`` (only ``viewer``'s seat's when given), oldest first.
+def game_letters(session: Session, game: Game, holder: Holder | None = None) -> list[GameLetter]:
+    """Every letter in and out of ``game``, oldest first; given a ``holder``, only his: his seat's
+    letters from and to his address (an earlier player of the seat wrote and got his own).
 
     Another seat's letter that brought orders or a sealed value for the open step, and the
     bot's reply to it (which echoes them), are marked withheld; a viewer's own never are.
     """
+    viewer = holder.seat if holder is not None else None
     game_id = int(game.id or 0)
     steps = queries.game_steps(session, game_id)
     seats = _inbound_seats(session, game_id, steps)
@@ -338,7 +341,7 @@ def game_letters(session: Session, game: Game, viewer: str | None = None) -> lis
     found: list[GameLetter] = []
     for row in inbound:
         seat = seats[int(row.id or 0)]
-        if viewer is None or seat == viewer:
+        if holder is None or (seat == holder.seat and holder.owns_address(row.sender)):
             reason = _withheld(row, seat, viewer, open_step, carrying)
             found.append(GameLetter(row.raw, row.received_at, seat, inbound_id=row.id, withheld=reason))
     withheld_ids = {letter.inbound_id for letter in found if letter.withheld}
@@ -347,7 +350,7 @@ def game_letters(session: Session, game: Game, viewer: str | None = None) -> lis
     )
     for out in session.exec(query.order_by(col(Outbound.id))):
         seat = out.seat if out.game_id == game_id else seats.get(int(out.inbound_id or 0), "")
-        if viewer is None or seat == viewer:
+        if holder is None or (seat == holder.seat and holder.owns_address(out.recipient)):
             reason = _reply_withheld(out, seat, viewer, withheld_ids, open_step)
             found.append(GameLetter(out.raw, out.created_at, seat, outbound=out, withheld=reason))
     # Letters in before letters out at the same instant: a reply never precedes its letter.

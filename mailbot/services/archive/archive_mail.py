@@ -4,7 +4,9 @@
 Only what the seat may see goes in (``archive.seat_zip``): its own letters in
 and out, its own orders, the steps with their commitments, the GM's public
 actions, and seeds, rolls and the referee's view only where everyone may see
-them. Another seat's letters and every secret stay out. The writer must be
+them. Another seat's letters and every secret stay out, and so does what an
+earlier player of the seat wrote, got or ordered (a seat handed on by the GM:
+``archive_holder``). The writer must be
 the seat, proven like for any game command (``Gatekeeper``); a stranger gets
 the same answer as for any other game command and nothing more. The .zip
 comes in a letter of its own, like the reports HISTORY sends again.

@@ -6,9 +6,11 @@ Who the archive is for decides what is in it (``viewer``):
 * the whole game (``viewer=None``, ``mailbot archive export``): every seat's
   letters as sent, the GM's letters and actions, the orders of every closed
   step (as ``game.json`` has them);
-* one seat (``ARCHIVE`` by mail): that seat's letters and its own orders, the
+* one seat (``ARCHIVE`` by mail): its current player's letters and orders, the
   steps, the GM's public actions; no other seat's letters or orders, except
-  orders of steps whose seed is revealed.
+  orders of steps whose seed is revealed. A seat handed on from an earlier
+  player is like another seat for what that player wrote and got
+  (``archive_holder``).
 
 For both: no seat secret (``archive_letters.Redactor``), no seed before it is
 revealed and no roll of a step whose seed is still secret (hidden-information
@@ -32,6 +34,7 @@ from sqlmodel import Session, col, select
 from mailbot.errors import StoreError
 from mailbot.render.archive_pages import GmAction, LetterView, Link, RefereeView, SeatView, Site, StepView
 from mailbot.render.templates import Renderer
+from mailbot.services.archive.archive_holder import Holder, holder_of
 from mailbot.services.archive.archive_html import Swap, letter_page
 from mailbot.services.archive.archive_letters import (
     GameLetter,
@@ -83,7 +86,8 @@ def collect(
     once (a site that travels by mail)."""
     game = session.get_one(Game, game_id)
     steps = list(session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id))))
-    letters = game_letters(session, game, viewer)
+    holder = holder_of(session, game, viewer) if viewer is not None else None
+    letters = game_letters(session, game, holder)
     redact = redactor_of(session, game, letters)
     placed = _place(session, game_id, steps, letters)
     kept = Kept()
@@ -103,8 +107,9 @@ def collect(
     }
     referee = in_letters(referee, pages, shown)
     referee = shown_once(referee, pages, {row_id(step): step.title for step in steps})
+    own = _Own(holder, {letter.inbound_id for letter in letters if letter.inbound_id is not None})
     step_views = [
-        _step_view(session, game, step, viewer, [view for s, view in outgoing if s is step], referee=referee)
+        _step_view(session, game, step, own, [view for s, view in outgoing if s is step], referee=referee)
         for step in steps
     ]
     site = Site(
@@ -279,21 +284,36 @@ def _map_svg(report: Report | None) -> str:
 # -- steps --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Own:
+    """Whose orders a site may show as the viewer's own: those of the seat's current player (the
+    seat's letters of his that the site holds), never an earlier player's (``archive_holder``)."""
+
+    holder: Holder | None  # None: the whole game's site
+    letters: set[int]
+
+    @property
+    def viewer(self) -> str | None:
+        return self.holder.seat if self.holder is not None else None
+
+    def owns(self, held: OrderSet) -> bool:
+        return self.holder is not None and self.holder.owns_orders(held, self.letters)
+
+
 def _step_view(
     session: Session,
     game: Game,
     step: StepRow,
-    viewer: str | None,
+    own: _Own,
     letters: Sequence[LetterView],
     *,
     referee: Mapping[int, RefereeView],
 ) -> StepView:
     held = queries.current_orders(session, row_id(step))
     names = [seat.name for seat in queries.seats(session, row_id(game))]
-    shown = [viewer] if viewer is not None else [*names, ""]
+    shown = [own.viewer] if own.viewer is not None else [*names, ""]
     seats = [
-        _seat_view(name, step, viewer, held.get(name), [v for v in letters if v.seat == name])
-        for name in shown
+        _seat_view(name, step, own, held.get(name), [v for v in letters if v.seat == name]) for name in shown
     ]
     page = f"steps/{step_stem(step)}.html"
     found = referee.get(row_id(step))
@@ -322,21 +342,22 @@ def _referee_page(step: StepRow) -> str:
 
 
 def _seat_view(
-    name: str, step: StepRow, viewer: str | None, held: OrderSet | None, letters: Sequence[LetterView]
+    name: str, step: StepRow, own: _Own, held: OrderSet | None, letters: Sequence[LetterView]
 ) -> SeatView:
-    show = held is not None and _orders_visible(step, name, viewer)
+    show = held is not None and _orders_visible(step, held, own)
     orders = tuple(held.lines) if show and held is not None else None
     return SeatView(name, tuple(letters), orders, bool(held and held.defaulted and show))
 
 
-def _orders_visible(step: StepRow, seat: str, viewer: str | None) -> bool:
-    """A seat's own orders always; the whole game's archive: every closed step's (as game.json);
-    another seat's: once the step's seed is revealed."""
-    if viewer is not None and seat == viewer:
+def _orders_visible(step: StepRow, held: OrderSet, own: _Own) -> bool:
+    """The viewer's own orders always; the whole game's archive: every closed step's (as
+    game.json); another seat's, or an earlier player's of the viewer's seat: once the step's
+    seed is revealed."""
+    if own.owns(held):
         return True
     if step.state is StepState.OPEN:
         return False
-    return viewer is None or step.revealed
+    return own.holder is None or step.revealed
 
 
 def _rolls(session: Session, step: StepRow) -> tuple[Mapping[str, Any], ...]:
