@@ -180,6 +180,22 @@ def test_no_secret_is_in_any_file_of_the_archive(h: Harness, tmp_path: Path) -> 
     assert f"[DU-{game_id}] Welcome to Test duel" in subjects  # the tag stays, the secret goes
 
 
+def test_a_seats_void_secret_is_cut_like_its_live_one(h: Harness, tmp_path: Path) -> None:
+    """Outside GM trial: after a REPLACE the earlier player's letters still carried his secret,
+    void now but a seat secret all the same, in the whole game's mail.mbox and pages."""
+    game_id, _, south_tag = _started(h)
+    old = h.seat(game_id, "south").secret
+    h.mail(SOUTH, f"{south_tag} orders", f"SECRET {old}\nORDERS\nATTACK 3\nEND\n")
+    h.tick(2 * 24 * 3600)
+    gm_tag = f"[DU-{game_id} {h.game(game_id).gm_secret}]"
+    h.mail("gm@example.test", f"{gm_tag} seat", "REPLACE south carol@players.test\n")
+    assert h.seat(game_id, "south").secret != old
+    out = _export(h, game_id, tmp_path / "site")
+    everything = _everything(out)
+    assert old not in everything and not any(secret in everything for secret in _secrets(h, game_id))
+    assert f"SECRET {REMOVED}" in everything  # the letters stay, their secrets go
+
+
 def test_the_mbox_holds_every_letter_in_and_out_in_order(h: Harness, tmp_path: Path) -> None:
     game_id = _play_to_the_end(h)
     out = _export(h, game_id, tmp_path / "site")

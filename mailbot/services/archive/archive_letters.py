@@ -35,8 +35,9 @@ from sqlmodel import Session, col, or_, select
 
 from mailbot.errors import MessageFormatError
 from mailbot.mail.headers import ParsedOnce
-from mailbot.services.archive.archive_holder import Holder
+from mailbot.services.archive.archive_holder import WELCOME, Holder
 from mailbot.services.base import queries
+from mailbot.services.base.tags import TAG
 from mailbot.store.game_tables import ChainRow, Game, OrderSet, Seat, StepRow, StepState
 from mailbot.store.models import Inbound, Outbound
 
@@ -99,9 +100,19 @@ def _chunks(items: Sequence[str], size: int) -> Iterable[Sequence[str]]:
 
 
 def secrets_of(session: Session, game: Game) -> list[str]:
-    """Every secret a letter of ``game`` may carry: seat secrets, invite codes and the GM's secret."""
+    """Every secret a letter of ``game`` may carry: seat secrets, invite codes, the GM's secret,
+    and the void secrets of seats handed to another player (REPLACE, EJECT): the seat holds a
+    new one, but the letters its earlier player wrote and got still carry his."""
     seats = session.exec(select(Seat).where(Seat.game_id == game.id)).all()
-    return [game.gm_secret, *(s.secret for s in seats), *(s.invite_code for s in seats)]
+    current = [game.gm_secret, *(s.secret for s in seats), *(s.invite_code for s in seats)]
+    return [*current, *_handed_out(session, game)]
+
+
+def _handed_out(session: Session, game: Game) -> list[str]:
+    """Each secret a welcome letter gave a seat, from its subject's tag (the bot wrote it there)."""
+    query = select(Outbound.subject).where(Outbound.game_id == game.id, Outbound.kind == WELCOME)
+    found = (TAG.search(subject) for subject in session.exec(query))
+    return [tagged.group(3) for tagged in found if tagged is not None]
 
 
 @dataclass(frozen=True)
