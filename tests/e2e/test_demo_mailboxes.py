@@ -6,10 +6,14 @@ from __future__ import annotations
 import mailbox
 import re
 from email import message_from_bytes, policy
+from email.message import EmailMessage
 from pathlib import Path
+
+import pytest
 
 from mailbot.demo.run import BOT, GM, play_demo
 from tests.demo_plays import DemoPlays
+from tests.services.test_signatures import signature_counts
 
 SUMMARY = re.compile(r"demo: (\d+) mails in, (\d+) replies out, \d+ turns, game \d+ \w+")
 
@@ -54,6 +58,22 @@ def test_the_mbox_files_hold_every_letter_in_and_out(demo_plays: DemoPlays) -> N
         assert message.get_from().startswith(BOT)
         assert parsed.get_body(preferencelist=("plain",)) is not None
         assert b"\r\n" not in bytes(message)
+
+
+@pytest.mark.parametrize("game", ["duel", "flattop"])
+def test_every_letter_the_demo_bot_sent_is_signed_once(demo_plays: DemoPlays, game: str) -> None:
+    """Each letter in every mailbox of a played demo, as its reader got it: one signature (sig
+    dashes) in its text, "the game moderator" once in its HTML part."""
+    played = demo_plays(game)
+    boxes = [kept for kept in played.result.mailboxes if kept.address != BOT]
+    twice = []
+    for kept in boxes:
+        for message in letters(kept.path):
+            parsed = message_from_bytes(bytes(message), policy=policy.default)
+            assert isinstance(parsed, EmailMessage)
+            if signature_counts(parsed) != (1, 1):
+                twice.append((kept.address, parsed["Subject"], signature_counts(parsed)))
+    assert boxes and not twice, twice
 
 
 async def test_an_old_mbox_in_the_workdir_is_replaced_not_appended_to(tmp_path: Path) -> None:

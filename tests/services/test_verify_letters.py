@@ -83,6 +83,23 @@ def test_an_honest_archive_under_another_tag_checks_clean(
     assert int(done.stdout.split("letters: ")[1].split()[0]) > 3
 
 
+def test_history_letters_in_the_mailbox_are_not_taken_for_reports(
+    played: tuple[Harness, int], tmp_path: Path
+) -> None:
+    """Outside players' trial: a player who had asked for HISTORY got a FAILED line for every
+    copy ("the archive does not account for this report"): each carried its report's chain head
+    line, and its text marked where the game moved on since. The reports as first sent are the
+    ones checked; the copies state no head."""
+    h, game_id = played
+    tag = f"[DU-{game_id} {h.seat(game_id, 'north').secret}]"
+    assert any("] History: " in str(m["Subject"]) for m in h.mail(NORTH, f"{tag} history", "HISTORY\n"))
+    folder = tmp_path / "honest"
+    _edited(h, game_id, folder)
+    done = _run(folder, "--letters", str(_letters(h, NORTH, tmp_path / "north.mbox")))
+    assert done.returncode == 0, done.stdout
+    assert "FAILED" not in done.stdout
+
+
 def test_a_mailbox_without_a_letter_of_the_game_is_a_failure(
     played: tuple[Harness, int], tmp_path: Path
 ) -> None:

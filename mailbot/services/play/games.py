@@ -352,7 +352,7 @@ class Games:
             subject = f"[{tag(game)} {seat.secret}] History: {title}" + (
                 " (void)" if report.id in void else ""
             )
-            lines = closed_steps_marked(report.text, open_title)
+            lines = closed_steps_marked(unsigned(report.text), open_title)
             if report.id in void:
                 lines = [VOID_REPORT, "", *lines]
             letter = Draft(seat.address, subject).section(title, lines)
@@ -581,6 +581,20 @@ def void_reports(session: Session, game: Game, reports: Sequence[Report]) -> set
         if made and made[-1] is StepState.ROLLED_BACK:
             void.add(report.id)
     return void
+
+
+#: the line that opens a letter's signature ("sig dashes"): a mail client sets apart what follows
+SIGNATURE_DASHES = "-- "
+
+
+def unsigned(text: str) -> str:
+    """A sent letter's text without its signature (from its last sig dashes on), to be sent again
+    inside another letter, which has a signature of its own: carried along, the report's stood
+    above the frame's, twice "the game moderator", and its "Game log chain head:" line made
+    ``verify --letters`` take the copy (marked where the game moved on) for the report itself,
+    whose text the archive must hold, and fail it."""
+    body, dashes, _ = text.rpartition(f"\n{SIGNATURE_DASHES}\n")
+    return body if dashes else text
 
 
 def closed_steps_marked(text: str, open_title: str | None) -> list[str]:
