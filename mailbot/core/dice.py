@@ -77,6 +77,9 @@ last block used; leftover values are discarded, so every roll begins on a
 block boundary and can be checked alone. A label's rolls therefore depend
 only on the earlier rolls of that same label, never on how often other labels
 were rolled.
+
+A roll asks for 1 to ``MAX_COUNT`` (1,000) dice of 1 to ``MAX_SIDES`` (2**32) sides; a
+checker refuses a logged roll outside these bounds without deriving it.
 """
 
 from __future__ import annotations
@@ -108,6 +111,10 @@ DICE_TAG = "mailbot-dice-v1"
 ENTROPY_TAG = "mailbot-entropy-v2"
 MAX_NONCE = 200  # characters of a NONCE line kept; more adds nothing
 MAX_SIDES = 2**32  # faces come from 32-bit values
+#: the most dice one roll may ask for: far above any rule's (a Flat Top CRT roll is 2d6), and
+#: the bound ``verify.py`` holds a logged roll's count to before it re-derives the roll (its
+#: ``rules.MAX_COUNT``): a hand-edited count of 10**9 kept it busy for hours
+MAX_COUNT = 1_000
 _CHUNKS = struct.Struct(">8I")  # a 32-byte block as eight big-endian 32-bit values
 _NO_MODIFIERS: Mapping[str, int] = MappingProxyType({})
 _SPEC = re.compile(r"^\s*(\d*)\s*d\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$", re.IGNORECASE)
@@ -234,6 +241,8 @@ def _check_request(label: str, sides: int, count: int) -> None:
         raise GameError(f"roll {label!r}: sides must be 1..2**32, not {sides}")
     if count < 1:
         raise GameError(f"roll {label!r}: count must be at least 1, not {count}")
+    if count > MAX_COUNT:
+        raise GameError(f"roll {label!r}: at most {MAX_COUNT} dice a roll, not {count}")
 
 
 def _faces_from(

@@ -26,6 +26,13 @@ SEED_TAG = "mailbot-seed-commitment-v1"
 CHAIN_LENGTH = 10_000
 PBKDF2_ROUNDS = 200_000
 CHUNKS = struct.Struct(">8I")
+#: a logged roll's bounds (``mailbot.core.dice``: the moderator rolls no other): faces come from
+#: 32-bit values, a counter is a u64, and at most MAX_COUNT dice a roll. A roll outside them is
+#: refused before it is derived: a hand-edited count of 10**9 kept the checker busy for hours,
+#: and more sides than 2**32 for ever (no value is ever below the rejection limit).
+MAX_SIDES = 2**32
+MAX_COUNT = 1_000
+MAX_COUNTER = 2**64 - 1
 DICE_KINDS = ("entropy", "reveal", "dice-chain")  # entries that count a letter for a seat's dice
 ORDER_KINDS = ("orders", "orders-replaced", "orders-carried")
 

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .rules import MAX_COUNT, MAX_COUNTER, MAX_SIDES
+
 #: a field's name and the JSON types it may hold (``None``: null)
 Fields = dict[str, tuple[type | None, ...]]
 
@@ -50,6 +52,8 @@ def read_game(path: Path) -> tuple[dict[str, Any] | None, str]:
         return None, f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
     except RecursionError:
         return None, f"{path} is not valid JSON: nested too deep to read"
+    except ValueError as exc:  # a number of more digits than Python reads (4,300); not its advice
+        return None, f"{path} cannot be read: {str(exc).split(';')[0]}"
     if not isinstance(data, dict):
         return None, f"{path} is not a JSON object but {kind_of(data)}"
     return data, ""
@@ -99,12 +103,20 @@ def entry(where: str, value: object) -> list[str]:
     return record(where, value, ENTRY)
 
 
+#: a roll's numbers and the range the dice can roll them in (``rules``)
+ROLL_RANGES = {"sides": (1, MAX_SIDES), "count": (0, MAX_COUNT), "counter": (0, MAX_COUNTER)}
+
+
 def roll(where: str, value: object) -> list[str]:
     problems = record(where, value, ROLL)
     if problems or not isinstance(value, dict):
         return problems
-    if value["sides"] < 1 or value["count"] < 0 or value["counter"] < 0:
-        problems.append(f"{where}: its sides, count or counter is out of range")
+    # Before any roll is derived: deriving takes time in the count, and for ever past 2**32 sides.
+    problems += [
+        f"{where} ({value['label']!r}): its {name} {value[name]} is out of range ({low} to {high})"
+        for name, (low, high) in ROLL_RANGES.items()
+        if not low <= value[name] <= high
+    ]
     if not all(fits(face, NUMBER) for face in value["faces"]):
         problems.append(f"{where}: its faces are not all numbers")
     if not all(fits(added, NUMBER) for added in value["modifiers"].values()):

@@ -299,6 +299,15 @@ class ChainChecker:
         next_counter: dict[str, int] = {}
         for roll in step["rolls"]:
             self.rolls += 1
+            if roll["count"] != len(roll["faces"]):
+                # Refused underived: the dice give a roll as many faces as its count, and deriving
+                # a count no face backs would cost time the archive's size does not bound.
+                self.failed += 1
+                self.fail(
+                    f"{name}: roll {roll['label']} #{roll['counter']} logs {len(roll['faces'])} "
+                    f"face(s) for a count of {roll['count']}: not derived"
+                )
+                continue
             where = (step["key"], digest, roll["label"])
             derived, after = faces(key, where, roll["sides"], roll["count"], roll["counter"])
             total = sum(roll["faces"]) + sum(roll["modifiers"].values())

@@ -64,6 +64,12 @@ def test_an_empty_archive_verifies(folder: Path) -> None:
         (b"[]", "is not a JSON object but a list"),
         (b"null", "is not a JSON object but null"),
         (b"[" * 100_000, "is not valid JSON: nested too deep to read"),
+        # a roll's count of 5,000 digits: more than Python reads as a number
+        (
+            b'{"n": ' + b"9" * 5000 + b"}",
+            "cannot be read: Exceeds the limit (4300 digits) for integer string conversion: "
+            "value has 5000 digits",
+        ),
     ],
 )
 def test_a_game_json_that_cannot_be_read_fails_naming_the_file(

@@ -13,6 +13,7 @@ import json
 import mailbox
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,11 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
+from mailbot.core import dice
+from mailbot.errors import GameError
 from mailbot.services.archive.archive import export
 from mailbot.store.game_tables import GameStatus, StepRow, StepState
+from mailbot.verifier import rules
 from mailbot.verifier.pages import page_text
 from mailbot.verifier.rules import (
     GENESIS,
@@ -244,6 +248,55 @@ def test_each_tampering_is_caught(finished: tuple[Harness, int, Data], tmp_path:
     assert done.returncode == 1, done.stdout
     assert expected in done.stdout, done.stdout
     _summary_counts_every_problem(done.stdout)
+
+
+def _first_roll(data: Data) -> Data:
+    roll: Data = _last_with_rolls(data)["rolls"][0]
+    return roll
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("count", 10**9, "its count 1000000000 is out of range (0 to 1000)"),
+        ("sides", 2**40, "its sides 1099511627776 is out of range (1 to 4294967296)"),
+        ("counter", 2**64, "its counter 18446744073709551616 is out of range (0 to 18446744073709551615)"),
+        ("count", 1000, "face(s) for a count of 1000: not derived"),
+    ],
+)
+def test_a_roll_beyond_what_the_dice_roll_is_refused_at_once(
+    finished: tuple[Harness, int, Data], tmp_path: Path, field: str, value: int, said: str
+) -> None:
+    """Outside players' trial: a hand-edited count of 10**9 kept verify.py busy for hours (2**40
+    sides: for ever). A roll is held to what the moderator's dice can roll (``core.dice``) before
+    it is derived, and to as many faces as its count."""
+    h, game_id, _ = finished
+    folder = tmp_path / f"{field}-{value}"
+    data = _export(h, game_id, folder)
+    roll = _first_roll(data)
+    roll[field] = value
+    (folder / "game.json").write_text(json.dumps(data))
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "verify.py", "."],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert time.monotonic() - started < 30 and done.returncode == 1, done.stdout
+    (line,) = [line for line in done.stdout.splitlines() if said in line]
+    assert line.startswith("FAILED: ") and roll["label"] in line, done.stdout
+    _summary_counts_every_problem(done.stdout)
+
+
+def test_the_checkers_dice_bounds_are_the_dices() -> None:
+    assert (rules.MAX_COUNT, rules.MAX_SIDES) == (dice.MAX_COUNT, dice.MAX_SIDES)
+    stream = dice.DiceStream(bytes(32), "", "T1.orders")
+    assert len(stream.roll("many", 6, dice.MAX_COUNT).faces) == dice.MAX_COUNT
+    with pytest.raises(GameError, match="at most 1000 dice a roll, not 1001"):
+        stream.roll("too many", 6, dice.MAX_COUNT + 1)
 
 
 def test_a_consistent_chain_rewrite_is_caught_by_the_players_letters(
