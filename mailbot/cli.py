@@ -268,13 +268,16 @@ def check_game(
 ) -> None:
     """Run the checks every game must pass on an installed package: the plugin contract, the
     no-leak harness over the twin worlds it ships (worlds.py) and mypy --strict. Exit 1 on a failure."""
-    from mailbot.testing.kit import check_game as run_checks  # test tooling: loaded only for this command
+    from mailbot.testing import kit  # test tooling: loaded only for this command
 
     try:
-        results = run_checks(package, examples=examples, mypy=mypy)
+        found, registry = kit.find(package)
     except MailbotError as exc:  # no such game or module, or not a game package
         typer.echo(f"check-game: {exc}", err=True)
         raise typer.Exit(2) from exc
+    # Which package is checked, said first: a name may be a game's or a module path's.
+    typer.echo(f"check-game: {found.name} is {found.module}, from {kit.source_of(found)}")
+    results = kit.checks(found, registry, examples=examples, mypy=mypy)
     for result in results:
         typer.echo(result.line())
     failed = sum(1 for result in results if not result.passed)

@@ -15,6 +15,8 @@ import importlib
 import importlib.util
 import os
 import site
+import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,15 +45,51 @@ class Result:
 
 
 def find(wanted: str) -> tuple[GamePackage, Registry]:
-    """The package by module path (``battleship`` or ``mypkg.games.battleship``) or by the name of
-    an installed game, and a registry that holds it beside the built-in games."""
-    registry = default_registry()
-    installed = next((package for package in registry.packages() if package.module == wanted), None)
-    if installed is not None:
-        return installed, registry
-    if _is_module(wanted):
-        return load_package(wanted), Registry([*registry.modules, wanted])
-    return registry.find(wanted), registry
+    """The package by the name or module path of an installed game (``battleship``,
+    ``mypkg.games.battleship``), else by a module path no installed game has; and a registry
+    that holds it beside the built-in games.
+
+    Installed games come first, imported from where they are installed: ``python -m mailbot``
+    puts the current folder first on the import path, and a folder there named like a game
+    (its author's source, a stray ``duel/``) was checked in its place. The current folder is
+    searched last while the game is found, so a package only there is still found by its path.
+    """
+    with _current_folder_last():
+        registry = default_registry()
+        installed = next((p for p in registry.packages() if p.module == wanted or p.answers_to(wanted)), None)
+        if installed is not None:
+            return installed, registry
+        if _is_module(wanted):
+            return load_package(wanted), Registry([*registry.modules, wanted])
+        return registry.find(wanted), registry
+
+
+@contextmanager
+def _current_folder_last() -> Iterator[None]:
+    """The import path with the current folder's entries moved to its end, for a while."""
+    here = Path.cwd().resolve()
+    before = list(sys.path)
+    current = [entry for entry in before if _names_folder(entry, here)]
+    sys.path[:] = [entry for entry in before if entry not in current] + current
+    try:
+        yield
+    finally:
+        sys.path[:] = before
+
+
+def _names_folder(entry: str, folder: Path) -> bool:
+    """Whether an import path entry is ``folder`` ("" and "." are the current folder)."""
+    try:
+        return Path(entry or ".").resolve() == folder
+    except (OSError, RuntimeError):  # an entry that cannot be resolved names no folder here
+        return False
+
+
+def source_of(package: GamePackage) -> str:
+    """Where the package checked was imported from: check-game says so before its checks."""
+    spec = importlib.util.find_spec(package.module)
+    origin = spec.origin if spec is not None else None
+    return str(Path(origin).parent) if origin else "(no file)"
 
 
 def _is_module(name: str) -> bool:
@@ -186,17 +224,19 @@ def typecheck(package: GamePackage) -> Result:
     (``typing_extensions.py``). A package installed in a site folder is checked as installed,
     which PEP 561 allows only with a ``py.typed`` file in it (mailbot ships one); a package
     elsewhere (a source tree on the path, an editable install) is checked as source, its root
-    given as ``MYPYPATH``. The cache goes to the user's cache folder, not the folder
-    check-game was started in."""
+    given as ``MYPYPATH`` (and so is mailbot's, run from a source tree). mypy runs in an empty
+    folder, and its cache goes to the user's cache folder, not the folder check-game was
+    started in."""
     try:
         from mypy import api
     except ImportError:
         return Result("mypy --strict", False, 'mypy is not installed (pip install "mailbot[test]")')
-    root = _root_of(package.module)
-    installed = root is None or root in _site_folders()
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mailbot" / "mypy"
+    with _current_folder_last():  # the package find() takes, not a folder of its name here
+        roots = [_root_of(module) for module in (package.module, "mailbot")]
+    sources = [root for root in dict.fromkeys(roots) if root is not None and root not in _site_folders()]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").absolute() / "mailbot" / "mypy"
     arguments = ["--strict", "--no-error-summary", "--cache-dir", str(cache), "-p", package.module]
-    with _mypy_path(None if installed else root):
+    with _mypy_path(sources), _in_empty_folder():
         out, err, status = api.run(arguments)
     if status == 0:
         return Result("mypy --strict", True, package.module)
@@ -217,11 +257,25 @@ def _site_folders() -> set[Path]:
 
 
 @contextmanager
-def _mypy_path(root: Path | None) -> Iterator[None]:
-    """``MYPYPATH`` set to ``root`` while mypy runs in this process (it reads it at the start)."""
+def _in_empty_folder() -> Iterator[None]:
+    """An empty current folder for a while: mypy looks for a module in the folder it runs in
+    before site-packages, so a folder there named like an installed package was type-checked in
+    its place (and the folder's mypy settings read)."""
+    before = Path.cwd()
+    with tempfile.TemporaryDirectory(prefix="mailbot-check-game-") as empty:
+        os.chdir(empty)
+        try:
+            yield
+        finally:
+            os.chdir(before)
+
+
+@contextmanager
+def _mypy_path(roots: list[Path]) -> Iterator[None]:
+    """``MYPYPATH`` set to ``roots`` while mypy runs in this process (it reads it at the start)."""
     before = os.environ.get("MYPYPATH")
-    if root is not None:
-        os.environ["MYPYPATH"] = str(root)
+    if roots:
+        os.environ["MYPYPATH"] = os.pathsep.join(str(root) for root in roots)
     try:
         yield
     finally:
@@ -247,7 +301,15 @@ def _mypy_said(module: str, output: list[str]) -> str:
 
 
 def check_game(wanted: str, *, examples: int = 50, mypy: bool = True) -> list[Result]:
+    """Every check of the package ``wanted`` names (:func:`find`)."""
     package, registry = find(wanted)
+    return checks(package, registry, examples=examples, mypy=mypy)
+
+
+def checks(
+    package: GamePackage, registry: Registry, *, examples: int = 50, mypy: bool = True
+) -> list[Result]:
+    """Every check of ``package``, one result each."""
     results = [*contract_checks(package, registry), no_leak(package, registry, examples)]
     if mypy:
         results.append(typecheck(package))

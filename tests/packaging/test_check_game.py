@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import sysconfig
 import venv
 from pathlib import Path
@@ -91,6 +92,9 @@ def test_an_installed_package_is_type_checked_as_installed(tmp_path: Path) -> No
     package = site / "tidy_game"
     package.mkdir()
     (package / "__init__.py").write_text("from mailbot.games.duel import GAME\n\n__all__ = ['GAME']\n")
+    # A folder of the same name where the check runs (mypy looks there first) is not what it checks.
+    (tmp_path / "tidy_game").mkdir()
+    (tmp_path / "tidy_game" / "__init__.py").write_text("stray: int = 'not the installed package'\n")
     assert _typecheck(env, tmp_path).startswith("FAILED mypy --strict: tidy_game has no py.typed file")
     (package / "py.typed").write_text("")
     assert _typecheck(env, tmp_path) == "ok     mypy --strict: tidy_game"
@@ -147,6 +151,58 @@ def test_an_outside_packages_rules_are_held_pure_and_its_edge_parts_are_not(
     assert "view.py:1: imports a game's no-leak kit (test tooling, never rules): impure_game.worlds;" in said
     assert "view.py:2: imports a game's map drawer (presentation, never rules): impure_game.drawing" in said
     assert "view.py:3" not in said
+
+
+def _check_game_in(folder: Path, *arguments: str, path: str = str(ROOT)) -> list[str]:
+    """``python -m mailbot check-game`` as an author starts it in ``folder``: that folder first on
+    the import path; this checkout's mailbot (and ``path``) after it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mailbot", "check-game", *arguments, "--examples", "1", "--no-mypy"],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+    return done.stdout.splitlines()
+
+
+def _stray(folder: Path, name: str) -> None:
+    """A folder named like a game that fails the check at its import."""
+    (folder / name).mkdir(parents=True)
+    (folder / name / "__init__.py").write_text("raise RuntimeError('the stray folder was imported')\n")
+
+
+def test_a_folder_named_like_a_built_in_game_is_not_checked_in_its_place(tmp_path: Path) -> None:
+    """Outside GM trial: ``python -m mailbot check-game duel`` in a folder holding a folder duel/
+    imported that folder."""
+    _stray(tmp_path, "duel")
+    lines = _check_game_in(tmp_path, "duel")
+    assert lines[0] == f"check-game: duel is mailbot.games.duel, from {ROOT / 'mailbot' / 'games' / 'duel'}"
+    assert lines[-1] == "check-game duel: 12 ok, 0 failed", lines
+
+
+def test_an_installed_game_is_checked_as_installed_beside_a_folder_of_its_name(tmp_path: Path) -> None:
+    """A game installed under the ``mailbot.games`` entry points, checked from the folder that holds
+    its source (or anything else of its name): the installed package is the one checked, and the
+    first line says where it came from."""
+    site = tmp_path / "site"
+    _installed(site, "tidy_game", "from tests.contract.fixtures.auction import GAME\n\n__all__ = ['GAME']\n")
+    _stray(tmp_path / "work", "tidy_game")
+    lines = _check_game_in(tmp_path / "work", "tidy_game", path=f"{ROOT}{os.pathsep}{site}")
+    assert lines[0] == f"check-game: sealed-bid-auction is tidy_game, from {site / 'tidy_game'}", lines
+    assert "ok     protocol" in lines
+
+
+def _installed(site: Path, module: str, source: str) -> None:
+    """A package in ``site`` as pip installs one: the package and its dist-info with the entry point."""
+    (site / module).mkdir(parents=True)
+    (site / module / "__init__.py").write_text(source)
+    info = site / f"{module}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[mailbot.games]\n{module} = {module}\n")
 
 
 def test_an_unknown_game_is_said_plainly() -> None:
