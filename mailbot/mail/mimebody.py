@@ -19,12 +19,14 @@ import codecs
 import email.policy
 import html
 import re
+from collections.abc import Mapping
 from email.message import EmailMessage, Message, MIMEPart
 from email.parser import BytesParser
 from email.utils import collapse_rfc2231_value
 
 import html2text
 import webencodings
+from html2text.utils import element_style
 
 from mailbot.errors import MessageFormatError
 from mailbot.mail.headers import parsed_once
@@ -260,12 +262,79 @@ def _requote(depth: int, content: str) -> str:
     return f"{'>' * depth} {content}".rstrip() if depth else content
 
 
+#: elements with no end tag: hidden or not, they hold no text and open nothing to skip
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
+#: elements whose content is never shown, whatever their style
+_NEVER_SHOWN = frozenset({"template"})
+
+
 class _PlainText(html2text.HTML2Text):
-    """html2text without Markdown escaping: ``1. TF1`` must not become ``1\\. TF1``."""
+    """html2text without Markdown escaping (``1. TF1`` must not become ``1\\. TF1``), and without
+    the text the letter's reader never saw: an element hidden by its ``hidden`` attribute or its
+    CSS (a mail program's preheader, text hidden on purpose) is skipped whole, tags and text.
+
+    What the player saw is what he wrote: hidden text read as order lines would act on words
+    nobody can see in the letter (:func:`hides` says what counts as hidden).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._hidden_tag = ""  # the element being skipped ("" when none)
+        self._hidden_depth = 0  # open elements of that name inside it, itself included
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._hidden_depth:
+            self._hidden_depth += tag == self._hidden_tag
+            return
+        if tag not in _VOID and (tag in _NEVER_SHOWN or hides(dict(attrs), self.style_def)):
+            self._hidden_tag, self._hidden_depth = tag, 1
+            return
+        super().handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._hidden_depth:
+            self._hidden_depth -= tag == self._hidden_tag
+            return
+        super().handle_endtag(tag)
 
     def handle_data(self, data: str, entity_char: bool = False) -> None:
+        if self._hidden_depth:
+            return
         # In html2text, entity_char does nothing but switch the escaping off.
         super().handle_data(data, entity_char=True)
+
+
+def hides(attrs: Mapping[str, str | None], style_def: dict[str, dict[str, str]]) -> bool:
+    """Whether an element with ``attrs`` is hidden with all it holds: the ``hidden`` attribute, or
+    its style (inline, or a ``.class`` rule of the letter's ``<style>``, as html2text reads them):
+    ``display: none``, ``visibility: hidden``, Outlook's ``mso-hide: all``, opacity 0, or no
+    height with its overflow hidden (the tricks of preheaders). A font size of 0 is not among
+    them: templates set it on a box whose children set their own size again."""
+    if "hidden" in attrs:
+        return True
+    given: dict[str, str | None] = {name: value or "" for name, value in attrs.items()}  # bare: None
+    style = element_style(given, style_def, {})
+    first = {name: (value.split() or [""])[0] for name, value in style.items()}  # "none !important"
+    flat = first.get("overflow") == "hidden" and any(
+        _zero(first.get(name, "")) for name in ("height", "max-height")
+    )
+    return (
+        first.get("display") == "none"
+        or first.get("visibility") in ("hidden", "collapse")
+        or first.get("mso-hide") == "all"
+        or _zero(first.get("opacity", ""))
+        or flat
+    )
+
+
+_ZERO = re.compile(r"^[+-]?0*\.?0*(?:px|pt|em|rem|%|ex|ch|vh|vw)?$")
+
+
+def _zero(value: str) -> bool:
+    """Whether a CSS length or number is zero ("0", "0px", "0.0em"); "" is no value."""
+    return bool(value) and any(ch == "0" for ch in value) and _ZERO.match(value) is not None
 
 
 def html_to_text(markup: str) -> str:
