@@ -89,15 +89,40 @@ def game_reference(text: str) -> int | None:
 
 # "Re:", "Fwd:", "AW:", "SV:", "[list tag]" and the like in front of a subject.
 _SUBJECT_PREFIX = re.compile(r"^\s*((re|fwd?|aw|sv|wg|tr)\s*(\[\d+\])?\s*:\s*|\[[^\]]*\]\s*)", re.IGNORECASE)
-# Zero-width characters and BOMs that clients and copy-and-paste leave in a line.
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u00ad"))
+# Unicode's format characters (category Cf): zero-width spaces and joiners, BOMs, soft hyphens,
+# the bidi marks, embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), invisible
+# operators, tag characters. Clients and copy-and-paste leave some in a line; a writer can use the
+# bidi ones to make a line show other than it reads ("ATTACK <U+202E>2 1" shows "ATTACK 1 2").
+# None carries a meaning for a command, so the moderator reads the letter without them.
+# (tests/unit/test_format_characters.py checks this list against the unicodedata of the day.)
+_FORMAT = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
+# What a line quoted back to someone shows by name: the format characters, and the control
+# characters but the tab (an escape sequence or a backspace rewrites what a terminal shows).
+_UNSHOWN = re.compile(f"{_FORMAT.pattern[:-1]}\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def unformatted(text: str) -> str:
+    """``text`` without format characters: what the moderator reads commands and orders from."""
+    return _FORMAT.sub("", text)
+
+
+def visible(text: str) -> str:
+    """``text`` as it may be quoted back: each format or control character written as its code
+    (``<U+202E>``), so that a quoted line shows what it holds, never reordered or hidden."""
+    return _UNSHOWN.sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
+
+
 END_WORDS = frozenset({"END", "ENDORDERS", "END ORDERS"})
 _SEALED_SUBJECT = re.compile(r"^(?:[A-Za-z]+\s+)*?(?P<label>[A-Za-z][\w-]*)\s+number$", re.IGNORECASE)
 
 
 def clean_subject(subject: str) -> str:
     """The subject without reply/forward prefixes, bracketed tags and invisible characters."""
-    subject = subject.translate(_INVISIBLE)
+    subject = unformatted(subject)
     previous = None
     while previous != subject:
         previous, subject = subject, _SUBJECT_PREFIX.sub("", subject, count=1)
@@ -126,7 +151,7 @@ def read_commands(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> 
     give the orders twice.
     """
     # NFKC: a Japanese or Chinese keyboard's full-width "ＡＴＴＡＣＫ　１" is "ATTACK 1".
-    body = unicodedata.normalize("NFKC", body.translate(_INVISIBLE))
+    body = unicodedata.normalize("NFKC", unformatted(body))
     subject = unicodedata.normalize("NFKC", subject)
     body_lines = [Line(n, text.rstrip()) for n, text in enumerate(body.splitlines(), start=1)]
     body_reading = _read_body(body_lines, specs)

@@ -13,16 +13,18 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from mailbot.core.commands import unformatted
+
 _QUOTE_PREFIX = re.compile(r"^(?:[ \t]*>)+ ?")
-# Zero-width characters, BOM, soft hyphen and bidi marks: invisible, never meant; NBSPs are spaces.
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\ufeff\u00ad"))
+# NBSPs and their kin are spaces (format characters go: ``commands.unformatted``).
 _SPACES = dict.fromkeys(map(ord, "\u00a0\u2007\u202f\u3000\u2002\u2003\u2009"), " ")
 _WRAPPED_MATCH_CHARS = 20  # a re-wrapped piece of a known line must be this long to count
 
 
 def clean_text(text: str) -> str:
-    """Invisible characters removed, odd spaces made spaces, line ends made ``\\n``, NFC."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_INVISIBLE).translate(_SPACES)
+    """Format characters removed (zero-width, BOM, soft hyphen, bidi controls: a quote marker
+    behind an override is still one), odd spaces made spaces, line ends made ``\\n``, NFC."""
+    text = unformatted(text.replace("\r\n", "\n").replace("\r", "\n")).translate(_SPACES)
     return unicodedata.normalize("NFC", text)
 
 

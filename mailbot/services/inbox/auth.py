@@ -21,7 +21,7 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
-from mailbot.core.commands import number_of
+from mailbot.core.commands import number_of, visible
 from mailbot.services.base import queries
 from mailbot.services.base.claims import try_games
 from mailbot.services.base.tags import TAG, tag
@@ -220,7 +220,8 @@ class Gatekeeper:
         """Tell the registered address, never the sender if it is someone else; no game content."""
         lines = [
             f"A letter signed for your seat was refused because {why}.",
-            f"It came from: {ctx.letter.sender}; subject: {ctx.letter.subject[:80]}",
+            # Shown by name: a forger's right-to-left override must not reorder the seat's letter.
+            f"It came from: {visible(ctx.letter.sender)}; subject: {visible(ctx.letter.subject[:80])}",
             "Nothing in the game was changed.",
         ]
         if registered.lower() == ctx.letter.sender.lower():

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from mailbot.core.commands import Command, Reading
+from mailbot.core.commands import Command, Reading, visible
 from mailbot.core.letter import Letter
 from mailbot.store.models import Inbound
 
@@ -31,6 +31,13 @@ def _cut(text: str, limit: int = MAX_LINE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _shown(text: str, limit: int = MAX_LINE_CHARS) -> str:
+    """A line of the reply, cut to ``limit``, its format and control characters shown by name:
+    a quoted line with a right-to-left override would show reordered in the writer's mail
+    program, not as the moderator read it."""
+    return _cut(visible(text), limit)
+
+
 @dataclass
 class Reply:
     """A reply being assembled: titled sections of lines, and quoted problems, both bounded.
@@ -45,10 +52,10 @@ class Reply:
     _seen: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict, repr=False)
 
     def section(self, title: str, lines: Sequence[str]) -> None:
-        shown = [_cut(line) for line in lines[:MAX_SECTION_LINES]]
+        shown = [_shown(line) for line in lines[:MAX_SECTION_LINES]]
         if len(lines) > MAX_SECTION_LINES:
             shown.append(f"... and {len(lines) - MAX_SECTION_LINES} more lines")
-        self.sections.append({"title": _cut(title), "lines": shown})
+        self.sections.append({"title": _shown(title), "lines": shown})
 
     def problem(self, line: int, text: str, reason: str) -> None:
         entry = self._seen.get((text, reason))
@@ -62,7 +69,7 @@ class Reply:
             self.more_problems += 1
             return
         entry = {"line": _line_numbers([line], 1), "numbers": [line], "count": 1}
-        entry |= {"text": _cut(text), "reason": _cut(reason, MAX_REASON_CHARS)}
+        entry |= {"text": _shown(text), "reason": _shown(reason, MAX_REASON_CHARS)}
         self._seen[(text, reason)] = entry
         self.problems.append(entry)
 

@@ -26,7 +26,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from mailbot.core.commands import BASIC_COMMANDS, CommandSpec, index_specs, read_commands
+from mailbot.core.commands import BASIC_COMMANDS, CommandSpec, index_specs, read_commands, visible
 from mailbot.core.letter import Letter
 from mailbot.errors import GameBusy, MailbotError, MessageFormatError, StoreUnavailable
 from mailbot.mail.compose import Outgoing, reply_subject
@@ -475,15 +475,17 @@ class InboundProcessor:
         known_thread = extra.get("thread") if isinstance(extra.get("thread"), Thread) else None
         tag = str(extra.get("tag", ""))
         subject = letter.subject if not tag or tag in letter.subject else f"{letter.subject} {tag}".strip()
+        # The writer's own subject and name, quoted back: their bidi overrides and the like shown
+        # by name, as every line of the reply shows them (``handling.Reply``).
         body = self.renderer.render(
             "common/reply",
-            {"bot": self.identity.name, "sender_name": letter.sender_name, "reply": reply},
+            {"bot": self.identity.name, "sender_name": visible(letter.sender_name), "reply": reply},
         )
         out = Outgoing(
             sender=self.identity.address,
             sender_name=self.identity.name,
             recipient=letter.sender,
-            subject=reply_subject(subject),
+            subject=reply_subject(visible(subject)),
             body=body,
             message_id=self.new_message_id(),
             date=now,
