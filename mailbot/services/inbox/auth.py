@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, func, select
 
 from mailbot.core.commands import number_of, visible
 from mailbot.services.base import queries
@@ -99,6 +99,8 @@ class Gatekeeper:
         if game is None and game_id is None:
             game = self._only_game(ctx.session, sender)
             seats = self._seats(ctx.session, game, secret)
+        if game is None and game_id is not None:
+            return self._not_in(ctx, reply, game_id)  # as for a game that is not his: the same words
         if game is None:
             return self._stranger(reply, self._games_of(ctx.session, sender))
         if same_secret(secret, game.gm_secret):
@@ -114,7 +116,7 @@ class Gatekeeper:
                 # Told only to the game's own GM address: its owner knows he runs the game.
                 return self._refuse(ctx, reply, game, game.gm_address, "the GM secret was wrong")
             if own is None:
-                return self._stranger(reply)
+                return self._not_in(ctx, reply, self._gid(game))
             why = "it carried no secret" if not secret else "the secret was wrong"
             return self._refuse(ctx, reply, game, own.address, why)
         if seat.address != sender:
@@ -192,6 +194,16 @@ class Gatekeeper:
         return session.get(Game, games.pop()) if len(games) == 1 else None
 
     @staticmethod
+    def _games_listed(session: Session, sender: str) -> list[str]:
+        """The games ``sender`` plays or runs, one line each: tag, title, status, seat."""
+        seats = session.exec(select(Seat).where(Seat.address == sender)).all()
+        runs = session.exec(select(Game).where(func.lower(Game.gm_address) == sender)).all()
+        roles = [(session.get_one(Game, s.game_id), f"seat {s.name} ({s.status.value})") for s in seats]
+        roles += [(game, "game master") for game in runs]
+        roles.sort(key=lambda role: row_id(role[0]))
+        return [f"{tag(game)} {game.title} ({game.status.value}): {role}" for game, role in roles]
+
+    @staticmethod
     def _games_of(session: Session, sender: str) -> int:
         return len({s.game_id for s in session.exec(select(Seat).where(Seat.address == sender)).all()})
 
@@ -228,7 +240,38 @@ class Gatekeeper:
             reply.section("Your letter was refused", lines)
         else:
             self._tell_refused(ctx, registered, lines)
-            self._stranger(reply)
+            self._not_yours(ctx, reply, game)
+        return None
+
+    def _not_yours(self, ctx: Context, reply: Reply, game: Game) -> None:
+        """The writer of a letter signed with a secret that is not his (another seat's, the GM's):
+        told what a wrong secret tells him, so that a secret he guessed right is not confirmed."""
+        sender = ctx.letter.sender.lower()
+        own = next((s for s in queries.seats(ctx.session, self._gid(game)) if s.address == sender), None)
+        if own is not None:
+            self._refuse(ctx, reply, game, own.address, "the secret was wrong")
+        elif sender == game.gm_address.lower():
+            self._refuse(ctx, reply, game, game.gm_address, "the GM secret was wrong")
+        else:
+            self._not_in(ctx, reply, self._gid(game))
+
+    def _not_in(self, ctx: Context, reply: Reply, game_id: int) -> Who | None:
+        """A letter naming game ``game_id``, in which its address holds no seat (or no such game):
+        the games the address does play, told only to it, the same whether that game exists or
+        not; a stranger's address plays none and learns what any stranger does."""
+        games = self._games_listed(ctx.session, ctx.letter.sender.lower())
+        if not games:
+            return self._stranger(reply)
+        reply.section(
+            "Not a game of yours",
+            [
+                f"This address holds no seat in game {game_id}, the game this letter names.",
+                "Its games here:",
+                *(f"  {line}" for line in games),
+                "To write about one of them, reply to one of its letters, keep",
+                "its [tag] in the subject, or add GAME <number> and SECRET <secret>.",
+            ],
+        )
         return None
 
     def _tell_refused(self, ctx: Context, registered: str, lines: list[str]) -> None:
