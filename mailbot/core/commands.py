@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from mailbot.core.game import Line
 
@@ -24,6 +24,9 @@ class CommandSpec:
     summary: str
     takes_block: bool = False
     aliases: tuple[str, ...] = ()
+    #: the block is a message to people (PRESS): read from the letter's prose text, its greetings
+    #: and sign-offs kept, with the blank lines between its paragraphs
+    prose: bool = False
 
 
 @dataclass(frozen=True)
@@ -142,14 +145,49 @@ def _split(text: str) -> tuple[str, tuple[str, ...]]:
     return (words[0].upper().rstrip(":"), tuple(words[1:])) if words else ("", ())
 
 
-def read_commands(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> Reading:
+def read_commands(
+    subject: str, body: str, specs: Mapping[str, CommandSpec], *, prose: str | None = None
+) -> Reading:
     """Commands from the body, or from the subject when the body holds none.
 
     The subject is a shortcut for short letters ("STATUS", or "ORDERS" with
     the orders as the body). When the body has commands of its own, the
     subject is free text: otherwise "Re: orders" above an ORDERS block would
     give the orders twice.
+
+    ``prose`` is the same letter with the lines kept that are no command but are meant for a
+    person ("Dear Japan,", "Best regards," and the name under it): a prose block (PRESS) is
+    taken from it, so that a player's press is relayed as he wrote it.
     """
+    reading = _read(subject, body, specs)
+    if prose is None or not any(_is_prose(command, specs) for command in reading.commands):
+        return reading
+    return _with_prose_blocks(reading, _read(subject, prose, specs), specs)
+
+
+def _is_prose(command: Command, specs: Mapping[str, CommandSpec]) -> bool:
+    spec = specs.get(command.name)
+    return spec is not None and spec.prose
+
+
+def _with_prose_blocks(reading: Reading, written: Reading, specs: Mapping[str, CommandSpec]) -> Reading:
+    """``reading`` with each prose block as ``written`` (the letter read from its prose text) has it.
+
+    Both readings hold the same commands, but where a kept courtesy line starts with a command
+    word: each prose command takes the block of the next command of ``written`` with its name and
+    text, and keeps its own when there is none.
+    """
+    others = iter(written.commands)
+    commands: list[Command] = []
+    for command in reading.commands:
+        same = None
+        if _is_prose(command, specs):
+            same = next((c for c in others if (c.name, c.text) == (command.name, command.text)), None)
+        commands.append(command if same is None else replace(command, block=same.block))
+    return Reading(tuple(commands), reading.unknown)
+
+
+def _read(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> Reading:
     # NFKC: a Japanese or Chinese keyboard's full-width "ＡＴＴＡＣＫ　１" is "ATTACK 1".
     body = unicodedata.normalize("NFKC", unformatted(body))
     subject = unicodedata.normalize("NFKC", subject)
@@ -163,7 +201,8 @@ def read_commands(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> 
         return body_reading
     spec = specs[keyword]
     if spec.takes_block:
-        block = tuple(line for line in body_lines if line.text.strip())
+        filled = tuple(line for line in body_lines if line.text.strip())
+        block = _trimmed(body_lines) if spec.prose else filled
         return Reading((Command(spec.name, args, 0, clean_subject(subject), block),), ())
     subject_command = Command(spec.name, args, 0, clean_subject(subject))
     return Reading((subject_command,), body_reading.unknown)
@@ -207,12 +246,18 @@ def _read_body(lines: list[Line], specs: Mapping[str, CommandSpec]) -> Reading:
         block: list[Line] = []
         if spec.takes_block:
             while i < len(lines) and " ".join(lines[i].text.upper().split()) not in END_WORDS:
-                if lines[i].text.strip():
+                if lines[i].text.strip() or spec.prose:  # a message keeps its paragraphs apart
                     block.append(lines[i])
                 i += 1
             i += 1  # skip END
-        commands.append(Command(spec.name, args, line.number, line.text.strip(), tuple(block)))
+        commands.append(Command(spec.name, args, line.number, line.text.strip(), _trimmed(block)))
     return Reading(tuple(commands), tuple(unknown))
+
+
+def _trimmed(lines: Sequence[Line]) -> tuple[Line, ...]:
+    """``lines`` without the blank lines at their start and end."""
+    filled = [index for index, line in enumerate(lines) if line.text.strip()]
+    return tuple(lines[filled[0] : filled[-1] + 1]) if filled else ()
 
 
 def reply_orders(

@@ -29,7 +29,9 @@ class Letter:
 
     ``body_text`` is the readable text (from text/plain, or HTML converted);
     ``command_text`` is that text with quoted replies, forwarded originals and
-    signatures removed: the only text commands are read from.
+    signatures removed: the only text commands are read from. ``prose_text`` is
+    ``command_text`` with the greetings and sign-offs it leaves out kept: what a
+    message to another player (PRESS) is relayed from.
     """
 
     sender: str  # bare address, lower-cased domain, from From:
@@ -45,6 +47,7 @@ class Letter:
     automatic: Automatic = Automatic.NO
     too_large: bool = False
     headers: dict[str, str] = field(default_factory=dict)  # selected headers, e.g. Authentication-Results
+    prose_text: str = ""
 
     @property
     def is_automatic(self) -> bool:

@@ -28,7 +28,7 @@ from mailbot.core.letter import Automatic, Letter
 from mailbot.mail.autoreply import automatic_kind, first_token
 from mailbot.mail.mimebody import body_text, clean, find_body, html_to_text, parse_message, part_text
 from mailbot.mail.phrases import EMAIL
-from mailbot.mail.quoting import strip_quotes
+from mailbot.mail.quoting import split_reply
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +111,7 @@ def parse_headers(raw: bytes) -> Letter:
 
 def _letter(msg: Message, body: str, *, too_large: bool) -> Letter:
     heads = _first_headers(msg)
+    split = split_reply(body)
     sender_name, sender = _from_address(heads)
     return_path = _return_path(heads)
     subject = _subject(heads)
@@ -124,10 +125,11 @@ def _letter(msg: Message, body: str, *, too_large: bool) -> Letter:
         references=tuple(_message_ids(_raw_header(heads, "References"))),
         return_path=return_path,
         body_text=body,
-        command_text=strip_quotes(body),
+        command_text=split.text,
         automatic=_automatic(heads, sender, return_path, subject),
         too_large=too_large,
         headers=_selected_headers(heads),
+        prose_text=split.prose,
     )
 
 

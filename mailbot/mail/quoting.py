@@ -61,6 +61,9 @@ class Split:
 
     text: str
     edited_template: tuple[tuple[int, str], ...] | None = None  # (line number in the letter, text)
+    #: ``text`` with the greetings and sign-offs (and the name under one) kept: no command, but
+    #: the writer's words to a person, as his press is relayed
+    prose: str = ""
 
 
 class Mark(Enum):
@@ -69,7 +72,8 @@ class Mark(Enum):
     SPLIT = "s"  # an attribution, separator or header block: the original follows
     SIGNATURE = "g"  # "-- ": the writer's signature follows
     FOOTER = "f"  # a mailing list's footer starts: read like a signature
-    SKIP = "k"  # a line nobody meant as a command: greeting, client signature, PGP armour
+    SKIP = "k"  # a line nobody meant as a command nor wrote himself: a client's signature
+    GREETING = "h"  # "Hi GM,": no command, but the writer's own words (his press keeps it)
     TEXT = "t"
 
 
@@ -91,13 +95,22 @@ def split_reply(text: str, known: Known | None = None) -> Split:
     lines = _unarmour(clean_text(text).split("\n"))
     marks, spans = _mark(lines)
     keep = _walk(lines, marks, spans, known)
+    # The courtesy lines: kept when the writer's text is read as a message to a person.
+    said = _walk(lines, marks, spans, known, prose=True)
+    courtesy = [written and not kept for kept, written in zip(keep, said, strict=True)]
     if known is not None and known.templates:
         drop_copied_templates(lines, keep, known)
     edited = edited_template(lines, keep, known) if known is not None and known.templates else None
+    prose = [kept or polite for kept, polite in zip(keep, courtesy, strict=True)]
+    return Split(_joined(lines, keep), edited, _joined(lines, prose))
+
+
+def _joined(lines: list[str], keep: list[bool]) -> str:
+    """The kept lines, without the blank lines and rules after the last one."""
     kept = [line for line, flag in zip(lines, keep, strict=True) if flag]
     while kept and (not kept[-1].strip() or _RULE.match(kept[-1])):
         kept.pop()
-    return Split("\n".join(kept), edited)
+    return "\n".join(kept)
 
 
 # --- PGP armour ------------------------------------------------------------------------------
@@ -149,8 +162,10 @@ def _mark(lines: list[str]) -> tuple[list[Mark], dict[int, int]]:
             marks.append(Mark.SPLIT)
         elif _list_footer(lines, index):
             marks.append(Mark.FOOTER)
-        elif phrases().client_signature.match(line) or phrases().greeting.match(line):
+        elif phrases().client_signature.match(line):
             marks.append(Mark.SKIP)
+        elif phrases().greeting.match(line):
+            marks.append(Mark.GREETING)
         else:
             marks.append(Mark.TEXT)
     return marks, spans
@@ -277,7 +292,10 @@ def _quote_follows(lines: list[str], index: int) -> bool:
 # --- deciding --------------------------------------------------------------------------------
 
 
-def _walk(lines: list[str], marks: list[Mark], spans: dict[int, int], known: Known | None) -> list[bool]:
+def _walk(
+    lines: list[str], marks: list[Mark], spans: dict[int, int], known: Known | None, *, prose: bool = False
+) -> list[bool]:
+    """Which lines are the writer's; with ``prose``, his greetings and sign-offs too."""
     keep = [False] * len(lines)
     index, mode = 0, "text"  # text | signature | copy (an unmarked original of a known letter)
     while index < len(lines):
@@ -304,11 +322,14 @@ def _walk(lines: list[str], marks: list[Mark], spans: dict[int, int], known: Kno
         elif mode == "copy":
             keep[index] = mark is Mark.TEXT and known is not None and not known.has(lines[index])
         elif mode == "text":
-            keep[index] = mark is Mark.EMPTY or (
-                mark is Mark.TEXT and not _wrapped_quote(lines, marks, index, known)
+            keep[index] = (
+                mark is Mark.EMPTY
+                or (mark is Mark.TEXT and not _wrapped_quote(lines, marks, index, known))
+                or (prose and mark is Mark.GREETING)
             )
         index += 1
-    _drop_signoffs(lines, keep)
+    if not prose:
+        _drop_signoffs(lines, keep)
     return keep
 
 

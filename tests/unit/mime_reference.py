@@ -28,7 +28,7 @@ from mailbot.errors import MessageFormatError
 from mailbot.mail.autoreply import automatic_kind
 from mailbot.mail.mime import _ADDR_SPEC
 from mailbot.mail.phrases import EMAIL
-from mailbot.mail.quoting import strip_quotes
+from mailbot.mail.quoting import split_reply
 
 _POLICY = email.policy.default
 
@@ -79,6 +79,7 @@ def parse_letter(raw: bytes, *, max_bytes: int = 256_000, max_text_chars: int = 
     sender_name, sender = _from_address(msg)
     return_path = _return_path(msg)
     subject = _header_text(msg, "Subject")
+    split = split_reply(body)
     return Letter(
         sender=sender,
         sender_name=sender_name,
@@ -89,10 +90,11 @@ def parse_letter(raw: bytes, *, max_bytes: int = 256_000, max_text_chars: int = 
         references=tuple(_message_ids(_raw_header(msg, "References"))),
         return_path=return_path,
         body_text=body,
-        command_text=strip_quotes(body),
+        command_text=split.text,
         automatic=_automatic(msg, sender, return_path, subject),
         too_large=too_large,
         headers=_selected_headers(msg),
+        prose_text=split.prose,
     )
 
 

@@ -450,8 +450,9 @@ class InboundProcessor:
         template = None
         if letters:  # a reply to the bot: its own letters are known, so quoted copies of them too
             split = split_reply(letter.body_text, thread.known(letters))
-            letter, template = replace(letter, command_text=split.text), split.edited_template
-        reading = read_commands(letter.subject, letter.command_text, self.specs)
+            letter = replace(letter, command_text=split.text, prose_text=split.prose)
+            template = split.edited_template
+        reading = read_commands(letter.subject, letter.command_text, self.specs, prose=letter.prose_text)
         if letters and "ORDERS" in self.specs:
             reading = thread.as_orders(session, reading, letters, letter.sender, template)
         elif "ORDERS" in self.specs:

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from sqlmodel import Session
 
 from mailbot.core import deadlines
-from mailbot.core.commands import ARCHIVE_COMMAND, Command, CommandSpec, number_of
+from mailbot.core.commands import ARCHIVE_COMMAND, Command, CommandSpec, number_of, visible
 from mailbot.core.game import Line
 from mailbot.services.base import queries
 from mailbot.services.base.tags import new_salt, tag
@@ -43,7 +43,11 @@ PLAYER_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("HISTORY", "HISTORY [turn]", "send me my past reports again"),
     ARCHIVE_COMMAND,
     CommandSpec(
-        "PRESS", "PRESS <seat|ALL> ... END", "a message to other players through the moderator", True
+        "PRESS",
+        "PRESS <seat|ALL> ... END",
+        "a message to other players through the moderator",
+        takes_block=True,
+        prose=True,
     ),
     CommandSpec("TIMEZONE", "TIMEZONE <zone>", "show deadlines in your zone, e.g. Europe/Berlin"),
     CommandSpec(
@@ -362,32 +366,36 @@ class MailGame:
             return
         anonymous = who.game.anonymous_press and "anon" in (a.lower() for a in command.args[1:])
         author = "an anonymous player" if anonymous else who.seat.name
+        # As written, paragraphs and all (a control character shown by name: it must not rewrite
+        # what the reader's terminal shows).
+        lines = [visible(line.text) for line in command.block]
         for seat in chosen:
             letter = Draft(seat.address, f"[{tag(who.game)} {seat.secret}] Press from {author}")
             self.postman.post(
-                ctx.session,
-                letter.section(f"Press from {author}", [line.text for line in command.block]),
-                kind="press",
-                now=self.clock(),
+                ctx.session, letter.section(f"Press from {author}", lines), kind="press", now=self.clock()
             )
-        self._copy_press_to_gm(ctx, who, chosen, command, anonymous=anonymous)
+        self._copy_press_to_gm(ctx, who, chosen, lines, anonymous=anonymous)
         if target == "all":  # broadcast press is public: observers read it as every seat does
-            self.games.reports.observers.press(
-                ctx.session, who.game, author, [line.text for line in command.block]
-            )
+            self.games.reports.observers.press(ctx.session, who.game, author, lines)
         # The chain goes into every archive, a seat's own included: an anonymous author stays out of it
         # (the GM still has the letter itself among the game's inbound mail).
         sender = "anonymous" if anonymous else who.seat.name
         queries.note(
             ctx.session, who.game, "press", {"from": sender, "to": [s.name for s in chosen]}, self.clock()
         )
+        # The press as relayed, quoted back: the writer sees that nothing of it was left out (and
+        # that his signature and the quoted letter were).
         reply.section(
             "Press relayed",
-            [f"to {', '.join(s.name for s in chosen)}" + (" (anonymously)" if anonymous else "")],
+            [
+                f"to {', '.join(s.name for s in chosen)}" + (" (anonymously)" if anonymous else ""),
+                f"{len(lines)} line(s), as relayed:",
+                *(f"  {line}" if line else "" for line in lines),
+            ],
         )
 
     def _copy_press_to_gm(
-        self, ctx: Context, who: Seated, chosen: Sequence[Seat], command: Command, *, anonymous: bool
+        self, ctx: Context, who: Seated, chosen: Sequence[Seat], lines: Sequence[str], *, anonymous: bool
     ) -> None:
         """A copy of the press to the GM, naming its author (the GM referees; an anonymous author
         stays anonymous where the GM's address plays a seat too); none when the GM wrote or got it."""
@@ -400,7 +408,7 @@ class MailGame:
         if anonymous and plays:
             author = "an anonymous player"
         title = f"Press from {author} to {', '.join(s.name for s in chosen)}"
-        self.games.reports.gm(ctx.session, who.game, title, [line.text for line in command.block])
+        self.games.reports.gm(ctx.session, who.game, title, lines)
 
     def timezone(self, command: Command, ctx: Context, reply: Reply) -> None:
         who = self.gate.player(ctx, reply)
