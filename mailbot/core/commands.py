@@ -187,11 +187,16 @@ def _with_prose_blocks(reading: Reading, written: Reading, specs: Mapping[str, C
     return Reading(tuple(commands), reading.unknown)
 
 
-def _read(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> Reading:
+def _lines(body: str) -> list[Line]:
+    """The body's lines as commands are read from them, numbered from 1."""
     # NFKC: a Japanese or Chinese keyboard's full-width "ＡＴＴＡＣＫ　１" is "ATTACK 1".
     body = unicodedata.normalize("NFKC", unformatted(body))
+    return [Line(n, text.rstrip()) for n, text in enumerate(body.splitlines(), start=1)]
+
+
+def _read(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> Reading:
     subject = unicodedata.normalize("NFKC", subject)
-    body_lines = [Line(n, text.rstrip()) for n, text in enumerate(body.splitlines(), start=1)]
+    body_lines = _lines(body)
     body_reading = _read_body(body_lines, specs)
     sealed = _sealed_by_subject(clean_subject(subject), body_lines, specs)
     if sealed is not None and not body_reading.commands:
@@ -206,6 +211,52 @@ def _read(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> Reading:
         return Reading((Command(spec.name, args, 0, clean_subject(subject), block),), ())
     subject_command = Command(spec.name, args, 0, clean_subject(subject))
     return Reading((subject_command,), body_reading.unknown)
+
+
+#: who signs press sent anonymously (where the game allows it)
+ANONYMOUS_AUTHOR = "an anonymous player"
+_PRESS_FROM = re.compile(rf"^press from (?P<author>{ANONYMOUS_AUTHOR}|\S+)$", re.IGNORECASE)
+
+
+def press_title(author: str) -> str:
+    """The subject (after the seat's tag) and heading of a relayed press letter."""
+    return f"Press from {author}"
+
+
+def press_author(subject: str) -> str | None:
+    """The writer a press letter's subject names, as a reply keeps it ("Re: [DU-3 k7Q2] Press from
+    allied": "allied"); :data:`ANONYMOUS_AUTHOR` for anonymous press; None for any other subject
+    (the GM's copy, "Press from north to south", among them: it goes to no seat)."""
+    found = _PRESS_FROM.match(clean_subject(unicodedata.normalize("NFKC", subject)))
+    if found is None:
+        return None
+    author = found.group("author")
+    return ANONYMOUS_AUTHOR if author.lower() == ANONYMOUS_AUTHOR else author
+
+
+def reply_press(reading: Reading, author: str, prose: str, specs: Mapping[str, CommandSpec]) -> Reading:
+    """A reply to ``author``'s press letter, read as press back to him (``PRESS <author>``).
+
+    The press is the reply's loose lines (those that are no command) as written: ``prose`` is
+    the reply's own text with its greetings and sign-offs kept ("Thanks!" alone is an answer),
+    and one blank line is kept between paragraphs. A letter with a PRESS of its own is read as
+    it stands, and so is a reply to anonymous press: it names nobody to send it to.
+    """
+    if author == ANONYMOUS_AUTHOR or any(command.name == "PRESS" for command in reading.commands):
+        return reading
+    lines = _lines(prose)
+    loose = {line.number for line in _read_body(lines, specs).unknown}
+    block = _paragraphs([line for line in lines if line.number in loose or not line.text.strip()])
+    if not block:
+        return reading
+    text = f"PRESS {author} (your reply to {author}'s press)"
+    return Reading((*reading.commands, Command("PRESS", (author,), block[0].number, text, block)), ())
+
+
+def _paragraphs(lines: Sequence[Line]) -> tuple[Line, ...]:
+    """``lines`` trimmed, each run of blank lines made one."""
+    kept = [line for i, line in enumerate(lines) if line.text.strip() or (i and lines[i - 1].text.strip())]
+    return _trimmed(kept)
 
 
 def _echoed(keyword: str, args: tuple[str, ...]) -> bool:

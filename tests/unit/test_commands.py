@@ -6,13 +6,17 @@ from __future__ import annotations
 import pytest
 
 from mailbot.core.commands import (
+    ANONYMOUS_AUTHOR,
     BASIC_COMMANDS,
     OBSERVER_COMMANDS,
     CommandSpec,
     clean_subject,
     game_reference,
     index_specs,
+    press_author,
+    press_title,
     read_commands,
+    reply_press,
 )
 
 SPECS = index_specs([*BASIC_COMMANDS, CommandSpec("ORDERS", "ORDERS", "send orders", takes_block=True)])
@@ -122,3 +126,27 @@ def test_a_reply_to_a_press_letter_is_not_read_as_press() -> None:
     reading = read_commands("Re: [DU-3 k7Q2] Press from allied", "ok, noted.\n", specs)
     assert reading.commands == () and [line.text for line in reading.unknown] == ["ok, noted."]
     assert [c.name for c in read_commands("press allied", "Meet at dawn.\n", specs).commands] == ["PRESS"]
+
+
+def test_a_press_letters_subject_names_its_writer() -> None:
+    assert press_author(f"Re: [DU-3 k7Q2] {press_title('allied')}") == "allied"
+    assert press_author("AW: Re: [FT-12 k7Q2] press FROM Japanese") == "Japanese"
+    assert press_author(f"Re: [DU-3 k7Q2] {press_title(ANONYMOUS_AUTHOR)}") == ANONYMOUS_AUTHOR
+    for other in ("Re: [DU-3 GM] Press from north to south", "Re: press allied", "Press from", "status"):
+        assert press_author(other) is None
+
+
+def test_a_reply_to_press_is_press_back_to_its_writer() -> None:
+    specs = SPECS | index_specs([CommandSpec("PRESS", "PRESS", "", takes_block=True, prose=True)])
+    prose = "Hi North,\nAgreed.\n\n\nSee you.\nPING\nThanks,\nSouth\n"
+    reading = read_commands("Re: Press from north", "Agreed.\n\n\nSee you.\nPING\n", specs, prose=prose)
+    replied = reply_press(reading, "north", prose, specs)
+    assert replied.unknown == () and [c.name for c in replied.commands] == ["PING", "PRESS"]
+    press = replied.commands[1]
+    assert press.args == ("north",) and press.text == "PRESS north (your reply to north's press)"
+    assert [line.text for line in press.block] == ["Hi North,", "Agreed.", "", "See you.", "Thanks,", "South"]
+    assert reply_press(reading, ANONYMOUS_AUTHOR, prose, specs) == reading
+    own = read_commands("Re: Press from north", "PRESS all\nHello\nEND\nBye\n", specs)
+    assert reply_press(own, "north", "PRESS all\nHello\nEND\nBye\n", specs) == own
+    empty = read_commands("Re: Press from north", "PING\n", specs)
+    assert reply_press(empty, "north", "PING\n", specs) == empty

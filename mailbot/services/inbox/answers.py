@@ -89,6 +89,18 @@ def too_many(session: Session, identity: Identity, sender: str) -> Reply:
     return reply
 
 
+def anonymous_press(reply: Reply) -> None:
+    """A reply to anonymous press: not relayed (nobody is named to take it), and how press is sent."""
+    reply.section(
+        "Your reply was not relayed",
+        [
+            "The press you answered came anonymously: no reply can reach its writer.",
+            "To send press, write PRESS <seat> (or PRESS ALL) on a line of its own,",
+            "your text below it, and END on the line after it.",
+        ],
+    )
+
+
 def unknown(reading: Reading, reply: Reply) -> None:
     for line in reading.unknown:
         reply.problem(line.number, line.text.strip(), "not a command I know; send HELP for the list")

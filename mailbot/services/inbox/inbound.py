@@ -26,7 +26,15 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from mailbot.core.commands import BASIC_COMMANDS, CommandSpec, index_specs, read_commands, visible
+from mailbot.core.commands import (
+    ANONYMOUS_AUTHOR,
+    BASIC_COMMANDS,
+    CommandSpec,
+    index_specs,
+    read_commands,
+    reply_press,
+    visible,
+)
 from mailbot.core.letter import Letter
 from mailbot.errors import GameBusy, MailbotError, MessageFormatError, StoreUnavailable
 from mailbot.mail.compose import Outgoing, reply_subject
@@ -453,6 +461,10 @@ class InboundProcessor:
             letter = replace(letter, command_text=split.text, prose_text=split.prose)
             template = split.edited_template
         reading = read_commands(letter.subject, letter.command_text, self.specs, prose=letter.prose_text)
+        # A reply to press is press back to its writer, before its lines can be read as orders.
+        author = thread.press_author(letter, letters) if "PRESS" in self.specs else None
+        if author is not None:
+            reading = reply_press(reading, author, letter.prose_text, self.specs)
         if letters and "ORDERS" in self.specs:
             reading = thread.as_orders(session, reading, letters, letter.sender, template)
         elif "ORDERS" in self.specs:
@@ -461,6 +473,8 @@ class InboundProcessor:
         context = Context(letter, row, reading, session, {"answered": letters})
         for command in reading.commands:
             self.handlers[command.name](command, context, reply)
+        if author == ANONYMOUS_AUTHOR and not any(command.name == "PRESS" for command in reading.commands):
+            answers.anonymous_press(reply)
         answers.unknown(reading, reply)
         if not reading.commands and not reading.unknown:
             reply.section("No commands found", ["Your letter held no commands."])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
+from mailbot.core import commands
 from mailbot.core.commands import Reading, reply_orders
 from mailbot.core.game import Line
 from mailbot.core.letter import Letter
@@ -39,6 +40,7 @@ class Answered:
     seat: str
     step_key: str
     texts: tuple[str, ...]  # the letter's text as the bot sent it: plain, and HTML converted
+    subject: str = ""  # as the bot wrote it
 
 
 def answered(session: Session, letter: Letter) -> tuple[Answered, ...]:
@@ -57,11 +59,26 @@ def answered(session: Session, letter: Letter) -> tuple[Answered, ...]:
 
 def _answered(row: Outbound) -> Answered:
     texts = letter_texts(row.raw)
-    return Answered(row.message_id, row.recipient, row.kind, row.game_id, row.seat, row.step_key, texts)
+    return Answered(
+        row.message_id, row.recipient, row.kind, row.game_id, row.seat, row.step_key, texts, row.subject
+    )
 
 
 def known(letters: Sequence[Answered]) -> Known | None:
     return Known.from_texts(text for a in letters for text in a.texts) if letters else None
+
+
+def press_author(letter: Letter, letters: Sequence[Answered]) -> str | None:
+    """Whose press ``letter`` answers, when it answers press: the writer of the press letter it
+    replies to (one the bot sent to this very address), else the one its subject names ("Re:
+    [DU-3 k7Q2] Press from allied"). The writer is only a seat's name: the press goes through
+    PRESS, with everything PRESS checks (who writes, which seats are in the game)."""
+    parent = letters[0] if letters else None
+    if parent is not None and parent.kind == "press" and parent.recipient.lower() == letter.sender.lower():
+        named = commands.press_author(parent.subject)
+        if named is not None:
+            return named
+    return commands.press_author(letter.subject)
 
 
 def open_step_asked(session: Session, letters: Sequence[Answered], sender: str) -> StepRow | None:

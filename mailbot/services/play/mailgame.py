@@ -16,7 +16,15 @@ from zoneinfo import ZoneInfo
 from sqlmodel import Session
 
 from mailbot.core import deadlines
-from mailbot.core.commands import ARCHIVE_COMMAND, Command, CommandSpec, number_of, visible
+from mailbot.core.commands import (
+    ANONYMOUS_AUTHOR,
+    ARCHIVE_COMMAND,
+    Command,
+    CommandSpec,
+    number_of,
+    press_title,
+    visible,
+)
 from mailbot.core.game import Line
 from mailbot.services.base import queries
 from mailbot.services.base.tags import new_salt, tag
@@ -362,17 +370,18 @@ class MailGame:
         ]
         chosen = seats if target == "all" else [s for s in seats if s.name.lower() == target]
         if not chosen:
-            reply.problem(command.line, command.text, "name a seat of this game, or ALL")
+            reason = "no other seat of this game plays under that name: nothing was relayed"
+            reply.problem(command.line, command.text, f"{reason}; name a seat that plays, or ALL")
             return
         anonymous = who.game.anonymous_press and "anon" in (a.lower() for a in command.args[1:])
-        author = "an anonymous player" if anonymous else who.seat.name
+        author = ANONYMOUS_AUTHOR if anonymous else who.seat.name
         # As written, paragraphs and all (a control character shown by name: it must not rewrite
         # what the reader's terminal shows).
         lines = [visible(line.text) for line in command.block]
         for seat in chosen:
-            letter = Draft(seat.address, f"[{tag(who.game)} {seat.secret}] Press from {author}")
+            letter = Draft(seat.address, f"[{tag(who.game)} {seat.secret}] {press_title(author)}")
             self.postman.post(
-                ctx.session, letter.section(f"Press from {author}", lines), kind="press", now=self.clock()
+                ctx.session, letter.section(press_title(author), lines), kind="press", now=self.clock()
             )
         self._copy_press_to_gm(ctx, who, chosen, lines, anonymous=anonymous)
         if target == "all":  # broadcast press is public: observers read it as every seat does
@@ -406,7 +415,7 @@ class MailGame:
         plays = any(s.address.lower() == gm for s in seats)
         author = who.seat.name + (" (sent anonymously)" if anonymous else "")
         if anonymous and plays:
-            author = "an anonymous player"
+            author = ANONYMOUS_AUTHOR
         title = f"Press from {author} to {', '.join(s.name for s in chosen)}"
         self.games.reports.gm(ctx.session, who.game, title, lines)
 
