@@ -237,20 +237,20 @@ def press_author(subject: str) -> str | None:
 def reply_press(reading: Reading, author: str, prose: str, specs: Mapping[str, CommandSpec]) -> Reading:
     """A reply to ``author``'s press letter, read as press back to him (``PRESS <author>``).
 
-    The press is the reply's loose lines (those that are no command) as written: ``prose`` is
-    the reply's own text with its greetings and sign-offs kept ("Thanks!" alone is an answer),
-    and one blank line is kept between paragraphs. A letter with a PRESS of its own is read as
-    it stands, and so is a reply to anonymous press: it names nobody to send it to.
+    The press is the reply's own text as written: ``prose`` keeps its greetings and sign-offs
+    ("Thanks!" alone is an answer), and one blank line is kept between paragraphs. Every line
+    of it is press, one that reads like a command too: a line such as "Draw" or "Resign" in a
+    letter to another player is words to him, never a DRAW offer or a resignation. A letter
+    with a PRESS of its own is read as it stands, and so is a reply to anonymous press: it
+    names nobody to send it to.
     """
     if author == ANONYMOUS_AUTHOR or any(command.name == "PRESS" for command in reading.commands):
         return reading
-    lines = _lines(prose)
-    loose = {line.number for line in _read_body(lines, specs).unknown}
-    block = _paragraphs([line for line in lines if line.number in loose or not line.text.strip()])
+    block = _paragraphs(_lines(prose))
     if not block:
         return reading
     text = f"PRESS {author} (your reply to {author}'s press)"
-    return Reading((*reading.commands, Command("PRESS", (author,), block[0].number, text, block)), ())
+    return Reading((Command("PRESS", (author,), block[0].number, text, block),), ())
 
 
 def _paragraphs(lines: Sequence[Line]) -> tuple[Line, ...]:

@@ -138,15 +138,19 @@ def test_a_press_letters_subject_names_its_writer() -> None:
 
 def test_a_reply_to_press_is_press_back_to_its_writer() -> None:
     specs = SPECS | index_specs([CommandSpec("PRESS", "PRESS", "", takes_block=True, prose=True)])
-    prose = "Hi North,\nAgreed.\n\n\nSee you.\nPING\nThanks,\nSouth\n"
-    reading = read_commands("Re: Press from north", "Agreed.\n\n\nSee you.\nPING\n", specs, prose=prose)
+    prose = "Hi North,\nAgreed.\n\n\nSee you.\nDraw\nThanks,\nSouth\n"
+    specs |= index_specs([CommandSpec("DRAW", "DRAW", "")])
+    reading = read_commands("Re: Press from north", "Agreed.\n\n\nSee you.\nDraw\n", specs, prose=prose)
+    assert [c.name for c in reading.commands] == ["DRAW"]  # read alone, the line is an offer
     replied = reply_press(reading, "north", prose, specs)
-    assert replied.unknown == () and [c.name for c in replied.commands] == ["PING", "PRESS"]
-    press = replied.commands[1]
+    # ... but in a reply to press it is words to north, never a draw offer made for the writer
+    assert replied.unknown == () and [c.name for c in replied.commands] == ["PRESS"]
+    press = replied.commands[0]
     assert press.args == ("north",) and press.text == "PRESS north (your reply to north's press)"
-    assert [line.text for line in press.block] == ["Hi North,", "Agreed.", "", "See you.", "Thanks,", "South"]
+    lines = ["Hi North,", "Agreed.", "", "See you.", "Draw", "Thanks,", "South"]
+    assert [line.text for line in press.block] == lines
     assert reply_press(reading, ANONYMOUS_AUTHOR, prose, specs) == reading
     own = read_commands("Re: Press from north", "PRESS all\nHello\nEND\nBye\n", specs)
     assert reply_press(own, "north", "PRESS all\nHello\nEND\nBye\n", specs) == own
-    empty = read_commands("Re: Press from north", "PING\n", specs)
-    assert reply_press(empty, "north", "PING\n", specs) == empty
+    empty = read_commands("Re: Press from north", "\n", specs)  # nothing of his own above the quote
+    assert reply_press(empty, "north", "\n", specs) == empty
