@@ -2,12 +2,14 @@
 """Reading the moving side's impulse-end lines: WEATHER, PASS, LAST, NEUTRAL, WAR.
 
 Lenient in what is read (any case, abbreviations such as GER or NC), exact in
-what is echoed (``PASS Germany Italy``). A line with any problem is refused
+what is echoed (``PASS Germany Italy``); LAST also in the seed's own words, "last die"
+(``Last die: 3``, ``LAST DIE 2``: ``LAST 3``, ``LAST 2``). A line with any problem is refused
 whole, so the echo always shows exactly what will count.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -139,12 +141,22 @@ def normalise(order: WifOrder) -> str:
     return f"{word} {' '.join(order.powers)}"
 
 
+#: what may stand between LAST and its number: seed 002 calls it the "last die" ("LAST DIE 2",
+#: "Last die: 3", "last-die = 2"), and a colon or an equals sign after either word
+_LAST_DIE = re.compile(r"^(?:DIE\b)?\s*[:=]?\s*", re.IGNORECASE)
+
+
 def _split_keyword(text: str) -> tuple[str, str]:
     head, _, rest = text.strip().partition(" ")
-    word = head.upper().rstrip(":")
+    word = head.upper().rstrip(":=")
     if word == "AT" and rest.strip().upper().startswith("WAR"):  # "AT WAR USA"
         return "WAR", rest.strip()[3:]
-    return KEYWORDS.get(word, ""), rest
+    if word.startswith("LAST-DIE"):  # "LAST-DIE 2", "last-die:2"
+        word, rest = "LAST", head[len("LAST-DIE") :] + " " + rest
+    keyword = KEYWORDS.get(word, "")
+    if keyword == "LAST":
+        rest = _LAST_DIE.sub("", rest.strip(), count=1)
+    return keyword, rest
 
 
 def parse_lines(lines: Sequence[Line], context: Context) -> Parsed[WifOrder]:

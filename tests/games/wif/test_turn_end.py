@@ -222,6 +222,17 @@ def test_parse_refuses_repeats_and_checks_last_against_a_later_weather_line() ->
     ]
 
 
+@pytest.mark.parametrize(
+    "text", ["Last die: 2", "LAST DIE 2", "last die 2", "LAST: 2", "last-die 2", "LASTDIE: 2", "last die = 2"]
+)
+def test_the_seeds_own_words_last_die_name_the_last_die(text: str) -> None:
+    """seed 002: 'the player should specify which is the "last die"': a trial's `Last die: 3` and
+    `LAST DIE 2` were refused ("LAST takes one number") while `LAST: 2` was read."""
+    parsed = GAME.parse(new(), "Axis", lines(text))
+    assert parsed.problems == ()
+    assert parsed.normalised == ("LAST 2",)
+
+
 def test_the_side_not_moving_sends_nothing() -> None:
     parsed = GAME.parse(new(), "Allies", lines("PASS CW"))
     assert parsed.accepted == ()
