@@ -31,16 +31,26 @@ def _passing_text(record: ImpulseRecord, neutral: Sequence[str]) -> str:
     return "; ".join(parts) + "; " if parts else "no power passes; "
 
 
+def _last_die_text(record: ImpulseRecord, unnamed: str) -> str:
+    """The last die's face as rolled (seed 002: the plusses of passing "do not affect the reading of
+    the 'last die'") and which of the dice it was: "last die: 8 (die 2 of 2)". ``unnamed``: the
+    design default's citation when the side nominated none."""
+    count = len(record.roll.faces)
+    if count == 1:
+        return f"last die: {record.roll.last_face}"
+    which = [f"die {record.roll.last_position} of {count}", *([unnamed] if unnamed else [])]
+    return f"last die: {record.roll.last_face} ({'; '.join(which)})"
+
+
 def roll_event(state: WifState, record: ImpulseRecord, unsent: Mapping[str, str] | None = None) -> Event:
     """``unsent``: the design defaults that stood in for orders not sent (key -> citation)."""
     roll, unsent = record.roll, unsent or {}
     bonus = f", +{roll.bonus_per_die} on each die" if roll.bonus_per_die else ""
-    last = f" ({unsent['last_die']})" if "last_die" in unsent and len(roll.faces) > 1 else ""
     text = (
         f"Turn {record.turn}, impulse {record.impulse}, {record.side}: {_passing_text(record, state.neutral)}"
         f"{len(roll.faces)}d10 {_dice_text(record)}{bonus} = +{roll.addition}; "
         f"turn-end number {roll.before} -> {roll.after} (the turn can end at {state.threshold}); "
-        f"last die: die {roll.last_position}, a {roll.last_face}{last}."
+        f"{_last_die_text(record, unsent.get('last_die', ''))}."
     )
     if "weather" in unsent:
         text += f" No WEATHER sent: {record.weather} d10 ({unsent['weather']})."

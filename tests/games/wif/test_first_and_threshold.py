@@ -174,5 +174,5 @@ def test_a_last_die_not_nominated_names_its_default() -> None:
     parsed = GAME.parse(state, seat, [Line(1, "PASS Italy")])
     out = GAME.resolve(state, {seat: parsed.orders}, dice=FixedDice([3, 4]))
     [roll] = [e.text for e in out.events if e.kind == "turn-end-roll"]
-    assert "last die: die 2, a 4 (design default: the last die rolled is the last die)." in roll
+    assert "last die: 4 (die 2 of 2; design default: the last die rolled is the last die)." in roll
     assert roll.endswith("No WEATHER sent: 2 d10 (design default: the weather number stands).")

@@ -94,6 +94,17 @@ def test_italy_pass_event_shows_dice_and_bonus_to_everyone() -> None:
     assert roll.data["faces"] == [3, 4]
 
 
+def test_the_report_names_the_last_die_by_its_face_and_place() -> None:
+    """A trial read "last die: die 2, a 8": the face first, then which die it was; the face as
+    rolled (seed 002: the plusses of passing "do not affect the reading of the 'last die'")."""
+    nominated = impulse(new(), "Axis", ["PASS Germany", "LAST 1"], [8, 4]).events[0].text
+    assert "; last die: 8 (die 1 of 2)." in nominated and ", a 8" not in nominated
+    silent = impulse(new(), "Axis", [], [3, 8]).events[0].text
+    assert "; last die: 8 (die 2 of 2; design default: the last die rolled is the last die)." in silent
+    one = impulse(new(), "Axis", ["WEATHER 1"], [7]).events[0].text
+    assert one.endswith("; last die: 7.")
+
+
 @pytest.mark.parametrize(
     ("before", "dice", "last", "ends"),
     [
