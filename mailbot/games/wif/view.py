@@ -158,7 +158,7 @@ def order_help(state: WifState, seat: str) -> list[str]:
     if state.finished:
         return ["The game is over: no orders are needed."]
     if seat != state.mover.name:
-        return [f"Nothing to send now: the {state.mover.name} end impulse {state.impulse}."]
+        return [f"No orders from you now: the {state.mover.name} end impulse {state.impulse}."]
     dice = state.weather
     return [
         "Send the end of your impulse between ORDERS and END, one order a line:",

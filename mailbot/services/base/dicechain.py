@@ -280,19 +280,32 @@ def step_dice(session: Session, step: StepRow, letters: Callable[[], tuple[str, 
     return StepDice(hashchain.reveals_digest(chained), count, chained)
 
 
-def report_lines(session: Session, step: StepRow, seat: str) -> list[str]:
+def report_lines(session: Session, step: StepRow, seat: str, *, owes: bool = True) -> list[str]:
     """What a report says of the seat's say in the open step's dice: a chained seat's round and
     the REVEAL line it wants; a seat without a chain, who knows the dice before they are rolled
-    and how to send a chain."""
+    and how to send a chain.
+
+    A chained seat that owes nothing (``owes`` False: the side not moving) has its say all the
+    same (``Links.chained`` counts every chained seat), but the step does not wait for it: it is
+    told it may send the line alone, before the step is processed, and not "with your orders"."""
     links = Links.read(session, step.game_id)
     position, round_ = links.opened(step)
     if round_ is None:
         return []
     anchors = links.anchors(before=position)
+    command = f"  python3 verify.py reveal {step.game_id} {seat} {round_}"
+    if seat in anchors and not owes:
+        return [
+            f"Dice round: {round_}. You send no orders now, but you may send the line that",
+            command,
+            "prints, alone in a letter: your say in this step's dice. The step does",
+            "not wait for it: it counts if it comes before the step is processed",
+            "(soon after the orders owed are in); else your seat shows as withheld.",
+        ]
     if seat in anchors:
         return [
             f"Dice round: {round_}. With your orders send the line that",
-            f"  python3 verify.py reveal {step.game_id} {seat} {round_}",
+            command,
             "prints: your say in this step's dice.",
         ]
     how = [

@@ -359,7 +359,7 @@ class Reports:
                 f"Deadline: {deadlines.local_time(nxt.deadline_at, zone)}",
                 "You owe orders for this step." if owes else "Nothing is owed by you in this step.",
                 f"Dice commitment for this step ({dicechain.committed_how(session, nxt)}): {nxt.commitment}",
-                *dicechain.report_lines(session, nxt, seat.name),
+                *dicechain.report_lines(session, nxt, seat.name, owes=owes),
                 # How to send, only to a seat that owes: "Nothing is owed" above a "Send:" line
                 # read as a contradiction (issue 32).
                 *(self._how_to_send(nxt) if owes else ()),
