@@ -58,9 +58,23 @@ class Replacement:
     kept: int  # of which half go into the new draw pile; the rest leave the game
 
 
+#: the nationality prefixes of ship names ("HMS-Ark-Royal", "USS-Wasp", "FFL-Aconit") a player
+#: may leave out, or add, when naming a card: the navies whose ships such a deck holds
+SHIP_PREFIXES = frozenset({"HMS", "HMCS", "HMAS", "HMNZS", "USS", "USCGC", "FFL", "ORP", "HNLMS", "HNOMS"})
+
+
 def card_key(text: str) -> str:
     """How players' spellings are matched: "u 47", "U-47" and "u47" are the same card."""
     return re.sub(r"[^0-9A-Z]", "", text.upper())
+
+
+def bare_key(text: str) -> str:
+    """The card key without a leading nationality prefix: "Ark Royal", "HMS-Ark-Royal" and
+    "hms ark royal" are the same ship; "U-47" keeps its U (it is no prefix)."""
+    words = [word for word in re.split(r"[^0-9A-Za-z]+", text.upper()) if word]
+    if len(words) > 1 and words[0] in SHIP_PREFIXES:
+        words = words[1:]
+    return "".join(words)
 
 
 def _part_cards(year: int, table: Mapping[str, Any]) -> tuple[str, ...]:

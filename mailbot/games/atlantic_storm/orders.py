@@ -2,7 +2,10 @@
 """Reading a player's report of a convoy's play: ``PLAY <card>``, ``DISCARD <card>``, ``PASS``.
 
 Cards are matched against the writer's own hand only, ignoring case, spaces
-and punctuation ("play u 47" is ``PLAY U-47``). A refusal names the writer's
+and punctuation ("play u 47" is ``PLAY U-47``), with or without a ship's
+nationality prefix ("discard Ark Royal" is ``DISCARD HMS-Ark-Royal``, "play
+uss wasp" is ``PLAY USS-Wasp``) when only one card of the hand is meant; a
+name that fits two is refused naming both. A refusal names the writer's
 hand and nothing else: whether a card is in another hand, in the draw pile
 or out of the game is never told.
 """
@@ -13,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mailbot.core.game import Accepted, Line, Parsed, Problem, ProblemKind
-from mailbot.games.atlantic_storm.deck import card_key
+from mailbot.games.atlantic_storm.deck import bare_key, card_key
 
 
 @dataclass(frozen=True)
@@ -54,13 +57,28 @@ def _your_hand(hand: Sequence[str]) -> str:
     return f"(your hand: {', '.join(hand)})" if hand else "(your hand is empty)"
 
 
+def _in_hand(text: str, hand: Sequence[str]) -> str | Refusal:
+    """The card of ``hand`` that ``text`` names: spelt as the card (case, spaces and punctuation
+    aside), else with the card's nationality prefix left out (or one added to a card without
+    any), when one card fits. Another navy's prefix names another ship: "HMS Wasp" is not
+    USS-Wasp."""
+    key, bare = card_key(text), bare_key(text)
+    exact = [card for card in hand if card_key(card) == key]
+    found = exact or [card for card in hand if key == bare_key(card) or bare == card_key(card)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        named = f"{text.strip()} could be {' or '.join(found)}"
+        return Refusal(ProblemKind.AMBIGUOUS, f"{named}: write the card as in your hand")
+    return Refusal(ProblemKind.ILLEGAL, f"{text.strip()} is not in your hand {_your_hand(hand)}")
+
+
 def _read_card(keyword: str, rest: str, hand: Sequence[str], used: dict[str, int]) -> StormOrder | Refusal:
-    key = card_key(rest)
-    if not key:
+    if not card_key(rest):
         return Refusal(ProblemKind.INVALID, f"{keyword} names one card of your hand, e.g. {keyword} U-47")
-    card = next((card for card in hand if card_key(card) == key), None)
-    if card is None:
-        return Refusal(ProblemKind.ILLEGAL, f"{rest.strip()} is not in your hand {_your_hand(hand)}")
+    card = _in_hand(rest, hand)
+    if isinstance(card, Refusal):
+        return card
     if card in used:
         return Refusal(ProblemKind.ILLEGAL, f"{card} was already given up on line {used[card]}")
     return Play(card) if keyword == "PLAY" else Discard(card)

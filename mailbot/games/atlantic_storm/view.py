@@ -152,6 +152,7 @@ def order_help(state: StormState, seat: str) -> list[str]:
         "  PLAY card      a card you played",
         "  DISCARD card   a card you discarded",
         "  PASS           you played and discarded nothing (sent for you if you are silent)",
+        "A card as in your hand, any case; HMS-, USS- and the like may be left out.",
         f"Your hand: {_cards(state.piles.hand(seat))}.",
         "Template:",
         "ORDERS",

@@ -19,6 +19,7 @@ from mailbot.core.dice import DiceStream, FixedDice, Roll, verify_log
 from mailbot.core.game import EVERYONE, Line, Outcome, ProblemKind, Setup
 from mailbot.games.atlantic_storm import AtlanticStormGame
 from mailbot.games.atlantic_storm.deck import read_parts
+from mailbot.games.atlantic_storm.orders import parse_lines
 from mailbot.games.atlantic_storm.simulate import format_report, simulate
 from mailbot.games.atlantic_storm.state import StormState
 from mailbot.games.atlantic_storm.timeline import hand_size, modifier, next_columns, seed_round, sheet_row
@@ -309,6 +310,42 @@ def test_a_card_not_in_hand_is_refused_without_revealing_where_it_is() -> None:
         reasons.append(problem.reason.replace(card, "X"))
     own = ", ".join(state.piles.hand("P1"))
     assert reasons == [f"X is not in your hand (your hand: {own})"] * 3
+
+
+HAND = ("HMS-Ark-Royal", "HMS-Hood", "U-47", "Scharnhorst", "USS-Wasp")
+
+
+@pytest.mark.parametrize(
+    ("line", "meant"),
+    [
+        ("discard Ark Royal", "DISCARD HMS-Ark-Royal"),  # the trial's: refused as not in hand
+        ("DISCARD ark-royal", "DISCARD HMS-Ark-Royal"),
+        ("play hms hood", "PLAY HMS-Hood"),
+        ("play Hood", "PLAY HMS-Hood"),
+        ("play wasp", "PLAY USS-Wasp"),
+        ("play USS wasp", "PLAY USS-Wasp"),
+        ("play u 47", "PLAY U-47"),
+        ("play HMS Scharnhorst", "PLAY Scharnhorst"),
+    ],
+)
+def test_a_card_is_named_with_or_without_its_nationality_prefix(line: str, meant: str) -> None:
+    parsed = parse_lines(lines(line), HAND)
+    assert (parsed.normalised, parsed.problems) == ((meant,), ())
+    assert parse_lines(lines(meant), HAND).normalised == (meant,)
+
+
+def test_a_name_two_cards_of_the_hand_fit_is_refused_naming_both() -> None:
+    [problem] = parse_lines(lines("play Renown"), ("HMS-Renown", "USS-Renown", "U-47")).problems
+    assert problem.kind is ProblemKind.AMBIGUOUS
+    assert problem.reason == "Renown could be HMS-Renown or USS-Renown: write the card as in your hand"
+    exact = parse_lines(lines("play Scharnhorst"), ("Scharnhorst", "Scharnhorst-Arctic"))
+    assert exact.normalised == ("PLAY Scharnhorst",)  # the name as spelt wins
+
+
+def test_another_navys_prefix_or_a_part_of_a_name_is_no_card_of_the_hand() -> None:
+    for line in ("play HMS Wasp", "play Ark", "play HMS", "play 47"):
+        [problem] = parse_lines(lines(line), HAND).problems
+        assert problem.kind is ProblemKind.ILLEGAL and "is not in your hand" in problem.reason, line
 
 
 def test_parse_round_trip_and_problems() -> None:
