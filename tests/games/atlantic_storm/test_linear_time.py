@@ -9,6 +9,7 @@ import random
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,16 @@ from mailbot.games.atlantic_storm.orders import parse_lines
 from mailbot.games.atlantic_storm.simulate import format_report, simulate
 from mailbot.games.atlantic_storm.state import StormState
 from mailbot.games.atlantic_storm.timeline import hand_size, modifier, next_columns, seed_round, sheet_row
-from mailbot.registry import find_game
+from mailbot.registry import Registry, builtin_modules, find_game
+from mailbot.render.templates import wrap72
+from mailbot.testing import contract
 
 ROOT = Path(__file__).resolve().parents[3]
 GAME = AtlanticStormGame()
 SEATS = ("P1", "P2", "P3")
+REGISTRY = Registry(builtin_modules())
+STORM = REGISTRY.find("atlantic-storm")
+REPORTS = contract.report_env(REGISTRY)
 NO = 18  # an unmodified 3d6 that never selects, whatever the modifier (at most +4)
 
 
@@ -503,3 +509,31 @@ def test_passes_are_listed_once_by_seat_not_per_convoy() -> None:
     ]
     assert [(p["convoy"], p["seat"]) for p in view["plays"]] == [(1, "P2")]
     assert [e.kind for e in second.events].count("pass") == 1
+
+
+def test_a_seats_own_cards_stay_under_your_hand_however_long_the_names() -> None:
+    """A trial read "Hands: P1 5, P2 5" from C17 on, where it had read "P2 4 (Barbarigo, ...)":
+    five cards' names in brackets made the Hands line longer than the letter's 72 columns, and
+    the wrap carried them off it. The counts now stand on a line of their own, the seat's cards
+    under "Your hand"; the referee's letter lists each hand on its own line."""
+    hands = {
+        "P1": ("Gneisenau", "Barbarigo", "U-37", "Escort-Group-36", "U-703-Arctic"),
+        "P2": ("HMS-Prince-of-Wales", "HMS-King-George-V", "HMS-Ark-Royal", "U-38", "Kormoran"),
+        "P3": ("U-29", "U-99", "Hudson", "Sunderland", "Pinguin"),
+    }
+    state = new({1: 3})
+    state = replace(state, piles=replace(state.piles, hands=hands))
+    counts = "Cards in each hand: P1 5, P2 5, P3 5."
+    for seat in SEATS:
+        text = wrap72(contract.render_report(REPORTS, STORM, GAME.view(state, (), seat), "txt"))
+        lines = text.splitlines()
+        start = next(n for n, line in enumerate(lines) if line.startswith("Your hand: "))
+        block = [lines[start], *itertools.takewhile(lambda line: line.startswith("  "), lines[start + 1 :])]
+        assert [card.strip() for card in " ".join(block).removeprefix("Your hand: ").split(",")] == list(
+            hands[seat]
+        )
+        assert lines[start + len(block)] == counts
+        others = [card for owner, cards in hands.items() if owner != seat for card in cards]
+        assert not any(card in text for card in others)
+    referee = wrap72(contract.render_report(REPORTS, STORM, GAME.view(state, (), None), "txt"))
+    assert f"{counts}\n  P1: Gneisenau, Barbarigo, U-37, Escort-Group-36, U-703-Arctic\n" in referee
