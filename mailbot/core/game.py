@@ -31,6 +31,7 @@ __all__ = [
     "Accepted",
     "Event",
     "Game",
+    "Labelled",
     "Line",
     "Outcome",
     "Parsed",
@@ -233,6 +234,16 @@ class Scored(Protocol):
     game's own last report would have told it. The game is over: every seat may know it."""
 
     def standing(self, state: Any) -> Sequence[str]: ...
+
+
+@runtime_checkable
+class Labelled(Protocol):
+    """Optional for a game: what one of its turns (``Step.turn``) is called where the moderator
+    lists the steps by turn (the archive's index): Atlantic Storm's turn numbers are its selected
+    convoys', "Convoy C4 (1940)", not a fourth turn. Without it a turn is "Turn N". The label is
+    public: it may say no more than every step's title does."""
+
+    def turn_label(self, turn: int) -> str: ...
 
 
 def public_events(events: Sequence[Event]) -> list[Event]:

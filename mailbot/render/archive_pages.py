@@ -118,13 +118,18 @@ class Site:
     html_pages: Mapping[int, tuple[str, tuple[tuple[str, str], ...]]] = field(default_factory=dict)
     #: where each report's text stands on its step's page (``page.html#letter-n``), by report id
     text_pages: Mapping[int, str] = field(default_factory=dict)
+    #: what the game calls each turn ("Convoy C4 (1940)", ``core.game.Labelled``); else "Turn N"
+    turn_labels: Mapping[int, str] = field(default_factory=dict)
 
-    def turns(self) -> list[tuple[int, list[StepView]]]:
-        """The steps grouped by turn, in the order they were played."""
+    def turns(self) -> list[tuple[str, list[StepView]]]:
+        """The steps grouped by turn, in the order they were played, each group with its label."""
         grouped: dict[int, list[StepView]] = {}
         for step in self.steps:
             grouped.setdefault(step.turn, []).append(step)
-        return list(grouped.items())
+        return [(self.turn_label(turn), steps) for turn, steps in grouped.items()]
+
+    def turn_label(self, turn: int) -> str:
+        return "Set-up" if turn == 0 else self.turn_labels.get(turn, f"Turn {turn}")
 
 
 #: the archive pages' compiled templates, for every environment :func:`environment` makes in this

@@ -74,6 +74,13 @@ def test_the_archive_of_every_finished_demo_passes_verify(played: Callable[[str]
     assert last == f"verify: {total} rolls, {total} ok, 0 failed" and total > 0
 
 
+def test_the_atlantic_storm_archive_lists_its_steps_by_convoy(played: Callable[[str], Played]) -> None:
+    """The game's own name for a turn (``core.game.Labelled``), not "Turn 4" in a numbered list."""
+    index = (played("atlantic-storm").archive / "index.html").read_text(encoding="utf-8")
+    assert "<li>Convoy C4 (1940)\n" in index and "Turn 4" not in index
+    assert '<ul class="turns">' in index
+
+
 def _turn_page(browser: Browser, archive: Path) -> tuple[Path, Element]:
     """The first turn page the index links to that shows letters (and a map, where the game has maps)."""
     index = browser.dom(archive / "index.html")

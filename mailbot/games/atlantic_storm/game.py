@@ -107,13 +107,12 @@ class AtlanticStormGame:
     def step(self, state: StormState) -> Step | None:
         if state.finished:
             return None
-        year = year_of(state.current).year
         return Step(
             key=f"C{state.current}.play",
             turn=state.current,
             kind=StepKind.ORDERS,
             owing=frozenset(state.seats),
-            title=f"Convoy C{state.current} ({year}) is selected: report your plays",
+            title=f"{report.convoy_label(state.current)} is selected: report your plays",
         )
 
     def parse(self, state: StormState, seat: str, lines: Sequence[Line]) -> Parsed[StormOrder]:
@@ -147,6 +146,10 @@ class AtlanticStormGame:
 
     def order_help(self, state: StormState, seat: str) -> Sequence[str]:
         return report.order_help(state, seat)
+
+    def turn_label(self, turn: int) -> str:
+        """A step's turn is its selected convoy (``core.game.Labelled``): "Convoy C4 (1940)"."""
+        return report.convoy_label(turn)
 
     def dump(self, state: StormState) -> dict[str, Any]:
         return dump_state(state)

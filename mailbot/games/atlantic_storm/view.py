@@ -26,6 +26,13 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
+def convoy_label(convoy: int) -> str:
+    """A convoy as the steps and the archive name it: "Convoy C4 (1940)"."""
+    if not 1 <= convoy <= CONVOYS:
+        return f"Convoy {convoy}"
+    return f"Convoy C{convoy} ({year_of(convoy).year})"
+
+
 def yes_no(row: SheetRow) -> str:
     return "YES" if row.selected else "NO"
 

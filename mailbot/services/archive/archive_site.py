@@ -31,7 +31,8 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from mailbot.errors import StoreError
+from mailbot.core.game import Labelled
+from mailbot.errors import StoreError, UnknownGameError
 from mailbot.render.archive_pages import GmAction, LetterView, Link, RefereeView, SeatView, Site, StepView
 from mailbot.render.templates import Renderer
 from mailbot.services.archive.archive_holder import Holder, holder_of
@@ -127,12 +128,25 @@ def collect(
         gm_actions=tuple(_gm_actions(session, game_id)),
         gm_letters=tuple(view for _, view in outgoing if not view.seat) if viewer is None else (),
         downloads=tuple(downloads),
+        turn_labels=_turn_labels(game, steps),
         files=kept.files,
         map_files=kept.maps,
         html_pages=kept.pages,
         text_pages=kept.texts,
     )
     return site, letters
+
+
+def _turn_labels(game: Game, steps: Sequence[StepRow]) -> dict[int, str]:
+    """What the game calls each of its turns (``core.game.Labelled``: "Convoy C4 (1940)"); none
+    for a game without labels, or whose package is no longer installed: the index says "Turn N"."""
+    try:
+        plugin = queries.plugin(game)
+    except UnknownGameError:
+        return {}
+    if not isinstance(plugin, Labelled):
+        return {}
+    return {step.turn: plugin.turn_label(step.turn) for step in steps if step.turn}
 
 
 # -- placing letters on step pages ------------------------------------------------------------
