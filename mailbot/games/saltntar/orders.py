@@ -18,7 +18,10 @@ itself is the group's own system.
 
 A ship may be named by an unambiguous beginning of its name, and left out
 when the side has one ship afloat. ``TO`` takes a point's number or its
-compass name (``TO 3``, ``TO NE``). Text after ``#`` is a comment. Each ship
+compass name (``TO 3``, ``TO NE``). A change may also be written in words: the
+seed's "clockwise" and "counter clockwise", a helmsman's starboard and port
+(``TURN Swallow to starboard`` is ``TURN Swallow +1``, ``two points to port``
+is ``-2``). Text after ``#`` is a comment. Each ship
 takes one TURN and one maneuver a turn, each side one LUCK ("Each side may
 roll a luck die"); a second such line is refused.
 """
@@ -122,15 +125,63 @@ def _only_ship(state: State, seat: str) -> Ship | Refusal:
     return Refusal(ProblemKind.AMBIGUOUS, f"name the ship: yours are {_names(own)}")
 
 
+#: a change of heading in words: seed 001 turns the wind "clockwise" and "counter clockwise";
+#: a ship turning clockwise on the compass (N to NE) turns to starboard
+_WAYS = {
+    "STARBOARD": 1,
+    "RIGHT": 1,
+    "CLOCKWISE": 1,
+    "CW": 1,
+    "PORT": -1,
+    "LARBOARD": -1,
+    "LEFT": -1,
+    "COUNTERCLOCKWISE": -1,
+    "COUNTER-CLOCKWISE": -1,
+    "ANTICLOCKWISE": -1,
+    "ANTI-CLOCKWISE": -1,
+    "CCW": -1,
+}
+_COUNTS = {"ONE": 1, "A": 1, "AN": 1, "TWO": 2}
+_WORDS_HELP = "TURN <ship> +1 (one point to starboard, clockwise), -1 (to port), +2, -2, 0 or TO <point>"
+
+
 def _is_change(word: str) -> bool:
-    return word.upper() == "TO" or word.isdigit() or bool(_SIGNED.match(word))
+    upper = word.upper()
+    spelt = upper in _WAYS or upper in ("TO", "COUNTER", "ONE", "TWO")
+    return spelt or word.isdigit() or bool(_SIGNED.match(word))
+
+
+def _in_words(args: list[str]) -> list[str] | Refusal | None:
+    """Changes written in words ("to starboard", "2 points to port", "counter clockwise") as
+    signed numbers, one a phrase; None when no word names a way to turn (numbers, ``TO <point>``)."""
+    words = [word.upper() for word in args]
+    if not any(word in _WAYS or word == "COUNTER" for word in words):
+        return None
+    changes, i = [], 0
+    while i < len(words):
+        count = int(words[i]) if words[i].isdigit() else _COUNTS.get(words[i], 0)
+        i += 1 if count else 0
+        i += 1 if i < len(words) and words[i] in ("POINT", "POINTS") else 0
+        i += 1 if i < len(words) and words[i] in ("TO", "TOWARDS") else 0
+        i += 1 if i < len(words) and words[i] == "THE" else 0
+        if words[i : i + 2] == ["COUNTER", "CLOCKWISE"]:
+            way, i = -1, i + 2
+        elif i < len(words) and words[i] in _WAYS:
+            way, i = _WAYS[words[i]], i + 1
+        else:
+            return Refusal(
+                ProblemKind.INVALID, f"{' '.join(args)!r} is not a change of heading: {_WORDS_HELP}"
+            )
+        changes.append(_signed(way * (count or 1)))
+    return changes
 
 
 def _ship_and_rest(
     state: State, seat: str, args: list[str], turning: bool
 ) -> tuple[Ship | Refusal, list[str]]:
     """Split off the ship named first, or use the side's only ship when none is named."""
-    if not args or (turning and _is_change(args[0])):
+    named = args and any(ship.name.lower() == args[0].lower() for ship in state.fleet(seat))
+    if not args or (turning and _is_change(args[0]) and not named):
         return _only_ship(state, seat), args
     return find_ship(state, seat, args[0]), args[1:]
 
@@ -141,9 +192,7 @@ def _change(word: str) -> int | Refusal:
     if word.isdigit():
         why = f"{word!r}: write +{word} or -{word} for a change of heading, TO {word} for heading {word}"
         return Refusal(ProblemKind.AMBIGUOUS, why)
-    return Refusal(
-        ProblemKind.INVALID, f"{word!r} is not a change of heading (+1, -1, +2, -2, 0 or TO <point>)"
-    )
+    return Refusal(ProblemKind.INVALID, f"{word!r} is not a change of heading: {_WORDS_HELP}")
 
 
 def _signed(value: int) -> str:
@@ -190,6 +239,10 @@ def _changes(state: State, ship: Ship, args: list[str]) -> tuple[tuple[int, ...]
     """The heading changes of a TURN line and their normalised words."""
     if not args:
         return Refusal(ProblemKind.INVALID, "TURN needs a change: +1, -1, +2, -2, 0 or TO <point>")
+    spelt = _in_words(args)
+    if isinstance(spelt, Refusal):
+        return spelt
+    args = spelt if spelt is not None else args
     if args[0].upper() == "TO":
         found = _target(state, ship, args)
         if isinstance(found, Refusal):

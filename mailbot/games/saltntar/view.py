@@ -243,6 +243,7 @@ def syntax_help(state: State) -> list[str]:
     return [
         f"Orders for turn {state.turn}, one a line; text after # is a comment.",
         *turning,
+        "TURN <ship> to starboard      +1 in words; to port -1, two points to port -2",
         "TURN <ship> TO <point>        steer for a heading at most two points away",
         "LUCK [<ship>]                 your side's luck die, for one ship or for all of them",
         (

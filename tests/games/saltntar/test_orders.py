@@ -160,6 +160,49 @@ def test_naval_combat_turns_move_in_halves(data: dict[str, Any]) -> None:
     assert (amazon.cell, amazon.progress, amazon.heading) == ((4, 6), Fraction(2), 4)
 
 
+@pytest.mark.parametrize(
+    ("line", "normalised"),
+    [
+        ("turn swallow to starboard", "TURN Swallow +1"),  # a trial's line, refused before
+        ("TURN Swallow starboard", "TURN Swallow +1"),
+        ("turn swallow to port", "TURN Swallow -1"),
+        ("turn swallow two points to port", "TURN Swallow -2"),
+        ("TURN Swallow 2 points to starboard", "TURN Swallow +2"),
+        ("turn swallow clockwise", "TURN Swallow +1"),  # seed 001's own words, for the wind
+        ("turn swallow counter clockwise", "TURN Swallow -1"),
+        ("turn swallow one point counter-clockwise", "TURN Swallow -1"),
+    ],
+)
+def test_a_change_of_heading_in_words(data: dict[str, Any], line: str, normalised: str) -> None:
+    """Starboard is clockwise on the compass: heading E (3), to starboard is SE (4)."""
+    parsed = parse(two_sides(data), "red", line)
+    assert (parsed.normalised, parsed.problems) == ((normalised,), ())
+    assert parse(two_sides(data), "red", normalised).normalised == (normalised,)
+
+
+def test_a_change_in_words_needs_no_ship_when_the_side_has_one(data: dict[str, Any]) -> None:
+    assert parse(two_sides(data), "blue", "turn to starboard").normalised == ("TURN Amazon +1",)
+    assert parse(two_sides(data), "blue", "TURN port").normalised == ("TURN Amazon -1",)
+
+
+def test_a_change_in_words_not_understood_is_answered_with_the_accepted_form(data: dict[str, Any]) -> None:
+    [problem] = parse(two_sides(data), "red", "turn swallow hard to starboard").problems
+    assert problem.kind is ProblemKind.INVALID
+    assert problem.reason == (
+        "'hard to starboard' is not a change of heading: "
+        "TURN <ship> +1 (one point to starboard, clockwise), -1 (to port), +2, -2, 0 or TO <point>"
+    )
+    [problem] = parse(two_sides(data), "red", "turn swallow three points to port").problems
+    assert "TURN <ship> +1 (one point to starboard" in problem.reason
+    [problem] = parse(two_sides(data), "red", "turn swallow 3 points to port").problems
+    assert problem.reason == "a ship changes direction by at most two points a turn"
+
+
+def test_naval_combat_halves_may_be_written_in_words(data: dict[str, Any]) -> None:
+    state = two_sides(data, options={"combat": True})
+    assert parse(state, "red", "TURN Swallow to starboard to port").normalised == ("TURN Swallow +1 -1",)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.text(max_size=40), max_size=6))
 def test_parse_never_raises(lines: list[str]) -> None:
