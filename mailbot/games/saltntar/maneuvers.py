@@ -33,6 +33,11 @@ SET_SAIL = "set-sail"
 ANCHOR = "anchor"
 WEIGH = "weigh"
 
+#: why anchoring with sails not furled costs a Strain Roll, as the report says it
+ANCHOR_UNDER_SAIL = (
+    "anchoring with her sails not furled; seed 001: only ships with furled sails can anchor, "
+    "lest they have to do an immediate Strain Roll"
+)
 #: the order word of each maneuver, as echoed
 WORDS = {REEF: "REEF", UNREEF: "UNREEF", FURL: "FURL", SET_SAIL: "SET SAIL", ANCHOR: "ANCHOR", WEIGH: "WEIGH"}
 #: further game turns a maneuver takes after the turn it is declared in
@@ -96,7 +101,7 @@ def declare(state: State, ship: Ship, kind: str, dice: Dice) -> list[Event]:
     events = [Event("maneuver", text, data={"ship": ship.name, "maneuver": kind})]
     if under_sail:
         label = f"strain/T{state.turn}/{ship.name}/anchor"
-        events.append(strain_roll(state, ship, dice, label))
+        events.append(strain_roll(state, ship, dice, label, ANCHOR_UNDER_SAIL))
     return events
 
 

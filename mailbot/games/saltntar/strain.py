@@ -64,12 +64,16 @@ def apply_row(state: State, ship: Ship, row: StrainRow, dice: Dice) -> str:
     return ""
 
 
-def strain_roll(state: State, ship: Ship, dice: Dice, label: str) -> Event:
+def strain_roll(state: State, ship: Ship, dice: Dice, label: str, why: str = "") -> Event:
+    """``why``: what called for the roll, when it is not the Strain she has marked (anchoring
+    under sail), said in the report."""
     roll = dice.roll(label, 6, rule=STRAIN_RULE, modifiers={"strain": ship.strain})
     row = find_row(state.rules.strain, roll.total, "strain")
     outcome = apply_row(state, ship, row, dice)
+    cause = f" ({why})" if why else ""
     text = (
-        f"Strain Roll for {ship.name}: {roll.faces[0]} + {roll.total - roll.faces[0]} Strain = {roll.total}"
+        f"Strain Roll for {ship.name}{cause}: {roll.faces[0]} + {roll.total - roll.faces[0]} Strain "
+        f"= {roll.total}"
     )
     text += f", {row.text}: {outcome}." if outcome else f", {row.text}"
     text += "" if text.endswith((".", "!")) else "."

@@ -11,7 +11,7 @@ from typing import Any
 
 from mailbot.core.game import Line
 from mailbot.games.saltntar import SaltNTarGame
-from mailbot.games.saltntar.state import FURLED, State
+from mailbot.games.saltntar.state import FURLED, REEFED, State
 from tests.games.saltntar.conftest import new_state, play, race, ship, texts, ways
 
 EAST = 3
@@ -62,9 +62,21 @@ def test_anchoring_under_sail_costs_an_immediate_strain_roll(data: dict[str, Any
     """ "Only ships with furled sails can anchor, lest they have to do an immediate Strain Roll." """
     outcome = play(cutter(data), {"a": ["ANCHOR Hull"]}, rolls={"strain/T1/Hull/anchor": [6]})
     assert texts(outcome, "strain") == [
-        "Strain Roll for Hull: 6 + 0 Strain = 6, spars and stays creak: mark 1 extra strain: Strain now 1."
+        "Strain Roll for Hull (anchoring with her sails not furled; seed 001: only ships with furled "
+        "sails can anchor, lest they have to do an immediate Strain Roll): 6 + 0 Strain = 6, spars "
+        "and stays creak: mark 1 extra strain: Strain now 1."
     ]
     assert outcome.state.ship("Hull").strain == 1
+
+
+def test_a_reefed_ship_anchoring_is_told_why_she_rolls_for_strain(data: dict[str, Any]) -> None:
+    """A trial's reefed ship anchored and read only "Strain Roll for Amazon: 6 + 0 Strain = 6":
+    reefed is not furled, and the roll says so."""
+    state = cutter(data)
+    state.ships[0].rig = REEFED
+    outcome = play(state, {"a": ["ANCHOR"]}, rolls={"strain/T1/Hull/anchor": [2]})
+    [roll] = texts(outcome, "strain")
+    assert roll.startswith("Strain Roll for Hull (anchoring with her sails not furled; seed 001: ")
 
 
 def test_anchoring_furled_needs_no_strain_roll(data: dict[str, Any]) -> None:
