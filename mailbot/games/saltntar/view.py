@@ -16,7 +16,7 @@ from typing import Any
 from mailbot.core.game import Event
 from mailbot.games.saltntar import maneuvers
 from mailbot.games.saltntar.geometry import Cell, Grid, bearing_index, downwind
-from mailbot.games.saltntar.movement import GALE, SAIL, forced_heading, inches, motion, nominal
+from mailbot.games.saltntar.movement import DRIFT, ROW, forced_heading, inches, motion, nominal
 from mailbot.games.saltntar.state import CHASE, CHASER, CLOSE, FIRE, OPENING, QUARRY, Ship, State
 from mailbot.games.saltntar.tables import HEAD_TO_WIND
 from mailbot.games.saltntar.wind import wind_text
@@ -97,14 +97,16 @@ def _turn_words(change: int) -> str:
 
 
 def _card_row(state: State, ship: Ship, heading: int) -> dict[str, Any]:
-    """One heading on a ship's bearing card: the way she would make on it at this wind."""
+    """One heading on a ship's bearing card: the way she would make on it at this wind.
+
+    The point of sail is named as her type's table prints it ("Luffing", "Backing"), also when
+    she would not sail on it: the speed says how she goes then ("2'' adrift towards E")."""
     grid = state.grid
     change = grid.difference(ship.heading, heading)
     way = motion(state, replace(ship, heading=heading), state.wind.speed)
-    kind = state.ship_type(ship)
-    label = kind.row(way.bearing).label if way.mode in (SAIL, GALE) else bearing_name(way.bearing)
-    speed = f"{inches(way.speed)}''"
-    if way.direction != heading:
+    label = state.ship_type(ship).row(way.bearing).label
+    speed = f"{inches(way.speed)}''" + _HOW.get(way.mode, "")
+    if way.direction != heading and way.speed:
         speed += f" towards {grid.short(way.direction)}"
     return {
         "heading": grid.short(heading),
@@ -114,6 +116,25 @@ def _card_row(state: State, ship: Ship, heading: int) -> dict[str, Any]:
         "mode": way.mode,
         "turn": _turn_words(change) if abs(change) <= 2 else "",
     }
+
+
+#: the bearing card's columns at their narrowest (the last, the order, as wide as it is)
+_CARD_WIDTHS = (4, 5, 18, 15)
+#: how a ship goes on a heading she does not sail (the bearing card's speed column)
+_HOW = {DRIFT: " adrift", ROW: " rowing"}
+
+
+def _card_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The card as columns as wide as their longest entry and two spaces more, so that no entry
+    runs into the next: the letter indents them by four and keeps them within 72 columns."""
+    heads = ("to", "off", "point of sail", "speed", "order")
+    keys = ("heading", "off", "bearing", "speed", "turn")
+    table = [heads, *[tuple(str(row[key]) for key in keys) for row in rows]]
+    widths = [max(least, *(len(line[n]) + 2 for line in table)) for n, least in enumerate(_CARD_WIDTHS)]
+    return [
+        ("".join(f"{cell:<{width}}" for cell, width in zip(line, widths, strict=False)) + line[-1]).rstrip()
+        for line in table
+    ]
 
 
 def bearing_card(state: State, ship: Ship) -> dict[str, Any]:
@@ -130,15 +151,10 @@ def bearing_card(state: State, ship: Ship) -> dict[str, Any]:
             "note": "a gale or a sinking hull swings her downwind whatever her TURN orders",
         }
     rows = [_card_row(state, ship, heading) for heading in range(1, grid.points + 1)]
-    lines = [f"{'to':<4}{'off':<5}{'point of sail':<18}{'speed':<15}order"]
-    lines += [
-        f"{row['heading']:<4}{row['off']:<5}{row['bearing']:<18}{row['speed']:<15}{row['turn']}".rstrip()
-        for row in rows
-    ]
     return {
         "ship": ship.name,
         "rows": rows,
-        "lines": lines,
+        "lines": _card_lines(rows),
         "note": (
             "off: points off dead downwind; "
             f"TURN +1 turns one point clockwise ({grid.short(ship.heading)} to "

@@ -5,13 +5,17 @@ by the event it shaped; the letter gives a skipper his bearing card."""
 
 from __future__ import annotations
 
+import itertools
+import re
 import tomllib
 from fractions import Fraction
 from typing import Any
 
+import pytest
+
 from mailbot.core.dice import FixedDice
 from mailbot.games.saltntar import SaltNTarGame
-from mailbot.games.saltntar.state import FURLED
+from mailbot.games.saltntar.state import FURLED, REEFED, SET
 from mailbot.games.saltntar.strain import strain_roll
 from mailbot.games.saltntar.view import bearing_card, syntax_help
 from tests.games.saltntar.conftest import CONFIG, new_state, play, race, ship, texts
@@ -91,6 +95,34 @@ def test_the_bearing_card_lists_each_heading_with_its_point_of_sail_and_speed(da
     view = SaltNTarGame().view(state, (), "a")
     assert [c["ship"] for c in view["cards"]] == ["Kite"]
     assert SaltNTarGame().view(state, (), None)["cards"] == []
+
+
+def test_a_heading_she_would_drift_on_keeps_its_row_in_columns(data: dict[str, Any]) -> None:
+    """A trial's reefed cutter with 3'' of damage read
+    "W 4 head to wind\\n (Luffing/Backing, backwards)2'' towards E": the long name of the point
+    of sail overran its column, the speed ran into it and the letter's wrap broke the row. Her
+    type's own word, and the speed says she drifts."""
+    state = new_state(data, race(ship("Amazon", "a", "cutter", heading=NORTH)), wind=(WEST, 2))
+    state.ships[0].rig, state.ships[0].speed_loss = REEFED, 3
+    card = bearing_card(state, state.ships[0])
+    rows = {row["heading"]: row for row in card["rows"]}
+    assert (rows["W"]["bearing"], rows["W"]["speed"]) == ("Luffing", "2'' adrift towards E")
+    row = next(line for line in card["lines"] if line.startswith("W "))
+    assert re.split(r" {2,}", row) == ["W", "4", "Luffing", "2'' adrift towards E", "TURN -2 (1 Strain)"]
+
+
+@pytest.mark.parametrize("kind", ["large-galley", "viking-longship", "sailed-warship", "cutter", "schooner"])
+def test_every_bearing_card_row_fits_the_letter_in_columns(data: dict[str, Any], kind: str) -> None:
+    """Each row within the letter's 72 columns (indented by four), and every entry two spaces or
+    more from the next, whatever the rig, the damage and the wind."""
+    for rig, loss, speed, heading in itertools.product((SET, REEFED, FURLED), (0, 3, 9), (1, 3), (1, 2, 5)):
+        state = new_state(data, race(ship("Ark", "a", kind, heading=heading)), wind=(WEST, speed))
+        state.ships[0].rig, state.ships[0].speed_loss = rig, loss
+        card = bearing_card(state, state.ships[0])
+        starts = [card["lines"][0].index(word) for word in ("off", "point", "speed", "order")]
+        for line in card["lines"]:
+            assert len("    " + line) <= 72, line
+            assert all(line[at - 2 : at] == "  " for at in starts if at < len(line)), line
 
 
 def test_the_order_help_says_which_way_a_turn_goes(data: dict[str, Any]) -> None:
