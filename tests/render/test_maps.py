@@ -392,6 +392,7 @@ def test_a_report_shows_its_map_inside_the_html_part_and_names_it_in_the_text(h:
         # the HTML part shows the picture, so it does not send its reader to the attachment
         assert "see the attached picture" not in html
         assert "Where your units and contacts are, zoomed" in html
+        assert "The map of this hour: see the attached picture" in text  # Flat Top's CAPTION
         check_png(pictures[1].get_content(), flattop_drawing.INSET_WIDTH)
 
 
@@ -463,6 +464,10 @@ def test_salt_n_tar_reports_carry_the_course(h: Harness) -> None:
         (report,) = [m for m in to(letters, address) if "the game begins" in m["Subject"]]
         ((name, data),) = maps_in(report)
         assert name == f"map-{seat}-turn1.png" and data.startswith(PNG_SIGNATURE)
+        # the game's own words (its drawer's CAPTION): "of this hour" was Flat Top's
+        text = " ".join(report.get_body(preferencelist=("plain",)).get_content().split())
+        assert f"The map of this turn: see the attached picture {name}." in text
+        assert "this hour" not in text
     with Session(h.bot.engine) as session:
         svgs = [r.map_svg for r in session.exec(select(Report).where(Report.game_id == game_id))]
     assert len(svgs) == 2 and all(len(with_class(parse(s), "ship")) == 2 for s in svgs)
@@ -513,6 +518,7 @@ def test_an_outside_game_package_draws_its_map_with_its_own_drawing_module(
     name = registry.packages()[0].name
     picture = draw_map(name, {"map": {"name": "Midway"}})
     assert picture is not None and picture.width == 320 and picture.colours is None
+    assert (picture.caption, picture.inset_caption) == ("The map", "The map, zoomed")  # no CAPTION: neutral
     assert "<title>Midway</title>" in picture.svg
     assert draw_map(name, {"no map": True}) is None
     # A game without a drawer (the auction itself) has no map, whatever its view holds.

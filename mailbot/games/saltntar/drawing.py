@@ -29,6 +29,8 @@ SEATS = ("#b91c1c", "#1d4ed8", "#047857", "#7c3aed", "#b45309", "#0e7490")
 #: a hull in cell units, bow along +forward: bow, starboard bow, starboard quarter, ...
 HULL = ((0.45, 0.0), (0.1, 0.17), (-0.35, 0.14), (-0.35, -0.14), (0.1, -0.17))
 COMPASS = 24
+#: what a letter calls the map (``mailbot.render.maps``): the course as the turn leaves it
+CAPTION = "The map of this turn"
 
 
 @dataclass(frozen=True)

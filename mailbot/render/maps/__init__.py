@@ -14,6 +14,8 @@ keeping whole pictures found none again.
 A game that draws a map says so by its package's ``drawing`` module (``drawing.py`` or a
 ``drawing/`` package, found by the registry): ``draw(model) -> str`` gives the SVG, and
 ``PNG_WIDTH`` and ``PNG_COLOURS`` (a palette size), when present, how its PNG is painted;
+``CAPTION`` and ``INSET_CAPTION``, when present, the words a letter shows the map and its inset
+with, in the game's own terms ("The map of this hour", "The map of this turn"; else "The map");
 ``inset(model, svg) -> str | None``, when present, a second, zoomed picture of the same drawing
 (``INSET_WIDTH`` pixels wide) where the seat's action is (a drawing may hold labels for it,
 hidden but in it: ``display="none"``, a ``<view>`` and rules for that view alone, which
@@ -36,6 +38,9 @@ from mailbot.registry import default_registry
 #: default PNG width in pixels: a phone screen's width at two CSS pixels a pixel; wider costs time and bytes
 #: in every letter (through cairosvg a 900 px picture took 100 ms to convert, 640 px 60 ms)
 PNG_WIDTH = 640
+#: a letter's words for a map, and for its zoomed inset, when the game's drawer names none
+CAPTION = "The map"
+INSET_CAPTION = "The map, zoomed"
 
 
 def drawing_of(game: str) -> ModuleType | None:
@@ -62,6 +67,8 @@ class MapPicture:
     colours: int | None = None  # a palette of at most this many colours; None: full colour
     inset: str | None = None  # the zoomed picture's SVG: the same drawing, another viewBox
     inset_width: int = PNG_WIDTH // 2
+    caption: str = CAPTION  # what a letter calls it: the drawer's CAPTION
+    inset_caption: str = INSET_CAPTION
 
     def png(self, width: int | None = None) -> bytes:
         """The picture ``width`` pixels wide (the drawer's own width unless given); the height
@@ -106,4 +113,7 @@ def draw_map(game: str, view: Mapping[str, Any]) -> MapPicture | None:
         raise MapError(f"{game} map cannot be drawn: {type(error).__name__}: {error}") from error
     width = getattr(drawing, "PNG_WIDTH", PNG_WIDTH)
     inset_width = getattr(drawing, "INSET_WIDTH", width // 2)
-    return MapPicture(svg, width, getattr(drawing, "PNG_COLOURS", None), inset, inset_width)
+    caption = str(getattr(drawing, "CAPTION", CAPTION))
+    inset_caption = str(getattr(drawing, "INSET_CAPTION", INSET_CAPTION))
+    colours = getattr(drawing, "PNG_COLOURS", None)
+    return MapPicture(svg, width, colours, inset, inset_width, caption, inset_caption)

@@ -31,7 +31,7 @@ from mailbot.core.chain import part_hash, salted
 from mailbot.core.game import Event
 from mailbot.mail.compose import Attachment
 from mailbot.render.ics import deadline_ics
-from mailbot.render.maps import MapError, draw_map
+from mailbot.render.maps import CAPTION, INSET_CAPTION, MapError, draw_map
 from mailbot.render.templates import Rendered, Renderer
 from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.base.queries import box_of
@@ -78,6 +78,8 @@ class DrawnMap(NamedTuple):
     picture: Attachment
     svg: str
     inset: Attachment | None = None
+    caption: str = CAPTION  # the game's words for the map ("The map of this hour")
+    inset_caption: str = INSET_CAPTION
 
 
 def map_of(game: Game, seat: str, turn: int, view: Mapping[str, Any]) -> DrawnMap | None:
@@ -103,7 +105,7 @@ def map_of(game: Game, seat: str, turn: int, view: Mapping[str, Any]) -> DrawnMa
 
     name = f"map-{safe}-turn{turn}"
     zoomed = None if inset is None else attached(f"{name}-zoomed", inset)
-    return DrawnMap(attached(name, png), picture.svg, zoomed)
+    return DrawnMap(attached(name, png), picture.svg, zoomed, picture.caption, picture.inset_caption)
 
 
 def _part_commitments(letter: Draft, rendered: Rendered, map_svg: str, salt: bytes) -> dict[str, str]:
@@ -255,9 +257,9 @@ class Reports:
         drawn = map_of(game, seat, number, view)
         if drawn is None:
             return ""
-        shown_as = [("Map", "The map of this hour", drawn.picture)]
+        shown_as = [("Map", drawn.caption, drawn.picture)]
         if drawn.inset is not None:
-            shown_as.append(("Map, zoomed", "Where your units and contacts are, zoomed", drawn.inset))
+            shown_as.append(("Map, zoomed", drawn.inset_caption, drawn.inset))
         for title, words, picture in shown_as:
             letter.attachments.append(picture)
             letter.section(

@@ -90,6 +90,8 @@ from mailbot.render.maps.canvas import Entry, num
 
 #: what the map renderer (``mailbot.render.maps``) and the tests use of the drawer
 __all__ = [
+    "CAPTION",
+    "INSET_CAPTION",
     "INSET_HEIGHT",
     "INSET_STEP",
     "INSET_WIDTH",
@@ -105,6 +107,9 @@ __all__ = [
 #: the PNG of a map is the whole sheet a pixel a unit, in a palette (a fifth of the bytes)
 PNG_WIDTH = SHEET
 PNG_COLOURS = 64
+#: what a letter calls the map and its inset: a step of Flat Top is an hour
+CAPTION = "The map of this hour"
+INSET_CAPTION = "Where your units and contacts are, zoomed"
 
 
 @dataclass(frozen=True)
