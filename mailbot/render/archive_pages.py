@@ -20,6 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from mailbot.render.templates import CompiledOnce
+from mailbot.verifier.facts import orders_text, roll_text
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,7 @@ class GmAction:
     when: str
     kind: str
     details: tuple[str, ...]
+    entry: int = 0  # its chain entry's index (the page names the fact ``gm/<entry>/...``)
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,9 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["trusted"] = _trusted
+    # what a page shows of game.json, written as verify.py reads it back (``verifier.facts``)
+    env.filters["roll_text"] = roll_text
+    env.filters["orders_text"] = orders_text
     return env
 
 

@@ -12,6 +12,8 @@ from email.message import Message
 from pathlib import Path
 from typing import Any
 
+from .archived_mail import mbox_problems
+from .facts import game_problems, page_problems, stylesheet_problems
 from .maps import label_halos, map_text_styles
 from .pages import (
     CONTRIBUTES,
@@ -297,6 +299,16 @@ def guarded(checker: Checker, what: str, check: Callable[[], None]) -> None:
         checker.fail(f"{what} cannot be checked ({type(exc).__name__}: {exc})")
 
 
+#: the formats of game.json whose pages mark no fact: their pages, style.css and mail.mbox are
+#: not checked (only the texts, HTML parts and maps of reports that game.json names there)
+SITE_UNMARKED = ("mailbot-archive-1", "mailbot-archive-2", "mailbot-archive-3")
+
+
+def said(checker: Checker, what: str, problems: Callable[[], list[str]]) -> None:
+    """One part of the check that gives its problems as lines (``guarded``)."""
+    guarded(checker, what, lambda: checker.problems.extend(problems()))
+
+
 def verify(folder: Path, letters: Path | None = None, sent: Path | None = None) -> Checker:
     checker = Checker()
     data, unreadable = read_game(folder / "game.json")
@@ -316,6 +328,12 @@ def verify(folder: Path, letters: Path | None = None, sent: Path | None = None) 
     checker.folder = folder
     guarded(checker, "game.json's reports", lambda: checker.texts(data.get("reports", [])))
     guarded(checker, "game.json's reports", lambda: checker.reports(data.get("reports", [])))
+    # what a reader sees: the pages' facts, the stylesheets, mail.mbox (``facts``, ``archived_mail``)
+    said(checker, "game.json's game", lambda: game_problems(data))
+    if data.get("format") not in SITE_UNMARKED:  # pages written before they marked their facts
+        said(checker, "the archive's pages", lambda: page_problems(folder, data))
+        said(checker, "the archive's stylesheets", lambda: stylesheet_problems(folder))
+        said(checker, "mail.mbox", lambda: mbox_problems(folder, data, checker.entries))
     if letters is not None:
         guarded(
             checker,

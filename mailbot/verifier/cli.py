@@ -36,6 +36,13 @@ importing mailbot, everything a player needs to trust the moderator:
   salted hashes the chain logged with the report (the part as its letter's
   page shows it, once the page's stylesheets and swapped tags are put back;
   its text as its step's page shows it, where game.json names that page);
+* the pages a reader sees (index.html, dice.html, gm.html, press.html,
+  steps/*.html) show each fact of game.json they mark (``data-fact``: the
+  result, every roll's faces and total, every seat's orders...) as game.json
+  has it, and lack none; headings and other wording are not facts; style.css
+  is mailbot's own, byte for byte, and no page hides text with a style of
+  its own; every report in mail.mbox is one the chain logged, word for word,
+  and none is missing from it (format 4; ``facts.py``, ``archived_mail.py``);
 * with ``--letters``: every report you received states a chain head that is
   in this chain and is in the archive word for word, and the closing letter's
   final head and length are this chain's (a rewritten chain cannot pass);
@@ -79,8 +86,9 @@ from .shape import read_game
 
 #: the formats of game.json this file reads (2: a report's text and HTML part may be on its
 #: pages; 3: a letter's page may keep its style attributes in the site's stylesheet, a map a
-#: label's halo in the label and its texts' attributes in the site's stylesheet)
-FORMATS = ("mailbot-archive-1", "mailbot-archive-2", "mailbot-archive-3")
+#: label's halo in the label and its texts' attributes in the site's stylesheet; 4: the pages mark
+#: the facts they show, checked with style.css and mail.mbox: ``facts``, ``archived_mail``)
+FORMATS = ("mailbot-archive-1", "mailbot-archive-2", "mailbot-archive-3", "mailbot-archive-4")
 
 
 def arguments(argv: list[str]) -> argparse.Namespace:

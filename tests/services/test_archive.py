@@ -156,10 +156,11 @@ def test_tampering_is_found(h: Harness, tmp_path: Path, edit: str) -> None:
     if edit == "chain":
         assert "entry 3" in done.stdout
     if edit == "roll":
-        # The roll does not re-derive, and the roll log is not the one the chain committed to:
-        # the summary counts every problem printed.
+        # The roll does not re-derive, the roll log is not the one the chain committed to, and
+        # its step's page shows the faces and total rolled: the summary counts every problem.
         assert "does not re-derive" in done.stdout and "roll log" in done.stdout
-        assert done.stdout.strip().splitlines()[-1].endswith("2 failed")
+        assert "/0/faces reads" in done.stdout and "/0/total reads" in done.stdout
+        assert done.stdout.strip().splitlines()[-1].endswith("4 failed")
     if edit == "report":
         assert "report 1" in done.stdout
 

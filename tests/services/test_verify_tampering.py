@@ -308,7 +308,12 @@ def test_a_consistent_chain_rewrite_is_caught_by_the_players_letters(
     rewrite(data)
     (folder / "game.json").write_text(json.dumps(data))
     alone = _run(folder)
-    assert alone.returncode == 0, alone.stdout  # the archive alone is self-consistent...
+    # the archive's own mail.mbox holds the reports as sent, at the heads of the true chain...
+    assert alone.returncode == 1 and "is not in the chain" in alone.stdout, alone.stdout
+    (folder / "mail.mbox").unlink()
+    alone = _run(folder)
+    assert alone.stdout.startswith("FAILED: mail.mbox is missing\n"), alone.stdout
+    assert alone.stdout.count("FAILED") == 1  # ...and without it the archive is self-consistent...
     mbox = _letters(h, NORTH, tmp_path / "north.mbox")
     done = _run(folder, "--letters", str(mbox))
     assert done.returncode == 1, done.stdout  # ...but not with what north was sent

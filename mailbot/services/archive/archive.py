@@ -50,8 +50,9 @@ from mailbot.verifier.pages import page_text
 #: both, and refuses a format it does not know; 3: a letter's page may keep its style attributes
 #: in one stylesheet for the site (``archive_html.shared_attributes``), a map its labels' halos
 #: in the labels (``archive_maps.merged_halos``) and its texts' attributes in one stylesheet for
-#: the site (``archive_maps.shared_text_styles``)
-FORMAT = "mailbot-archive-3"
+#: the site (``archive_maps.shared_text_styles``); 4: the pages mark every fact of game.json they
+#: show (``verifier.facts``), and verify.py checks them, ``style.css`` and ``mail.mbox``
+FORMAT = "mailbot-archive-4"
 
 
 def _step(session: Session, step: StepRow) -> dict[str, Any]:

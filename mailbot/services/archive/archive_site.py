@@ -60,17 +60,15 @@ from mailbot.store.game_tables import (
     StepState,
     row_id,
 )
+from mailbot.verifier import facts
+from mailbot.verifier.facts import gm_details, slug
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 SKIPPED_TYPES = ("application/zip",)  # an ARCHIVE letter's own archive: not nested into this one
 
 
-def slug(text: str) -> str:
-    return _UNSAFE.sub("-", text).strip("-.") or "x"
-
-
 def step_stem(step: StepRow) -> str:
-    return slug(step.key) + ("" if step.attempt == 1 else f"-attempt{step.attempt}")
+    """A step attempt's page's name, as verify.py finds it (``verifier.facts``)."""
+    return facts.step_stem(step.key, step.attempt)
 
 
 def collect(
@@ -387,7 +385,8 @@ def _gm_actions(session: Session, game_id: int) -> list[GmAction]:
         GmAction(
             row.created_at.strftime("%Y-%m-%d %H:%M"),
             row.kind.removeprefix("gm-"),
-            tuple(f"{key}: {value}" for key, value in sorted(row.payload.items())),
+            gm_details(row.payload),
+            row.position,
         )
         for row in rows
     ]
