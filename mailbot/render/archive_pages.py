@@ -12,11 +12,20 @@ service's (``mailbot.services.archive.archive_site``); here it is only laid out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    ChoiceLoader,
+    Environment,
+    FileSystemLoader,
+    PackageLoader,
+    StrictUndefined,
+    TemplateNotFound,
+    select_autoescape,
+)
 from markupsafe import Markup
 
 from mailbot.render.templates import CompiledOnce
@@ -140,11 +149,32 @@ class Site:
 COMPILED = CompiledOnce()
 
 
-def environment() -> Environment:
-    """The archive pages' own environment (the letters' Renderer is another's and not touched)."""
+#: the one archive template a GM's folder does not replace: verify.py holds the pages' stylesheet
+#: to mailbot's byte for byte (``verifier.facts.STYLE_SHA256``), as a rule of its own could hide
+#: what a page shows
+PINNED = frozenset({"style.css.j2"})
+
+
+class _Overrides(FileSystemLoader):
+    """The GM's ``archive/`` folder (``bot.template_overrides``): any page template but
+    :data:`PINNED`, which falls through to mailbot's own."""
+
+    def get_source(self, environment: Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        if template in PINNED:
+            raise TemplateNotFound(template)
+        return super().get_source(environment, template)
+
+
+def environment(overrides: Path | None = None) -> Environment:
+    """The archive pages' own environment (the letters' Renderer is another's and not touched):
+    mailbot's ``templates/archive``, each file replaced by one of the same name in the GM's
+    ``<overrides>/archive`` folder when there is one (:class:`_Overrides`)."""
+    shipped = PackageLoader("mailbot", "templates/archive")
+    folder = overrides / "archive" if overrides is not None else None
+    loader = ChoiceLoader([_Overrides(str(folder)), shipped]) if folder and folder.is_dir() else shipped
     env = Environment(
         bytecode_cache=COMPILED,
-        loader=PackageLoader("mailbot", "templates/archive"),
+        loader=loader,
         undefined=StrictUndefined,
         autoescape=select_autoescape(["html", "html.j2"]),
         trim_blocks=True,

@@ -121,6 +121,7 @@ class Renderer:
         # Only the first <style> is inlined: the colour sheet is marked data-css-inline="ignore"
         # in the template (an inline colour would defeat dark mode). Nothing is ever fetched.
         self.inliner = CSSInliner(keep_style_tags=True, load_remote_stylesheets=False)
+        self.overrides = overrides  # the GM's folder: the archive's pages read it too
         self.env = Environment(
             loader=template_loader(registry or default_registry(), overrides),
             undefined=StrictUndefined,

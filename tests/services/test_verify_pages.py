@@ -17,6 +17,7 @@ import pytest
 from sqlmodel import Session
 
 from mailbot.render.archive_pages import environment
+from mailbot.render.templates import Renderer
 from mailbot.services.archive.archive import export
 from mailbot.verifier import facts
 from tests.services.game_helpers import Harness
@@ -146,3 +147,23 @@ def test_an_archive_mbox_report_missing_is_named(clean: Path) -> None:
 def test_the_checker_knows_mailbots_stylesheet() -> None:
     css = environment().get_template("style.css.j2").render().encode("utf-8")
     assert hashlib.sha256(css).hexdigest() == facts.STYLE_SHA256
+
+
+def test_a_gms_archive_templates_are_used_but_not_his_stylesheet(h: Harness, tmp_path: Path) -> None:
+    """The GM's override folder (``bot.template_overrides``) replaces an archive page as it
+    replaces a letter; style.css stays mailbot's (verify.py holds it byte for byte)."""
+    game_id = _play(h)
+    overrides = tmp_path / "mine" / "archive"
+    overrides.mkdir(parents=True)
+    shipped = Path(__file__).parents[2] / "templates" / "archive" / "index.html.j2"
+    index = shipped.read_text(encoding="utf-8").replace("<h1", "<p>The Tuesday club's league</p>\n<h1", 1)
+    assert "Tuesday club" in index
+    (overrides / "index.html.j2").write_text(index, encoding="utf-8")
+    (overrides / "style.css.j2").write_text("#dice { display: none }\n", encoding="utf-8")
+    folder = tmp_path / "site"
+    with Session(h.bot.engine) as session:
+        export(session, game_id, folder, renderer=Renderer(tmp_path / "mine"))
+    assert "The Tuesday club's league" in (folder / "index.html").read_text(encoding="utf-8")
+    assert "display: none" not in (folder / "style.css").read_text(encoding="utf-8")
+    done = _run(folder)
+    assert done.returncode == 0, done.stdout

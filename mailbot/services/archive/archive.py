@@ -34,7 +34,7 @@ from sqlmodel import Session, col, select
 
 from mailbot import verifier, verify_archive
 from mailbot.errors import ArchiveError
-from mailbot.render.archive_pages import Link, Site, render_site
+from mailbot.render.archive_pages import Link, Site, environment, render_site
 from mailbot.render.maps.layers import factored
 from mailbot.render.templates import Renderer
 from mailbot.services.archive.archive_html import kept_html
@@ -285,7 +285,8 @@ def _site(
     # from, each letter's HTML part is saved beside its page (a Flat Top game: 60 MB to 10).
     redact = redactor_of(session, game, letters)
     write_mbox(out / "mail.mbox", letters, redact, attachments=not compact, pages=False)
-    _write_files(out, render_site(site))
+    overrides = renderer.overrides if renderer is not None else None
+    _write_files(out, render_site(site, environment(overrides)))
     return site
 
 
