@@ -25,6 +25,12 @@ master, when the result could be wrong through no player's fault:
 * more than ``max_missed_share`` of the owing seats sent nothing (seats on an
   announced vacation are not counted as missing).
 
+Seats without a player. A seat whose player the GM ejected, or who resigned,
+plays its default orders: it never holds a step open, so a step is all in once
+every owing seat that has a player has sent (``SeatFacts.active``), and the
+interlock neither counts it as missing nor among the seats the share is taken
+of. A seat handed to a new player (REPLACE) owes again from the next step on.
+
 Quiet steps. A game may mark a step ``quiet`` (``core.game.Step``): nobody
 holds anything new to react to and every owing seat's standing orders
 (``default_orders``) cover it. Unless the game's ``quiet_hours`` option is
@@ -67,7 +73,10 @@ class SeatFacts:
     sent: bool = False  # current orders (or sealed values) are held
     waiting: bool = False  # asked WAIT: hold early processing
     away: bool = False  # on an announced vacation at the deadline
-    active: bool = True  # a seat that was ejected or resigned is inactive
+    # A player owes this step. Not so for a seat nobody plays (its player ejected, or resigned)
+    # nor for one handed to a new player after the step opened: such a seat plays its default
+    # orders, is never waited for, reminded or counted as late.
+    active: bool = True
     missed_in_row: int = 0
 
 
@@ -130,19 +139,25 @@ def closes_at(step: StepFacts, policy: Policy) -> datetime:
 
 
 def all_in(step: StepFacts, seats: Mapping[str, SeatFacts]) -> bool:
-    """Every owing seat has sent and none asked to WAIT."""
-    return all(name in seats and seats[name].sent and not seats[name].waiting for name in step.owing)
+    """Every owing seat a player owes has sent, and none of them asked to WAIT.
+
+    A seat without a player never holds a step open: it plays its default orders, so it counts
+    as in. A game nobody plays at all is the exception: it waits for its deadlines (a GM who
+    ejected every player did not ask for the game to play itself out in minutes).
+    """
+    return _played(seats) and not _silent(step, seats) and not _waiting(step, seats)
 
 
 def why_open(step: StepFacts, seats: Mapping[str, SeatFacts]) -> str:
     """Why a step is not all in (see :func:`all_in`), in a player's words."""
-    silent = [name for name in step.owing if not (name in seats and seats[name].sent)]
-    waiting = [name for name in step.owing if name in seats and seats[name].waiting]
+    silent, waiting = _silent(step, seats), _waiting(step, seats)
     reasons = []
     if silent:
         reasons.append(f"waiting for {', '.join(silent)}")
     if waiting:
         reasons.append(f"{', '.join(waiting)} asked to WAIT, so it closes at its deadline")
+    if not reasons and not _played(seats):
+        reasons.append("no seat has a player, so it closes at its deadline")
     return "; ".join(reasons) or "every seat is in"
 
 
@@ -153,9 +168,24 @@ def early_from(
 
     The short delay lets a player correct a letter sent a moment ago.
     """
-    if all(name in seats and seats[name].sent for name in step.owing):
+    if _played(seats) and not _silent(step, seats):
         return now + policy.early
     return None
+
+
+def _silent(step: StepFacts, seats: Mapping[str, SeatFacts]) -> list[str]:
+    """The owing seats a player owes that have sent nothing."""
+    return [name for name in step.owing if _seat(seats, name).active and not _seat(seats, name).sent]
+
+
+def _waiting(step: StepFacts, seats: Mapping[str, SeatFacts]) -> list[str]:
+    """The owing seats whose player asked to WAIT (a WAIT left by an ejected player holds nothing)."""
+    return [name for name in step.owing if _seat(seats, name).active and _seat(seats, name).waiting]
+
+
+def _played(seats: Mapping[str, SeatFacts]) -> bool:
+    """Whether any seat the facts know has a player (no facts: a player is assumed)."""
+    return not seats or any(seat.active for seat in seats.values())
 
 
 def due(step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, now: datetime) -> str | None:
@@ -168,17 +198,22 @@ def due(step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, now: da
 
 
 def missing(step: StepFacts, seats: Mapping[str, SeatFacts]) -> list[str]:
-    """Owing seats that sent nothing and are not on an announced vacation."""
-    return [name for name in step.owing if not _seat(seats, name).sent and not _seat(seats, name).away]
+    """Owing seats a player owes that sent nothing and are not on an announced vacation."""
+    return [name for name in _silent(step, seats) if not _seat(seats, name).away]
 
 
 def blocked(step: StepFacts, seats: Mapping[str, SeatFacts], policy: Policy, watch: Watch) -> str:
-    """Why the interlock holds a due deadline (see the module docstring), or ``""``."""
+    """Why the interlock holds a due deadline (see the module docstring), or ``""``.
+
+    A seat without a player is silent by the GM's decision, not through anybody's fault: it
+    counts neither as missing nor among the seats the share is taken of.
+    """
     if watch.imap_trouble:
         return "the mailbox could not be read recently; letters may be missing"
     silent = missing(step, seats)
-    if len(step.owing) > 1 and len(silent) / len(step.owing) > policy.max_missed_share:
-        return f"{len(silent)} of {len(step.owing)} seats sent nothing ({', '.join(silent)})"
+    played = [name for name in step.owing if _seat(seats, name).active]
+    if len(played) > 1 and len(silent) / len(played) > policy.max_missed_share:
+        return f"{len(silent)} of {len(played)} seats sent nothing ({', '.join(silent)})"
     return ""
 
 

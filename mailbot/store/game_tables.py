@@ -94,6 +94,19 @@ class Seat(SQLModel, table=True):
     missed_in_row: int = 0
     vacation_from: datetime | None = Field(default=None, sa_type=UTCDateTime)
     vacation_to: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # When the present player took the seat after it had none (REPLACE of an ejected or resigned
+    # seat): the step open then does not wait for him, the steps opened since do (``played``).
+    duty_from: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+    def played(self, opened_at: datetime) -> bool:
+        """Whether a player owes this seat's input for a step opened at ``opened_at``.
+
+        Nobody plays an ejected or resigned seat: it plays its default orders and never holds
+        a step open. A seat handed to a new player after it had none owes again from the next
+        step on: he may still send orders for the step open when he came, but it is not held
+        for him.
+        """
+        return self.status is SeatStatus.ACTIVE and (self.duty_from is None or self.duty_from <= opened_at)
 
     def away(self, when: datetime) -> bool:
         """On announced vacation at ``when``: defaults apply, but nobody counts it as late."""

@@ -217,7 +217,9 @@ def test_a_player_given_a_seat_that_had_none_is_told_where_the_game_stands(h: Ha
     )
     carol = to(letters, "carol@players.test")
     (now,) = [m for m in carol if "where the game stands" in m["Subject"]]
-    assert f"== Now open: {open_step.title}" in text(now) and "You owe orders for this step." in text(now)
+    assert f"== Now open: {open_step.title}" in text(now)
+    # That step went on without the seat; it owes again from the next step on (the trial, item 1).
+    assert "does not wait for you" in text(now) and "You owe orders from the next step on" in text(now)
     assert "report for north" in text(now) and "report for south" not in text(now)
 
 

@@ -129,3 +129,36 @@ def test_why_a_step_stays_open_is_said_in_a_players_words() -> None:
     waiting = seats(north={"sent": True, "waiting": True}, south={})
     assert why_open(step(), waiting) == "waiting for south; north asked to WAIT, so it closes at its deadline"
     assert why_open(step(), BOTH_IN) == "every seat is in"
+
+
+def test_a_seat_without_a_player_never_holds_a_step_open() -> None:
+    """An ejected or resigned seat plays its defaults: the step is all in once every seat with a
+    player has sent; a WAIT its old player left holds nothing (an outside trial, item 1)."""
+    now = OPENED + timedelta(hours=1)
+    ejected = seats(north={"active": False, "waiting": True}, south={"sent": True})
+    assert early_from(step(), ejected, POLICY, now) == now + timedelta(minutes=5)
+    assert decide(step(now), ejected, POLICY, Watch(), now).action is Action.PROCESS
+    assert why_open(step(), ejected) == "every seat is in"
+    silent = seats(north={"active": False}, south={})
+    assert early_from(step(), silent, POLICY, now) is None
+    assert why_open(step(), silent) == "waiting for south"
+    # A step owed only by seats nobody plays starts its early delay without a letter.
+    assert early_from(step(owing=("north",)), silent, POLICY, now) == now + timedelta(minutes=5)
+
+
+def test_a_game_nobody_plays_is_not_played_out_early() -> None:
+    nobody = seats(north={"active": False}, south={"active": False})
+    assert early_from(step(), nobody, POLICY, OPENED) is None
+    assert why_open(step(), nobody) == "no seat has a player, so it closes at its deadline"
+
+
+def test_the_interlock_does_not_count_a_seat_without_a_player() -> None:
+    """One seat ejected, the other silent: one silent seat of one with a player, not two of two."""
+    three = step(owing=("east", "north", "south"))
+    ejected = seats(east={"sent": True}, north={"active": False}, south={})
+    closing = DEADLINE + timedelta(minutes=30)
+    decision = decide(three, ejected, POLICY, Watch(), closing)
+    assert (decision.action, decision.why) == (Action.PROCESS, "deadline")
+    both_silent = seats(east={}, north={"active": False}, south={})
+    decision = decide(three, both_silent, POLICY, Watch(), closing)
+    assert (decision.action, decision.why) == (Action.PAUSE, "2 of 2 seats sent nothing (east, south)")

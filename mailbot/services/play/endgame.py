@@ -120,6 +120,7 @@ class Endgame:
             self._tell(
                 ctx.session, game, other, "A seat conceded", [f"{seat.name} conceded and left the game."]
             )
+        self.games.mark_early(ctx.session, game)  # the open step no longer waits for the seat
         reply.section("CONCEDE", ["You conceded: your seat plays its default orders from now on."])
 
     def _end(self, session: Session, game: Game, result: str, *, also: Sequence[Seat] = ()) -> None:

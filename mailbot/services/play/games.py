@@ -34,6 +34,7 @@ from mailbot.services.post.letters import Draft, Postman
 from mailbot.store.game_tables import (
     Game,
     GameStatus,
+    OrderSet,
     Report,
     RollRow,
     Seat,
@@ -417,10 +418,28 @@ class Games:
         if held is None:
             session.flush()
             held = queries.current_orders(session, row_id(step)).keys()
-        sent = {name: lifecycle.SeatFacts(name, sent=name in held) for name in step.owing}
+        if all(name in held for name in step.owing):
+            sent = {name: lifecycle.SeatFacts(name, sent=True) for name in step.owing}
+        else:  # a seat without a player is in without a letter: the seats tell which
+            sent = seat_facts(queries.seats(session, row_id(game)), step, held)
+        self._mark_early(session, game, step, sent)
+
+    def mark_early(self, session: Session, game: Game, step: StepRow | None = None) -> None:
+        """The open step (``step``, else the one stored) is owed by no seat with a player that has
+        not sent: a seat lost its player (EJECT, RESIGN, CONCEDE), or the step opened owed only by
+        seats nobody plays. Its early processing starts now, as when the last orders come in."""
+        step = step or queries.open_step(session, row_id(game))
+        if step is None or step.kind == "setup" or step.early_at is not None:
+            return
+        held = queries.current_orders(session, row_id(step))
+        self._mark_early(session, game, step, seat_facts(queries.seats(session, row_id(game)), step, held))
+
+    def _mark_early(
+        self, session: Session, game: Game, step: StepRow, seats: Mapping[str, lifecycle.SeatFacts]
+    ) -> None:
         opened = lifecycle.StepFacts(step.key, tuple(step.owing), step.opened_at, step.deadline_at)
         early = lifecycle.Policy(early=timedelta(seconds=game.early_seconds))
-        step.early_at = lifecycle.early_from(opened, sent, early, self.clock()) or step.early_at
+        step.early_at = lifecycle.early_from(opened, seats, early, self.clock()) or step.early_at
         session.add(step)
 
     def note_entropy(
@@ -561,6 +580,18 @@ _CLOSED = "This step is closed now: nothing is owed for it."
 
 #: the first line of a past report, sent again, whose step the GM rolled back
 VOID_REPORT = "This report is void: the game master rolled its step back and the step was played again."
+
+
+def seat_facts(
+    seats: Sequence[Seat], step: StepRow, held: Mapping[str, OrderSet] | Collection[str]
+) -> dict[str, lifecycle.SeatFacts]:
+    """Each seat of the game as the lifecycle sees it for ``step``: whether it holds orders
+    (``held``: the seats that do), and whether a player owes them (``Seat.played``); the
+    deadline's facts (WAIT, CONFIRM, vacations, misses) are the tick's (``Turns.facts``)."""
+    return {
+        seat.name: lifecycle.SeatFacts(seat.name, sent=seat.name in held, active=seat.played(step.opened_at))
+        for seat in seats
+    }
 
 
 def void_reports(session: Session, game: Game, reports: Sequence[Report]) -> set[int | None]:

@@ -263,6 +263,9 @@ class GmActions:
         unplayed = seat.status is SeatStatus.EJECTED  # its reports stopped when its player went
         if seat.address and not same and seat.status is SeatStatus.ACTIVE:
             self.games.seat_released(session, game, seat, seat.address, reason)
+        if seat.status in (SeatStatus.EJECTED, SeatStatus.RESIGNED) and game.status is not GameStatus.SETUP:
+            # The step open now went on without the seat: it owes again from the next step on.
+            seat.duty_from = self.clock()
         seat.secret, seat.status = _new_secret(), SeatStatus.INVITED
         news = (
             f"The player of {seat.name} was given a new secret."
@@ -294,6 +297,7 @@ class GmActions:
             reason,
             [f"The player of {seat.name} was removed; the seat plays defaults."],
         )
+        self.games.mark_early(session, game)  # the step open now no longer waits for the seat
         return f"{seat.name} ejected"
 
     @staticmethod

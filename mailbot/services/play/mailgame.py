@@ -325,12 +325,16 @@ class MailGame:
         if step.kind == "setup":
             return [*lines, *setupdice.status_lines(session, step, zone)]
         held = queries.current_orders(session, row_id(step))
-        missing = [name for name in step.owing if name not in held]
+        rows = {row.name: row for row in queries.seats(session, row_id(game))}
+        silent = [rows[name] for name in step.owing if name not in held and name in rows]
+        missing = [row.name for row in silent if row.played(step.opened_at)]
+        unplayed = [_unplayed(row) for row in silent if not row.played(step.opened_at)]
         return [
             *lines,
             f"Open step: {step.key} ({step.title})",
             f"Deadline: {deadlines.local_time(step.deadline_at, zone)}",
             f"Still to send: {', '.join(missing) or 'nobody'}",
+            *([f"Not waited for: {'; '.join(unplayed)}"] if unplayed else []),
             early_line(session, game, step, zone, gm=seat is None),
         ]
 
@@ -464,7 +468,15 @@ class MailGame:
         who.seat.status = SeatStatus.RESIGNED
         ctx.session.add(who.seat)
         queries.note(ctx.session, who.game, "resign", {"seat": who.seat.name}, self.clock())
+        self.games.mark_early(ctx.session, who.game)  # the open step no longer waits for the seat
         reply.section("Resigned", [f"You have left {who.game.title}; your seat plays its default orders."])
+
+
+def _unplayed(seat: Seat) -> str:
+    """A silent owing seat the step does not wait for, and why (``Seat.played``)."""
+    if seat.status is SeatStatus.ACTIVE:
+        return f"{seat.name} (its new player owes from the next step on; orders he sends count)"
+    return f"{seat.name} (no player: it plays its default orders)"
 
 
 def early_line(session: Session, game: Game, step: StepRow, zone: str, *, gm: bool) -> str:

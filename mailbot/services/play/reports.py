@@ -355,11 +355,17 @@ class Reports:
             return
         zone = seat.timezone or game.timezone
         owes = seat.name in nxt.owing
+        owed = "You owe orders for this step." if owes else "Nothing is owed by you in this step."
+        if owes and not seat.played(nxt.opened_at):  # a new player of a seat that had none
+            owed = (
+                "It was open before you took the seat, so it does not wait for you: orders you send"
+                " count, else the seat plays its default orders. You owe orders from the next step on."
+            )
         letter.section(
             f"Now open: {nxt.title}",
             [
                 f"Deadline: {deadlines.local_time(nxt.deadline_at, zone)}",
-                "You owe orders for this step." if owes else "Nothing is owed by you in this step.",
+                owed,
                 f"Dice commitment for this step ({dicechain.committed_how(session, nxt)}): {nxt.commitment}",
                 *dicechain.report_lines(session, nxt, seat.name, owes=owes),
                 # How to send, only to a seat that owes: "Nothing is owed" above a "Send:" line

@@ -24,14 +24,14 @@ from mailbot.core.dice import DiceStream, order_digest
 from mailbot.core.game import Event, Line, Outcome
 from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.play import setupdice
-from mailbot.services.play.games import Games, resolved_payload
+from mailbot.services.play.games import Games, resolved_payload, seat_facts
 from mailbot.services.play.reports import Reports
 from mailbot.store.game_tables import (
     Game,
     GameStatus,
     OrderSet,
     RollRow,
-    SeatStatus,
+    Seat,
     StepRow,
     StepState,
     row_id,
@@ -117,9 +117,11 @@ class Turns:
         """
         now = self.clock()
         result = self._resolve(session, game, step, now)
-        self._late(session, game, step, result)
+        seats = self._late(session, game, step, result)
         nxt = None if result.outcome.finished else self.games.open_next(session, game)
         quiet, nxt = self._quiet_run(session, game, nxt, now)
+        if nxt is not None and any(not seat.played(nxt.opened_at) for seat in seats):
+            self.games.mark_early(session, game, nxt)  # it may be owed by no seat with a player
         final = quiet[-1][1].outcome if quiet else result.outcome
         if nxt is None:
             ended = final.result or "the game has no further step"
@@ -208,8 +210,9 @@ class Turns:
         payload = resolved_payload(step, result.digest, result.rolls, result.entropy, result.defaulted)
         chainlog.append(session, step.game_id, "step-resolved", payload | result.dice, now)
 
-    def _late(self, session: Session, game: Game, step: StepRow, result: Resolution) -> None:
-        """Count misses in a row; tell the GM who was late and who keeps missing."""
+    def _late(self, session: Session, game: Game, step: StepRow, result: Resolution) -> list[Seat]:
+        """Count misses in a row; tell the GM who was late and who keeps missing. Returns the
+        game's seats."""
         opened, seats = self.facts(session, game, step)
         misses = lifecycle.count_misses(opened, seats, policy(game), result.defaulted)
         rows = {seat.name: seat for seat in queries.seats(session, row_id(game))}
@@ -223,6 +226,7 @@ class Turns:
             ]
             lines = [f"Late at {step.title}: {', '.join(misses.late)}; default orders applied.", *flagged]
             self.reports.gm(session, game, f"late list for {step.title}", lines)
+        return list(rows.values())
 
     def finish(self, session: Session, game: Game, result: str, now: datetime) -> None:
         """End the game before its rules do (a draw, a concession): the open step is void."""
@@ -248,17 +252,16 @@ class Turns:
     def facts(session: Session, game: Game, step: StepRow) -> tuple[lifecycle.StepFacts, SeatMap]:
         """The open step and its seats as the lifecycle's plain values."""
         held = queries.current_orders(session, row_id(step))
+        rows = queries.seats(session, row_id(game))
         seats = {
-            seat.name: lifecycle.SeatFacts(
-                seat.name,
-                sent=seat.name in held,
+            seat.name: replace(
+                facts,
                 # Orders with refused lines wait for the seat's CONFIRM, as a WAIT would.
                 waiting=seat.wait or (seat.name in held and held[seat.name].held_back),
                 away=seat.away(step.deadline_at),
-                active=seat.status is SeatStatus.ACTIVE,
                 missed_in_row=seat.missed_in_row,
             )
-            for seat in queries.seats(session, row_id(game))
+            for seat, facts in zip(rows, seat_facts(rows, step, held).values(), strict=True)
         }
         opened = lifecycle.StepFacts(
             step.key,
@@ -280,7 +283,15 @@ class Turns:
         if game.status is not GameStatus.RUNNING or step is None:
             return "idle"
         opened, seats = self.facts(session, game, step)
-        decision = lifecycle.decide(opened, seats, policy(game, self.max_missed_share), watch, now)
+        rules = policy(game, self.max_missed_share)
+        if step.early_at is None and (early := lifecycle.early_from(opened, seats, rules, now)) is not None:
+            # Nobody with a player owes anything (a step only ejected seats owe, or one whose
+            # last silent seat lost its player): no letter will start the early delay, so it
+            # starts here, as when the last orders come in.
+            step.early_at = early
+            session.add(step)
+            opened = replace(opened, early_at=early)
+        decision = lifecycle.decide(opened, seats, rules, watch, now)
         if decision.action is lifecycle.Action.PAUSE:
             self.pause(session, game, decision.why)
             return "paused"
