@@ -89,7 +89,6 @@ def test_wif_an_ejected_side_does_not_hold_its_impulses_open(h: Harness) -> None
             status = _status(h, game_id)
             assert "Still to send: nobody" in status, status
             assert "Not waited for: Allies (no player: it plays its default orders)" in status, status
-        h.tick(1)  # the tick that finds nobody with a player owes starts the early delay
         h.tick(EARLY)
         assert _open(h, game_id).key != step.key, f"{step.key} waits for a seat nobody plays"
         assert h.clock.now < step.opened_at + timedelta(hours=1)
@@ -180,3 +179,17 @@ def test_a_new_player_of_an_ejected_seat_owes_from_the_next_step_on(h: Harness) 
     assert "Still to send: north" in _status(h, game_id)
     lines = h.bot.ticker.close_if_all_in(SOUTH)
     assert lines == [f"game {game_id}: T1.bid stays open: waiting for north"], lines
+
+
+def test_a_step_stuck_on_a_seat_nobody_plays_is_freed_by_the_next_tick(h: Harness) -> None:
+    """A game stuck before this fix (the step open, every seat with a player in, no early time)
+    starts its early delay at the next tick."""
+    game_id, _, south_tag = started_duel(h, NORTH, SOUTH)
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    _gm(h, game_id, "EJECT north no-show")
+    with Session(h.bot.engine) as session, session.begin():
+        session.get_one(StepRow, _open(h, game_id).id).early_at = None
+    h.tick(1)
+    assert _open(h, game_id).early_at == h.clock.now + timedelta(minutes=5)
+    h.tick(EARLY)
+    assert _open(h, game_id).key == "T1.bid"
