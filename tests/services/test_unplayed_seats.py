@@ -2,7 +2,8 @@
 """A seat without a player never holds a step open (an outside trial, item 1): a seat whose
 player was ejected or resigned plays its default orders as soon as every seat with a player that
 owes the step has sent, in every game and in sealed steps too; a new player given such a seat
-(REPLACE) owes from the next step on."""
+(REPLACE) owes from the next step on. And a letter from a seat that owed nothing in the step
+just closed is that seat's orders for the open step, never "late" (item 2)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
+from mailbot.services.base import queries
 from mailbot.services.play.games import GameSetup
 from mailbot.store.game_tables import GameStatus, StepRow, StepState
 from tests.services.game_helpers import Harness, started_duel, text, to
@@ -179,6 +181,28 @@ def test_a_new_player_of_an_ejected_seat_owes_from_the_next_step_on(h: Harness) 
     assert "Still to send: north" in _status(h, game_id)
     lines = h.bot.ticker.close_if_all_in(SOUTH)
     assert lines == [f"game {game_id}: T1.bid stays open: waiting for north"], lines
+
+
+def test_wif_a_letter_from_the_side_that_owed_nothing_is_its_orders_for_the_open_step(h: Harness) -> None:
+    """Right after Axis's letter closed T1.I1, the Allies' plain ORDERS (no step key), written
+    before their report went out, was answered "Late for Turn 1, impulse 1 ... Nothing in it
+    was used": the Allies owed nothing in T1.I1, so it is their T1.I2 orders."""
+    game_id, tags = _wif(h)
+    first = _open(h, game_id)
+    assert first.owing == ["Axis"]
+    h.mail(AXIS, f"{tags['Axis']} o", f"ORDERS {first.key}\nWEATHER 2\nEND\n")
+    written = h.clock.now
+    h.tick(EARLY)
+    second = _open(h, game_id)
+    assert second.owing == ["Allies"]
+    body = "ORDERS\nPASS USA\nEND\n"
+    orders = letter(sender=ALLIES, subject=f"{tags['Allies']} o", body=body, date=written)
+    h.bot.inject(orders)
+    h.bot.processor.process_pending()
+    answer = text(to(h.flush(), ALLIES)[0])
+    assert "Late for" not in answer and "Nothing in it was used" not in answer, answer
+    with Session(h.bot.engine) as session:
+        assert queries.current_orders(session, int(second.id or 0))["Allies"].lines == ["PASS USA"]
 
 
 def test_a_step_stuck_on_a_seat_nobody_plays_is_freed_by_the_next_tick(h: Harness) -> None:

@@ -8,7 +8,8 @@ it is used. A letter is taken as written for the closed step when it came after 
 closed and either answers the bot's letter asking for that step's orders, or was written
 (its Date, when within an hour before its receipt, else its receipt) before the bot's first
 letter for the open step was sent to the seat. Naming the open step (``ORDERS T2``) always
-uses the letter for it.
+uses the letter for it. A seat that owed nothing in the closed step cannot have written for it:
+its letter is read for the open step, which it owes, so no orders are lost that way.
 """
 
 from __future__ import annotations
@@ -42,7 +43,11 @@ def late_letter(ctx: Context, who: Seated, step: StepRow) -> tuple[str, list[str
     closed = _closed_before(ctx.session, step)
     if closed is None:
         return "", []
-    title, closed_at = closed
+    title, closed_at, owing = closed
+    if who.seat.name not in owing:
+        # The seat owed nothing there, so its letter cannot be orders for it: they are the open
+        # step's, which it owes (``open_step_for`` checked that).
+        return "", []
     zone = who.seat.timezone or who.game.timezone
     return title, [
         f"Your letter reached the mail server at {deadlines.local_time(ctx.row.received_at, zone)},",
@@ -55,7 +60,7 @@ def late_letter(ctx: Context, who: Seated, step: StepRow) -> tuple[str, list[str
 
 #: the game's step resolved last before the given one opened (seats taken is no step of play)
 _CLOSED_BEFORE = (
-    sa.select(col(StepRow.title), col(StepRow.closed_at))
+    sa.select(col(StepRow.title), col(StepRow.closed_at), col(StepRow.owing))
     .where(
         col(StepRow.game_id) == bindparam("game_id"),
         col(StepRow.closed_at).is_not(None),
@@ -67,13 +72,13 @@ _CLOSED_BEFORE = (
 )
 
 
-def _closed_before(session: Session, step: StepRow) -> tuple[str, datetime] | None:
-    """The title and closing time of the step resolved last before ``step`` opened."""
+def _closed_before(session: Session, step: StepRow) -> tuple[str, datetime, list[str]] | None:
+    """The title, closing time and owing seats of the step resolved last before ``step`` opened."""
     # On the connection, as ``_FIRST_ASK``: a flush here wrote the batch's earlier letters one
     # statement at a time, which cost more than all the rest of an orders letter's handling.
     found = session.connection().execute(_CLOSED_BEFORE, {"game_id": step.game_id, "step_id": step.id})
     row = found.first()
-    return None if row is None or row[1] is None else (row[0], row[1])
+    return None if row is None or row[1] is None else (row[0], row[1], list(row[2] or ()))
 
 
 def _answers_closed(ctx: Context, who: Seated, step: StepRow) -> bool:
