@@ -142,6 +142,7 @@ def create(
             row.reveal_at_end = reveal == "end"
         session.add(row)
         told = _created(session, row, store_name(bot.settings.store.url), defaulted=not scenario)
+        told += [f"note: {line}" for line in bot.games.deadline_notes(row)]
         if reveal == "each-step" and _package(game).game.hidden_information:
             told.append(
                 f"note: {row.plugin} hides information; with each step's seed revealed, the players "

@@ -384,6 +384,75 @@ def _gap_end(wall: datetime, zone: ZoneInfo) -> datetime:
     return high
 
 
+@dataclass(frozen=True, slots=True)
+class WallTimeNote:
+    """A day on which the wall-clock time a rule names is skipped by the clocks (spring) or
+    shown twice (autumn), and the deadline that day: what the game master is told."""
+
+    wall: datetime  # naive: the time as the rule names it, on that day
+    zone: str
+    skipped: bool  # True: the clocks jump over it; False: they show it twice
+    deadline: datetime  # aware UTC: the jump itself, or the first occurrence
+    change: tuple[time, time]  # the clocks' reading before and after they change
+
+    def text(self) -> str:
+        """E.g. ``02:30 does not exist on Sun 28 Mar 2027 in Europe/Berlin (the clocks jump
+        from 02:00 to 03:00 that night): the deadline is Sun 28 Mar 2027 03:00 CEST, the jump``."""
+        day, clock = _day_text(self.wall.date()), _clock_text(self.wall.time())
+        before, after = (_clock_text(t) for t in self.change)
+        when = local_time(self.deadline, self.zone)
+        if self.skipped:
+            return (
+                f"{clock} does not exist on {day} in {self.zone} (the clocks jump from {before} to"
+                f" {after} that night): the deadline is {when}, the moment of the jump"
+            )
+        return (
+            f"{clock} comes twice on {day} in {self.zone} (the clocks go back from {before} to"
+            f" {after} that night): the deadline is the first, {when}"
+        )
+
+    def brief(self) -> str:
+        """The same in a few words, beside the rule in players' letters: ``02:30 is skipped that
+        night: the deadline is 03:00 CEST``."""
+        clock, when = _clock_text(self.wall.time()), self.deadline.astimezone(ZoneInfo(self.zone))
+        at = f"{_clock_text(when.time())} {when.tzname()}"
+        if self.skipped:
+            return f"{clock} is skipped that night: the deadline is {at}"
+        return f"{clock} comes twice that night: the deadline is the first, {at}"
+
+
+def wall_time_notes(spec: DeadlineSpec, game_zone: str, now: datetime) -> list[WallTimeNote]:
+    """The days on which a rule's wall-clock time is skipped or shown twice by the clocks, for
+    the game master who typed it: an absolute time's own day; a weekly rule's listed days in
+    the year from ``now`` (a zone changes its clocks twice a year at most). A duration names no
+    wall time. The deadline those days is the module's rule (see the docstring)."""
+    if isinstance(spec, DurationDeadline):
+        return []
+    key = canonical_zone(spec.zone or game_zone)
+    if key is None:
+        raise ConfigError(f"unknown time zone {spec.zone or game_zone!r}")
+    if isinstance(spec, AbsoluteDeadline):
+        walls = [spec.at]
+    else:
+        first = _utc(now).astimezone(ZoneInfo(key)).date()
+        days = (first + timedelta(days=n) for n in range(372))
+        walls = [datetime.combine(d, spec.at) for d in days if d.weekday() in spec.weekdays]
+    return [note for wall in walls if (note := _wall_note(wall, key)) is not None]
+
+
+def _wall_note(wall: datetime, key: str) -> WallTimeNote | None:
+    zone = ZoneInfo(key)
+    if wall.replace(tzinfo=zone, fold=0).utcoffset() == wall.replace(tzinfo=zone, fold=1).utcoffset():
+        return None  # the time is shown once that day, as nearly always
+    deadline = resolve_wall_time(wall, zone)
+    skipped = deadline.astimezone(zone).replace(tzinfo=None) != wall
+    jump = _gap_end(wall, zone)  # bisects to the change of offset: a fold's as well as a gap's
+    just_before = jump - timedelta(microseconds=1)
+    offset_before = just_before.astimezone(zone).utcoffset() or timedelta(0)
+    change = ((jump + offset_before).time(), jump.astimezone(zone).time())
+    return WallTimeNote(wall, key, skipped, deadline, change)
+
+
 def _utc(instant: datetime) -> datetime:
     if instant.tzinfo is None or instant.utcoffset() is None:
         raise ValueError(f"a timezone-aware datetime is needed, not {instant!r}")

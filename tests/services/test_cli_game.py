@@ -372,3 +372,28 @@ def test_an_empty_title_is_refused_and_a_reminder_given_twice_counts_once(env: s
     with Session(engine) as session:
         assert session.get_one(Game, 1).reminders == [120, 60]
     engine.dispose()
+
+
+def _next_spring_gap() -> str:
+    """02:30 on the last Sunday of March after this one: Berlin's clocks skip it (03:00 CEST)."""
+    from datetime import UTC, date, datetime, timedelta
+
+    year = datetime.now(UTC).year + 1
+    day = date(year, 3, 31)
+    return (day - timedelta(days=(day.weekday() + 1) % 7)).isoformat()
+
+
+def test_a_deadline_the_clocks_skip_is_said_with_the_instant_used(env: str) -> None:
+    """The outside trial, item 3: a --deadline inside the spring gap was taken in silence."""
+    day = _next_spring_gap()
+    said = _run(
+        *["game", "create", "--game", "duel", "--title", "Gap", "--timezone", "Europe/Berlin"],
+        *["--deadline", f"{day} 02:30 Europe/Berlin"],
+    )
+    assert f"note: 02:30 does not exist on Sun {int(day[8:])} Mar {day[:4]} in Europe/Berlin" in said, said
+    assert "the clocks jump from 02:00 to 03:00 that night): the deadline is" in said
+    assert "03:00 CEST, the moment of the jump" in said
+    _run("game", "invite", "1", "a@players.test", "--seat", "north")
+    shown = _run("game", "show", "1")
+    assert "(02:30 is skipped that night: the deadline is 03:00 CEST)" in shown, shown
+    assert "note:" not in _run(*_create())

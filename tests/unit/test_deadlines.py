@@ -33,6 +33,7 @@ from mailbot.core.deadlines import (
     resolve_wall_time,
     step_deadline,
     valid_zone,
+    wall_time_notes,
     with_grace,
 )
 from mailbot.errors import ConfigError
@@ -220,6 +221,43 @@ def test_absolute_in_the_autumn_fold_takes_the_first_occurrence() -> None:
     assert spec("2026-10-25 02:30 Europe/Berlin").next_deadline(utc(2026, 10, 1), "UTC") == utc(
         2026, 10, 25, 0, 30
     )
+
+
+def test_a_time_the_clocks_skip_is_said_with_the_instant_it_stands_for() -> None:
+    """The outside trial, item 3: ``--deadline "2027-03-28 02:30 Europe/Berlin"`` was taken in
+    silence; the GM is now told that 02:30 does not exist that night and which instant is used."""
+    (note,) = wall_time_notes(spec("2027-03-28 02:30 Europe/Berlin"), "UTC", utc(2026, 12, 1))
+    assert note.skipped and note.deadline == utc(2027, 3, 28, 1)
+    assert note.text() == (
+        "02:30 does not exist on Sun 28 Mar 2027 in Europe/Berlin (the clocks jump from 02:00 to"
+        " 03:00 that night): the deadline is Sun 28 Mar 2027 03:00 CEST, the moment of the jump"
+    )
+    assert note.brief() == "02:30 is skipped that night: the deadline is 03:00 CEST"
+
+
+def test_a_time_the_clocks_show_twice_is_said_with_the_first() -> None:
+    (note,) = wall_time_notes(spec("2026-10-25 02:30"), BERLIN, utc(2026, 10, 1))
+    assert not note.skipped and note.deadline == utc(2026, 10, 25, 0, 30)
+    assert note.text() == (
+        "02:30 comes twice on Sun 25 Oct 2026 in Europe/Berlin (the clocks go back from 03:00 to"
+        " 02:00 that night): the deadline is the first, Sun 25 Oct 2026 02:30 CEST"
+    )
+
+
+def test_a_weekly_rule_names_its_days_in_the_coming_year_the_clocks_skip_or_repeat() -> None:
+    notes = wall_time_notes(spec("Sun 02:30 Europe/Berlin"), "UTC", utc(2026, 12, 1))
+    assert [(n.wall.date().isoformat(), n.skipped) for n in notes] == [
+        ("2027-03-28", True),
+        ("2027-10-31", False),
+    ]
+    assert wall_time_notes(spec("Sat 02:30 Europe/Berlin"), "UTC", utc(2026, 12, 1)) == []
+    assert wall_time_notes(spec("Mon,Thu 20:00"), BERLIN, utc(2026, 12, 1)) == []
+
+
+def test_times_the_clocks_show_once_and_durations_need_no_note() -> None:
+    assert wall_time_notes(spec("2027-03-28 03:30 Europe/Berlin"), "UTC", utc(2026, 12, 1)) == []
+    assert wall_time_notes(spec("2027-03-28 02:30"), "UTC", utc(2026, 12, 1)) == []
+    assert wall_time_notes(spec("48h"), BERLIN, utc(2026, 12, 1)) == []
 
 
 def test_duration_is_exact_elapsed_time_across_spring_forward() -> None:

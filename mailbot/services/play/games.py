@@ -548,7 +548,21 @@ class Games:
         spec = deadlines.parse_deadline_spec(game.deadline_spec)
         if isinstance(spec, deadlines.SpecProblem):
             return game.deadline_spec
-        return deadlines.describe(spec).replace("(game time zone)", f"({game.timezone})")
+        words = deadlines.describe(spec).replace("(game time zone)", f"({game.timezone})")
+        if not isinstance(spec, deadlines.AbsoluteDeadline):
+            return words
+        # A time the clocks skip or show twice: the instant it stands for, beside it.
+        notes = deadlines.wall_time_notes(spec, game.timezone, game.created_at)
+        return f"{words} ({notes[0].brief()})" if notes else words
+
+    def deadline_notes(self, game: Game) -> list[str]:
+        """What the game master should know of the wall-clock time his deadline rule names: each
+        day in the coming year on which the clocks skip it or show it twice, and the deadline then
+        (``game create`` prints them)."""
+        spec = deadlines.parse_deadline_spec(game.deadline_spec)
+        if isinstance(spec, deadlines.SpecProblem):
+            return []
+        return [note.text() for note in deadlines.wall_time_notes(spec, game.timezone, self.clock())]
 
     @staticmethod
     def deadline_for(game: Game, step: Step, opened_at: datetime) -> datetime:
