@@ -343,16 +343,37 @@ def resume(
     _in_game(config, game_id, send, lambda bot, s, g: bot.gm.resume(s, g, reason))
 
 
+EXTEND_USAGE = (
+    "mailbot game extend GAME [STEP] DURATION, e.g. 'game extend 4 24h' or 'game extend 4 T1.I2 24h'"
+)
+
+
 @game_app.command("extend")
 def extend(
     game_id: int,
-    step: str,
-    duration: str,
+    words: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="[STEP] DURATION",
+            help="How much later (24h, 2d, 1d12h), after the open step's key if you like (T1.I2).",
+            show_default=False,
+        ),
+    ],
     reason: ReasonOption = "",
     config: ConfigOption = None,
     send: SendOption = False,
 ) -> None:
-    """Move the open step's deadline by a duration (e.g. 24h)."""
+    """Move the open step's deadline later by a duration: 'extend 4 24h', or name the open step
+    too, 'extend 4 T1.I2 24h'."""
+    from mailbot.services.play.gm import is_duration
+
+    if len(words) == 1 and is_duration(words[0]):
+        step, duration = "", words[0]
+    elif len(words) == 2:
+        step, duration = words
+    else:
+        what = "how much later is missing" if len(words) == 1 else "too many words"
+        raise typer.BadParameter(f"{what}: {EXTEND_USAGE}", param_hint="[STEP] DURATION")
     _in_game(config, game_id, send, lambda bot, s, g: bot.gm.extend(s, g, step, duration, reason))
 
 

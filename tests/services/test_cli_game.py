@@ -397,3 +397,20 @@ def test_a_deadline_the_clocks_skip_is_said_with_the_instant_used(env: str) -> N
     shown = _run("game", "show", "1")
     assert "(02:30 is skipped that night: the deadline is 03:00 CEST)" in shown, shown
     assert "note:" not in _run(*_create())
+
+
+def test_extend_takes_the_open_step_when_it_is_left_out(env: str) -> None:
+    """The outside trial, item 4: `game extend 4 24h` answered "Missing argument 'duration'"."""
+    _run(*_create())
+    _run("game", "invite", "1", "a@players.test", "--seat", "north")
+    _run("game", "invite", "1", "b@players.test", "--seat", "south")
+    assert "deadline now" in _run("game", "extend", "1", "24h")
+    assert "deadline now" in _run("game", "extend", "1", "T1.orders", "1h")
+    for words in (["T1.orders"], ["T1.orders", "1h", "2h"]):
+        result = runner.invoke(app, ["game", "extend", "1", *words])
+        said = " ".join(result.output.replace("│", " ").split())  # as the error box wraps it
+        assert result.exit_code == 2, result.output
+        assert "game extend 4 24h" in said and "game extend 4 T1.I2 24h" in said, said
+    wrong = runner.invoke(app, ["game", "extend", "1", "T2.orders", "1h"])
+    assert wrong.exit_code == 1 and "the open step is T1.orders" in wrong.output
+    assert "[STEP] DURATION" in runner.invoke(app, ["game", "extend", "--help"]).output

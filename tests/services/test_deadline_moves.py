@@ -126,6 +126,19 @@ def test_extend_moves_every_owing_seats_calendar_event(h: Harness) -> None:
     assert "deadline now" in text(answer)
 
 
+def test_extend_without_the_step_moves_the_open_steps_deadline(h: Harness) -> None:
+    """The outside trial, item 4: the step may be left out (the open one is meant); a letter that
+    names a step but no duration is told the usage."""
+    game = _started(h)
+    old = _open(h, game).deadline_at
+    letters = h.mail(GM, game.gm(h), "EXTEND 24h the mail server was down\n")
+    assert _open(h, game).deadline_at == old + timedelta(hours=24)
+    assert "Reason: the mail server was down" in text(_moved(letters, NORTH))
+    (answer,) = to(h.mail(GM, game.gm(h), "EXTEND T1.orders\n"), GM)
+    assert "usage: EXTEND [step] <duration> [reason]" in text(answer)
+    assert _open(h, game).deadline_at == old + timedelta(hours=24)
+
+
 def test_each_extend_raises_the_sequence_again(h: Harness) -> None:
     game = _started(h)
     assert {d.sequence for d in _opening_dues(game).values()} == {0}

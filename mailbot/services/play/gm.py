@@ -32,7 +32,9 @@ from mailbot.store.game_tables import Game, GameStatus, Seat, SeatStatus, StepRo
 GM_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("PAUSE", "PAUSE [reason]", "GM: stop deadlines until RESUME"),
     CommandSpec("RESUME", "RESUME [reason]", "GM: go on after a pause"),
-    CommandSpec("EXTEND", "EXTEND <step> <duration> [reason]", "GM: move the open step's deadline"),
+    CommandSpec(
+        "EXTEND", "EXTEND [step] <duration> [reason]", "GM: move the open step's deadline later by a duration"
+    ),
     CommandSpec("FORCE", "FORCE [reason]", "GM: process the open step now"),
     CommandSpec(
         "PREVIEW", "PREVIEW", "GM: resolve a copy of the open step with throwaway dice; to the GM only"
@@ -123,8 +125,9 @@ class GmActions:
         return f"resumed; deadline now {when}"
 
     def extend(self, session: Session, game: Game, key: str, duration: str, reason: str) -> str:
+        """Move the open step's deadline by ``duration``; ``key`` names it, or is "" for it."""
         step = self._open(session, game)
-        if key.upper() != step.key.upper():
+        if key and key.upper() != step.key.upper():
             raise GmError(f"the open step is {step.key}")
         delta = deadlines.read_duration(duration)
         if isinstance(delta, deadlines.SpecProblem):
@@ -317,6 +320,12 @@ def _new_secret() -> str:
     return new_token()
 
 
+def is_duration(word: str) -> bool:
+    """Whether EXTEND's first word is its duration (``24h``), the step left out: no step key
+    reads as one."""
+    return not isinstance(deadlines.read_duration(word), deadlines.SpecProblem)
+
+
 def checked_address(given: str) -> str:
     """A player's address as the GM wrote it, lower-cased, or a GmError saying it is none."""
     found = bare_address(given)
@@ -364,6 +373,8 @@ class GmMail:
             case "RESUME":
                 return a.resume(session, game, rest(0))
             case "EXTEND":
+                if args and is_duration(args[0]):  # EXTEND 24h [reason]: the open step's
+                    return a.extend(session, game, "", args[0], rest(1))
                 need(2)
                 return a.extend(session, game, args[0], args[1], rest(2))
             case "FORCE":
