@@ -184,6 +184,25 @@ def test_resume_before_the_deadline_only_announces(h: Harness) -> None:
     assert _due_of(_moved(letters, NORTH)).sequence == 1
 
 
+def test_the_resume_letter_gives_the_open_step_and_its_deadline_in_each_players_zone(h: Harness) -> None:
+    """The outside trial, item 5: after RESUME the players read only "The game goes on."."""
+    game = _started(h)
+    step = _open(h, game)
+    h.mail(SOUTH, f"{game.south} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    h.mail(GM, game.gm(h), "PAUSE lunch\n")
+    letters = h.mail(GM, game.gm(h), "RESUME\n")
+    for address, zone in ((NORTH, "America/New_York"), (SOUTH, "Europe/Berlin")):
+        (only,) = to(letters, address)
+        said = text(only)
+        assert "The game goes on." in said and f"== Now open: {step.title}" in said, said
+        assert f"Deadline: {deadlines.local_time(step.deadline_at, zone)}" in said, said
+    assert "You owe orders for this step." in text(to(letters, NORTH)[0])
+    assert "Send: ORDERS T1.orders" in text(to(letters, NORTH)[0])
+    assert "Your orders for this step are in" in text(to(letters, SOUTH)[0])
+    (answer,) = to(letters, GM)
+    assert "resumed; T1.orders is open until" in text(answer)
+
+
 def test_rollback_moves_the_reopened_steps_event(h: Harness) -> None:
     game = _started(h)
     h.mail(NORTH, f"{game.north} orders", "ORDERS\nATTACK 3\nEND\n")

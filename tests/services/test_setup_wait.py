@@ -127,6 +127,18 @@ def test_the_gm_extends_pauses_resumes_and_forces_the_wait_by_mail(h: Harness, t
     assert _failed(_check(h, game_id, tmp_path)) == []
 
 
+def test_a_resume_before_the_set_ups_deadline_says_until_when_it_waits(h: Harness) -> None:
+    """RESUME names the open wait and its deadline to each seat (the outside trial, item 5)."""
+    game_id, _, _ = _joined(h)
+    _gm(h, game_id, "PAUSE\n")
+    resumed = _gm(h, game_id, "RESUME\n")
+    asked = next(m for m in to(resumed, NORTH) if "Game master: resume" in m["Subject"])
+    assert "The game goes on." in _flat(asked)
+    assert f"verify.py reveal {game_id} north 1 prints, by {_by(h, game_id)}." in _flat(asked)
+    told = next(m for m in to(resumed, SOUTH) if "Game master: resume" in m["Subject"])
+    assert f"by {_by(h, game_id)} at the latest" in _flat(told)
+
+
 def test_a_forced_set_up_of_a_paused_game_stays_paused_until_resume(h: Harness) -> None:
     """As FORCE of a step in a paused game: the set-up is rolled, the game goes on at RESUME."""
     game_id, _, _ = _joined(h)

@@ -68,11 +68,13 @@ class GmActions:
         *,
         moved: StepRow | None = None,
         heading: str = "",
+        kept: bool = False,
     ) -> None:
         """Chain the action and tell the players; ``moved``: the open step whose deadline it set,
-        ``heading``: the news for the subject of that letter when it is more than the deadline."""
+        ``heading``: the news for the subject of that letter when it is more than the deadline;
+        ``kept``: ``moved`` keeps its deadline, which every seat is told in its zone (RESUME)."""
         payload: dict[str, Any] = {"reason": reason or "(no reason given)"}
-        if moved is not None:
+        if moved is not None and not kept:
             # Naming the step lets Reports count the moves of its deadline (the calendar SEQUENCE).
             deadline = moved.deadline_at.isoformat()
             payload |= {"step": moved.key, "attempt": moved.attempt, "deadline": deadline}
@@ -81,7 +83,14 @@ class GmActions:
         if moved is None:
             self.turns.reports.announce(session, game, title, lines)
         elif moved.kind == "setup":
-            setupdice.deadline_moved(self.postman, session, game, moved, (title, lines), now=self.clock())
+            subject = title if kept else ""
+            setupdice.deadline_moved(
+                self.postman, session, game, moved, (title, lines), now=self.clock(), subject=subject
+            )
+            if kept:  # as the announcement it was before, to the observers too
+                self.turns.reports.observers.notice(session, game, title, lines)
+        elif action == "resume":
+            self.turns.reports.resumed(session, game, moved, title, lines, moved=not kept)
         else:
             self.turns.reports.deadline_moved(session, game, moved, title, lines, heading=heading)
 
@@ -113,16 +122,21 @@ class GmActions:
         setup = step is not None and step.kind == "setup"
         game.status, game.pause_reason = (GameStatus.SETUP if setup else GameStatus.RUNNING), ""
         session.add(game)
-        if step is None or step.deadline_at >= self.clock():
+        if step is None:
             self._log(session, game, "resume", reason, ["The game goes on."])
             return "resumed"
-        # A deadline that passed during the pause would fire at once: give a fresh one.
-        step.deadline_at = self.games.fresh_deadline(game, step)
-        session.add(step)
+        moved = step.deadline_at < self.clock()
+        if moved:  # a deadline that passed during the pause would fire at once: give a fresh one
+            step.deadline_at = self.games.fresh_deadline(game, step)
+            session.add(step)
         when = deadlines.local_time(step.deadline_at, game.timezone)
-        lines = ["The game goes on.", f"The deadline of {step.title} is now {when}."]
-        self._log(session, game, "resume", reason, lines, moved=step)
-        return f"resumed; deadline now {when}"
+        # Each seat reads the open step and its deadline in its own zone (the outside trial,
+        # item 5: the letter said only "The game goes on.").
+        lines = ["The game goes on."]
+        if moved:
+            lines.append(f"The deadline of {step.title} passed during the pause: it has a new one.")
+        self._log(session, game, "resume", reason, lines, moved=step, kept=not moved)
+        return f"resumed; deadline now {when}" if moved else f"resumed; {step.key} is open until {when}"
 
     def extend(self, session: Session, game: Game, key: str, duration: str, reason: str) -> str:
         """Move the open step's deadline by ``duration``; ``key`` names it, or is "" for it."""

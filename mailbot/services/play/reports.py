@@ -475,6 +475,14 @@ class Reports:
         SEQUENCE: their calendar entry moves); the others get the announcement alone.
         Call it after the move is in the chain, so that the SEQUENCE counts it.
         """
+        self._moved_letters(session, game, step, title, lines, heading=heading)
+        self.announce(session, game, title, lines, skip=step.owing)
+
+    def _moved_letters(
+        self, session: Session, game: Game, step: StepRow, title: str, lines: Sequence[str], *, heading: str
+    ) -> None:
+        """Each active seat that owes input for ``step``: the announcement, the new deadline in
+        its own zone and the updated deadline.ics (see :meth:`deadline_moved`)."""
         now, owing = self.clock(), set(step.owing)
         ics = self.ics_for(session, game, step)
         held = queries.current_orders(session, row_id(step))
@@ -496,7 +504,37 @@ class Reports:
             )
             letter.attachments.append(Attachment("deadline.ics", ics, "text", "calendar"))
             self.postman.post(session, letter, kind="deadline", now=now)
-        self.announce(session, game, title, lines, skip=owing)
+
+    def resumed(
+        self, session: Session, game: Game, step: StepRow, title: str, lines: Sequence[str], *, moved: bool
+    ) -> None:
+        """RESUME: every active seat reads the open step and its deadline in its own zone, as
+        other letters give it. When the deadline passed during the pause and was renewed
+        (``moved``), the seats that owe input get the moved deadline's letter and calendar
+        entry (:meth:`deadline_moved`), the others the announcement with the step."""
+        if moved:
+            self._moved_letters(session, game, step, title, lines, heading="")
+        held = queries.current_orders(session, row_id(step))
+        for seat in queries.seats(session, row_id(game)):
+            if seat.status is not SeatStatus.ACTIVE or (moved and seat.name in step.owing):
+                continue
+            letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] {title}").section(title, lines)
+            letter.thread = step_thread(game, seat, step)
+            zone = seat.timezone or game.timezone
+            owed = "Nothing is owed by you in this step."
+            if seat.name in step.owing:
+                owed = (
+                    "Your orders for this step are in; you may replace them until then."
+                    if seat.name in held
+                    else "You owe orders for this step."
+                )
+            body = [f"Deadline: {deadlines.local_time(step.deadline_at, zone)}", owed]
+            if seat.name in step.owing and seat.name not in held:
+                body += self._how_to_send(step)
+            letter.section(f"Now open: {step.title}", body)
+            self.postman.post(session, letter, kind="announcement", now=self.clock())
+        when = deadlines.local_time(step.deadline_at, game.timezone)
+        self.observers.notice(session, game, title, [*lines, f"Now open: {step.title}, deadline {when}."])
 
     def ics_for(self, session: Session, game: Game, step: StepRow) -> bytes:
         """The step's deadline as a calendar file: the same for every seat, so it is made once a

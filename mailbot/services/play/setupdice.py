@@ -182,16 +182,19 @@ def deadline_moved(
     announced: tuple[str, Sequence[str]],
     *,
     now: datetime,
+    subject: str = "",
 ) -> None:
     """A GM action moved the deadline of the set-up's wait for reveals: every active seat is
-    told; a seat whose reveal is still awaited is asked for it again, by the new deadline."""
+    told; a seat whose reveal is still awaited is asked for it again, by the new deadline.
+    ``subject``: the letters' own, for an action that kept the deadline (RESUME)."""
     found = facts(session, setup)
     owing = {name for name, seat in found[1].items() if not seat.sent} if found is not None else set()
     for seat in queries.seats(session, setup.game_id):
         if seat.status is not SeatStatus.ACTIVE:
             continue
         by = deadlines.local_time(setup.deadline_at, seat.timezone or game.timezone)
-        letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] New deadline for the set-up dice")
+        news = subject or "New deadline for the set-up dice"
+        letter = Draft(seat.address, f"[{tag(game)} {seat.secret}] {news}")
         letter.section(*announced)
         if seat.name in owing:
             letter.section(
