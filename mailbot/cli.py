@@ -171,31 +171,54 @@ app.add_typer(archive_app, name="archive")
 def archive_export(
     game: int = typer.Argument(..., help="Game number."),
     out: Path = typer.Option(..., "--out", help="Folder to write the archive into."),
+    private: bool = typer.Option(
+        False,
+        "--private",
+        help="Export a game that is not over, as the GM's own backup: that copy holds what the "
+        "seats have not seen (every seat's letters and orders, hands, discards); never publish it.",
+    ),
     config: ConfigOption = None,
 ) -> None:
     """Write a game's archive: a site to browse (index.html), mail.mbox, game.json and verify.py.
 
-    Before the game ends it holds no secret seed, no roll of a step whose seed is secret and no
-    referee's view; seat secrets are never in it.
+    Only a finished game's archive is for publishing: it holds no seat secret, and the seeds and
+    the referee's view are in it because the game is over. A game not over is refused unless
+    --private says the copy is the GM's own: it holds every seat's letters and orders (hands,
+    discards) that the other seats have not seen.
     """
     from sqlmodel import Session
 
     from mailbot.errors import ArchiveError
     from mailbot.render.templates import Renderer
-    from mailbot.services.archive.archive import export
+    from mailbot.services.archive.archive import export, not_over
     from mailbot.store import db
 
     settings = settings_or_exit(config)
     engine = db.make_engine(settings.store.url)
     try:
         with Session(engine) as session:
-            written = export(session, game, out, renderer=Renderer(settings.bot.template_overrides))
+            running = not_over(session, game)
+            if running and not private:
+                raise ArchiveError(
+                    f"game {game} is {running}: its archive would hold what the seats have not seen "
+                    "(every seat's letters and orders, hands, discards), so it is not written; only "
+                    "a finished game's archive may be published. For your own backup: "
+                    f"mailbot archive export {game} --out {out} --private"
+                )
+            renderer = Renderer(settings.bot.template_overrides)
+            written = export(session, game, out, renderer=renderer, private=bool(running))
     except ArchiveError as exc:  # a folder holding other files: said, nothing written or removed
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
     finally:
         engine.dispose()
     typer.echo(f"archive written: {written}")
+    if running:
+        typer.echo(
+            f"warning: game {game} is {running}: this is a PRIVATE copy. It holds what the seats have "
+            "not seen (every seat's letters and orders, hands, discards): do not publish it or show "
+            "it to a player (its README.txt says so too)"
+        )
     typer.echo(f"browse it: {out / 'index.html'} (open it in a browser, or: mailbot archive serve {out})")
 
 

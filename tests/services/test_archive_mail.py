@@ -100,6 +100,7 @@ def test_the_gm_is_told_how_to_export_the_whole_game(h: Harness) -> None:
     letters = h.mail(GM, f"[DU-{game_id} {gm_secret}] archive", "ARCHIVE\n")
     (reply,) = letters
     assert not _zips(letters) and f"mailbot archive export {game_id}" in text(reply)
+    assert "it is written only with --private, as your own backup" in text(reply)  # not over yet
 
 
 def test_help_lists_archive(h: Harness) -> None:

@@ -414,3 +414,31 @@ def test_extend_takes_the_open_step_when_it_is_left_out(env: str) -> None:
     wrong = runner.invoke(app, ["game", "extend", "1", "T2.orders", "1h"])
     assert wrong.exit_code == 1 and "the open step is T1.orders" in wrong.output
     assert "[STEP] DURATION" in runner.invoke(app, ["game", "extend", "--help"]).output
+
+
+def test_the_archive_of_a_game_not_over_is_written_only_as_the_gms_private_copy(
+    env: str, tmp_path: Path
+) -> None:
+    """The outside trial, item 6: `archive export` of a running game wrote every seat's hand,
+    discards and orders, and said only "archive written"; a GM who published it leaked the game."""
+    _run(*_create())
+    _run("game", "invite", "1", "a@players.test", "--seat", "north")
+    _run("game", "invite", "1", "b@players.test", "--seat", "south")
+    refused = runner.invoke(app, ["archive", "export", "1", "--out", str(tmp_path / "pub")])
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 1, refused.output
+    assert "game 1 is running: its archive would hold what the seats have not seen" in said, said
+    assert "mailbot archive export 1 --out" in said and "--private" in said
+    assert not (tmp_path / "pub").exists()
+    private = " ".join(_run("archive", "export", "1", "--out", str(tmp_path / "own"), "--private").split())
+    assert "archive written" in private and "warning: game 1 is running: this is a PRIVATE copy" in private
+    assert "do not publish it" in private
+    assert (tmp_path / "own" / "README.txt").read_text().startswith("PRIVATE COPY: DO NOT PUBLISH")
+    assert "--private" in runner.invoke(app, ["archive", "export", "--help"]).output
+    engine = db.make_engine(env)
+    with Session(engine) as session, session.begin():
+        session.get_one(Game, 1).status = GameStatus.FINISHED
+    engine.dispose()
+    published = _run("archive", "export", "1", "--out", str(tmp_path / "pub"))
+    assert "archive written" in published and "warning" not in published
+    assert not (tmp_path / "pub" / "README.txt").read_text().startswith("PRIVATE")

@@ -42,7 +42,7 @@ from mailbot.services.archive.archive_letters import redactor_of, write_mbox
 from mailbot.services.archive.archive_site import collect
 from mailbot.services.base import chainlog, queries
 from mailbot.services.base.tags import tag, untagged
-from mailbot.store.game_tables import Game, OrderSet, Report, RollRow, StepRow, StepState
+from mailbot.store.game_tables import Game, GameStatus, OrderSet, Report, RollRow, StepRow, StepState
 from mailbot.verifier.pages import page_text
 
 #: 2: a report's text and HTML part may be named by the pages that show them (``text_file``;
@@ -194,12 +194,25 @@ def ship_verifier(out: Path) -> None:
         shutil.copyfile(source, folder / source.name)
 
 
-def export(session: Session, game_id: int, out: Path, *, renderer: Renderer | None = None) -> Path:
+def not_over(session: Session, game_id: int) -> str:
+    """The status of a game that is not over ("running", "paused", "setup"), "" for a finished
+    one: the whole game's archive of a game not over holds what the seats have not seen (every
+    seat's letters and orders), so it is the GM's private copy, never one to publish."""
+    game = session.get(Game, game_id)
+    if game is None:
+        raise ArchiveError(f"no game {game_id}")
+    return "" if game.status is GameStatus.FINISHED else game.status.value
+
+
+def export(
+    session: Session, game_id: int, out: Path, *, renderer: Renderer | None = None, private: bool = False
+) -> Path:
     """Write the whole game's archive into ``out`` (:func:`fresh_folder`); returns the path of
     ``game.json``.
 
     ``game.json``, ``verify.py`` (and its ``verifier/``), ``README.txt``, ``mail.mbox`` and the
-    site (``index.html``).
+    site (``index.html``). ``private``: the GM's copy of a game not over (:func:`not_over`),
+    whose README.txt opens with a warning not to publish it.
     """
     game = session.get(Game, game_id)
     if game is None:
@@ -207,7 +220,10 @@ def export(session: Session, game_id: int, out: Path, *, renderer: Renderer | No
     fresh_folder(out)
     path = out / "game.json"
     ship_verifier(out)
-    (out / "README.txt").write_text(ARCHIVE_README.format(title=game.title), encoding="utf-8")
+    readme = ARCHIVE_README.format(title=game.title)
+    if private:
+        readme = PRIVATE_README.format(status=game.status.value) + readme
+    (out / "README.txt").write_text(readme, encoding="utf-8")
     site = _site(session, game, out, viewer=None, renderer=renderer)
     data = game_data(session, game_id, site, out)
     path.write_text(game_json(data), encoding="utf-8")
@@ -331,6 +347,16 @@ folder of .eml files):
   where offered, since .msg files are not read.
 * mutt / neomutt: tag the letters and save them (s) into an mbox file.
 * A Maildir on your own server: pass the folder that holds cur/ and new/.
+"""
+
+
+PRIVATE_README = """PRIVATE COPY: DO NOT PUBLISH
+===========================
+
+The game was {status} when this archive was written. It holds what the seats
+have not seen: every seat's letters and orders, their hands and discards. It is
+the game master's own backup; publish only the archive of the finished game.
+
 """
 
 

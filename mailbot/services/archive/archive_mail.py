@@ -24,7 +24,7 @@ from mailbot.services.base.tags import tag
 from mailbot.services.inbox.auth import Gatekeeper
 from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.post.letters import Draft, Postman
-from mailbot.store.game_tables import row_id
+from mailbot.store.game_tables import GameStatus, row_id
 
 
 class ArchiveMail:
@@ -42,6 +42,14 @@ class ArchiveMail:
                 [
                     "ARCHIVE sends a seat its own archive. The whole game's archive is written with",
                     f"mailbot archive export {row_id(who.game)} --out DIR",
+                    *(
+                        []
+                        if who.game.status is GameStatus.FINISHED
+                        else [
+                            "While the game is not over that copy holds what the seats have not seen:",
+                            "it is written only with --private, as your own backup, never to publish.",
+                        ]
+                    ),
                 ],
             )
             return
