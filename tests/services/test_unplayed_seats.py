@@ -217,3 +217,19 @@ def test_a_step_stuck_on_a_seat_nobody_plays_is_freed_by_the_next_tick(h: Harnes
     assert _open(h, game_id).early_at == h.clock.now + timedelta(minutes=5)
     h.tick(EARLY)
     assert _open(h, game_id).key == "T1.bid"
+
+
+def test_a_rolled_back_step_with_its_orders_carried_still_waits_for_a_letter(h: Harness) -> None:
+    """The tick starts no early delay for a step every seat's carried orders fill: its players
+    were told they may replace them (only a step held by seats nobody plays is started so)."""
+    game_id, north_tag, south_tag = started_duel(h, NORTH, SOUTH)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    h.tick(EARLY)
+    assert _open(h, game_id).key == "T1.bid"
+    _gm(h, game_id, "ROLLBACK T1.orders wrong table")
+    reopened = _open(h, game_id)
+    assert (reopened.key, reopened.attempt, reopened.early_at) == ("T1.orders", 2, None)
+    h.tick(EARLY)
+    h.tick(EARLY)
+    assert _open(h, game_id).id == reopened.id

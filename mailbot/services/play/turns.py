@@ -284,10 +284,7 @@ class Turns:
             return "idle"
         opened, seats = self.facts(session, game, step)
         rules = policy(game, self.max_missed_share)
-        if step.early_at is None and (early := lifecycle.early_from(opened, seats, rules, now)) is not None:
-            # Nobody with a player owes anything (a step only ejected seats owe, or one whose
-            # last silent seat lost its player): no letter will start the early delay, so it
-            # starts here, as when the last orders come in.
+        if self._held_by_nobody(step, seats) and (early := lifecycle.early_from(opened, seats, rules, now)):
             step.early_at = early
             session.add(step)
             opened = replace(opened, early_at=early)
@@ -302,6 +299,18 @@ class Turns:
             self._remind(session, game, step, decision, now)
             return "reminded"
         return "idle"
+
+    @staticmethod
+    def _held_by_nobody(step: StepRow, seats: SeatMap) -> bool:
+        """Whether the open step waits only on seats nobody plays, with no early time yet: no
+        letter will start its early delay, so the tick does (a step only ejected seats owe, or
+        one stuck so before seats without a player stopped holding steps open). A rolled-back
+        step whose carried orders are all in waits for a letter or its deadline, as it always
+        did: its players were told they may still replace them."""
+        unplayed = [name for name in step.owing if name in seats and not seats[name].active]
+        if step.early_at is not None or not unplayed:
+            return False
+        return step.attempt == 1 or len(unplayed) == len(step.owing)
 
     def _setup_tick(self, session: Session, game: Game, watch: lifecycle.Watch, now: datetime) -> str:
         """A set-up waiting for round-1 reveals keeps a deadline like any step's: reminders to the
