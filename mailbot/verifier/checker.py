@@ -45,6 +45,7 @@ class Checker(ChainChecker):
     def __init__(self) -> None:
         super().__init__()
         self.letters = 0  # the player's letters of this game checked
+        self.other_games: dict[str, int] = {}  # tag: the player's letters of another game, not checked
         self.report_parts: dict[int, dict[str, str] | None] = {}  # report number: its logged parts
         self.received: list[Message] = []  # the player's letters of this game
         self.seats: set[str] = set()  # the seat(s) those letters reported to
@@ -178,10 +179,9 @@ class Checker(ChainChecker):
     def own_letters(self, data: dict[str, Any], messages: list[Message]) -> None:
         """The player's letters: each report's head in this chain, its text in the archive.
 
-        Which letters are of this game is read from the letters, never from the archive: the
-        letters under one tag (as their own subjects spell it) are this game's when any of them
-        states a chain head or a commitment this chain holds. None at all is a failure: either
-        the mailbox holds no letter of the game, or the chain it states was rewritten.
+        Which letters are of this game is read from the letters and the chain, never from the
+        archive's tag (:meth:`of_this_game`). None at all is a failure: either the mailbox holds
+        no letter of the game, or the chain it states was rewritten.
         """
         reports = data.get("reports", [])
         texts = {(r["chain_head"], normal_text(r["text"])): n for n, r in enumerate(reports)}
@@ -210,8 +210,10 @@ class Checker(ChainChecker):
                 self.sent_parts(subject, msg, n, reports[n].get("salt") or "")
                 self.seats.add(str(reports[n]["seat"]))
         if self.letters == 0:
+            code = self.game_code()
+            under = f" under a tag of this game ({code}-...)" if code else ""
             self.fail(
-                "none of your letters states a chain head or commitment of this archive: "
+                f"none of your letters{under} states a chain head or commitment of this archive: "
                 "the mailbox holds no report of this game, or the chain was rewritten"
             )
 
@@ -219,19 +221,37 @@ class Checker(ChainChecker):
         return {GENESIS} | {e["hash"] for e in self.entries}
 
     def of_this_game(self, messages: list[Message]) -> list[Message]:
+        """The letters under one tag (as their own subjects spell it) are this game's when any of
+        them states a chain head or a commitment this chain holds, and the tag's code is the
+        game's (``SA`` of ``[SA-1]``: the first two letters of the game the chain was created for,
+        as the bot writes it). The letters under every other tag are another game's: counted in
+        ``other_games``, never checked (two games may share a commitment: the demo's games all
+        draw their seeds from one seed)."""
         known = self.hashes() - {GENESIS}
         for entry in self.entries:
             known |= set(HEX64.findall(canonical(entry["payload"])))
+        code = self.game_code()
         groups: dict[str, list[Message]] = {}
         for n, msg in enumerate(messages):
             found = GAME_TAG.search(str(msg.get("Subject", "")))
             groups.setdefault(found.group(1).upper() if found else f"untagged {n}", []).append(msg)
-        return [
-            msg
-            for letters in groups.values()
-            if any(known & set(HEX64.findall(letter_text(m))) for m in letters)
-            for msg in letters
-        ]
+        ours: list[Message] = []
+        for tag, letters in groups.items():
+            tagged = not tag.startswith("untagged ")
+            if (not tagged or not code or tag.startswith(f"{code}-")) and any(
+                known & set(HEX64.findall(letter_text(m))) for m in letters
+            ):
+                ours += letters
+            elif tagged:
+                self.other_games[tag] = len(letters)
+        return ours
+
+    def game_code(self) -> str:
+        """The code of the game's tag (``SA`` for Salt'n'Tar) from the game the chain was created
+        for; "" when the chain names none."""
+        created = [e["payload"] for e in self.entries if e["kind"] == "game-created"]
+        plugin = created[0].get("plugin") if created else None
+        return plugin[:2].upper() if isinstance(plugin, str) and len(plugin) >= 2 else ""
 
     def sent_letters(self, messages: list[Message]) -> None:
         """The player's SENT letters against the chain: every letter that brought entropy for his

@@ -52,8 +52,10 @@ importing mailbot, everything a player needs to trust the moderator:
   name; every letter of the game you sent with such a line is in the chain
   or was answered by the bot, else it was dropped before it was read.
   Your letters of this game are those under a tag (as your letters spell it)
-  of which one states a chain head or commitment of this archive; the
+  of which one states a chain head or commitment of this archive and whose
+  code is the game's (SA of [SA-1]: the game the chain was created for); the
   archive's own tag is not used, and finding no letter at all is a failure.
+  Letters under another tag are another game's: counted, said once, not checked.
 
 ``chain`` and ``reveal`` ask for your passphrase (never stored, never sent) and
 print the line to paste into your letter; use the same GAME (the game number)
@@ -116,6 +118,14 @@ def secret_line(steps: int, rolls: int) -> str:
         " and rolls stay secret (the rolls would tell what a side has not seen); run verify again"
         " on the archive published when the game ends"
     )
+
+
+def other_games_line(counts: dict[str, int]) -> str:
+    """The letters given with --letters that are of other games: said once, never checked."""
+    total = sum(counts.values())
+    games = "another game" if len(counts) == 1 else "other games"
+    tags = ", ".join(sorted(counts))
+    return f"letters: {total} {'is' if total == 1 else 'are'} of {games} ({tags}), not checked"
 
 
 def passphrase() -> str:
@@ -186,6 +196,8 @@ def main(argv: list[str]) -> int:
         print(secret_line(checker.secret_steps, checker.unrevealed))
     if args.letters is not None:
         print(f"letters: {checker.letters} of this game checked")
+        if checker.other_games:
+            print(other_games_line(checker.other_games))
     print(f"verify: {checker.rolls} rolls, {checker.ok} ok, {len(checker.problems)} failed")
     return 1 if checker.problems else 0
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """``verify --letters`` cannot be switched off or fooled (issue 31, items 3 and 7).
 
-The game is found in the player's letters by what they state (chain heads, commitments), never
-by the tag the archive gives; a mailbox with no letter of the game is a failure.
+The game is found in the player's letters by what they state (chain heads, commitments) and the
+code of their tag (the chain's game's), never by the tag the archive gives; a mailbox with no
+letter of the game is a failure, and letters of another game are said apart, never failed.
 """
 
 from __future__ import annotations
@@ -119,11 +120,53 @@ def test_a_mailbox_without_a_letter_of_the_game_is_a_failure(
         mailbox.mbox(mbox).close()
         done = _run(folder, "--letters", str(mbox))
         assert done.returncode == 1, done.stdout
-        assert "none of your letters states a chain head or commitment of this archive" in done.stdout
+        said = "under a tag of this game (DU-...) states a chain head or commitment of this archive"
+        assert said in done.stdout
 
 
 def _another(found: re.Match[str]) -> str:
     return hashlib.sha256(found.group().encode()).hexdigest()
+
+
+def _of_another_game(h: Harness, path: Path) -> Path:
+    """North's letters as those of another game would read: tagged WI-1, each report at a chain
+    head of its own, but the commitments and the seed chain's anchor this game's (the demo's
+    games all draw their seeds from one seed)."""
+    box = mailbox.mbox(path)
+    for sent in h.sink.sent:
+        if sent.recipient == NORTH:
+            msg = EmailMessage()
+            msg["Subject"] = re.sub(r"\[DU-\d+", "[WI-1", str(parse(sent.raw)["Subject"]))
+            heads = re.compile(r"(chain head: )([0-9a-f]{64})")
+            msg.set_content(heads.sub(lambda found: found.group(1) + _another(found), text(parse(sent.raw))))
+            box.add(msg)
+    box.flush()
+    box.close()
+    return path
+
+
+def test_letters_of_another_game_are_counted_apart_never_failed(
+    played: tuple[Harness, int], tmp_path: Path
+) -> None:
+    """A mailbox holding another game's letters beside this one's: they are said once, and none
+    of them is a failure, though it states a commitment this chain holds."""
+    h, game_id = played
+    folder = tmp_path / "two"
+    _export(h, game_id, folder)
+    other = _of_another_game(h, tmp_path / "other.mbox")
+    ours = _letters(h, NORTH, tmp_path / "north.mbox")
+    both = tmp_path / "both.mbox"
+    both.write_bytes(ours.read_bytes() + other.read_bytes())
+    count = sum(1 for sent in h.sink.sent if sent.recipient == NORTH)
+    done = _run(folder, "--letters", str(both))
+    assert done.returncode == 0, done.stdout
+    assert f"letters: {count} are of another game (WI-1), not checked\n" in done.stdout
+    assert done.stdout.count("WI-1") == 1
+    done = _run(folder, "--letters", str(other))
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1 and "none of your letters under a tag of this game (DU-...)" in failed[0], failed
+    assert f"letters: {count} are of another game (WI-1), not checked\n" in done.stdout
+    _summary_counts_every_problem(done.stdout)
 
 
 def _edited_part(raw: bytes, content_type: str) -> bytes:
