@@ -11,6 +11,7 @@ another server instead (an admin URL whose role may create databases)."""
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import shutil
 import time
@@ -231,6 +232,22 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     tests walks it again."""
     gc.collect()
     gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _logging_left_as_found() -> Iterator[None]:
+    """A test that sets the service's logging up (``mailbot run``, ``logsetup.configure``, the
+    command line's ``basicConfig``) points the root logger at the stream it had then, often a
+    CliRunner's captured stderr that is closed once it returns: a later test in the same process
+    would have each log line end in "--- Logging error ---" on its own captured output. The
+    handlers a test adds (pytest's own aside) go when it ends, and the root's level is put back."""
+    root = logging.getLogger()
+    before, level = set(root.handlers), root.level
+    yield
+    for handler in list(root.handlers):
+        if handler not in before and type(handler) in (logging.StreamHandler, logging.FileHandler):
+            root.removeHandler(handler)
+    root.setLevel(level)
 
 
 @pytest.fixture(autouse=True)
