@@ -14,7 +14,8 @@ from sqlmodel import Session, select
 
 from mailbot.errors import ConfigError
 from mailbot.services.base import queries
-from mailbot.services.play.games import AFTER_ABSOLUTE, VOID_REPORT, GameSetup, closed_steps_marked
+from mailbot.services.play.games import AFTER_ABSOLUTE, GameSetup
+from mailbot.services.play.history import VOID_REPORT, closed_steps_marked
 from mailbot.store.game_tables import Game, GameStatus, SeatStatus, StepState
 from mailbot.store.models import Inbound, InboundState
 from tests.services.game_helpers import Harness, started_duel, text, to

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mailbot.services.play.games import SIGNATURE_DASHES, unsigned
+from mailbot.services.play.history import SIGNATURE_DASHES, unsigned
 from mailbot.store.game_tables import GameStatus
 from tests.services.game_helpers import Harness, parse, started_duel
 from tests.services.helpers import GM
