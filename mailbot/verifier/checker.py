@@ -242,7 +242,9 @@ class Checker(ChainChecker):
                 known & set(HEX64.findall(letter_text(m))) for m in letters
             ):
                 ours += letters
-            elif tagged:
+            elif tagged and not (code and tag.startswith(f"{code}-")):
+                # Under this game's code but stating no hash of its chain (a GM's notices): not
+                # shown to be another game's, so not said to be.
                 self.other_games[tag] = len(letters)
         return ours
 

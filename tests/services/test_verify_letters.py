@@ -23,6 +23,7 @@ from sqlmodel import Session
 from mailbot.services.archive.archive import export
 from mailbot.verifier.pages import page_text, sent_html
 from tests.services.game_helpers import Harness, parse, text
+from tests.services.helpers import GM
 from tests.services.test_games_by_mail import NORTH
 from tests.services.test_verify_tampering import (
     Data,
@@ -343,3 +344,18 @@ def _format(name: str) -> object:
         data["format"] = name
 
     return edit
+
+
+def test_letters_under_this_games_tag_are_never_said_to_be_another_games(
+    played: tuple[Harness, int], tmp_path: Path
+) -> None:
+    """The GM's notices ('[DU-1 GM] ...') state no chain head: his mailbox holds no report to
+    check, but its letters are this game's, not another game's."""
+    h, game_id = played
+    folder = tmp_path / "gm"
+    _export(h, game_id, folder)
+    assert any(sent.recipient == GM for sent in h.sink.sent)
+    notices = _letters(h, GM, tmp_path / "gm.mbox")
+    done = _run(folder, "--letters", str(notices))
+    assert "another game" not in done.stdout, done.stdout
+    assert "none of your letters under a tag of this game (DU-...)" in done.stdout
