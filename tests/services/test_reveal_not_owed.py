@@ -21,12 +21,12 @@ import pytest
 from sqlmodel import Session, col, select
 
 from mailbot.core import hashchain
-from mailbot.services.base import dicechain
 from mailbot.services.play.games import GameSetup
-from mailbot.store.game_tables import ChainRow, GameStatus, StepRow, StepState
+from mailbot.store.game_tables import ChainRow, GameStatus, StepRow
 from mailbot.verifier.rules import seat_root
 from tests.services.game_helpers import Harness, tag_of, text, to
 from tests.services.helpers import GM
+from tests.services.test_dice_chains import _open, _round
 
 AXIS, ALLIES = "axis@players.test", "allies@players.test"
 PHRASES = {"Axis": "the axis keeps four words", "Allies": "the allies have six words of theirs"}
@@ -50,17 +50,6 @@ def _value(game_id: int, seat: str, k: int) -> str:
 
 def _anchor(game_id: int, seat: str) -> str:
     return _value(game_id, seat, 0)
-
-
-def _open(h: Harness, game_id: int) -> StepRow:
-    return next(s for s in h.steps(game_id) if s.state is StepState.OPEN)
-
-
-def _round(h: Harness, step: StepRow) -> int:
-    with Session(h.bot.engine) as session:
-        found = dicechain.Links.read(session, step.game_id).opened(step)[1]
-    assert found is not None
-    return found
 
 
 def _started(h: Harness) -> tuple[int, str, str, list[EmailMessage]]:
