@@ -23,7 +23,7 @@ from mailbot.verifier.rules import faces
 from tests.services.game_helpers import Harness, text, to
 from tests.services.helpers import letter
 from tests.services.test_games_by_mail import NORTH, SOUTH, _started
-from tests.services.test_verify_tampering import with_texts
+from tests.services.test_verify_tampering import Finished, finished_duel, with_texts
 
 
 @pytest.fixture
@@ -130,11 +130,16 @@ def test_the_shipped_checker_imports_the_standard_library_and_itself_only() -> N
                 assert top in sys.stdlib_module_names or top == "__future__", f"{path.name} imports {name}"
 
 
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Finished]:
+    with finished_duel(tmp_path_factory.mktemp("finished"), _play_to_the_end) as done:
+        yield done
+
+
 @pytest.mark.parametrize("edit", ["roll", "order", "chain", "report"])
-def test_tampering_is_found(h: Harness, tmp_path: Path, edit: str) -> None:
-    game_id = _play_to_the_end(h)
+def test_tampering_is_found(finished: Finished, tmp_path: Path, edit: str) -> None:
     folder = tmp_path / edit
-    data = _export(h, game_id, folder)
+    data = finished.archive(folder)
     with_rolls = next(s for s in data["steps"] if s["rolls"])
     if edit == "roll":
         roll = with_rolls["rolls"][0]

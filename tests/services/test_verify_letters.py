@@ -18,33 +18,30 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from sqlmodel import Session
 
-from mailbot.services.archive.archive import export
 from mailbot.verifier.pages import page_text, sent_html
 from tests.services.game_helpers import Harness, parse, text
 from tests.services.helpers import GM
 from tests.services.test_games_by_mail import NORTH
 from tests.services.test_verify_tampering import (
     Data,
-    _export,
+    Finished,
     _letters,
-    _play,
     _run,
     _summary_counts_every_problem,
+    finished_duel,
     rewrite,
 )
 
 
-@pytest.fixture
-def played(tmp_path: Path) -> Iterator[tuple[Harness, int]]:
-    harness = Harness(f"sqlite:///{tmp_path}/l.db")
-    yield harness, _play(harness)
-    harness.bot.engine.dispose()
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Finished]:
+    with finished_duel(tmp_path_factory.mktemp("played")) as done:
+        yield done
 
 
-def _edited(h: Harness, game_id: int, folder: Path, *edits: object) -> Data:
-    data = _export(h, game_id, folder)
+def _edited(played: Finished, folder: Path, *edits: object) -> Data:
+    data = played.archive(folder)
     for edit in edits:
         assert callable(edit)
         edit(data)
@@ -61,11 +58,11 @@ def _tag(new: str) -> object:
 
 @pytest.mark.parametrize("tag", ["DU-99", "du-1", ""])
 def test_a_rewritten_chain_under_another_tag_is_still_checked_against_the_letters(
-    played: tuple[Harness, int], tmp_path: Path, tag: str
+    played: Finished, tmp_path: Path, tag: str
 ) -> None:
-    h, game_id = played
+    h = played.h
     folder = tmp_path / "rewrite"
-    _edited(h, game_id, folder, rewrite, _tag(tag))
+    _edited(played, folder, rewrite, _tag(tag))
     done = _run(folder, "--letters", str(_letters(h, NORTH, tmp_path / "north.mbox")))
     assert done.returncode == 1, done.stdout
     assert "is not in the archive's chain" in done.stdout
@@ -73,41 +70,42 @@ def test_a_rewritten_chain_under_another_tag_is_still_checked_against_the_letter
     _summary_counts_every_problem(done.stdout)
 
 
-def test_an_honest_archive_under_another_tag_checks_clean(
-    played: tuple[Harness, int], tmp_path: Path
-) -> None:
+def test_an_honest_archive_under_another_tag_checks_clean(played: Finished, tmp_path: Path) -> None:
     """The tag is not what matches letters to the game: renaming it changes nothing."""
-    h, game_id = played
+    h = played.h
     folder = tmp_path / "renamed"
-    _edited(h, game_id, folder, _tag("XX-7"))
+    _edited(played, folder, _tag("XX-7"))
     done = _run(folder, "--letters", str(_letters(h, NORTH, tmp_path / "north.mbox")))
     assert done.returncode == 0, done.stdout
     assert int(done.stdout.split("letters: ")[1].split()[0]) > 3
 
 
-def test_history_letters_in_the_mailbox_are_not_taken_for_reports(
-    played: tuple[Harness, int], tmp_path: Path
-) -> None:
+@pytest.fixture
+def own(tmp_path: Path) -> Iterator[Finished]:
+    """A game of the test's own, for a test that adds to its letters."""
+    with finished_duel(tmp_path) as done:
+        yield done
+
+
+def test_history_letters_in_the_mailbox_are_not_taken_for_reports(own: Finished, tmp_path: Path) -> None:
     """Outside players' trial: a player who had asked for HISTORY got a FAILED line for every
     copy ("the archive does not account for this report"): each carried its report's chain head
     line, and its text marked where the game moved on since. The reports as first sent are the
     ones checked; the copies state no head."""
-    h, game_id = played
+    h, game_id = own.h, own.game_id
     tag = f"[DU-{game_id} {h.seat(game_id, 'north').secret}]"
     assert any("] History: " in str(m["Subject"]) for m in h.mail(NORTH, f"{tag} history", "HISTORY\n"))
     folder = tmp_path / "honest"
-    _edited(h, game_id, folder)
+    _edited(own, folder)
     done = _run(folder, "--letters", str(_letters(h, NORTH, tmp_path / "north.mbox")))
     assert done.returncode == 0, done.stdout
     assert "FAILED" not in done.stdout
 
 
-def test_a_mailbox_without_a_letter_of_the_game_is_a_failure(
-    played: tuple[Harness, int], tmp_path: Path
-) -> None:
-    h, game_id = played
+def test_a_mailbox_without_a_letter_of_the_game_is_a_failure(played: Finished, tmp_path: Path) -> None:
+    h = played.h
     folder = tmp_path / "plain"
-    _export(h, game_id, folder)
+    played.archive(folder)
     other = mailbox.mbox(tmp_path / "other.mbox")
     for sent in h.sink.sent:  # letters of another game: every head and commitment another
         if sent.recipient == NORTH:
@@ -146,14 +144,12 @@ def _of_another_game(h: Harness, path: Path) -> Path:
     return path
 
 
-def test_letters_of_another_game_are_counted_apart_never_failed(
-    played: tuple[Harness, int], tmp_path: Path
-) -> None:
+def test_letters_of_another_game_are_counted_apart_never_failed(played: Finished, tmp_path: Path) -> None:
     """A mailbox holding another game's letters beside this one's: they are said once, and none
     of them is a failure, though it states a commitment this chain holds."""
-    h, game_id = played
+    h = played.h
     folder = tmp_path / "two"
-    _export(h, game_id, folder)
+    played.archive(folder)
     other = _of_another_game(h, tmp_path / "other.mbox")
     ours = _letters(h, NORTH, tmp_path / "north.mbox")
     both = tmp_path / "both.mbox"
@@ -188,11 +184,11 @@ def _edited_part(raw: bytes, content_type: str) -> bytes:
     ("content_type", "name"), [("text/html", "text/html"), ("text/calendar", "deadline.ics")]
 )
 def test_an_edited_part_of_a_report_letter_is_caught(
-    played: tuple[Harness, int], tmp_path: Path, content_type: str, name: str
+    played: Finished, tmp_path: Path, content_type: str, name: str
 ) -> None:
-    h, game_id = played
+    h = played.h
     folder = tmp_path / "parts"
-    _export(h, game_id, folder)
+    played.archive(folder)
     box = mailbox.mbox(tmp_path / "north.mbox")
     reports = [s for s in h.sink.sent if s.recipient == NORTH and b"Game log chain head" in s.raw]
     for sent in h.sink.sent:
@@ -212,10 +208,9 @@ def _page_of(folder: Path, data: Data, n: int) -> Path:
     return folder / data["reports"][n]["html_file"]
 
 
-def test_an_edited_letter_page_in_the_archive_is_caught(played: tuple[Harness, int], tmp_path: Path) -> None:
-    h, game_id = played
+def test_an_edited_letter_page_in_the_archive_is_caught(played: Finished, tmp_path: Path) -> None:
     folder = tmp_path / "html"
-    page = _page_of(folder, _export(h, game_id, folder), 2)
+    page = _page_of(folder, played.archive(folder), 2)
     assert "hit points" in page.read_text()
     page.write_text(page.read_text().replace("hit points", "hitpoints"))
     done = _run(folder)
@@ -225,14 +220,11 @@ def test_an_edited_letter_page_in_the_archive_is_caught(played: tuple[Harness, i
     assert "its text/html is not the one logged when sent" in failed[0]
 
 
-def test_a_letters_stylesheet_edited_or_a_page_missing_is_caught(
-    played: tuple[Harness, int], tmp_path: Path
-) -> None:
+def test_a_letters_stylesheet_edited_or_a_page_missing_is_caught(played: Finished, tmp_path: Path) -> None:
     """The letters' shared stylesheets are part of every letter as sent: editing one fails every
     report that carries it; a page taken away is said."""
-    h, game_id = played
     folder = tmp_path / "styles"
-    data = _export(h, game_id, folder)
+    data = played.archive(folder)
     sheets = sorted(p for p in (folder / "steps" / "styles").glob("*.css") if p.name != "attributes.css")
     assert sheets and all(hashlib.sha256(s.read_bytes()).hexdigest() == s.stem for s in sheets)
     sheets[0].write_text(sheets[0].read_text() + "\nbody { color: red; }\n")
@@ -246,14 +238,11 @@ def test_a_letters_stylesheet_edited_or_a_page_missing_is_caught(
     _summary_counts_every_problem(done.stdout)
 
 
-def test_a_style_attribute_edited_in_the_sites_stylesheet_is_caught(
-    played: tuple[Harness, int], tmp_path: Path
-) -> None:
+def test_a_style_attribute_edited_in_the_sites_stylesheet_is_caught(played: Finished, tmp_path: Path) -> None:
     """The letters' style attributes, a rule each in one stylesheet for the site, are part of
     every letter that had them: a rule edited fails each report whose page names it."""
-    h, game_id = played
     folder = tmp_path / "attributes"
-    data = _export(h, game_id, folder)
+    data = played.archive(folder)
     sheet = folder / "steps" / "styles" / "attributes.css"
     rule = next(line for line in sheet.read_text().splitlines() if "padding" in line)
     key = rule.split('"')[1]
@@ -282,12 +271,11 @@ def _format_1(folder: Path, data: Data) -> None:
     data["format"] = "mailbot-archive-1"
 
 
-def test_an_archive_of_the_first_format_is_still_checked(played: tuple[Harness, int], tmp_path: Path) -> None:
+def test_an_archive_of_the_first_format_is_still_checked(played: Finished, tmp_path: Path) -> None:
     """An archive exported before the pages held the HTML parts (format 1) checks clean, and an
     HTML part edited in its game.json is caught as it was."""
-    h, game_id = played
     folder = tmp_path / "format1"
-    data = _export(h, game_id, folder)
+    data = played.archive(folder)
     _format_1(folder, data)
     shutil.rmtree(folder / "steps")  # game.json alone is what format 1 checked of the letters
     (folder / "game.json").write_text(json.dumps(data))
@@ -299,14 +287,10 @@ def test_an_archive_of_the_first_format_is_still_checked(played: tuple[Harness, 
     assert "report 2 (to " in done.stdout and "its text/html is not the one logged when sent" in done.stdout
 
 
-def test_an_edited_or_missing_letter_text_on_a_step_page_is_caught(
-    played: tuple[Harness, int], tmp_path: Path
-) -> None:
+def test_an_edited_or_missing_letter_text_on_a_step_page_is_caught(played: Finished, tmp_path: Path) -> None:
     """game.json names each report's text on its step's page: the page's text is checked."""
-    h, game_id = played
     folder = tmp_path / "text"
-    with Session(h.bot.engine) as session:
-        export(session, game_id, folder)
+    played.archive(folder)
     reports = json.loads((folder / "game.json").read_text())["reports"]
     on_pages = [r for r in reports if "text" not in r and "#letter-" in r["text_file"]]
     assert len(on_pages) >= len(reports) - 2  # the last step's reports: on no page when written
@@ -330,10 +314,9 @@ def test_an_edited_or_missing_letter_text_on_a_step_page_is_caught(
     _summary_counts_every_problem(done.stdout)
 
 
-def test_a_format_verify_does_not_know_is_refused(played: tuple[Harness, int], tmp_path: Path) -> None:
-    h, game_id = played
+def test_a_format_verify_does_not_know_is_refused(played: Finished, tmp_path: Path) -> None:
     folder = tmp_path / "format9"
-    _edited(h, game_id, folder, _format("mailbot-archive-9"))
+    _edited(played, folder, _format("mailbot-archive-9"))
     done = _run(folder)
     assert done.returncode == 2 and "verify: " not in done.stdout, done.stdout
     assert "is of format 'mailbot-archive-9'" in done.stderr and "mailbot-archive-2" in done.stderr
@@ -347,13 +330,13 @@ def _format(name: str) -> object:
 
 
 def test_letters_under_this_games_tag_are_never_said_to_be_another_games(
-    played: tuple[Harness, int], tmp_path: Path
+    played: Finished, tmp_path: Path
 ) -> None:
     """The GM's notices ('[DU-1 GM] ...') state no chain head: his mailbox holds no report to
     check, but its letters are this game's, not another game's."""
-    h, game_id = played
+    h = played.h
     folder = tmp_path / "gm"
-    _export(h, game_id, folder)
+    played.archive(folder)
     assert any(sent.recipient == GM for sent in h.sink.sent)
     notices = _letters(h, GM, tmp_path / "gm.mbox")
     done = _run(folder, "--letters", str(notices))

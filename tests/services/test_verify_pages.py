@@ -9,8 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -21,21 +20,31 @@ from mailbot.render.templates import Renderer
 from mailbot.services.archive.archive import export
 from mailbot.verifier import facts
 from tests.services.game_helpers import Harness
-from tests.services.test_verify_tampering import _play, _run, _summary_counts_every_problem, h
+from tests.services.test_verify_tampering import (
+    Finished,
+    _play,
+    _run,
+    _summary_counts_every_problem,
+    finished_duel,
+    h,
+)
 
 __all__ = ["h"]
 
 Edit = Callable[[Path], None]
 
 
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Finished]:
+    with finished_duel(tmp_path_factory.mktemp("finished")) as done:
+        yield done
+
+
 @pytest.fixture
-def clean(h: Harness, tmp_path: Path) -> Path:
-    game_id = _play(h)
+def clean(finished: Finished, tmp_path: Path) -> Path:
+    """A copy of the finished duel's archive, which verify.py checks clean, for the test to edit."""
     folder = tmp_path / "clean"
-    with Session(h.bot.engine) as session:
-        export(session, game_id, folder)
-    done = _run(folder)
-    assert done.returncode == 0, done.stdout
+    finished.archive(folder)
     return folder
 
 
@@ -105,12 +114,10 @@ EDITS: dict[str, tuple[Edit, str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(EDITS))
-def test_an_edited_page_is_caught(clean: Path, tmp_path: Path, name: str) -> None:
-    folder = tmp_path / name
-    shutil.copytree(clean, folder)
+def test_an_edited_page_is_caught(clean: Path, name: str) -> None:
     edit, expected = EDITS[name]
-    edit(folder)
-    done = _run(folder)
+    edit(clean)
+    done = _run(clean)
     assert done.returncode == 1, done.stdout
     assert expected in done.stdout, done.stdout
     _summary_counts_every_problem(done.stdout)

@@ -11,10 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import mailbox
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -227,20 +230,47 @@ EDITS: dict[str, tuple[Callable[[Data], None], str]] = {
 }
 
 
-@pytest.fixture
-def finished(h: Harness, tmp_path: Path) -> tuple[Harness, int, Data]:
-    game_id = _play(h)
-    data = _export(h, game_id, tmp_path / "clean")
-    done = _run(tmp_path / "clean")
-    assert done.returncode == 0, done.stdout
-    return h, game_id, data
+@dataclass(frozen=True)
+class Finished:
+    """A duel played to its end once for a test module and its archive exported once, which
+    verify.py checks clean. The tests read the game (``h.sink`` holds its letters) and edit
+    copies of the archive: a copy is the very files a new export writes, and playing and
+    exporting the game for each case had been most of these tests' time."""
+
+    h: Harness
+    game_id: int
+    clean: Path  # never edited
+
+    def archive(self, folder: Path) -> Data:
+        """A copy of the clean archive at ``folder``: its game.json with each report's text."""
+        shutil.copytree(self.clean, folder)
+        return with_texts(folder, json.loads((folder / "game.json").read_text()))
+
+
+@contextmanager
+def finished_duel(folder: Path, play: Callable[[Harness], int] = _play) -> Iterator[Finished]:
+    """``play``: how the duel is played (the letters the seats send), to its end."""
+    harness = Harness(f"sqlite:///{folder}/finished.db")
+    try:
+        game_id = play(harness)
+        _export(harness, game_id, folder / "clean")
+        done = _run(folder / "clean")
+        assert done.returncode == 0, done.stdout
+        yield Finished(harness, game_id, folder / "clean")
+    finally:
+        harness.bot.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Finished]:
+    with finished_duel(tmp_path_factory.mktemp("finished")) as done:
+        yield done
 
 
 @pytest.mark.parametrize("name", sorted(EDITS))
-def test_each_tampering_is_caught(finished: tuple[Harness, int, Data], tmp_path: Path, name: str) -> None:
-    h, game_id, _ = finished
+def test_each_tampering_is_caught(finished: Finished, tmp_path: Path, name: str) -> None:
     folder = tmp_path / name
-    data = _export(h, game_id, folder)
+    data = finished.archive(folder)
     edit, expected = EDITS[name]
     edit(data)
     (folder / "game.json").write_text(json.dumps(data))
@@ -265,14 +295,13 @@ def _first_roll(data: Data) -> Data:
     ],
 )
 def test_a_roll_beyond_what_the_dice_roll_is_refused_at_once(
-    finished: tuple[Harness, int, Data], tmp_path: Path, field: str, value: int, said: str
+    finished: Finished, tmp_path: Path, field: str, value: int, said: str
 ) -> None:
     """Outside players' trial: a hand-edited count of 10**9 kept verify.py busy for hours (2**40
     sides: for ever). A roll is held to what the moderator's dice can roll (``core.dice``) before
     it is derived, and to as many faces as its count."""
-    h, game_id, _ = finished
     folder = tmp_path / f"{field}-{value}"
-    data = _export(h, game_id, folder)
+    data = finished.archive(folder)
     roll = _first_roll(data)
     roll[field] = value
     (folder / "game.json").write_text(json.dumps(data))
@@ -300,11 +329,10 @@ def test_the_checkers_dice_bounds_are_the_dices() -> None:
 
 
 def test_a_consistent_chain_rewrite_is_caught_by_the_players_letters(
-    finished: tuple[Harness, int, Data], tmp_path: Path
+    finished: Finished, tmp_path: Path
 ) -> None:
-    h, game_id, _ = finished
     folder = tmp_path / "rewrite"
-    data = _export(h, game_id, folder)
+    data = finished.archive(folder)
     rewrite(data)
     (folder / "game.json").write_text(json.dumps(data))
     alone = _run(folder)
@@ -314,7 +342,7 @@ def test_a_consistent_chain_rewrite_is_caught_by_the_players_letters(
     alone = _run(folder)
     assert alone.stdout.startswith("FAILED: mail.mbox is missing\n"), alone.stdout
     assert alone.stdout.count("FAILED") == 1  # ...and without it the archive is self-consistent...
-    mbox = _letters(h, NORTH, tmp_path / "north.mbox")
+    mbox = _letters(finished.h, NORTH, tmp_path / "north.mbox")
     done = _run(folder, "--letters", str(mbox))
     assert done.returncode == 1, done.stdout  # ...but not with what north was sent
     assert "is not in the archive's chain" in done.stdout
@@ -330,11 +358,11 @@ def test_a_consistent_chain_rewrite_is_caught_by_the_players_letters(
 
 
 def test_the_players_letters_check_clean_and_a_foreign_report_is_named(
-    finished: tuple[Harness, int, Data], tmp_path: Path
+    finished: Finished, tmp_path: Path
 ) -> None:
-    h, game_id, _ = finished
+    h = finished.h
     folder = tmp_path / "letters"
-    data = _export(h, game_id, folder)
+    data = finished.archive(folder)
     maildir = mailbox.Maildir(tmp_path / "south-maildir")
     for sent in h.sink.sent:
         if sent.recipient == SOUTH:
