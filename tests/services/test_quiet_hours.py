@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -93,15 +94,33 @@ def play(h: Harness, game_id: int, orders: Orders, hours: int = HOURS) -> dict[s
     return subjects
 
 
+@dataclass(frozen=True)
+class Played:
+    h: Harness
+    game_id: int
+    subjects: dict[str, list[str]]  # the reports' subjects, per seat
+
+
+@pytest.fixture(scope="module")
+def calm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    """A game of the default options in which both sides HOLD every hour, played once for the
+    tests that only read it: Flat Top's hours take seconds of CPU."""
+    harness = Harness(f"sqlite:///{tmp_path_factory.mktemp('calm')}/q.db")
+    try:
+        game_id = start(harness)
+        yield Played(harness, game_id, play(harness, game_id, hold))
+    finally:
+        harness.bot.engine.dispose()
+
+
 def report_keys(h: Harness, game_id: int, seat: str) -> list[str]:
     with Session(h.bot.engine) as session:
         query = select(Report).where(Report.game_id == game_id, Report.seat == seat).order_by(col(Report.id))
         return [r.step_key for r in session.exec(query)]
 
 
-def test_night_hours_are_played_without_mail_and_reported_together(h: Harness) -> None:
-    game_id = start(h)
-    play(h, game_id, hold)
+def test_night_hours_are_played_without_mail_and_reported_together(calm: Played) -> None:
+    h, game_id = calm.h, calm.game_id
     keys = report_keys(h, game_id, "allied")
     resolved = [s for s in h.steps(game_id) if s.state is StepState.RESOLVED and s.turn > 0]
     assert len(resolved) >= HOURS
@@ -138,31 +157,32 @@ def test_the_cap_bounds_a_quiet_run(h: Harness) -> None:
     assert keys.isdisjoint({"T16.orders", "T17.orders", "T19.orders", "T20.orders"})
 
 
-def test_letter_timing_reveals_nothing_the_side_has_not_observed(tmp_path: Path) -> None:
+def test_letter_timing_reveals_nothing_the_side_has_not_observed(calm: Played, tmp_path: Path) -> None:
     """Two worlds that differ only in what the Japanese do at night (a launch, a plot running
     hours ahead): the Allies get their letters at the same hours, with the same subjects."""
-    timings = []
-    for name, orders in (("calm", hold), ("raid", night_raid)):
-        h = Harness(f"sqlite:///{tmp_path}/{name}.db")
-        try:
-            game_id = start(h)
-            subjects = play(h, game_id, orders)
-            # The deadline in a subject is left out: it is the one every letter's "Now open" gives
-            # (when the step before closed: a letter held back for CONFIRM can delay that).
-            strip = [DUE.sub("due <deadline>", s.split("] ", 1)[1]) for s in subjects["allied"]]
-            timings.append((report_keys(h, game_id, "allied"), strip))
-            japanese = report_keys(h, game_id, "japanese")
-            if name == "raid":
-                with Session(h.bot.engine) as session:
-                    held = session.exec(select(OrderSet).where(OrderSet.seat == "japanese")).all()
-                sent = [line for row in held for line in row.lines]
-                # The worlds do differ (the search may be refused when the set-up weather puts a
-                # storm on its path; the plot running hours ahead always stands).
-                assert "PLOT TF1 I-H17 / I-G17 / I-H17" in sent
-                assert japanese == timings[0][0]  # the raiding side's own timing is the same too
-        finally:
-            h.bot.engine.dispose()
-    assert timings[0] == timings[1]
+    h = Harness(f"sqlite:///{tmp_path}/raid.db")
+    try:
+        game_id = start(h)
+        raid = Played(h, game_id, play(h, game_id, night_raid))
+        with Session(h.bot.engine) as session:
+            held = session.exec(select(OrderSet).where(OrderSet.seat == "japanese")).all()
+        sent = [line for row in held for line in row.lines]
+        # The worlds do differ (the search may be refused when the set-up weather puts a storm on
+        # its path; the plot running hours ahead always stands).
+        assert "PLOT TF1 I-H17 / I-G17 / I-H17" in sent
+        # the raiding side's own timing is the calm world's too
+        assert report_keys(h, game_id, "japanese") == report_keys(calm.h, calm.game_id, "allied")
+        assert _allied_timing(raid) == _allied_timing(calm)
+    finally:
+        h.bot.engine.dispose()
+
+
+def _allied_timing(world: Played) -> tuple[list[str], list[str]]:
+    """The Allies' reports, by step, and their subjects. The deadline in a subject is left out: it
+    is the one every letter's "Now open" gives (when the step before closed: a letter held back
+    for CONFIRM can delay that)."""
+    subjects = [DUE.sub("due <deadline>", s.split("] ", 1)[1]) for s in world.subjects["allied"]]
+    return report_keys(world.h, world.game_id, "allied"), subjects
 
 
 @pytest.mark.parametrize(
@@ -188,11 +208,10 @@ def test_play_quietly_needs_the_game_the_option_and_room_under_the_cap() -> None
     assert not lifecycle.play_quietly(True, 0, lifecycle.Quiet(False, 2))  # the option is off
 
 
-def test_stored_reports_keep_no_seat_secret_in_their_subject(h: Harness) -> None:
+def test_stored_reports_keep_no_seat_secret_in_their_subject(calm: Played) -> None:
     """Issue 18: "stored report subjects carry each seat's secret": the letter's subject has the
     seat's [XX-n secret] tag (it proves the reply); the report row kept for the archive has not."""
-    game_id = start(h)
-    play(h, game_id, hold)
+    h, game_id = calm.h, calm.game_id
     with Session(h.bot.engine) as session:
         rows = list(session.exec(select(Report).where(Report.game_id == game_id)))
         secrets = {s.secret for s in session.exec(select(Seat).where(Seat.game_id == game_id))}
