@@ -10,6 +10,7 @@ import functools
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
@@ -56,8 +57,9 @@ def _migrated() -> Path:
 
 
 class Harness:
-    def __init__(self, db_url: str, **bot: Any) -> None:
-        """``bot``: settings of the [bot] section beside the test's own."""
+    def __init__(self, db_url: str, draw_seed: Callable[[], bytes] | None = None, **bot: Any) -> None:
+        """``bot``: settings of the [bot] section beside the test's own; ``draw_seed``: the step
+        seeds of a game that must play the same on every run (``demo.replay.step_seeds``)."""
         self.clock = Clock()
         self.sink = FakeSink()
         ours: dict[str, Any] = {
@@ -67,7 +69,7 @@ class Harness:
             "trusted_authserv_id": "mx.example.test",
         }
         settings = Settings(store=StoreSettings(url=_from_template(db_url)), bot=BotSettings(**(ours | bot)))
-        self.bot = Bot(settings, clock=self.clock, sink=self.sink)
+        self.bot = Bot(settings, clock=self.clock, sink=self.sink, draw_seed=draw_seed)
         self.bot.upgrade()
         self.bot.started_at = self.clock.now
         self.seen = 0
