@@ -275,6 +275,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items[:] = order + rest
 
 
+#: allocations between two young-generation collections in a test process (Python's default: 700)
+YOUNG_COLLECTION = 100_000
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A test builds and drops thousands of short-lived objects (rows, letters, parsed mail), and
+    the cyclic collector walked the young ones every 700 allocations, finding little: the
+    services' and Flat Top tests took 1-3 % less CPU without it (runs side by side: 41.5 s and
+    40.4 s, 35.6 s and 35.2 s). The tests that open sockets still collect at their end
+    (``_collect_garbage_after_network_tests``), so a leaked transport is still said by the test
+    that leaked it."""
+    gc.set_threshold(YOUNG_COLLECTION, *gc.get_threshold()[1:])
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """What the test process has built by now (modules, tables, the collected tests) lives as long
     as the process: moved out of the cyclic collector's way (``gc.freeze``), as the moderator
