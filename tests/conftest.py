@@ -240,7 +240,7 @@ def engine(db_url: str) -> Iterator[Engine]:
 
 
 #: where in a test process's first batch its first slow test stands, and its last (fractions)
-SLOW_FROM, SLOW_TO = 0.1, 0.75
+SLOW_FROM, SLOW_TO = 0.1, 0.85
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -256,10 +256,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     time: the wheel is built and the demo games play) or last. Two runs took 386 s and 387 s,
     where the collection's order took 393 s and 394 s (started all first: no faster, runs with a
     per-test timing log said).
-    Each process's n-th slow test had stood at the same place as the others' n-th: two or three
-    waited side by side at once (a run's core time was idle for 10-17 % in those stretches).
-    Now the processes' places interleave, and the last stands at three quarters of its batch
-    (a slow test running last had kept one process busy seven seconds after the others).
     Each process collects the same order (it depends only on the collection and W)."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     slow = [item for item in items if item.get_closest_marker("slow")]
@@ -273,8 +269,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         batch = rest[: max(size - len(share), 0)]
         rest = rest[len(batch) :]
         for n, item in enumerate(share):  # each at its place, counted from the batch's end
-            # the processes' slow tests interleave: the n-th of each stands at a place of its own
-            where = SLOW_FROM + (SLOW_TO - SLOW_FROM) * (n + (worker + 0.5) / workers) / len(share)
+            where = SLOW_FROM + (SLOW_TO - SLOW_FROM) * (n + 0.5) / len(share)
             batch.insert(round(where * (len(batch) + n)), item)
         order += batch
     items[:] = order + rest
