@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,19 +25,13 @@ from tests.services.test_verify_tampering import (
     _play,
     _run,
     _summary_counts_every_problem,
-    finished_duel,
+    finished,
     h,
 )
 
-__all__ = ["h"]
+__all__ = ["finished", "h"]
 
 Edit = Callable[[Path], None]
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Finished]:
-    with finished_duel(tmp_path_factory.mktemp("finished")) as done:
-        yield done
 
 
 @pytest.fixture
