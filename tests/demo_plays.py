@@ -21,9 +21,11 @@ a game's files copies them first.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shlex
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,6 +87,7 @@ class DemoPlays:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
         self._running: list[subprocess.Popen[bytes]] = []  # started here (reaped when they end)
+        self._starting: threading.Thread | None = None
 
     def install(self) -> Install:
         """The wheel, built and installed into a fresh venv once for the run."""
@@ -100,13 +103,27 @@ class DemoPlays:
 
     def start(self, games: Sequence[str]) -> None:
         """Start playing ``games`` in the background, each once for the run: the tests that read
-        them later find them played, or wait for them, while the other tests go on."""
-        for game in games:
-            self._started(game)
+        them later find them played, or wait for them, while the other tests go on.
+
+        The launching itself is done by a thread: the first game waits for the wheel to be
+        built and installed (about 4 s), and every test process, finding the games' locks
+        taken, waited that long before its first test. A launch that fails here is tried
+        again by the first test that reads the game, which then says why."""
+        self._starting = threading.Thread(target=self._start_all, args=(tuple(games),), daemon=True)
+        self._starting.start()
+
+    def _start_all(self, games: Sequence[str]) -> None:
+        try:
+            for game in games:
+                self._started(game)
+        except Exception:  # said again by the test that reads the game
+            logging.getLogger(__name__).exception("starting the demo games")
 
     def wait_started(self) -> None:
         """Wait for the plays this process started (another process may still need them)."""
-        for process in self._running:
+        if self._starting is not None:
+            self._starting.join(timeout=PLAY_TIMEOUT)
+        for process in list(self._running):
             process.wait(timeout=PLAY_TIMEOUT)
 
     def __call__(self, game: str) -> Played:
@@ -115,7 +132,7 @@ class DemoPlays:
         while not (folder / "exit").exists():  # written last, when the game is over
             assert time.monotonic() < deadline, f"the {game} demo did not end in {PLAY_TIMEOUT} s"
             time.sleep(POLL_SECONDS)
-        for process in self._running:
+        for process in list(self._running):
             process.poll()  # reaped when over: a play started here need not be waited for again
         code = (folder / "exit").read_text(encoding="utf-8").strip()
         stdout, stderr = ((folder / name).read_text(encoding="utf-8") for name in ("stdout", "stderr"))
