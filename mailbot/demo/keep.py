@@ -12,6 +12,7 @@ import email.parser
 import email.utils
 import mailbox
 import re
+import time
 from collections.abc import Sequence
 from email.message import EmailMessage
 from pathlib import Path
@@ -48,14 +49,15 @@ def write_mbox(path: Path, mails: Sequence[bytes]) -> None:
         box.close()
 
 
-def mbox_message(raw: bytes) -> mailbox.mboxMessage:
-    """One letter with its mbox ``From `` line (sender and date) and Unix line ends."""
-    message = mailbox.mboxMessage(raw.replace(b"\r\n", b"\n"))
+def mbox_message(raw: bytes) -> bytes:
+    """One letter behind its mbox ``From `` line (sender and date), with Unix line ends: the
+    letter's own bytes (the mailbox quotes a body line that starts with "From "). Handed an
+    ``mboxMessage`` instead, the mailbox parsed each letter whole and wrote it out again."""
     parsed = parse(raw, headers_only=True)
     sender = email.utils.parseaddr(str(parsed.get("From", "")))[1] or "MAILER-DAEMON"
     date = email.utils.parsedate_to_datetime(str(parsed["Date"])) if parsed["Date"] else None
-    message.set_from(sender, date.utctimetuple() if date else True)
-    return message
+    when = time.asctime(date.utctimetuple() if date else time.gmtime())
+    return f"From {sender} {when}\n".encode() + raw.replace(b"\r\n", b"\n")
 
 
 def slug(subject: str, limit: int = 60) -> str:

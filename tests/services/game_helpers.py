@@ -147,12 +147,14 @@ class Harness:
         return self.flush()
 
     def flush(self) -> list[EmailMessage]:
+        """Send the outbox; returns the letters sent, each read when a test first looks at it
+        (:class:`Sent`): half the calls only move the game on and read none of them."""
         import asyncio
 
         asyncio.run(self.bot.outbox.send_due())
         new = self.sink.sent[self.seen :]
         self.seen = len(self.sink.sent)
-        return [parse(s.raw) for s in new]
+        return [cast(EmailMessage, Sent(s.raw)) for s in new]
 
     def outbox(self) -> list[Outbound]:
         with Session(self.bot.engine) as session:
@@ -169,6 +171,38 @@ def parse(raw: bytes) -> EmailMessage:
     msg = email.message_from_bytes(raw, policy=_READ)
     assert isinstance(msg, EmailMessage)
     return msg
+
+
+class Sent:
+    """A letter the bot sent, parsed the first time a test reads it: it answers as the
+    ``EmailMessage`` ``parse`` makes of its bytes (headers by name, every method)."""
+
+    __slots__ = ("_message", "raw")
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self._message: EmailMessage | None = None
+
+    @property
+    def message(self) -> EmailMessage:
+        if self._message is None:
+            self._message = parse(self.raw)
+        return self._message
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.message, name)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.message[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.message
+
+    def __str__(self) -> str:
+        return str(self.message)
+
+    def __bytes__(self) -> bytes:
+        return bytes(self.message)
 
 
 def text(msg: EmailMessage) -> str:

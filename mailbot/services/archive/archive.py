@@ -38,7 +38,7 @@ from mailbot.render.archive_pages import Link, Site, environment, render_site
 from mailbot.render.maps.layers import factored
 from mailbot.render.templates import Renderer
 from mailbot.services.archive.archive_html import kept_html
-from mailbot.services.archive.archive_letters import redactor_of, write_mbox
+from mailbot.services.archive.archive_letters import write_mbox
 from mailbot.services.archive.archive_site import collect
 from mailbot.services.base import chainlog, queries
 from mailbot.services.base.tags import tag, untagged
@@ -294,12 +294,11 @@ def _site(
 ) -> Site:
     """The site and ``mail.mbox`` written into ``out``; what the site shows."""
     downloads = DOWNLOADS if viewer is None else SEAT_DOWNLOADS
-    site, letters = collect(
+    site, letters, redact = collect(
         session, int(game.id or 0), viewer=viewer, renderer=renderer, downloads=downloads, compact=compact
     )
     # What the pages show stays out: each map is on its page as the SVG its picture was painted
     # from, each letter's HTML part is saved beside its page (a Flat Top game: 60 MB to 10).
-    redact = redactor_of(session, game, letters)
     write_mbox(out / "mail.mbox", letters, redact, attachments=not compact, pages=False)
     overrides = renderer.overrides if renderer is not None else None
     _write_files(out, render_site(site, environment(overrides)))

@@ -22,12 +22,14 @@ import email.utils
 import hashlib
 import mailbox
 import re
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.headerregistry import BaseHeader, UnstructuredHeader
 from email.message import EmailMessage, Message, MIMEPart
 from email.parser import BytesHeaderParser
+from functools import cached_property
 from pathlib import Path
 from typing import cast
 
@@ -187,9 +189,10 @@ def _attachments(msg: EmailMessage) -> tuple[Attached, ...]:
     return tuple(found)
 
 
-def read_letter(raw: bytes, redact: Callable[[str], str]) -> ReadLetter:
-    """A stored letter's parts, with ``redact`` applied to the subject and both texts."""
-    msg = parse(raw)
+def read_letter(raw: bytes | EmailMessage, redact: Callable[[str], str]) -> ReadLetter:
+    """A stored letter's parts (its bytes, or them parsed), with ``redact`` applied to the subject
+    and both texts; the letter is only read."""
+    msg = raw if isinstance(raw, EmailMessage) else parse(raw)
     date = email.utils.parsedate_to_datetime(str(msg["Date"])) if msg["Date"] else None
     return ReadLetter(
         subject=redact(str(msg.get("Subject", ""))).strip(),  # a folded subject starts with a space
@@ -203,7 +206,7 @@ def read_letter(raw: bytes, redact: Callable[[str], str]) -> ReadLetter:
 
 
 def redacted_message(
-    raw: bytes,
+    raw: bytes | EmailMessage,
     redact: Callable[[str], str],
     withheld: str = "",
     *,
@@ -214,8 +217,8 @@ def redacted_message(
     (the reason) its texts are replaced by that note. Attachments (maps, calendar entries) are
     dropped from a withheld letter, and from every letter without ``attachments``; without
     ``pages``, what an archive's pages show of it (the maps' pictures, the HTML part, the
-    calendar entries) too."""
-    msg = parse(raw)
+    calendar entries) too. A letter given parsed is changed so, in place."""
+    msg = raw if isinstance(raw, EmailMessage) else parse(raw)
     _redact_headers(msg, redact)
     if withheld or not attachments:
         _drop_attachments(msg)
@@ -295,6 +298,13 @@ class GameLetter:
     inbound_id: int | None = None  # set for a letter in
     outbound: Outbound | None = None  # set for a letter out
     withheld: str = ""  # why its text is not shown yet ("" when it is)
+
+    @cached_property
+    def parsed(self) -> EmailMessage:
+        """The letter parsed, once for an export: its page reads it (``read_letter``), then
+        ``mail.mbox``, its last reader, redacts it in place (a Flat Top letter, with its map and
+        HTML part, took a tenth of an archive's time to parse each time)."""
+        return parse(self.raw)
 
 
 def _inbound_seats(session: Session, game_id: int, steps: Sequence[StepRow]) -> dict[int, str]:
@@ -410,9 +420,10 @@ def write_mbox(
 
 def _mbox_message(
     letter: GameLetter, redact: Callable[[str], str], attachments: bool, pages: bool
-) -> mailbox.mboxMessage:
-    msg = redacted_message(letter.raw, redact, letter.withheld, attachments=attachments, pages=pages)
-    message = mailbox.mboxMessage(msg)
+) -> EmailMessage:
+    """The letter as ``mail.mbox`` holds it, behind its "From " line (what ``mboxMessage.set_from``
+    writes; the mailbox takes the letter itself, where an ``mboxMessage`` made of it was a deep copy)."""
+    msg = redacted_message(letter.parsed, redact, letter.withheld, attachments=attachments, pages=pages)
     sender = email.utils.parseaddr(str(msg.get("From", "")))[1] or "MAILER-DAEMON"
-    message.set_from(sender, letter.when.utctimetuple())
-    return message
+    msg.set_unixfrom(f"From {sender} {time.asctime(letter.when.utctimetuple())}")
+    return msg

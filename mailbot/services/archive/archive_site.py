@@ -79,10 +79,10 @@ def collect(
     renderer: Renderer | None = None,
     downloads: Sequence[Link] = (),
     compact: bool = False,
-) -> tuple[Site, list[GameLetter]]:
-    """The site of game ``game_id`` for ``viewer`` (a seat, or None for the whole game), and every
-    letter in and out that goes with it, oldest first (for ``mail.mbox``). ``compact``: each map
-    once (a site that travels by mail)."""
+) -> tuple[Site, list[GameLetter], Redactor]:
+    """The site of game ``game_id`` for ``viewer`` (a seat, or None for the whole game), every
+    letter in and out that goes with it, oldest first (for ``mail.mbox``), and what cuts their
+    secrets. ``compact``: each map once (a site that travels by mail)."""
     game = session.get_one(Game, game_id)
     steps = list(session.exec(select(StepRow).where(StepRow.game_id == game_id).order_by(col(StepRow.id))))
     holder = holder_of(session, game, viewer) if viewer is not None else None
@@ -132,7 +132,7 @@ def collect(
         html_pages=kept.pages,
         text_pages=kept.texts,
     )
-    return site, letters
+    return site, letters, redact
 
 
 def _turn_labels(game: Game, steps: Sequence[StepRow]) -> dict[int, str]:
@@ -210,7 +210,7 @@ def _letter_view(item: Placed, number: int, redact: Redactor, kept: Kept, *, com
     letter, step, out = item.letter, item.step, item.letter.outbound
     if step is None:
         raise StoreError("a letter in has no page of its own")
-    read = read_letter(letter.raw, redact)
+    read = read_letter(letter.parsed, redact)
     stem = f"steps/{step_stem(step)}/{number:03d}-{slug(letter.seat or 'gm')}"
     common: dict[str, Any] = {
         "number": number,
