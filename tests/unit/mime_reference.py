@@ -2,8 +2,8 @@
 """The MIME parse as it was before the fast path: the reference ``test_mime_fast.py`` compares with.
 
 A verbatim copy of ``mailbot/mail/mime.py`` as it stood when parsing moved to
-``compat32`` (only this docstring differs): every header and part read through
-``email.policy.default`` objects. It is test code only. Change it together with
+``compat32`` (only this docstring and its HTML converter differ): every header and part read
+through ``email.policy.default`` objects. It is test code only. Change it together with
 ``mailbot.mail.mime`` when the parse is *meant* to give other letters, never to
 make the comparison pass.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import codecs
 import email.policy
-import html
 import re
 from datetime import UTC, datetime
 from email.message import EmailMessage, Message, MIMEPart
@@ -20,13 +19,13 @@ from email.parser import BytesParser
 from email.utils import collapse_rfc2231_value, parseaddr, parsedate_to_datetime
 from typing import Any
 
-import html2text
 import webencodings
 
 from mailbot.core.letter import Automatic, Letter
 from mailbot.errors import MessageFormatError
 from mailbot.mail.autoreply import automatic_kind
 from mailbot.mail.mime import _ADDR_SPEC
+from mailbot.mail.mimebody import html_to_text
 from mailbot.mail.phrases import EMAIL
 from mailbot.mail.quoting import split_reply
 
@@ -59,8 +58,6 @@ _VACATION_SUBJECT = re.compile(
 )
 _MESSAGE_ID = re.compile(r"<([^<>]+)>")
 _FOLD = re.compile(r"[\r\n]+")
-_TAG = re.compile(r"<[^>]*>")
-_BLANK_RUN = re.compile(r"\n{3,}")
 
 
 def parse_letter(raw: bytes, *, max_bytes: int = 256_000, max_text_chars: int = 64_000) -> Letter:
@@ -365,26 +362,10 @@ def _requote(depth: int, content: str) -> str:
     return f"{'>' * depth} {content}".rstrip() if depth else content
 
 
-class _PlainText(html2text.HTML2Text):
-    """html2text without Markdown escaping: ``1. TF1`` must not become ``1\\. TF1``."""
-
-    def handle_data(self, data: str, entity_char: bool = False) -> None:
-        # In html2text, entity_char does nothing but switch the escaping off.
-        super().handle_data(data, entity_char=True)
-
-
-def _html_to_text(markup: str) -> str:
-    converter = _PlainText()
-    converter.body_width = 0  # never wrap: an order line must stay one line
-    converter.ignore_images = True
-    converter.ignore_links = True  # keep a link's text, drop the Markdown URL syntax around it
-    converter.ignore_emphasis = True  # <b>ORDERS</b> is ORDERS, not **ORDERS**
-    converter.unicode_snob = True
-    converter.single_line_break = True  # one <div> per typed line (Gmail, Outlook): keep them one line each
-    try:
-        text = converter.handle(markup)
-    except Exception:  # html.parser asserts on some malformed markup: strip the tags instead
-        text = html.unescape(_TAG.sub(" ", markup))
-    # html2text marks <br> with two trailing spaces (a Markdown hard break); empty blocks pile up blank lines.
-    text = "\n".join(line.rstrip() for line in text.split("\n"))
-    return _BLANK_RUN.sub("\n\n", text).strip("\n")
+# HTML to text is the moderator's own converter: it leaves out what the letter hides
+# (``mimebody.hides``, tests/unit/test_html_hidden.py), which this copy predates. What is
+# compared here is how a letter's parts are found and decoded; with the old converter, a
+# mutated letter whose hidden element no longer closed (``<\x00tyle style="display:none">``,
+# read as ``<tyle ...>`` once its NUL was dropped) gave its whole text here, and none in the
+# moderator, which hides the rest of the letter as a browser does.
+_html_to_text = html_to_text
