@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from email.headerregistry import BaseHeader, UnstructuredHeader
 from email.message import EmailMessage, Message, MIMEPart
-from email.parser import BytesHeaderParser
 from functools import cached_property
 from pathlib import Path
 from typing import cast
@@ -84,12 +83,13 @@ def stand_in(message_id: str) -> str:
 
 def redactor_of(session: Session, game: Game, letters: Sequence[GameLetter]) -> Redactor:
     """The Redactor for an archive of ``letters``: the game's secrets, and every Message-ID of a
-    letter the bot sent that these letters carry (their own, and those their replies name)."""
+    letter the bot sent that these letters carry (their own, and those their replies name).
+    Read from each letter parsed once for the export (``GameLetter.parsed``), before its page
+    and ``mail.mbox`` read it."""
     named: set[str] = set()
     for letter in letters:
-        heads = BytesHeaderParser(policy=_POLICY).parsebytes(letter.raw)
         for name in ("Message-ID", "In-Reply-To", "References"):
-            for value in heads.get_all(name, []):
+            for value in letter.parsed.get_all(name, []):
                 named |= set(_ANGLED.findall(str(value)))
     sent: set[str] = set()
     for chunk in _chunks(sorted(named), 500):
