@@ -25,6 +25,13 @@ from mailbot.core.letter import Automatic, Letter
 from mailbot.errors import MessageFormatError
 from mailbot.mail.autoreply import automatic_kind
 from mailbot.mail.mime import _ADDR_SPEC
+
+# HTML to text is the moderator's own converter: it leaves out what the letter hides
+# (``mimebody.hides``, tests/unit/test_html_hidden.py), which this copy predates. What is
+# compared here is how a letter's parts are found and decoded; with the old converter, a
+# mutated letter whose hidden element no longer closed (``<\x00tyle style="display:none">``,
+# read as ``<tyle ...>`` once its NUL was dropped) gave its whole text here, and none in the
+# moderator, which hides the rest of the letter as a browser does.
 from mailbot.mail.mimebody import html_to_text
 from mailbot.mail.phrases import EMAIL
 from mailbot.mail.quoting import split_reply
@@ -106,7 +113,7 @@ def letter_texts(raw: bytes) -> tuple[str, ...]:
         part = _find_body(msg, subtype)
         if part is not None:
             text = _part_text(part)
-            texts.append(_clean(_html_to_text(text) if subtype == "html" else text))
+            texts.append(_clean(html_to_text(text) if subtype == "html" else text))
     return tuple(texts)
 
 
@@ -273,7 +280,7 @@ def _body_text(msg: EmailMessage) -> str:
             text = _unflow(text, delsp=_param(plain, "delsp") == "yes")
     if not text.strip():  # some clients send an empty text/plain next to the real HTML
         html_part = _find_body(msg, "html")
-        text = _html_to_text(_part_text(html_part)) if html_part is not None else ""
+        text = html_to_text(_part_text(html_part)) if html_part is not None else ""
     return _clean(text).rstrip()
 
 
@@ -360,12 +367,3 @@ def _unstuff(line: str) -> tuple[int, str]:
 
 def _requote(depth: int, content: str) -> str:
     return f"{'>' * depth} {content}".rstrip() if depth else content
-
-
-# HTML to text is the moderator's own converter: it leaves out what the letter hides
-# (``mimebody.hides``, tests/unit/test_html_hidden.py), which this copy predates. What is
-# compared here is how a letter's parts are found and decoded; with the old converter, a
-# mutated letter whose hidden element no longer closed (``<\x00tyle style="display:none">``,
-# read as ``<tyle ...>`` once its NUL was dropped) gave its whole text here, and none in the
-# moderator, which hides the rest of the letter as a browser does.
-_html_to_text = html_to_text

@@ -189,10 +189,9 @@ def _attachments(msg: EmailMessage) -> tuple[Attached, ...]:
     return tuple(found)
 
 
-def read_letter(raw: bytes | EmailMessage, redact: Callable[[str], str]) -> ReadLetter:
-    """A stored letter's parts (its bytes, or them parsed), with ``redact`` applied to the subject
-    and both texts; the letter is only read."""
-    msg = raw if isinstance(raw, EmailMessage) else parse(raw)
+def read_letter(msg: EmailMessage, redact: Callable[[str], str]) -> ReadLetter:
+    """A stored letter's parts (``GameLetter.parsed``), with ``redact`` applied to the subject and
+    both texts; the letter is only read."""
     date = email.utils.parsedate_to_datetime(str(msg["Date"])) if msg["Date"] else None
     return ReadLetter(
         subject=redact(str(msg.get("Subject", ""))).strip(),  # a folded subject starts with a space
@@ -206,7 +205,7 @@ def read_letter(raw: bytes | EmailMessage, redact: Callable[[str], str]) -> Read
 
 
 def redacted_message(
-    raw: bytes | EmailMessage,
+    msg: EmailMessage,
     redact: Callable[[str], str],
     withheld: str = "",
     *,
@@ -217,8 +216,7 @@ def redacted_message(
     (the reason) its texts are replaced by that note. Attachments (maps, calendar entries) are
     dropped from a withheld letter, and from every letter without ``attachments``; without
     ``pages``, what an archive's pages show of it (the maps' pictures, the HTML part, the
-    calendar entries) too. A letter given parsed is changed so, in place."""
-    msg = raw if isinstance(raw, EmailMessage) else parse(raw)
+    calendar entries) too. ``msg`` (``GameLetter.parsed``) is changed so, in place."""
     _redact_headers(msg, redact)
     if withheld or not attachments:
         _drop_attachments(msg)
