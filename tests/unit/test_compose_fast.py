@@ -29,6 +29,7 @@ from mailbot.mail.compose import (
     _inline_head,
     _library_header,
     _library_inline_head,
+    base64_lines,
     compose,
     encode_text,
     header_text,
@@ -312,3 +313,13 @@ def test_a_maps_part_headers_come_from_a_frame_built_once() -> None:
         )
         assert _inline_head(item) == _library_inline_head("image", "png", item.content_id, item.filename)
     assert _inline_frame.cache_info().misses == 1
+
+
+@given(st.binary(max_size=600))
+@settings(max_examples=300, deadline=None)
+def test_an_attachment_is_in_base64_as_the_library_writes_it(data: bytes) -> None:
+    """Lines of 76 characters, the last one short, each ending in CRLF; nothing for no bytes:
+    the body of the part ``add_attachment`` writes for the same bytes."""
+    part = EmailMessage(policy=email.policy.SMTP)
+    part.set_content(data, maintype="application", subtype="octet-stream")
+    assert base64_lines(data) == part.as_bytes().partition(b"\r\n\r\n")[2]
