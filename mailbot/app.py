@@ -291,15 +291,21 @@ class Bot:
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Run until ``stop`` is set (or forever)."""
         stop = stop or asyncio.Event()
-        held = lease.acquire_for(self.settings.store.url)  # SQLite: one worker only, else ConfigError
-        self.reader.read_at = None  # read before you judge: no deadline until the mailbox is read
-        self.presence.start()
-        with self.presence.exclusive("migrations"):  # workers starting together upgrade once
-            self.upgrade()
-        requeued = self.outbox.recover()
+        # First, while this process holds no lock, lease, connection or thread: the letter
+        # process is then forked from it, a copy of none of these (``runners.letters``).
+        await self.letters.start()
+        try:
+            held = lease.acquire_for(self.settings.store.url)  # SQLite: one worker only, else ConfigError
+            self.reader.read_at = None  # read before you judge: no deadline until the mailbox is read
+            self.presence.start()
+            with self.presence.exclusive("migrations"):  # workers starting together upgrade once
+                self.upgrade()
+            requeued = self.outbox.recover()
+        except BaseException:
+            await self.letters.stop()
+            raise
         if requeued:
             log.warning("%d message(s) left in 'sending' by a crash will be sent again", requeued)
-        await self.letters.start()
         listener = self.listen()
         freeze_long_lived()
         self.tasks.start("reading", self.reader.loop(stop))

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import threading
 
-from mailbot.letterproc import Build, LetterProcess, LetterProcessError
+from mailbot.letterproc import Build, LetterProcess, LetterProcessError, single_threaded
 from mailbot.services.inbox.inbound import InboundProcessor
 from mailbot.settings import Settings
 from mailbot.store import db
@@ -63,11 +63,19 @@ class Letters:
         return bool(self.processor.waiting) or self.waiting
 
     async def start(self) -> None:
-        """Start the process that handles letters, where settings and the store allow one."""
+        """Start the process that handles letters, where settings and the store allow one.
+
+        Called while the moderator still runs one thread (``Bot.run`` starts it first), the
+        process is forked from it here, in this thread: a worker thread would be a second one
+        (``letterproc.LetterProcess``, ``fork_first``). It is ready in milliseconds."""
         if self.apart and not db.in_memory(self.settings.store.url) and self.process is None:
-            process = LetterProcess(self.settings, build=self.build)
+            alone = single_threaded()
+            process = LetterProcess(self.settings, build=self.build, fork_first=alone)
             try:
-                await asyncio.to_thread(process.start)
+                if alone:
+                    process.start()
+                else:
+                    await asyncio.to_thread(process.start)
             except LetterProcessError as exc:  # this machine cannot start one: letters stay here
                 log.warning("%s; letters are handled in this process", exc)
                 return
