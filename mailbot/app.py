@@ -288,12 +288,18 @@ class Bot:
     def upgrade(self) -> None:
         db.upgrade(self.engine)
 
-    async def run(self, stop: asyncio.Event | None = None) -> None:
-        """Run until ``stop`` is set (or forever)."""
+    async def run(self, stop: asyncio.Event | None = None, *, fork_letters: bool = False) -> None:
+        """Run until ``stop`` is set (or forever).
+
+        ``fork_letters``: this process is the service alone (``mailbot run``), so its letter
+        process may be forked from it (``runners.letters``). A moderator run inside another
+        program (the demo's, a test's) holds that program's sockets and files too, which a fork
+        would copy and keep open: there the fork server starts the process.
+        """
         stop = stop or asyncio.Event()
-        # First, while this process holds no lock, lease, connection or thread: the letter
-        # process is then forked from it, a copy of none of these (``runners.letters``).
-        await self.letters.start()
+        # First, while this process holds no lock, lease, connection or thread: a letter
+        # process forked from it is a copy of none of these.
+        await self.letters.start(fork=fork_letters)
         try:
             held = lease.acquire_for(self.settings.store.url)  # SQLite: one worker only, else ConfigError
             self.reader.read_at = None  # read before you judge: no deadline until the mailbox is read

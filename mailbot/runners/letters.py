@@ -62,14 +62,14 @@ class Letters:
         """Letters wait for another worker (their senders' letters are claimed there)."""
         return bool(self.processor.waiting) or self.waiting
 
-    async def start(self) -> None:
+    async def start(self, *, fork: bool = False) -> None:
         """Start the process that handles letters, where settings and the store allow one.
 
-        Called while the moderator still runs one thread (``Bot.run`` starts it first), the
-        process is forked from it here, in this thread: a worker thread would be a second one
+        ``fork``: forked from this process if it still runs one thread (``Bot.run`` starts it
+        first), here, in this thread: a worker thread would be a second one
         (``letterproc.LetterProcess``, ``fork_first``). It is ready in milliseconds."""
         if self.apart and not db.in_memory(self.settings.store.url) and self.process is None:
-            alone = single_threaded()
+            alone = fork and single_threaded()
             process = LetterProcess(self.settings, build=self.build, fork_first=alone)
             try:
                 if alone:
