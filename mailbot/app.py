@@ -297,11 +297,11 @@ class Bot:
         would copy and keep open: there the fork server starts the process.
         """
         stop = stop or asyncio.Event()
-        # First, while this process holds no lock, lease, connection or thread: a letter
-        # process forked from it is a copy of none of these.
-        await self.letters.start(fork=fork_letters)
+        held = lease.acquire_for(self.settings.store.url)  # SQLite: one worker only, else ConfigError
+        # Next, while this process holds no connection, lock or thread but the lease: a letter
+        # process forked from it is a copy of none of these, and lets go of its copy of the lease.
+        await self.letters.start(fork=fork_letters, lease=held)
         try:
-            held = lease.acquire_for(self.settings.store.url)  # SQLite: one worker only, else ConfigError
             self.reader.read_at = None  # read before you judge: no deadline until the mailbox is read
             self.presence.start()
             with self.presence.exclusive("migrations"):  # workers starting together upgrade once

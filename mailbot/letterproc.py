@@ -129,13 +129,23 @@ class LetterProcess:
     or connection of its own). A fork of this process has the moderator imported already: no
     fork server is started for it, which took a second of CPU importing the moderator and the
     games again at every start of the service. A process started later, after a death, comes
-    from the fork server (:func:`_context`), as this process has threads by then.
+    from the fork server (:func:`_context`), as this process has threads by then. ``in_fork``
+    is called in the fork before it serves: it lets go of what this process holds that must
+    not outlive it (its lease on the store).
     """
 
-    def __init__(self, settings: Settings, *, build: Build, fork_first: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        build: Build,
+        fork_first: bool = False,
+        in_fork: Callable[[], None] | None = None,
+    ) -> None:
         self._settings = settings
         self._build = build
         self._fork_next = fork_first
+        self._in_fork = in_fork
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
         self._lock = threading.Lock()  # one round at a time (rounds are asked from worker threads)
@@ -245,7 +255,7 @@ class LetterProcess:
         args = (self._settings, self._build, theirs, _log_setup())
         process = context.Process(
             target=_serve_forked if forked else serve,
-            args=(ours, *args) if forked else args,
+            args=(_Copied(ours, self._in_fork), *args) if forked else args,
             name="mailbot-letters",
             daemon=True,
         )
@@ -292,17 +302,30 @@ def _log_setup() -> tuple[str, str] | None:
     return logging.getLevelName(root.level), form
 
 
-def _serve_forked(
-    parent_end: Connection, settings: Settings, build: Build, conn: Connection, logs: tuple[str, str] | None
-) -> None:
-    """:func:`serve` in a process forked from the moderator itself, which it copied whole.
+@dataclass(frozen=True)
+class _Copied:
+    """What a process forked from the moderator copied that is the moderator's own."""
 
-    What it copied that is the moderator's own goes first: its end of the pipe (while a copy
-    of it is open here, the moderator's death would close no pipe, and the process would wait
-    for its next request for ever) and the signal handling of its event loop (a SIGTERM from
-    ``terminate`` would only be written to that loop's wake-up pipe, which nobody reads here).
-    """
-    parent_end.close()
+    pipe_end: Connection  # the moderator's end of their pipe
+    in_fork: Callable[[], None] | None  # lets go of the rest (the lease)
+
+    def drop(self) -> None:
+        """While a copy of the moderator's end of the pipe is open here, its death would close no
+        pipe, and the process would wait for its next request for ever; a copy of the lease
+        would hold the store for as long as this process lives."""
+        self.pipe_end.close()
+        if self.in_fork is not None:
+            self.in_fork()
+
+
+def _serve_forked(
+    copied: _Copied, settings: Settings, build: Build, conn: Connection, logs: tuple[str, str] | None
+) -> None:
+    """:func:`serve` in a process forked from the moderator itself, which it copied whole: what
+    it copied that is the moderator's own goes first (:class:`_Copied`), and so does the signal
+    handling of the moderator's event loop (a SIGTERM from ``terminate`` would only be written
+    to that loop's wake-up pipe, which nobody reads here)."""
+    copied.drop()
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     serve(settings, build, conn, logs)

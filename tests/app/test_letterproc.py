@@ -112,7 +112,8 @@ from pathlib import Path
 from mailbot.app import letter_worker
 from mailbot.letterproc import LetterProcess
 from mailbot.settings import BotSettings, Settings, StoreSettings
-from mailbot.store import db
+from mailbot.errors import ConfigError
+from mailbot.store import db, lease
 
 def parent(pid):
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()[1])
@@ -121,10 +122,17 @@ settings = Settings(
     store=StoreSettings(url=f"sqlite:///{sys.argv[1]}"),
     bot=BotSettings(address="bot@x.test", handling_process=True),
 )
-letters = LetterProcess(settings, build=letter_worker, fork_first=True)
+held = lease.acquire(Path(sys.argv[1]))
+letters = LetterProcess(settings, build=letter_worker, fork_first=True, in_fork=held.release)
 letters.start()
 first = letters.pid
 first_parent = parent(first)
+child_files = [os.readlink(f"/proc/{first}/fd/{fd}") for fd in os.listdir(f"/proc/{first}/fd")]
+try:
+    lease.acquire(Path(sys.argv[1]))
+    still_held = False
+except ConfigError:
+    still_held = True
 engine = db.make_engine(settings.store.url)
 db.upgrade(engine)  # after the fork, as ``Bot.run`` migrates after starting the process
 engine.dispose()
@@ -135,15 +143,16 @@ while Path(f"/proc/{first}/stat").read_text().rsplit(") ", 1)[1][0] != "Z":
 again = letters.handle().handled  # found ended, a new one started
 second = letters.pid
 print(json.dumps({"me": os.getpid(), "first_parent": first_parent, "handled": handled, "again": again,
-                  "second_parent": parent(second), "second_grandparent": parent(parent(second))}))
+                  "second_parent": parent(second), "second_grandparent": parent(parent(second)),
+                  "lease_in_child": any(f.endswith(".lock") for f in child_files), "still_held": still_held}))
 letters.stop()
 """
 
 
 def test_a_single_threaded_moderator_forks_its_first_letter_process_from_itself(tmp_path: Path) -> None:
     """``mailbot run`` starts the process while it runs one thread: a fork of it, which needs no
-    fork server (the moderator is imported already), serves rounds; killed, it is replaced by
-    one from the fork server."""
+    fork server (the moderator is imported already), holds no copy of the moderator's lease and
+    serves rounds; killed, it is replaced by one from the fork server."""
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(_FORK_FIRST), str(tmp_path / "bot.db")],
         capture_output=True,
@@ -153,6 +162,8 @@ def test_a_single_threaded_moderator_forks_its_first_letter_process_from_itself(
     )
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["first_parent"] == seen["me"]  # forked from it: no fork server yet
+    # It let go of its copy of the lease, which this process still holds.
+    assert (seen["lease_in_child"], seen["still_held"]) == (False, True)
     assert (seen["handled"], seen["again"]) == (0, 0)
     assert seen["second_parent"] != seen["me"] and seen["second_grandparent"] == seen["me"]
 
