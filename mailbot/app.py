@@ -294,13 +294,16 @@ class Bot:
         ``fork_letters``: this process is the service alone (``mailbot run``), so its letter
         process may be forked from it (``runners.letters``). A moderator run inside another
         program (the demo's, a test's) holds that program's sockets and files too, which a fork
-        would copy and keep open: there the fork server starts the process.
+        would copy and keep open: there the fork server starts the process. So it does for one
+        of several workers on PostgreSQL (no lease held): with two workers, ``bench/workers.py``
+        measured 2-20 % more CPU a letter with forked letter processes, in five runs out of five
+        (the median ratio of two workers to one 1.14 against 1.08), for a cause not found.
         """
         stop = stop or asyncio.Event()
         held = lease.acquire_for(self.settings.store.url)  # SQLite: one worker only, else ConfigError
         # Next, while this process holds no connection, lock or thread but the lease: a letter
         # process forked from it is a copy of none of these, and lets go of its copy of the lease.
-        await self.letters.start(fork=fork_letters, lease=held)
+        await self.letters.start(fork=fork_letters and held.held, lease=held)
         try:
             self.reader.read_at = None  # read before you judge: no deadline until the mailbox is read
             self.presence.start()
