@@ -288,33 +288,18 @@ class Bot:
     def upgrade(self) -> None:
         db.upgrade(self.engine)
 
-    async def run(self, stop: asyncio.Event | None = None, *, fork_letters: bool = False) -> None:
-        """Run until ``stop`` is set (or forever).
-
-        ``fork_letters``: this process is the service alone (``mailbot run``), so its letter
-        process may be forked from it (``runners.letters``). A moderator run inside another
-        program (the demo's, a test's) holds that program's sockets and files too, which a fork
-        would copy and keep open: there the fork server starts the process. So it does for one
-        of several workers on PostgreSQL (no lease held): with two workers, ``bench/workers.py``
-        measured 2-20 % more CPU a letter with forked letter processes, in five runs out of five
-        (the median ratio of two workers to one 1.14 against 1.08), for a cause not found.
-        """
+    async def run(self, stop: asyncio.Event | None = None) -> None:
+        """Run until ``stop`` is set (or forever)."""
         stop = stop or asyncio.Event()
         held = lease.acquire_for(self.settings.store.url)  # SQLite: one worker only, else ConfigError
-        # Next, while this process holds no connection, lock or thread but the lease: a letter
-        # process forked from it is a copy of none of these, and lets go of its copy of the lease.
-        await self.letters.start(fork=fork_letters and held.held, lease=held)
-        try:
-            self.reader.read_at = None  # read before you judge: no deadline until the mailbox is read
-            self.presence.start()
-            with self.presence.exclusive("migrations"):  # workers starting together upgrade once
-                self.upgrade()
-            requeued = self.outbox.recover()
-        except BaseException:
-            await self.letters.stop()
-            raise
+        self.reader.read_at = None  # read before you judge: no deadline until the mailbox is read
+        self.presence.start()
+        with self.presence.exclusive("migrations"):  # workers starting together upgrade once
+            self.upgrade()
+        requeued = self.outbox.recover()
         if requeued:
             log.warning("%d message(s) left in 'sending' by a crash will be sent again", requeued)
+        await self.letters.start()
         listener = self.listen()
         freeze_long_lived()
         self.tasks.start("reading", self.reader.loop(stop))

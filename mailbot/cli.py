@@ -64,7 +64,7 @@ def run(
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        await bot.run(stop, fork_letters=True)  # the service alone: nothing of another program to copy
+        await bot.run(stop)
 
     try:
         asyncio.run(main())

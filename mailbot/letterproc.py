@@ -104,48 +104,22 @@ class MailboxHealth:
 
 
 def _context(build: Build) -> ForkServerContext:
-    """How a letter process starts when the moderator may have threads: forked from a fork server
-    that has imported the moderator and the built-in games once. A new process is then ready in
-    milliseconds instead of the second or so its imports took, and it is still no copy of this
-    process's threads and locks (the server is a single-threaded child started before any letter
-    process). The server starts with the first such letter process and again if it died; it
-    ends when this process does."""
+    """How letter processes start: forked from a fork server that has imported the moderator
+    and the built-in games once. A new process is then ready in milliseconds instead of the
+    second or so its imports took, and it is still no copy of this process's threads and locks
+    (the server is a single-threaded child started before any letter process). The server
+    starts with the first letter process and again if it died; it ends when this process does."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([build.__module__, *builtin_modules()])
     return context
 
 
-def single_threaded() -> bool:
-    """Whether this process runs one thread only: a fork of it then copies every thread it has
-    and no lock another thread holds (:class:`LetterProcess`, ``fork_first``)."""
-    return threading.active_count() == 1
-
-
 class LetterProcess:
-    """The parent's end: starts the process, asks it for rounds, starts it again after a death.
+    """The parent's end: starts the process, asks it for rounds, starts it again after a death."""
 
-    ``fork_first``: the first process is forked from this one, if it still runs one thread
-    when it starts it (``mailbot run`` starts it first thing, before any thread, lock, lease
-    or connection of its own). A fork of this process has the moderator imported already: no
-    fork server is started for it, which took a second of CPU importing the moderator and the
-    games again at every start of the service. A process started later, after a death, comes
-    from the fork server (:func:`_context`), as this process has threads by then. ``in_fork``
-    is called in the fork before it serves: it lets go of what this process holds that must
-    not outlive it (its lease on the store).
-    """
-
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        build: Build,
-        fork_first: bool = False,
-        in_fork: Callable[[], None] | None = None,
-    ) -> None:
+    def __init__(self, settings: Settings, *, build: Build) -> None:
         self._settings = settings
         self._build = build
-        self._fork_next = fork_first
-        self._in_fork = in_fork
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
         self._lock = threading.Lock()  # one round at a time (rounds are asked from worker threads)
@@ -249,13 +223,11 @@ class LetterProcess:
         if self._process is not None:
             code = self._reap()
             log.warning("the letter process had ended (exit code %s); starting a new one", code)
-        forked, self._fork_next = self._fork_next and single_threaded(), False
-        context = multiprocessing.get_context("fork") if forked else _context(self._build)
+        context = _context(self._build)
         ours, theirs = context.Pipe()
-        args = (self._settings, self._build, theirs, _log_setup())
         process = context.Process(
-            target=_serve_forked if forked else serve,
-            args=(_Copied(ours, self._in_fork), *args) if forked else args,
+            target=serve,
+            args=(self._settings, self._build, theirs, _log_setup()),
             name="mailbot-letters",
             daemon=True,
         )
@@ -302,41 +274,12 @@ def _log_setup() -> tuple[str, str] | None:
     return logging.getLevelName(root.level), form
 
 
-@dataclass(frozen=True)
-class _Copied:
-    """What a process forked from the moderator copied that is the moderator's own."""
-
-    pipe_end: Connection  # the moderator's end of their pipe
-    in_fork: Callable[[], None] | None  # lets go of the rest (the lease)
-
-    def drop(self) -> None:
-        """While a copy of the moderator's end of the pipe is open here, its death would close no
-        pipe, and the process would wait for its next request for ever; a copy of the lease
-        would hold the store for as long as this process lives."""
-        self.pipe_end.close()
-        if self.in_fork is not None:
-            self.in_fork()
-
-
-def _serve_forked(
-    copied: _Copied, settings: Settings, build: Build, conn: Connection, logs: tuple[str, str] | None
-) -> None:
-    """:func:`serve` in a process forked from the moderator itself, which it copied whole: what
-    it copied that is the moderator's own goes first (:class:`_Copied`), and so does the signal
-    handling of the moderator's event loop (a SIGTERM from ``terminate`` would only be written
-    to that loop's wake-up pipe, which nobody reads here)."""
-    copied.drop()
-    signal.set_wakeup_fd(-1)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    serve(settings, build, conn, logs)
-
-
 def serve(settings: Settings, build: Build, conn: Connection, logs: tuple[str, str] | None) -> None:
     """The process: a round of handling for each request, until told to stop or orphaned."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the moderator, which stops us
     if logs is not None:
         configure(logs[0], "json" if logs[1] == "json" else "text")
-    bot = build(settings)  # a moderator of its own, from the modules imported before the fork
+    bot = build(settings)  # a moderator of its own, from the modules the fork server imported
     try:
         conn.send(_READY)
     except OSError:

@@ -11,11 +11,10 @@ import asyncio
 import logging
 import threading
 
-from mailbot.letterproc import Build, LetterProcess, LetterProcessError, single_threaded
+from mailbot.letterproc import Build, LetterProcess, LetterProcessError
 from mailbot.services.inbox.inbound import InboundProcessor
 from mailbot.settings import Settings
 from mailbot.store import db
-from mailbot.store.lease import Lease
 
 log = logging.getLogger(__name__)
 
@@ -63,27 +62,12 @@ class Letters:
         """Letters wait for another worker (their senders' letters are claimed there)."""
         return bool(self.processor.waiting) or self.waiting
 
-    async def start(self, *, fork: bool = False, lease: Lease | None = None) -> None:
-        """Start the process that handles letters, where settings and the store allow one.
-
-        ``fork``: forked from this process if it still runs one thread (``Bot.run`` starts it
-        before any), here, in this thread: a worker thread would be a second one
-        (``letterproc.LetterProcess``, ``fork_first``). It is ready in milliseconds. The fork
-        lets go of its copy of this process's ``lease`` at once: the lock must end with this
-        process, even killed, not with its letter process."""
+    async def start(self) -> None:
+        """Start the process that handles letters, where settings and the store allow one."""
         if self.apart and not db.in_memory(self.settings.store.url) and self.process is None:
-            alone = fork and single_threaded()
-            process = LetterProcess(
-                self.settings,
-                build=self.build,
-                fork_first=alone,
-                in_fork=lease.release if lease is not None else None,
-            )
+            process = LetterProcess(self.settings, build=self.build)
             try:
-                if alone:
-                    process.start()
-                else:
-                    await asyncio.to_thread(process.start)
+                await asyncio.to_thread(process.start)
             except LetterProcessError as exc:  # this machine cannot start one: letters stay here
                 log.warning("%s; letters are handled in this process", exc)
                 return

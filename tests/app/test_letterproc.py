@@ -4,12 +4,7 @@ fails says why and leaves the process serving; a process that cannot start says 
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import textwrap
-import threading
 from multiprocessing.context import ForkServerProcess
 from pathlib import Path
 
@@ -86,86 +81,6 @@ def test_letter_processes_are_forked_from_a_server_that_imported_the_moderator(t
     finally:
         first.stop()
         second.stop()
-
-
-def test_a_process_with_threads_never_forks_its_letter_process_from_itself(tmp_path: Path) -> None:
-    """``fork_first`` asks for a fork of this process; with a second thread running here, a fork
-    could copy a lock that thread holds, so the process comes from the fork server all the same."""
-    settings = _settings(tmp_path / "bot.db")
-    other = threading.Event()
-    thread = threading.Thread(target=other.wait, daemon=True)
-    thread.start()
-    letters = LetterProcess(settings, build=letter_worker, fork_first=True)
-    try:
-        letters.start()
-        assert _parent(_parent(letters.pid)) == os.getpid()  # a fork server's child
-    finally:
-        other.set()
-        letters.stop()
-        thread.join()
-
-
-#: run as a process of its own, with one thread, as ``mailbot run`` starts
-_FORK_FIRST = """
-import json, os, signal, sys, time
-from pathlib import Path
-from mailbot.app import letter_worker
-from mailbot.letterproc import LetterProcess
-from mailbot.settings import BotSettings, Settings, StoreSettings
-from mailbot.errors import ConfigError
-from mailbot.store import db, lease
-
-def parent(pid):
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()[1])
-
-settings = Settings(
-    store=StoreSettings(url=f"sqlite:///{sys.argv[1]}"),
-    bot=BotSettings(address="bot@x.test", handling_process=True),
-)
-held = lease.acquire(Path(sys.argv[1]))
-letters = LetterProcess(settings, build=letter_worker, fork_first=True, in_fork=held.release)
-letters.start()
-first = letters.pid
-first_parent = parent(first)
-child_files = [os.readlink(f"/proc/{first}/fd/{fd}") for fd in os.listdir(f"/proc/{first}/fd")]
-try:
-    lease.acquire(Path(sys.argv[1]))
-    still_held = False
-except ConfigError:
-    still_held = True
-engine = db.make_engine(settings.store.url)
-db.upgrade(engine)  # after the fork, as ``Bot.run`` migrates after starting the process
-engine.dispose()
-handled = letters.handle().handled
-os.kill(first, signal.SIGKILL)
-while Path(f"/proc/{first}/stat").read_text().rsplit(") ", 1)[1][0] != "Z":
-    time.sleep(0.01)  # dead (not yet reaped) before the next round asks
-again = letters.handle().handled  # found ended, a new one started
-second = letters.pid
-print(json.dumps({"me": os.getpid(), "first_parent": first_parent, "handled": handled, "again": again,
-                  "second_parent": parent(second), "second_grandparent": parent(parent(second)),
-                  "lease_in_child": any(f.endswith(".lock") for f in child_files), "still_held": still_held}))
-letters.stop()
-"""
-
-
-def test_a_single_threaded_moderator_forks_its_first_letter_process_from_itself(tmp_path: Path) -> None:
-    """``mailbot run`` starts the process while it runs one thread: a fork of it, which needs no
-    fork server (the moderator is imported already), holds no copy of the moderator's lease and
-    serves rounds; killed, it is replaced by one from the fork server."""
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_FORK_FIRST), str(tmp_path / "bot.db")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert seen["first_parent"] == seen["me"]  # forked from it: no fork server yet
-    # It let go of its copy of the lease, which this process still holds.
-    assert (seen["lease_in_child"], seen["still_held"]) == (False, True)
-    assert (seen["handled"], seen["again"]) == (0, 0)
-    assert seen["second_parent"] != seen["me"] and seen["second_grandparent"] == seen["me"]
 
 
 def _parent(pid: int | None) -> int:

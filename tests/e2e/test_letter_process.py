@@ -38,10 +38,6 @@ def _alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().split(") ")[-1][:1] != "Z"
 
 
-def _parent(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()[1])
-
-
 def _letters(bot: BotProcess, rig: MailRig, games: int, rounds: int) -> list[tuple[str, bytes]]:
     letters: list[tuple[str, bytes]] = []
     for _ in range(games):
@@ -69,8 +65,7 @@ async def test_a_killed_letter_process_is_replaced_and_loses_nothing(
     try:
         await wait_until(lambda: _children(bot), 30, "the letter process started")
         (first,) = _children(bot)
-        assert bot.proc is not None and first != bot.proc.pid
-        assert _parent(first) == bot.proc.pid  # forked from the moderator itself, no fork server
+        assert first != (bot.proc.pid if bot.proc else None)
         burst = asyncio.create_task(deliver(mail_rig, bot.address, letters, per_second=50))
         await wait_until(lambda: len(bot.rows()[1]) >= 20, 30, "the first confirmations queued")
         os.kill(first, signal.SIGKILL)  # mid-burst
@@ -84,9 +79,6 @@ async def test_a_killed_letter_process_is_replaced_and_loses_nothing(
         _answered_once(bot, len(letters))
         # Killed between rounds it is found ended; killed in one, the round fails and is redone.
         assert len(_children(bot)) == 2
-        # Its replacement comes from a fork server, the moderator having threads by then.
-        second = _children(bot)[1]
-        assert _parent(second) != bot.proc.pid and _parent(_parent(second)) == bot.proc.pid
         assert re.search(r"letter process (had ended|died) \(exit code -9\)", bot.log_text())
         assert bot.proc is not None and bot.proc.poll() is None  # the moderator never stopped
     finally:
@@ -101,9 +93,6 @@ async def test_the_letter_process_ends_with_a_killed_moderator(mail_rig: MailRig
         await wait_until(lambda: _children(bot), 30, "the letter process started")
         (child,) = _children(bot)
         assert bot.proc is not None
-        # Forked from the moderator, it holds no copy of the moderator's end of their pipe:
-        # the moderator's death closes the pipe, and the process ends.
-        assert _parent(child) == bot.proc.pid
         os.kill(bot.proc.pid, signal.SIGKILL)
         bot.proc.wait(10)
         await wait_until(lambda: not _alive(child), 15, "the orphaned letter process gone")
