@@ -12,13 +12,12 @@ import email.parser
 import email.utils
 import mailbox
 import re
-import time
 from collections.abc import Sequence
 from email.message import EmailMessage
 from pathlib import Path
 
 from mailbot.errors import MailbotError
-from mailbot.mail.headers import parsed_once
+from mailbot.mail.headers import mbox_from_line, parsed_once
 
 HEADERS = ("From", "To", "Subject", "Date")
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -54,10 +53,8 @@ def mbox_message(raw: bytes) -> bytes:
     letter's own bytes (the mailbox quotes a body line that starts with "From "). Handed an
     ``mboxMessage`` instead, the mailbox parsed each letter whole and wrote it out again."""
     parsed = parse(raw, headers_only=True)
-    sender = email.utils.parseaddr(str(parsed.get("From", "")))[1] or "MAILER-DAEMON"
     date = email.utils.parsedate_to_datetime(str(parsed["Date"])) if parsed["Date"] else None
-    when = time.asctime(date.utctimetuple() if date else time.gmtime())
-    return f"From {sender} {when}\n".encode() + raw.replace(b"\r\n", b"\n")
+    return f"{mbox_from_line(parsed.get('From'), date)}\n".encode() + raw.replace(b"\r\n", b"\n")
 
 
 def slug(subject: str, limit: int = 60) -> str:

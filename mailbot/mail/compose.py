@@ -283,11 +283,6 @@ def _qp_line(line: bytes) -> str:
     return email.quoprimime.body_encode(line.decode("latin-1"), _MAX_LINE, eol="\r\n")
 
 
-def _crlf(payload: bytes) -> bytes:
-    """Every line end as CRLF, as the generator writes a payload."""
-    return payload.replace(b"\r\n", b"\n").replace(b"\r", b"\n").replace(b"\n", _CRLF)
-
-
 #: base64 characters a line: 57 bytes encoded, as ``base64.encodebytes`` (and so the library) breaks them
 _BASE64_LINE = 76
 

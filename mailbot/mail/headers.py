@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import email.policy
+import email.utils
+import time
+from datetime import datetime
 from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 
@@ -45,3 +48,11 @@ class ParsedOnce(HeaderRegistry):
 def parsed_once() -> email.policy.EmailPolicy[EmailMessage]:
     """``email.policy.default`` with a registry of its own that parses each header value once."""
     return email.policy.default.clone(header_factory=ParsedOnce())
+
+
+def mbox_from_line(from_header: object, when: datetime | None) -> str:
+    """A letter's mbox "From " line, as ``mailbox.mboxMessage.set_from`` writes it: the address of
+    ``from_header`` (MAILER-DAEMON without one) and ``when`` in UTC (now, without one)."""
+    sender = email.utils.parseaddr(str(from_header or ""))[1] or "MAILER-DAEMON"
+    stamp = when.utctimetuple() if when is not None else time.gmtime()
+    return f"From {sender} {time.asctime(stamp)}"

@@ -22,7 +22,6 @@ import email.utils
 import hashlib
 import mailbox
 import re
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,7 +34,7 @@ from typing import cast
 from sqlmodel import Session, col, or_, select
 
 from mailbot.errors import MessageFormatError
-from mailbot.mail.headers import ParsedOnce
+from mailbot.mail.headers import ParsedOnce, mbox_from_line
 from mailbot.services.archive.archive_holder import WELCOME, Holder
 from mailbot.services.base import queries
 from mailbot.services.base.tags import TAG
@@ -422,6 +421,5 @@ def _mbox_message(
     """The letter as ``mail.mbox`` holds it, behind its "From " line (what ``mboxMessage.set_from``
     writes; the mailbox takes the letter itself, where an ``mboxMessage`` made of it was a deep copy)."""
     msg = redacted_message(letter.parsed, redact, letter.withheld, attachments=attachments, pages=pages)
-    sender = email.utils.parseaddr(str(msg.get("From", "")))[1] or "MAILER-DAEMON"
-    msg.set_unixfrom(f"From {sender} {time.asctime(letter.when.utctimetuple())}")
+    msg.set_unixfrom(mbox_from_line(msg.get("From"), letter.when))
     return msg
