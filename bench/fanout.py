@@ -33,7 +33,6 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
 
-import aiosmtplib
 from pydantic import SecretStr
 from sqlalchemy import update
 from sqlmodel import Session, col, select
@@ -41,6 +40,7 @@ from sqlmodel import Session, col, select
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cpu import CpuWindow  # a sibling bench script
+from raw_smtp import raw_sending  # a sibling bench script
 
 from mailbot.app import Bot
 from mailbot.services.base import queries
@@ -173,24 +173,6 @@ def sent_since(bot: Bot, last_id: int) -> list[tuple[str, str, bytes]]:
         return [(r.sender, r.recipient, r.raw) for r in rows if r.state is OutboundState.SENT]
 
 
-async def raw_smtp(rig: MailRig, login: str, messages: list[tuple[str, str, bytes]], links: int) -> float:
-    """Plain aiosmtplib: the same messages over ``links`` connections, each sending its share."""
-
-    async def link(share: list[tuple[str, str, bytes]]) -> None:
-        client = aiosmtplib.SMTP(
-            hostname=rig.host, port=rig.smtp_port, start_tls=True, tls_context=rig.ssl_context(), timeout=30
-        )
-        await client.connect()
-        await client.login(login, rig.player_password)
-        for sender, recipient, raw in share:
-            await client.sendmail(sender, [recipient], raw)
-        await client.quit()
-
-    started = time.perf_counter()
-    await asyncio.gather(*(link(messages[i::links]) for i in range(links)))
-    return time.perf_counter() - started
-
-
 async def main(games: int, apart: bool) -> None:
     logging.basicConfig(level=logging.WARNING)
     with MailRig() as rig, tempfile.TemporaryDirectory() as tmp:
@@ -217,7 +199,7 @@ async def main(games: int, apart: bool) -> None:
         )
         bot.engine.dispose()
         cpu = CpuWindow().start()
-        raw = await raw_smtp(rig, address, messages, links)
+        raw = await raw_sending(rig, address, messages, links)
         print(cpu.report("plain aiosmtplib sending (this process)"))
         print(f"plain aiosmtplib, {links} connection(s): {len(messages)} letters in {raw:.2f} s")
         print(f"fan-out: {elapsed:.2f} s, ratio to raw SMTP {elapsed / raw:.2f}")

@@ -47,7 +47,6 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
-import aiosmtplib
 from pydantic import SecretStr
 from sqlalchemy import update
 from sqlmodel import Session, col, select
@@ -55,6 +54,7 @@ from sqlmodel import Session, col, select
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cpu import CpuWindow  # a sibling bench script
+from raw_smtp import raw_sending  # a sibling bench script
 
 from mailbot.app import Bot, utcnow
 from mailbot.connect import imap_config
@@ -288,24 +288,6 @@ async def bot_sending(bot: Bot) -> tuple[float, int]:
     elapsed = time.perf_counter() - started
     await bot.outbox.sink.close()
     return elapsed, sent
-
-
-async def raw_sending(rig: MailRig, login: str, messages: list[tuple[str, str, bytes]], links: int) -> float:
-    """Plain aiosmtplib: the same messages over ``links`` connections (STARTTLS and login, as the bot)."""
-
-    async def link(share: list[tuple[str, str, bytes]]) -> None:
-        client = aiosmtplib.SMTP(
-            hostname=rig.host, port=rig.smtp_port, start_tls=True, tls_context=rig.ssl_context(), timeout=30
-        )
-        await client.connect()
-        await client.login(login, rig.player_password)
-        for sender, recipient, raw in share:
-            await client.sendmail(sender, [recipient], raw)
-        await client.quit()
-
-    started = time.perf_counter()
-    await asyncio.gather(*(link(messages[i::links]) for i in range(links)))
-    return time.perf_counter() - started
 
 
 async def end_to_end(mails: int, games: int, players: int) -> None:
