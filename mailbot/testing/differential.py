@@ -304,3 +304,11 @@ def compare_worlds(
             part["end"] = _canonical([twin.outcome.finished, twin.outcome.result])
         _compare(verdict, step.key, after[0], after[1])
     return verdict
+
+
+def compare_example(package: GamePackage, env: Environment, example: Example, observed: Observed) -> Verdict:
+    """:func:`compare_worlds` over one example of a game's twin-worlds kit (``worlds.examples()``)."""
+    return compare_worlds(
+        package, env, seat=example.seat, first=example.first, second=example.second,
+        letters=example.letters, observed=observed, seed=example.seed,
+    )  # fmt: skip

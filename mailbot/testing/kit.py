@@ -26,7 +26,7 @@ from typing import Any
 
 from mailbot.registry import GamePackage, Registry, default_registry, load_package
 from mailbot.testing import contract
-from mailbot.testing.differential import assert_no_leak, compare_worlds
+from mailbot.testing.differential import assert_no_leak, compare_example
 from mailbot.testing.purity import check_package
 
 
@@ -199,10 +199,7 @@ def _search(worlds: ModuleType, registry: Registry, examples: int) -> str:
     def check(example: Any) -> None:
         nonlocal compared
         compared += 1
-        verdict = compare_worlds(
-            worlds.PACKAGE, env, seat=example.seat, first=example.first, second=example.second,
-            letters=example.letters, observed=worlds.observed, seed=example.seed,
-        )  # fmt: skip
+        verdict = compare_example(worlds.PACKAGE, env, example, worlds.observed)
         assert_no_leak(verdict)
 
     run = settings(

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 
 from mailbot.core.game import Line, Parsed
 from mailbot.games.atlantic_storm import worlds as aw
@@ -22,29 +22,21 @@ from mailbot.games.atlantic_storm.orders import StormOrder
 from mailbot.games.atlantic_storm.state import StormState
 from mailbot.registry import default_registry
 from mailbot.testing.contract import report_env
-from mailbot.testing.differential import LeakFound, assert_no_leak, compare_worlds
+from mailbot.testing.differential import LeakFound, assert_no_leak, compare_example
+from tests.differential import cold_search, generate_only
 
 ENV = report_env(default_registry())
 EXAMPLES = 150
-SETTINGS = {
-    "max_examples": EXAMPLES,
-    "database": None,
-    "derandomize": True,
-    "deadline": None,
-    "suppress_health_check": [HealthCheck.too_slow],
-}
+SETTINGS = cold_search(EXAMPLES)
 
 
 def check(example: aw.Example) -> None:
     """One pair of worlds: every letter to the seat is the same until it observes a difference."""
-    verdict = compare_worlds(
-        aw.PACKAGE, ENV, seat=example.seat, first=example.first, second=example.second,
-        letters=example.letters, observed=aw.observed, seed=example.seed,
-    )  # fmt: skip
+    verdict = compare_example(aw.PACKAGE, ENV, example, aw.observed)
     assert_no_leak(verdict)
 
 
-@settings(**SETTINGS)  # type: ignore[arg-type]
+@SETTINGS
 @given(example=aw.examples())
 def test_the_other_seats_cards_change_no_letter_to_the_seat(example: aw.Example) -> None:
     check(example)
@@ -56,16 +48,12 @@ def test_the_worlds_compare_resolved_convoys_not_just_the_letters() -> None:
     reached = {"examples": 0, "resolved": 0}
 
     def tally(example: aw.Example) -> None:
-        verdict = compare_worlds(
-            aw.PACKAGE, ENV, seat=example.seat, first=example.first, second=example.second,
-            letters=example.letters, observed=aw.observed, seed=example.seed,
-        )  # fmt: skip
+        verdict = compare_example(aw.PACKAGE, ENV, example, aw.observed)
         reached["examples"] += 1
         # a step key compared twice: its confirmation, then what follows its resolution
         reached["resolved"] += len(verdict.compared) > len(set(verdict.compared))
 
-    few = {**SETTINGS, "max_examples": 100, "phases": [Phase.generate]}
-    settings(**few)(given(example=aw.examples())(tally))()  # type: ignore[arg-type]
+    generate_only(SETTINGS, 100)(given(example=aw.examples())(tally))()
     assert reached["resolved"] >= reached["examples"] // 4, reached
 
 
@@ -85,6 +73,5 @@ def test_a_refusal_that_says_where_a_card_is_is_found(monkeypatch: pytest.Monkey
         return Parsed(parsed.accepted, problems)
 
     monkeypatch.setattr(aw.PACKAGE.game, "parse", parse)
-    few = {**SETTINGS, "phases": [Phase.generate]}
     with pytest.raises(LeakFound, match="another seat holds it"):
-        settings(**few)(given(example=aw.examples())(check))()  # type: ignore[arg-type]
+        generate_only(SETTINGS)(given(example=aw.examples())(check))()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 
 from mailbot.core.game import Event
 from mailbot.games.duel import view
@@ -22,29 +22,21 @@ from mailbot.games.duel import worlds as dw
 from mailbot.games.duel.state import Strike, TurnRecord
 from mailbot.registry import default_registry
 from mailbot.testing.contract import report_env
-from mailbot.testing.differential import LeakFound, assert_no_leak, compare_worlds
+from mailbot.testing.differential import LeakFound, assert_no_leak, compare_example
+from tests.differential import cold_search, generate_only
 
 ENV = report_env(default_registry())
 EXAMPLES = 200
-SETTINGS = {
-    "max_examples": EXAMPLES,
-    "database": None,
-    "derandomize": True,
-    "deadline": None,
-    "suppress_health_check": [HealthCheck.too_slow],
-}
+SETTINGS = cold_search(EXAMPLES)
 
 
 def check(example: dw.Example) -> None:
     """One pair of worlds: every letter to the seat is the same until it observes a difference."""
-    verdict = compare_worlds(
-        dw.PACKAGE, ENV, seat=example.seat, first=example.first, second=example.second,
-        letters=example.letters, observed=dw.observed, seed=example.seed,
-    )  # fmt: skip
+    verdict = compare_example(dw.PACKAGE, ENV, example, dw.observed)
     assert_no_leak(verdict)
 
 
-@settings(**SETTINGS)  # type: ignore[arg-type]
+@SETTINGS
 @given(example=dw.examples())
 def test_the_opponents_secret_split_changes_no_letter_to_the_seat(example: dw.Example) -> None:
     check(example)
@@ -52,7 +44,7 @@ def test_the_opponents_secret_split_changes_no_letter_to_the_seat(example: dw.Ex
 
 def search() -> None:
     """The search above, without shrinking (the planted-leak tests only need it to fail)."""
-    settings(**{**SETTINGS, "phases": [Phase.generate]})(given(example=dw.examples())(check))()  # type: ignore[arg-type]
+    generate_only(SETTINGS)(given(example=dw.examples())(check))()
 
 
 def test_the_worlds_compare_whole_turns_not_just_the_start() -> None:
@@ -61,15 +53,11 @@ def test_the_worlds_compare_whole_turns_not_just_the_start() -> None:
     reached: Counter[str] = Counter()
 
     def tally(example: dw.Example) -> None:
-        verdict = compare_worlds(
-            dw.PACKAGE, ENV, seat=example.seat, first=example.first, second=example.second,
-            letters=example.letters, observed=dw.observed, seed=example.seed,
-        )  # fmt: skip
+        verdict = compare_example(dw.PACKAGE, ENV, example, dw.observed)
         reached["examples"] += 1
         reached["strikes compared"] += any(m.endswith(".bid") for m in verdict.compared)
 
-    few = {**SETTINGS, "max_examples": 100, "phases": [Phase.generate]}
-    settings(**few)(given(example=dw.examples())(tally))()  # type: ignore[arg-type]
+    generate_only(SETTINGS, 100)(given(example=dw.examples())(tally))()
     assert reached["strikes compared"] >= reached["examples"] // 4, reached
 
 

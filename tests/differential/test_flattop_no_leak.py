@@ -10,12 +10,13 @@ reverted (``test_harness_finds_leaks`` shows it).
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 
 from mailbot.games.flattop import worlds as fw
 from mailbot.registry import default_registry
 from mailbot.testing.contract import report_env
-from mailbot.testing.differential import assert_no_leak, compare_worlds
+from mailbot.testing.differential import assert_no_leak, compare_example
+from tests.differential import cold_search
 
 ENV = report_env(default_registry())
 #: cold-start budget: this stream finds the reverted shadowing leak at example 12 and the
@@ -24,25 +25,16 @@ ENV = report_env(default_registry())
 #: and 30 (interception). Before the strategies were biased toward the probes (see
 #: ``mailbot.games.flattop.worlds``) it took about 1,200 of 2,500 examples.
 EXAMPLES = 400
-SETTINGS = {
-    "max_examples": EXAMPLES,
-    "database": None,
-    "derandomize": True,
-    "deadline": None,
-    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
-}
+SETTINGS = cold_search(EXAMPLES, HealthCheck.data_too_large)
 
 
 def check(example: fw.Example) -> None:
     """One pair of worlds: every letter to the seat is the same until it observes a difference."""
-    verdict = compare_worlds(
-        fw.PACKAGE, ENV, seat=example.seat, first=example.first, second=example.second,
-        letters=example.letters, observed=fw.observed, seed=example.seed,
-    )  # fmt: skip
+    verdict = compare_example(fw.PACKAGE, ENV, example, fw.observed)
     assert_no_leak(verdict)
 
 
-@settings(**SETTINGS)  # type: ignore[arg-type]
+@SETTINGS
 @given(example=fw.examples())
 def test_unobserved_enemy_facts_change_no_letter_to_the_side(example: fw.Example) -> None:
     check(example)

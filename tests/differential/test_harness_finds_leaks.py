@@ -16,7 +16,7 @@ normal suite shrinks.
 from __future__ import annotations
 
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import given
 
 from mailbot.games.flattop import worlds as fw
 from mailbot.games.flattop.hour import resolve_intercept, resolve_search
@@ -25,6 +25,7 @@ from mailbot.games.flattop.hour.turn import Turn
 from mailbot.games.flattop.map.hexes import Hex
 from mailbot.games.flattop.units import Side, TaskForce
 from mailbot.testing.differential import LeakFound
+from tests.differential import generate_only
 
 from .test_flattop_no_leak import SETTINGS, check
 
@@ -44,7 +45,7 @@ def constant_observed(turn: Turn, side: Side, flight: Flight, where: Hex) -> boo
 
 def search() -> None:
     """The normal suite's search, without shrinking."""
-    settings(**{**SETTINGS, "phases": [Phase.generate]})(given(example=fw.examples())(check))()  # type: ignore[arg-type]
+    generate_only(SETTINGS)(given(example=fw.examples())(check))()
 
 
 def test_the_harness_finds_the_shadowing_leak_from_a_cold_start(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,7 +26,7 @@ from mailbot.games.flattop.units import Side, TaskForce
 from mailbot.registry import GamePackage, default_registry
 from mailbot.render.maps import draw_map
 from mailbot.testing.contract import report_env
-from mailbot.testing.differential import World, assert_no_leak, compare_worlds
+from mailbot.testing.differential import World, assert_no_leak, compare_example, compare_worlds
 
 ENV = report_env(default_registry())
 
@@ -76,10 +76,7 @@ PACKAGE = replace(fw.PACKAGE, game=cast("Game[Any, Any]", WithMap(fw.PACKAGE.gam
 
 
 def check(package: GamePackage, example: fw.Example) -> None:
-    verdict = compare_worlds(
-        package, ENV, seat=example.seat, first=example.first, second=example.second,
-        letters=example.letters, observed=fw.observed, seed=example.seed,
-    )  # fmt: skip
+    verdict = compare_example(package, ENV, example, fw.observed)
     assert_no_leak(verdict)
 
 
