@@ -7,6 +7,7 @@ themselves read from an mbox file, a Maildir or a folder of ``.eml`` files."""
 from __future__ import annotations
 
 import email
+import email.header
 import email.policy
 import html
 import mailbox
@@ -132,12 +133,61 @@ def message_id(msg: Message) -> str:
 
 
 def letter_text(msg: Message) -> str:
+    """A letter's plain text: its body as ``get_body(("plain",))`` finds it, decoded as
+    ``get_content()`` decodes it; for a letter read with the compat32 policy (the archive's own
+    mbox, see :mod:`.archived_mail`), :func:`plain_body` finds the same part."""
     if isinstance(msg, EmailMessage):
         part = msg.get_body(preferencelist=("plain",))
         if part is not None and isinstance(part, EmailMessage):
             return str(part.get_content())
+    else:
+        found = plain_body(msg)
+        if found is not None:
+            return text_content(found)
     payload = msg.get_payload(decode=True)
     return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
+
+
+def plain_body(part: Message) -> Message | None:
+    """The first ``text/plain`` part, depth first, that is no attachment, as the standard
+    library's ``EmailMessage.get_body(preferencelist=("plain",))`` finds it (the root part alone
+    of a ``multipart/related``), for a message parsed with the compat32 policy: that policy
+    keeps headers as text instead of parsing each one as it is read, which made reading the
+    archive's mbox most of verify.py's time."""
+    if part.get_content_disposition() == "attachment":
+        return None
+    maintype, subtype = part.get_content_maintype(), part.get_content_subtype()
+    if maintype == "text":
+        return part if subtype == "plain" else None
+    payload = part.get_payload()
+    if maintype != "multipart" or not isinstance(payload, list):
+        return None
+    subparts = [sub for sub in payload if isinstance(sub, Message)]
+    if subtype == "related":
+        start = part.get_param("start")
+        root = [sub for sub in subparts if start and sub["content-id"] == start]
+        subparts = (root or subparts)[:1]
+    for sub in subparts:
+        found = plain_body(sub)
+        if found is not None:
+            return found
+    return None
+
+
+def text_content(part: Message) -> str:
+    """A text part's content as ``get_content()`` gives it: its transfer encoding undone, its
+    charset (ASCII when it names none) decoded, what does not decode replaced."""
+    payload = part.get_payload(decode=True)
+    data = payload if isinstance(payload, bytes) else b""
+    return data.decode(part.get_content_charset("ascii") or "ascii", "replace")
+
+
+def decoded_header(msg: Message, name: str) -> str:
+    """A header's text with its RFC 2047 encoded words decoded (compat32 keeps them as sent)."""
+    value = msg.get(name)
+    if value is None:
+        return ""
+    return str(email.header.make_header(email.header.decode_header(str(value))))
 
 
 def read_letters(path: Path) -> Iterator[Message]:
