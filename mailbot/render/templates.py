@@ -57,9 +57,13 @@ class Rendered:
     html: str
 
 
+#: the shared letters' templates (frame, reply, notice), named ``common/...``
+COMMON = PackageLoader("mailbot", "templates/common")
+
+
 def game_loaders(registry: Registry) -> dict[str, BaseLoader]:
     """``common`` and every game package that ships templates, by the prefix templates are named with."""
-    loaders: dict[str, BaseLoader] = {"common": PackageLoader("mailbot", "templates/common")}
+    loaders: dict[str, BaseLoader] = {"common": COMMON}
     for package in registry:
         if (files(package.module) / "templates").is_dir():
             loaders[package.name] = PackageLoader(package.module, "templates")
@@ -67,17 +71,23 @@ def game_loaders(registry: Registry) -> dict[str, BaseLoader]:
 
 
 class GameTemplates(PrefixLoader):
-    """The templates of ``common`` and of each game; a game the registry found since the loader
-    was made (installed while the service runs) is looked up when its templates are first asked for."""
+    """The templates of ``common`` and of each game. The games are looked up when a template
+    of one is first asked for, not when the loader is made: a process that renders no game's
+    letter (``mailbot run`` beside its letter process, most commands) imports no game for it,
+    and a game the registry found since (installed while the service runs) is found then too."""
 
     def __init__(self, registry: Registry) -> None:
-        super().__init__(game_loaders(registry))
+        super().__init__({"common": COMMON})
         self.registry = registry
 
     def get_loader(self, template: str) -> tuple[BaseLoader, str]:
         if template.partition(self.delimiter)[0] not in self.mapping:
             self.mapping = game_loaders(self.registry)
         return super().get_loader(template)
+
+    def list_templates(self) -> list[str]:
+        self.mapping = game_loaders(self.registry)
+        return super().list_templates()
 
 
 def template_loader(registry: Registry, overrides: Path | None = None) -> BaseLoader:
