@@ -3,21 +3,15 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
 from mailbot.registry import GamePackage
 from mailbot.testing import contract
 from tests.contract.conftest import REGISTRY
+from tests.played import played
 
 PACKAGES = REGISTRY.packages()
 IDS = [package.name for package in PACKAGES]
-
-
-@cache
-def played(name: str) -> contract.PlayLog:
-    return contract.play_through(REGISTRY.find(name), REGISTRY)
 
 
 @pytest.fixture(params=PACKAGES, ids=IDS)
@@ -48,34 +42,34 @@ def test_every_game_ships_both_report_templates_and_a_demo(package: GamePackage)
 
 
 def test_a_whole_demo_game_reaches_its_end(package: GamePackage) -> None:
-    log = played(package.name)
+    log = played(package.name, REGISTRY)
     assert log.finished, f"{package.name} stopped after {len(log.steps)} steps"
     assert log.steps, "a game of no steps tests nothing"
 
 
 def test_the_demo_players_orders_are_accepted(package: GamePackage) -> None:
-    contract.check_demo_orders_accepted(played(package.name))
+    contract.check_demo_orders_accepted(played(package.name, REGISTRY))
 
 
 def test_parse_accepts_its_own_normalised_lines_unchanged(package: GamePackage) -> None:
-    contract.check_normalised_round_trip(played(package.name))
+    contract.check_normalised_round_trip(played(package.name, REGISTRY))
 
 
 def test_default_orders_parse(package: GamePackage) -> None:
-    contract.check_defaults_parse(played(package.name))
+    contract.check_defaults_parse(played(package.name, REGISTRY))
 
 
 def test_parse_answers_bad_lines_and_never_raises(package: GamePackage) -> None:
-    contract.check_parse_never_raises(played(package.name))
+    contract.check_parse_never_raises(played(package.name, REGISTRY))
 
 
 def test_resolve_is_deterministic(package: GamePackage) -> None:
-    contract.check_deterministic(played(package.name))
+    contract.check_deterministic(played(package.name, REGISTRY))
 
 
 def test_dump_and_load_round_trip(package: GamePackage) -> None:
-    contract.check_dump_load(played(package.name))
+    contract.check_dump_load(played(package.name, REGISTRY))
 
 
 def test_every_template_renders_for_every_seat_and_the_referee(package: GamePackage) -> None:
-    contract.check_templates(played(package.name), REGISTRY)
+    contract.check_templates(played(package.name, REGISTRY), REGISTRY)

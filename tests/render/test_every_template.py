@@ -29,7 +29,8 @@ from mailbot.render.templates import WIDTH, Rendered, Renderer, fits, wrap72
 from mailbot.services.inbox.handling import Reply
 from mailbot.services.post.identity import Identity
 from mailbot.services.post.letters import Draft, Postman, letter_title
-from mailbot.testing import contract, html_check
+from mailbot.testing import html_check
+from tests.played import played
 
 REGISTRY = default_registry()
 PACKAGES = REGISTRY.packages()
@@ -68,13 +69,6 @@ class Sample:
     written: str  # common/letter.html.j2 as rendered, before css-inline re-serialises it
     text: str  # the letter's text/plain part as mailed
     html: str  # the letter's text/html part as mailed
-
-
-@cache
-def played(name: str) -> contract.PlayLog:
-    log = contract.play_through(REGISTRY.find(name), REGISTRY)
-    assert log.finished, f"{name}: the demo game did not end"
-    return log
 
 
 def moments(package: GamePackage) -> list[tuple[str, Any, tuple[Any, ...]]]:

@@ -15,6 +15,7 @@ from mailbot.render.templates import LONG_TOKEN, WIDTH, Renderer, wrap72
 from mailbot.services.post.identity import Identity
 from mailbot.services.post.letters import Draft, Postman
 from mailbot.testing import contract
+from tests.played import played
 
 REGISTRY = default_registry()
 PACKAGES = REGISTRY.packages()
@@ -24,11 +25,6 @@ POSTMAN = Postman(
     identity=Identity(address="mailbot@example.org", name="mailbot"),
     new_message_id=lambda: "<1@example.org>",
 )
-
-
-@cache
-def played(name: str) -> contract.PlayLog:
-    return contract.play_through(REGISTRY.find(name), REGISTRY)
 
 
 def views(package: GamePackage) -> Iterator[tuple[str, Any]]:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -23,9 +22,8 @@ from mailbot.games.flattop.demo_targets import (
     type_damage,
 )
 from mailbot.games.flattop.map.hexes import Direction, distance, neighbours, parse_hex_id
-from mailbot.registry import Registry, builtin_modules
 from mailbot.render.templates import wrap72
-from mailbot.testing import contract
+from tests.played import played
 
 from .conftest import load_scenario_data, load_tables
 
@@ -436,16 +434,10 @@ def test_three_scripted_turns_parse_cleanly_and_give_contacts() -> None:
     assert views["allied"] != views["japanese"]
 
 
-@cache
-def _played() -> contract.PlayLog:
-    registry = Registry(builtin_modules())
-    return contract.play_through(registry.find("flattop"), registry)
-
-
 def test_the_demo_strikes_both_ways_and_chooses_its_targets_by_mail() -> None:
     """Issue 16: the demo game is played to its end with air strikes each way; each strike step is
     answered by TARGET lines naming labels its own letter gave, each losses step by RANK lines."""
-    log = _played()
+    log = played("flattop")
     assert log.finished
     strikes = [r for r in log.steps if r.step.key.endswith(".strike")]
     sides = {seat for r in strikes for seat in r.step.owing}

@@ -8,7 +8,6 @@ HELP gives the whole order grammar the hour's letters only point to.
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from mailbot.games.flattop.view_news import AA_NOTHING, ENEMY_STRIKE
 from mailbot.registry import Registry, builtin_modules
 from mailbot.render.templates import wrap72
 from mailbot.testing import contract
+from tests.played import played
 
 from .play import GAME, game_data, new, parse
 
@@ -59,15 +59,10 @@ def test_a_search_path_cut_short_by_a_storm_says_why(data: dict[str, Any]) -> No
     assert "(path cut short: " in text and "is a storm hex (standard 6.6)" in text, text
 
 
-@cache
-def _demo_game() -> contract.PlayLog:
-    return contract.play_through(PACKAGE, REGISTRY)
-
-
 def test_a_defender_whose_aa_downed_nothing_is_told_so() -> None:
     """A strike of the demo game resolved again with other dice until the defender's AA downs no
     plane: the defender's letter says so instead of leaving the AA out."""
-    record = next(r for r in _demo_game().steps if r.step.key.endswith(".strike"))
+    record = next(r for r in played("flattop").steps if r.step.key.endswith(".strike"))
     state = GAME.load(record.before)
     orders = {
         seat: GAME.parse(state, seat, contract.numbered(lines)).orders

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from functools import cache
 from html.parser import HTMLParser
 from typing import Any
 
@@ -27,6 +26,7 @@ from mailbot.games.flattop.view_weather import WEATHER_RADIUS
 from mailbot.registry import Registry, builtin_modules
 from mailbot.render.templates import wrap72
 from mailbot.testing import contract
+from tests.played import played
 
 from .play import GAME, game_data, new, play
 
@@ -232,13 +232,8 @@ def test_the_news_of_the_hour_are_grouped_losses_first(data: dict[str, Any]) -> 
     ]
 
 
-@cache
-def _demo_game() -> contract.PlayLog:
-    return contract.play_through(PACKAGE, REGISTRY)
-
-
 def _strike_step() -> tuple[FlatTopState, Step]:
-    record = next(r for r in _demo_game().steps if r.step.key.endswith(".strike"))
+    record = next(r for r in played("flattop").steps if r.step.key.endswith(".strike"))
     return GAME.load(record.before), record.step
 
 
