@@ -32,7 +32,9 @@ from mailbot.mail.mime import _ADDR_SPEC
 # mutated letter whose hidden element no longer closed (``<\x00tyle style="display:none">``,
 # read as ``<tyle ...>`` once its NUL was dropped) gave its whole text here, and none in the
 # moderator, which hides the rest of the letter as a browser does.
-from mailbot.mail.mimebody import html_to_text
+# RFC 3676 unflowing is the moderator's own too: the fast path did not change it, and a copy
+# compared with itself would test nothing (tests/unit/test_mime.py tests it on its own).
+from mailbot.mail.mimebody import _unflow, html_to_text
 from mailbot.mail.phrases import EMAIL
 from mailbot.mail.quoting import split_reply
 
@@ -334,36 +336,3 @@ def _clean(text: str) -> str:
     except UnicodeEncodeError:  # lone surrogates that are not escaped bytes: nothing to recover
         data = text.encode("utf-8", "replace")
     return _decode(data, None).replace("\x00", "")
-
-
-def _unflow(text: str, *, delsp: bool) -> str:
-    """Join RFC 3676 format=flowed soft line breaks (a line ending in a space continues)."""
-    out: list[str] = []
-    pending: tuple[int, str] | None = None  # a flowed line waiting for its continuation
-    for line in text.split("\n"):
-        depth, content = _unstuff(line)
-        if pending is not None and pending[0] != depth:  # a quote depth change ends a paragraph
-            out.append(_requote(*pending))
-            pending = None
-        flowed = content.endswith(" ") and content != "-- "  # the signature separator never flows
-        if flowed and delsp:
-            content = content[:-1]
-        if pending is not None:
-            content = pending[1] + content
-        pending = (depth, content) if flowed else None
-        if not flowed:
-            out.append(_requote(depth, content))
-    if pending is not None:
-        out.append(_requote(*pending))
-    return "\n".join(out)
-
-
-def _unstuff(line: str) -> tuple[int, str]:
-    """Quote depth and content of a flowed line, space-stuffing removed."""
-    depth = len(line) - len(line.lstrip(">"))
-    content = line[depth:]
-    return depth, content.removeprefix(" ")
-
-
-def _requote(depth: int, content: str) -> str:
-    return f"{'>' * depth} {content}".rstrip() if depth else content
