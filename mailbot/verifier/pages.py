@@ -7,6 +7,7 @@ themselves read from an mbox file, a Maildir or a folder of ``.eml`` files."""
 from __future__ import annotations
 
 import email
+import email.errors
 import email.header
 import email.policy
 import html
@@ -183,11 +184,15 @@ def text_content(part: Message) -> str:
 
 
 def decoded_header(msg: Message, name: str) -> str:
-    """A header's text with its RFC 2047 encoded words decoded (compat32 keeps them as sent)."""
+    """A header's text with its RFC 2047 encoded words decoded (compat32 keeps them as sent);
+    as written when they do not decode (a charset Python does not know, broken base64)."""
     value = msg.get(name)
     if value is None:
         return ""
-    return str(email.header.make_header(email.header.decode_header(str(value))))
+    try:
+        return str(email.header.make_header(email.header.decode_header(str(value))))
+    except (email.errors.HeaderParseError, LookupError, UnicodeError):
+        return str(value)
 
 
 def read_letters(path: Path) -> Iterator[Message]:

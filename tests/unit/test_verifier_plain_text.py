@@ -100,3 +100,13 @@ def test_a_related_letter_offers_only_its_root_part_as_the_library_does() -> Non
         default = email.message_from_bytes(raw, policy=email.policy.default)
         compat = email.message_from_bytes(raw, policy=email.policy.compat32)
         assert letter_text(compat) == letter_text(default) == text, start
+
+
+def test_a_subject_that_does_not_decode_is_shown_as_written() -> None:
+    for subject in ("=?x-unknown?q?orders?=", "=?utf-8?b?w?= T1"):
+        raw = f"Subject: {subject}\r\nContent-Type: text/plain\r\n\r\nbody\r\n".encode()
+        compat = email.message_from_bytes(raw, policy=email.policy.compat32)
+        assert decoded_header(compat, "Subject") == subject
+    raw = b"Subject: =?utf-8?q?J=C3=BCrgen?= sails\r\n\r\nbody\r\n"
+    compat = email.message_from_bytes(raw, policy=email.policy.compat32)
+    assert decoded_header(compat, "Subject") == "Jürgen sails"
