@@ -2,7 +2,8 @@
 """Each game's demo script played through in process (``contract.play_through``) once per test
 process, for every test that reads a whole game's states, views and letters: a Flat Top game
 takes two seconds of CPU, and six test modules each played their own. The tests read a log and
-never change it."""
+never change it. (The demo played by mail, through the installed wheel, is
+``tests/demo_plays.py``: that one is for the tests that read a finished game's store.)"""
 
 from __future__ import annotations
 
