@@ -12,16 +12,24 @@
    ``resolve`` alone, and ``resolve`` with the saved-state round trip (dump, JSON, load)
    that the store adds.
 
-The reports' map pictures (``reports.map_of``: SVG drawn, then PNG) are timed apart and the
-hour is also printed without them, next to the raw reference for them: cairosvg converting
-the same SVGs to PNG (what every picture cost before ``render.maps.raster``).
+The reports' map pictures (``reports.map_of``: SVG drawn, then PNG, or the picture taken from
+the picture process) are timed apart and the hour is also printed without them, next to the raw
+reference for them: cairosvg converting the same SVGs to PNG (what every picture cost before
+``render.maps.raster``).
+
+The moderator paints a step's maps side by side (``bot.map_process``, ``render.maps.painting``):
+one side's here, the other's in the picture process, started with the game's opening letters.
+A service's is ready long before the first deadline; here the hours are timed once it is
+(``--warm-seconds``). The same hours are then played again in a second store with
+``map_process`` off, every picture painted here one after the other, as before: that hour is
+printed too, measured in the same run.
 
 Target (issue 12): an hour through the store under 50 ms.
 Every run plays the same game (``--seed``: its step seeds are drawn from it).
 Run: ``.venv/bin/python bench/flattop_hour.py [--hours N] [--seed S]``; last line
 ``flattop hour: store <ms> ms (<ms> ms without map pictures), in process <ms> ms (<ms> ms with
-the state round trip), map PNG <kB> kB`` (the median size of a letter's map picture; target about
-60 kB, issue 32).
+the state round trip), map PNG <kB> kB, pictures one after the other <ms> ms`` (the median size of
+a letter's map picture; target about 60 kB, issue 32).
 """
 
 from __future__ import annotations
@@ -29,10 +37,12 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import multiprocessing
 import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +55,7 @@ from mailbot.core.dice import DiceStream
 from mailbot.core.game import Line
 from mailbot.demo.replay import step_seeds
 from mailbot.registry import find_game
-from mailbot.render.maps import PNG_WIDTH
+from mailbot.render.maps import PNG_WIDTH, painting
 from mailbot.services.base import queries
 from mailbot.services.play import reports
 from mailbot.services.play.games import GameSetup
@@ -61,10 +71,12 @@ BOT = "bot@bench.test"
 SEED = "flattop-hour-bench"
 
 
-def make_bot(db: Path, clock: Clock, seed: str) -> Bot:
+def make_bot(db: Path, clock: Clock, seed: str, *, apart: bool = True) -> Bot:
     settings = Settings(
         store=StoreSettings(url=f"sqlite:///{db}"),
-        bot=BotSettings(address=BOT, name="mailbot bench", gm_address=GM, max_missed_share=1.0),
+        bot=BotSettings(
+            address=BOT, name="mailbot bench", gm_address=GM, max_missed_share=1.0, map_process=apart
+        ),
     )
     # The step seeds drawn from ``seed`` (as the demo replays a game): each run plays the same
     # game, whose weather and fights decide what a map costs (storms over the grid's ids, the
@@ -183,16 +195,39 @@ def cairosvg_ms(svgs: list[str], sample: int = 12) -> float:
     return statistics.median(times) * 1000
 
 
-def main(hours: int, seed: str = SEED) -> None:
+def store_hours(
+    tmp: Path, seed: str, hours: int, *, apart: bool, warm: float = 0.0
+) -> tuple[list[tuple[float, float]], MapTimer, dict[str, Any]]:
+    """The hours through a fresh store: (seconds, of which pictures) each, the pictures, the
+    game's first saved state."""
+    clock = Clock()
+    bot = make_bot(tmp / f"flattop-{'apart' if apart else 'here'}.db", clock, seed, apart=apart)
+    game_id = create_game(bot)
+    snapshot = first_snapshot(bot, game_id)
+    freeze_long_lived()  # as ``mailbot run`` does once it has started
+    if apart and not painting.shared().wait_ready(warm):
+        print(f"the picture process was not ready after {warm:.0f} s: pictures painted here until it is")
+    with MapTimer() as maps:
+        hours_timed = through_store(bot, clock, game_id, hours, maps)
+    bot.engine.dispose()
+    return hours_timed, maps, snapshot
+
+
+def reference_hours(tmp: str, seed: str, hours: int) -> list[tuple[float, float]]:
+    """The same hours with every picture painted here, one after the other (``map_process`` off)."""
+    logging.basicConfig(level=logging.WARNING)
+    return store_hours(Path(tmp), seed, hours, apart=False)[0]
+
+
+def main(hours: int, seed: str = SEED, warm: float = 30.0) -> None:
     logging.basicConfig(level=logging.WARNING)
     with tempfile.TemporaryDirectory() as tmp:
-        clock = Clock()
-        bot = make_bot(Path(tmp) / "flattop.db", clock, seed)
-        game_id = create_game(bot)
-        snapshot = first_snapshot(bot, game_id)
-        freeze_long_lived()  # as ``mailbot run`` does once it has started
-        with MapTimer() as maps:
-            hours_timed = through_store(bot, clock, game_id, hours, maps)
+        # The reference in a process of its own: the pictures' caches of one run (labels, layers,
+        # the printed board) would make the other's pictures cheaper.
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(1, mp_context=spawn) as elsewhere:
+            one_by_one = elsewhere.submit(reference_hours, tmp, seed, hours).result()
+        hours_timed, maps, snapshot = store_hours(Path(tmp), seed, hours, apart=True, warm=warm)
         store = [total for total, _ in hours_timed]
         no_maps = [total - drawing for total, drawing in hours_timed]
         per_hour = len(maps.svgs) / max(len(store) + 1, 1)  # the opening letters have maps too
@@ -200,8 +235,9 @@ def main(hours: int, seed: str = SEED) -> None:
         png_kb = statistics.median(maps.sizes) / 1000 if maps.sizes else 0.0
         bare = in_process(snapshot, len(store), round_trip=False)
         trip = in_process(snapshot, len(store), round_trip=True)
-        bot.engine.dispose()
     ms = {name: statistics.median(values) * 1000 for name, values in (("store", store), ("bare", bare))}
+    ms["here"] = statistics.median(total for total, _ in one_by_one) * 1000
+    ms["here_maps"] = statistics.median(drawing for _, drawing in one_by_one) * 1000
     ms["trip"] = statistics.median(trip) * 1000
     ms["no_maps"] = statistics.median(no_maps) * 1000
     print(f"{len(store)} game hours of Flat Top (Coral Sea), medians per hour:")
@@ -210,6 +246,8 @@ def main(hours: int, seed: str = SEED) -> None:
     pictures = ms["store"] - ms["no_maps"]
     print(f"    of which the map pictures (SVG and PNG):                        {pictures:.1f} ms")
     print(f"    raw reference, cairosvg making the PNGs of the same SVGs:       {reference:.1f} ms")
+    print(f"  the same hours, every picture painted here (map_process false):   {ms['here']:.1f} ms")
+    print(f"    of which the map pictures, one after the other:                 {ms['here_maps']:.1f} ms")
     label = f"a map picture as attached (PNG), median of {len(maps.sizes)}:"
     print(f"  {label:<66}{png_kb:.1f} kB")
     print(f"  in process, resolve only:                                         {ms['bare']:.1f} ms")
@@ -217,7 +255,7 @@ def main(hours: int, seed: str = SEED) -> None:
     print(
         f"flattop hour: store {ms['store']:.1f} ms ({ms['no_maps']:.1f} ms without map pictures), "
         f"in process {ms['bare']:.1f} ms ({ms['trip']:.1f} ms with the state round trip), "
-        f"map PNG {png_kb:.1f} kB"
+        f"map PNG {png_kb:.1f} kB, pictures one after the other {ms['here']:.1f} ms"
     )
 
 
@@ -227,5 +265,11 @@ if __name__ == "__main__":
     )
     parser.add_argument("--hours", type=int, default=24)
     parser.add_argument("--seed", default=SEED, help="step seeds drawn from it (default: %(default)s)")
+    parser.add_argument(
+        "--warm-seconds",
+        type=float,
+        default=30.0,
+        help="the longest to wait for the picture process before the hours (default: %(default)s)",
+    )
     arguments = parser.parse_args()
-    main(arguments.hours, arguments.seed)
+    main(arguments.hours, arguments.seed, arguments.warm_seconds)

@@ -32,6 +32,7 @@ from mailbot.core.letter import RawMessage
 from mailbot.errors import StallError
 from mailbot.letterproc import MailboxHealth
 from mailbot.mail.smtp import SmtpSink
+from mailbot.render.maps.painting import Painter
 from mailbot.render.templates import Renderer
 from mailbot.runners import Beats, Failures
 from mailbot.runners.deadlines import Deadlines
@@ -182,7 +183,8 @@ class Bot:
         self.postman = Postman(
             renderer=self.renderer, identity=self.identity, new_message_id=self.new_message_id
         )
-        self.reports = Reports(postman=self.postman, renderer=self.renderer, clock=clock)
+        painter = Painter(apart=settings.bot.map_process)
+        self.reports = Reports(postman=self.postman, renderer=self.renderer, clock=clock, painter=painter)
         self.games = Games(postman=self.postman, reports=self.reports, clock=clock, draw_seed=draw_seed)
         self.turns = Turns(
             games=self.games,

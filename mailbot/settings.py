@@ -177,6 +177,10 @@ class BotSettings(_Section):
     # ``mailbot run`` handles letters and judges deadlines in a process of its own
     # (mailbot/letterproc.py), on another core than the mail loops; false: in its own threads.
     handling_process: bool = True
+    # A step's map pictures (Flat Top's two sides, Salt'n'Tar's seats) are painted side by side:
+    # the first here, the others in a process of their own (mailbot/render/maps/painting.py),
+    # on another core; false: one after the other where the reports are written.
+    map_process: bool = True
     # The watchdog: a loop (reading, letters, deadlines, outbox) that makes no progress for this
     # long while work is due is restarted in the process; after ``stall_restarts`` restarts
     # without progress the service exits non-zero (systemd or the container starts it anew).

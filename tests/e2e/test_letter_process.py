@@ -20,22 +20,13 @@ from mailbot.store.models import InboundState
 from mailbot.testing.mailrig import MailRig
 from tests.e2e.botproc import BotProcess, deliver, wait_until
 from tests.e2e.test_workers_kill import _orders
+from tests.procs import alive
 
 _STARTED = re.compile(r"letters are handled in process (\d+)")
 
 
 def _children(bot: BotProcess) -> list[int]:
     return [int(pid) for pid in _STARTED.findall(bot.log_text())]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie (ended, not yet reaped by its parent) counts as gone.
-    stat = Path(f"/proc/{pid}/stat")
-    return stat.exists() and stat.read_text().split(") ")[-1][:1] != "Z"
 
 
 def _letters(bot: BotProcess, rig: MailRig, games: int, rounds: int) -> list[tuple[str, bytes]]:
@@ -83,7 +74,7 @@ async def test_a_killed_letter_process_is_replaced_and_loses_nothing(
         assert bot.proc is not None and bot.proc.poll() is None  # the moderator never stopped
     finally:
         bot.stop()
-    assert not any(_alive(pid) for pid in _children(bot))  # a stopped moderator stops its process
+    assert not any(alive(pid) for pid in _children(bot))  # a stopped moderator stops its process
 
 
 async def test_the_letter_process_ends_with_a_killed_moderator(mail_rig: MailRig, tmp_path: Path) -> None:
@@ -95,7 +86,7 @@ async def test_the_letter_process_ends_with_a_killed_moderator(mail_rig: MailRig
         assert bot.proc is not None
         os.kill(bot.proc.pid, signal.SIGKILL)
         bot.proc.wait(10)
-        await wait_until(lambda: not _alive(child), 15, "the orphaned letter process gone")
+        await wait_until(lambda: not alive(child), 15, "the orphaned letter process gone")
     finally:
         bot.stop()
 

@@ -67,6 +67,10 @@ class Harness:
             "name": "mailbot test",
             "gm_address": GM,
             "trusted_authserv_id": "mx.example.test",
+            # Every map painted here: tests replace drawers and painters in this process. The picture
+            # process has its tests (tests/render/test_map_painting.py); the demo and the
+            # end-to-end runs use it, as the service does by default.
+            "map_process": False,
         }
         settings = Settings(store=StoreSettings(url=_from_template(db_url)), bot=BotSettings(**(ours | bot)))
         self.bot = Bot(settings, clock=self.clock, sink=self.sink, draw_seed=draw_seed)

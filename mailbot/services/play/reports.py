@@ -31,7 +31,8 @@ from mailbot.core.chain import part_hash, salted
 from mailbot.core.game import Event
 from mailbot.mail.compose import Attachment
 from mailbot.render.ics import deadline_ics
-from mailbot.render.maps import CAPTION, INSET_CAPTION, MapError, draw_map
+from mailbot.render.maps import CAPTION, INSET_CAPTION, MapError
+from mailbot.render.maps.painting import Painted, Painter, paint
 from mailbot.render.templates import Rendered, Renderer
 from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.base.queries import box_of
@@ -82,18 +83,26 @@ class DrawnMap(NamedTuple):
     inset_caption: str = INSET_CAPTION
 
 
-def map_of(game: Game, seat: str, turn: int, view: Mapping[str, Any]) -> DrawnMap | None:
+def map_of(
+    game: Game,
+    seat: str,
+    turn: int,
+    view: Mapping[str, Any],
+    painted: Callable[[], Painted | None] | None = None,
+) -> DrawnMap | None:
     """The seat's map of ``view`` as ``map-<seat>-turn<n>.png`` and its SVG, if the game draws
-    one, with its inset as ``map-<seat>-turn<n>-zoomed.png`` when there is one.
+    one, with its inset as ``map-<seat>-turn<n>-zoomed.png`` when there is one. ``painted``
+    gives the picture when it was handed to a :class:`Painter` (``paint_all``), else it is
+    painted here.
 
     A map that cannot be drawn (a bug in a game's view, no cairo library) never stops the letter:
     it goes out without its picture, and the log says why.
     """
     try:
-        picture = draw_map(game.plugin, view)
-        if picture is None:
+        drawn = painted() if painted is not None else paint(game.plugin, view)
+        if drawn is None:
             return None
-        png, inset = picture.png(), picture.inset_png()
+        picture, png, inset = drawn.picture, drawn.png, drawn.inset_png
     except MapError:
         log.exception("game %s: the report to %s goes out without its map", game.id, seat)
         return None
@@ -158,16 +167,30 @@ def subject(game: Game, seat: Seat, view: Mapping[str, Any], step: StepRow | Non
 
 
 class Reports:
-    def __init__(self, *, postman: Postman, renderer: Renderer, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        *,
+        postman: Postman,
+        renderer: Renderer,
+        clock: Callable[[], datetime],
+        painter: Painter | None = None,
+    ) -> None:
         self.postman = postman
         self.renderer = renderer
         self.clock = clock
+        # A step's maps, painted side by side (``render.maps.painting``); here, one by one, by default.
+        self.painter = painter or Painter(apart=False)
         self.observers = ObserverLetters(postman=postman, renderer=renderer, clock=clock)
 
     def opening(self, session: Session, game: Game, first: StepRow | None) -> None:
         """Every seat's first report: the starting position and the first step with its deadline."""
-        for seat in queries.seats(session, row_id(game)):
-            self._standing(session, game, seat, first, "the game begins", setup=True)
+        seats = queries.seats(session, row_id(game))
+        plugin = queries.plugin(game)
+        state = plugin.load(game.state)
+        views = [plugin.view(state, (), seat.name) for seat in seats]
+        pictures = self.painter.paint_all([(game.plugin, view) for view in views])
+        for seat, view, painted in zip(seats, views, pictures, strict=True):
+            self._standing(session, game, seat, first, "the game begins", setup=True, seen=(view, painted))
         self.observers.step(session, game, "the game begins", (), first, turn=first.turn if first else 0)
 
     def caught_up(self, session: Session, game: Game, seat: Seat) -> None:
@@ -185,14 +208,19 @@ class Reports:
         news: str,
         *,
         setup: bool = False,
+        seen: tuple[Mapping[str, Any], Callable[[], Painted | None]] | None = None,
     ) -> None:
-        """The seat's report of the game as it stands (no events), kept and sent."""
-        plugin = queries.plugin(game)
-        view = plugin.view(plugin.load(game.state), (), seat.name)
+        """The seat's report of the game as it stands (no events), kept and sent; ``seen``: its
+        view and map, made already (:meth:`opening` begins every seat's map at once)."""
+        if seen is None:
+            plugin = queries.plugin(game)
+            view = plugin.view(plugin.load(game.state), (), seat.name)
+            seen = view, lambda: paint(game.plugin, view)
+        view, painted = seen
         body = self.renderer.render(f"{game.plugin}/report", {"r": view, "due": due(game, seat, step)})
         letter = Draft(seat.address, subject(game, seat, view, step, news), body=body)
         letter.thread = step_thread(game, seat, step)
-        svg = self._map_section(letter, game, seat.name, view, step.turn if step else 0)
+        svg = self._map_section(letter, game, seat.name, view, step.turn if step else 0, painted=painted)
         if setup:
             self._setup_section(session, letter, game)
         self._next_step_section(session, letter, game, seat, step)
@@ -217,17 +245,19 @@ class Reports:
         plugin = queries.plugin(game)
         state = plugin.load(game.state)
         now = self.clock()
-        for seat in queries.seats(session, row_id(game)):
-            if seat.status is not SeatStatus.ACTIVE:
-                continue
-            view = plugin.view(state, events, seat.name)
+        seats = [seat for seat in queries.seats(session, row_id(game)) if seat.status is SeatStatus.ACTIVE]
+        views = [plugin.view(state, events, seat.name) for seat in seats]
+        # Every seat's map is begun before the first report is written: the others' are painted
+        # meanwhile beside this process, when the painter may (``render.maps.painting``).
+        pictures = self.painter.paint_all([(game.plugin, view) for view in views])
+        for seat, view, painted in zip(seats, views, pictures, strict=True):
             body = self.renderer.render(f"{game.plugin}/report", {"r": view, "due": due(game, seat, nxt)})
             more = f" and {len(quiet)} quiet step(s)" if quiet else ""
             letter = Draft(
                 seat.address, subject(game, seat, view, nxt, f"{step.title} resolved{more}"), body=body
             )
             letter.thread = step_thread(game, seat, nxt)
-            svg = self._map_section(letter, game, seat.name, view, step.turn)
+            svg = self._map_section(letter, game, seat.name, view, step.turn, painted=painted)
             self._defaults_section(letter, seat.name, defaults)
             if dropped and seat.name in dropped:  # his own lines: nobody else hears of them
                 lines = [f"  {line}" for line in dropped[seat.name]]
@@ -247,14 +277,22 @@ class Reports:
         self.observers.step(session, game, f"{step.title} resolved{more}", events, nxt, turn=step.turn)
 
     @staticmethod
-    def _map_section(letter: Draft, game: Game, seat: str, view: Mapping[str, Any], turn: int) -> str:
+    def _map_section(
+        letter: Draft,
+        game: Game,
+        seat: str,
+        view: Mapping[str, Any],
+        turn: int,
+        *,
+        painted: Callable[[], Painted | None] | None = None,
+    ) -> str:
         """Attach the seat's map as PNG, shown inline in the HTML part and named in the text part,
         and its zoomed inset under it when there is one; returns the map's SVG for the archive
         ("" when there is none). The inset is that drawing through a window: the archive keeps
         no second SVG (its page shows the map's for both), the chain the inset PNG's digest."""
         shown = view.get("turn")  # the hour the map shows (a resolved step's report: the next one)
         number = shown if isinstance(shown, int) and not isinstance(shown, bool) else turn
-        drawn = map_of(game, seat, number, view)
+        drawn = map_of(game, seat, number, view, painted)
         if drawn is None:
             return ""
         shown_as = [("Map", drawn.caption, drawn.picture)]
