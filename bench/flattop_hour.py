@@ -38,11 +38,13 @@ import argparse
 import json
 import logging
 import multiprocessing
+import os
 import statistics
 import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -195,11 +197,24 @@ def cairosvg_ms(svgs: list[str], sample: int = 12) -> float:
     return statistics.median(times) * 1000
 
 
+def process_cpu(pid: int | None) -> float:
+    """The CPU seconds process ``pid`` has used (Linux: /proc); 0 without one."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Hours:
+    timed: list[tuple[float, float]]  # (seconds, of which pictures) each hour
+    cpu: float  # CPU seconds of the hours after the first: this process's and the picture process's
+
+
 def store_hours(
     tmp: Path, seed: str, hours: int, *, apart: bool, warm: float = 0.0
-) -> tuple[list[tuple[float, float]], MapTimer, dict[str, Any]]:
-    """The hours through a fresh store: (seconds, of which pictures) each, the pictures, the
-    game's first saved state."""
+) -> tuple[Hours, MapTimer, dict[str, Any]]:
+    """The hours through a fresh store, the pictures, the game's first saved state."""
     clock = Clock()
     bot = make_bot(tmp / f"flattop-{'apart' if apart else 'here'}.db", clock, seed, apart=apart)
     game_id = create_game(bot)
@@ -207,13 +222,19 @@ def store_hours(
     freeze_long_lived()  # as ``mailbot run`` does once it has started
     if apart and not painting.shared().wait_ready(warm):
         print(f"the picture process was not ready after {warm:.0f} s: pictures painted here until it is")
+    pictures = painting.shared().pid if apart else None
     with MapTimer() as maps:
-        hours_timed = through_store(bot, clock, game_id, hours, maps)
+        # The CPU is counted from the second hour: in the first, the picture process paints the
+        # printed board it keeps for the game (this process painted its own before the hours).
+        hours_timed = through_store(bot, clock, game_id, 1, maps)
+        cpu = time.process_time() + process_cpu(pictures)
+        hours_timed += through_store(bot, clock, game_id, hours - 1, maps)
+        cpu = time.process_time() + process_cpu(pictures) - cpu
     bot.engine.dispose()
-    return hours_timed, maps, snapshot
+    return Hours(hours_timed, cpu), maps, snapshot
 
 
-def reference_hours(tmp: str, seed: str, hours: int) -> list[tuple[float, float]]:
+def reference_hours(tmp: str, seed: str, hours: int) -> Hours:
     """The same hours with every picture painted here, one after the other (``map_process`` off)."""
     logging.basicConfig(level=logging.WARNING)
     return store_hours(Path(tmp), seed, hours, apart=False)[0]
@@ -227,7 +248,8 @@ def main(hours: int, seed: str = SEED, warm: float = 30.0) -> None:
         spawn = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(1, mp_context=spawn) as elsewhere:
             one_by_one = elsewhere.submit(reference_hours, tmp, seed, hours).result()
-        hours_timed, maps, snapshot = store_hours(Path(tmp), seed, hours, apart=True, warm=warm)
+        apart, maps, snapshot = store_hours(Path(tmp), seed, hours, apart=True, warm=warm)
+        hours_timed = apart.timed
         store = [total for total, _ in hours_timed]
         no_maps = [total - drawing for total, drawing in hours_timed]
         per_hour = len(maps.svgs) / max(len(store) + 1, 1)  # the opening letters have maps too
@@ -236,8 +258,10 @@ def main(hours: int, seed: str = SEED, warm: float = 30.0) -> None:
         bare = in_process(snapshot, len(store), round_trip=False)
         trip = in_process(snapshot, len(store), round_trip=True)
     ms = {name: statistics.median(values) * 1000 for name, values in (("store", store), ("bare", bare))}
-    ms["here"] = statistics.median(total for total, _ in one_by_one) * 1000
-    ms["here_maps"] = statistics.median(drawing for _, drawing in one_by_one) * 1000
+    ms["here"] = statistics.median(total for total, _ in one_by_one.timed) * 1000
+    ms["here_maps"] = statistics.median(drawing for _, drawing in one_by_one.timed) * 1000
+    ms["cpu"] = apart.cpu / max(len(apart.timed) - 1, 1) * 1000
+    ms["here_cpu"] = one_by_one.cpu / max(len(one_by_one.timed) - 1, 1) * 1000
     ms["trip"] = statistics.median(trip) * 1000
     ms["no_maps"] = statistics.median(no_maps) * 1000
     print(f"{len(store)} game hours of Flat Top (Coral Sea), medians per hour:")
@@ -248,6 +272,10 @@ def main(hours: int, seed: str = SEED, warm: float = 30.0) -> None:
     print(f"    raw reference, cairosvg making the PNGs of the same SVGs:       {reference:.1f} ms")
     print(f"  the same hours, every picture painted here (map_process false):   {ms['here']:.1f} ms")
     print(f"    of which the map pictures, one after the other:                 {ms['here_maps']:.1f} ms")
+    print(
+        f"  CPU an hour (mean from the second), this process and the picture process: {ms['cpu']:.1f} ms;"
+        f" one after the other: {ms['here_cpu']:.1f} ms"
+    )
     label = f"a map picture as attached (PNG), median of {len(maps.sizes)}:"
     print(f"  {label:<66}{png_kb:.1f} kB")
     print(f"  in process, resolve only:                                         {ms['bare']:.1f} ms")

@@ -183,7 +183,8 @@ class Bot:
         self.postman = Postman(
             renderer=self.renderer, identity=self.identity, new_message_id=self.new_message_id
         )
-        painter = Painter(apart=settings.bot.map_process)
+        # On one core a second process would only add its start and its own caches' work.
+        painter = Painter(apart=settings.bot.map_process and (os.cpu_count() or 1) > 1)
         self.reports = Reports(postman=self.postman, renderer=self.renderer, clock=clock, painter=painter)
         self.games = Games(postman=self.postman, reports=self.reports, clock=clock, draw_seed=draw_seed)
         self.turns = Turns(
