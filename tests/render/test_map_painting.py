@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,6 +74,27 @@ def test_only_a_step_with_two_maps_or_more_is_shared(process: PictureProcess) ->
     here = Painter(apart=False, process=process)  # map_process off: every picture here
     assert [thunk() for thunk in here.paint_all(jobs)] == painted_here(jobs)
     assert process.answered == 0
+
+
+def test_answers_nobody_takes_never_stop_the_next_steps(process: PictureProcess) -> None:
+    """A step whose reports were given up leaves its answer unread (larger than a pipe holds, so
+    the process waits to write it); a step of many seats then sends more than a pipe holds.
+    Neither waits on the other: the process reads its jobs as they come."""
+    painter = Painter(apart=True, process=process)
+    hours = flattop_hours(6)
+    given_up = painter.paint_all(hours[0])
+    del given_up  # the tick failed: nobody takes its pictures
+    many = [job for jobs in hours for job in jobs]  # twelve maps, eleven of them sent
+    done: list[list[Painted | None]] = []
+
+    def paint_many() -> None:
+        done.append([thunk() for thunk in painter.paint_all(many)])
+
+    worker = threading.Thread(target=paint_many, daemon=True)
+    worker.start()
+    worker.join(120)
+    assert not worker.is_alive(), "the step's maps never came back"
+    assert done == [painted_here(many)] and process.answered == len(many) - 1
 
 
 def test_a_map_the_drawing_cannot_draw_is_the_same_error_from_the_process(process: PictureProcess) -> None:
@@ -146,6 +168,28 @@ def outside_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     registry = Registry(["elsewhere_maps"])
     monkeypatch.setattr(render.maps, "default_registry", lambda: registry)
     return registry.packages()[0].name
+
+
+def test_a_process_that_reads_no_job_in_time_is_not_waited_for(
+    process: PictureProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Sending waits no longer than taking: a job larger than the socket holds, to a process that
+    reads nothing (stopped), fails after WAIT_SECONDS and is painted here."""
+    monkeypatch.setattr(painting, "WAIT_SECONDS", 0.5)
+    process.stop()
+    process.start()  # its socket's waits are set when it starts
+    assert process.wait_ready(60)
+    pid = process.pid
+    assert pid is not None
+    name = outside_game(tmp_path, monkeypatch)
+    large = {"name": "Truk", "notes": "x" * 4_000_000}
+    jobs: list[Job] = [(name, {"map": {"name": "Midway"}}), (name, {"map": large})]
+    os.kill(pid, signal.SIGSTOP)
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="mailbot.render.maps.painting"):
+        got = [thunk() for thunk in Painter(apart=True, process=process).paint_all(jobs)]
+    assert got == painted_here(jobs) and time.monotonic() - started < 10
+    assert "cannot be reached" in caplog.text and process.pid is None
 
 
 def test_a_game_the_process_cannot_find_is_painted_here(

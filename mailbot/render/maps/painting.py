@@ -17,7 +17,7 @@ says depends on where, or whether, the process painted it.
 The process is one for the whole of this process (a moderator, its letter process, a test
 process), started when a step first has two maps to paint, and used once it says it is ready
 (until then, and whenever it is not there, every picture is painted here, as before). It ends
-when this process does (its pipe closes) or is told to. It never holds up a report: a picture
+when this process does (its socket closes) or is told to. It never holds up a report: a picture
 it has not given back within :data:`WAIT_SECONDS`, or one it cannot paint for a reason the
 drawing itself does not give (its game unknown there, a crash, a death), is painted here, and
 the process is ended and not started again for :data:`RETRY_SECONDS`. A map the drawing itself
@@ -29,7 +29,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
-import os
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -117,8 +118,7 @@ class PictureProcess:
         # Reentrant: a batch's finalizer (``forget``) may run in a collection while it is held.
         self._lock = threading.RLock()
         self._child: subprocess.Popen[bytes] | None = None
-        self._to: Connection | None = None
-        self._back: Connection | None = None
+        self._conn: Connection | None = None
         self._ready = False
         self._failed_at: float | None = None
         self._number = 0
@@ -174,7 +174,7 @@ class PictureProcess:
         was too slow): the caller paints the picture itself."""
         with self._lock:
             while number not in self._answers:
-                if number not in self._wanted or self._back is None:
+                if number not in self._wanted or self._conn is None:
                     return None
                 answer = self._receive()
                 if answer is None:
@@ -203,9 +203,9 @@ class PictureProcess:
         deadline = time.monotonic() + seconds
         with self._lock:
             while self._child is not None and not self._ready and time.monotonic() < deadline:
-                assert self._back is not None
+                assert self._conn is not None
                 with contextlib.suppress(OSError):
-                    self._back.poll(max(deadline - time.monotonic(), 0.0))
+                    self._conn.poll(max(deadline - time.monotonic(), 0.0))
                 self._ready = self._ready_now()
             return self._ready
 
@@ -230,34 +230,36 @@ class PictureProcess:
         return self._ready
 
     def _start(self, games: Sequence[str]) -> None:
-        from_parent, to_child = os.pipe()  # (read end, write end)
-        from_child, to_parent = os.pipe()
+        # One socket pair, not two pipes: a write or read that waits longer than WAIT_SECONDS
+        # (a process stopped, or stuck with the interpreter held) fails instead of holding the
+        # tick, and the pair holds a whole answer where a pipe holds a third of one.
+        ours, theirs = socket.socketpair()
+        waited = struct.pack("ll", int(WAIT_SECONDS), int(WAIT_SECONDS % 1 * 1_000_000))
+        for option in (socket.SO_SNDTIMEO, socket.SO_RCVTIMEO):
+            ours.setsockopt(socket.SOL_SOCKET, option, waited)
         try:
             self._child = subprocess.Popen(
-                [*self._command, str(from_parent), str(to_parent), *games],
-                pass_fds=(from_parent, to_parent),
+                [*self._command, str(theirs.fileno()), *games],
+                pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
             )
         except OSError as exc:
-            os.close(to_child)
-            os.close(from_child)
+            ours.close()
             self._failed(f"the picture process could not start: {exc}")
             return
-        finally:  # the child's ends: only the child holds them, so our death closes its pipe
-            os.close(from_parent)
-            os.close(to_parent)
-        self._to = Connection(to_child, readable=False)
-        self._back = Connection(from_child, writable=False)
+        finally:  # the child's end: only the child holds it, so our death ends its reading
+            theirs.close()
+        self._conn = Connection(ours.detach())
         self._ready = False
         log.info("map pictures are painted beside this process in process %s", self._child.pid)
 
     def _ready_now(self) -> bool:
-        assert self._back is not None
+        assert self._conn is not None
         try:
-            if not self._back.poll(0):
+            if not self._conn.poll(0):
                 return False
-            said = self._back.recv()
+            said = self._conn.recv()
         except (EOFError, OSError):
             self._failed("the picture process ended as it started")
             return False
@@ -269,7 +271,7 @@ class PictureProcess:
     def _send(self, game: str, view: Mapping[str, Any]) -> int | None:
         """The job's number, or None when it is painted here: its view cannot be sent (a value
         pickle cannot write: nothing was written), or the process cannot be reached."""
-        assert self._to is not None
+        assert self._conn is not None
         self._number += 1
         try:
             message = ForkingPickler.dumps((self._number, game, {"map": view["map"]}))
@@ -277,7 +279,7 @@ class PictureProcess:
             log.warning("a map of %s cannot be sent to the picture process (%s); painting it here", game, exc)
             return None
         try:
-            self._to.send_bytes(message)
+            self._conn.send_bytes(message)
         except (OSError, ValueError) as exc:  # ValueError: a closed connection
             self._failed(f"the picture process cannot be reached: {exc}")
             return None
@@ -285,14 +287,14 @@ class PictureProcess:
         return self._number
 
     def _receive(self) -> tuple[Any, ...] | None:
-        assert self._back is not None
+        assert self._conn is not None
         try:
-            if not self._back.poll(WAIT_SECONDS):
+            if not self._conn.poll(WAIT_SECONDS):
                 self._failed(f"the picture process gave no picture within {WAIT_SECONDS:.0f} s")
                 return None
-            answer = self._back.recv()
+            answer = self._conn.recv()
         except (EOFError, OSError) as exc:
-            self._failed(f"the picture process died ({exc or 'its pipe closed'})")
+            self._failed(f"the picture process died ({exc or 'its socket closed'})")
             return None
         if not isinstance(answer, tuple) or not answer or not isinstance(answer[0], int):
             self._failed(f"the picture process answered {type(answer).__name__}")
@@ -305,15 +307,14 @@ class PictureProcess:
         self._end()
 
     def _end(self) -> None:
-        for conn in (self._to, self._back):
-            if conn is not None:
-                conn.close()
-        child, self._child, self._to, self._back, self._ready = self._child, None, None, None, False
+        if self._conn is not None:
+            self._conn.close()
+        child, self._child, self._conn, self._ready = self._child, None, None, False
         self._wanted.clear()
         self._answers.clear()
         if child is not None:
             try:
-                child.wait(1.0)  # its pipe closed: it ends after the picture in hand
+                child.wait(1.0)  # its socket closed: it ends after the picture in hand
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
