@@ -227,6 +227,8 @@ class PictureProcess:
             return False  # it imports the drawers first: this step is painted here
         if not self._ready:
             self._ready = self._ready_now()
+            if self._ready:
+                log.info("the picture process %s is ready: a step's maps are painted side by side", self.pid)
         return self._ready
 
     def _start(self, games: Sequence[str]) -> None:
