@@ -242,3 +242,33 @@ def test_the_picture_process_ends_when_its_parent_is_killed(tmp_path: Path) -> N
         finally:
             if parent.poll() is None:
                 parent.kill()
+
+
+@pytest.mark.parametrize(
+    ("program", "said"),
+    [
+        ("import time; time.sleep(60)", "was not ready after"),  # stuck in its imports
+        (  # a first message that is no answer
+            "import os, sys, time; os.write(int(sys.argv[1]), b'\\0\\0\\0\\5junk!'); time.sleep(60)",
+            "ended as it started",
+        ),
+    ],
+)
+def test_a_process_that_never_gets_ready_is_ended_and_every_picture_painted_here(
+    program: str, said: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(painting, "READY_SECONDS", 0.5)
+    process = PictureProcess(command=[sys.executable, "-c", program])
+    painter = Painter(apart=True, process=process)
+    jobs = flattop_hours(1)[0]
+    try:
+        assert [thunk() for thunk in painter.paint_all(jobs)] == painted_here(jobs)  # started
+        pid = process.pid
+        assert pid is not None
+        time.sleep(0.6)
+        with caplog.at_level(logging.WARNING, logger="mailbot.render.maps.painting"):
+            assert [thunk() for thunk in painter.paint_all(jobs)] == painted_here(jobs)
+        assert said in caplog.text and process.pid is None and process.answered == 0
+        assert not alive(pid)
+    finally:
+        process.stop()

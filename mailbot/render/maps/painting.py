@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 WAIT_SECONDS = 30.0
 #: how long after the process failed (or could not start) pictures are all painted here
 RETRY_SECONDS = 600.0
+#: the longest a new process may take to import the drawers before it counts as failed
+READY_SECONDS = 120.0
 #: the answers the process gives: a picture, a drawing error, any other failure, ready to paint
 OK, MAP_ERROR, FAILED, READY = "ok", "map-error", "failed", "ready"
 
@@ -121,6 +123,7 @@ class PictureProcess:
         self._conn: Connection | None = None
         self._ready = False
         self._failed_at: float | None = None
+        self._started_at = 0.0
         self._number = 0
         self._wanted: set[int] = set()  # sent and not yet taken or forgotten
         self._answers: dict[int, tuple[Any, ...]] = {}  # read while waiting for another
@@ -253,16 +256,18 @@ class PictureProcess:
         finally:  # the child's end: only the child holds it, so our death ends its reading
             theirs.close()
         self._conn = Connection(ours.detach())
-        self._ready = False
+        self._ready, self._started_at = False, time.monotonic()
         log.info("map pictures are painted beside this process in process %s", self._child.pid)
 
     def _ready_now(self) -> bool:
         assert self._conn is not None
         try:
             if not self._conn.poll(0):
+                if time.monotonic() - self._started_at > READY_SECONDS:
+                    self._failed(f"the picture process was not ready after {READY_SECONDS:.0f} s")
                 return False
             said = self._conn.recv()
-        except (EOFError, OSError):
+        except Exception:  # EOF, a socket error, or bytes that are no answer: it did not start
             self._failed("the picture process ended as it started")
             return False
         if said != (READY,):
@@ -297,6 +302,9 @@ class PictureProcess:
             answer = self._conn.recv()
         except (EOFError, OSError) as exc:
             self._failed(f"the picture process died ({exc or 'its socket closed'})")
+            return None
+        except Exception as exc:  # an answer that cannot be read: the process is not trusted further
+            self._failed(f"the picture process answered what cannot be read ({type(exc).__name__}: {exc})")
             return None
         if not isinstance(answer, tuple) or not answer or not isinstance(answer[0], int):
             self._failed(f"the picture process answered {type(answer).__name__}")
