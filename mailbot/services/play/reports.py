@@ -211,12 +211,9 @@ class Reports:
         seen: tuple[Mapping[str, Any], Callable[[], Painted | None]] | None = None,
     ) -> None:
         """The seat's report of the game as it stands (no events), kept and sent; ``seen``: its
-        view and map, made already (:meth:`opening` begins every seat's map at once)."""
-        if seen is None:
-            plugin = queries.plugin(game)
-            view = plugin.view(plugin.load(game.state), (), seat.name)
-            seen = view, lambda: paint(game.plugin, view)
-        view, painted = seen
+        view and map, begun already (:meth:`opening` begins every seat's map at once); without
+        it the view is built and the map painted here."""
+        view, painted = seen if seen is not None else (self._view_now(game, seat), None)
         body = self.renderer.render(f"{game.plugin}/report", {"r": view, "due": due(game, seat, step)})
         letter = Draft(seat.address, subject(game, seat, view, step, news), body=body)
         letter.thread = step_thread(game, seat, step)
@@ -228,6 +225,11 @@ class Reports:
         letter.footer.append(f"Game log chain head: {head}")
         kept_as = self._keep(session, game, seat.name, step, letter=letter, head=head, now=now, map_svg=svg)
         self.postman.post(session, letter, kind="report", now=now, rendered=kept_as)
+
+    @staticmethod
+    def _view_now(game: Game, seat: Seat) -> Mapping[str, Any]:
+        plugin = queries.plugin(game)
+        return plugin.view(plugin.load(game.state), (), seat.name)
 
     def resolved(
         self,
