@@ -39,6 +39,9 @@ reports:
   top (``app``, ``letterproc``, the command line, the demo), and the adapters or
   the pure layers importing services or the top.
 
+Last, a module of ``mailbot/`` over ``MAX_MODULE_LINES`` lines (600; the frozen
+migrations excepted).
+
 It is a syntactic check: it cannot follow values through containers or
 ``vars()``; review still matters, the check keeps the honest mistakes out.
 Exit status 1 lists every problem as ``path:line: reason: detail``.
@@ -115,6 +118,10 @@ UPWARD = "imports a services layer above or beside its own"
 LOOSE = "services module outside the layers"
 IMPORTS_TOP = "imports the top (what builds and runs the moderator)"
 IMPORTS_SERVICES = "imports the services from below"
+#: the longest module the house keeps: past it a module holds more than one idea, and its reader
+#: scrolls where a file name would have told him (the migrations, frozen history, excepted)
+MAX_MODULE_LINES = 600
+LONG = "module too long"
 
 Graph = dict[str, dict[str, int]]  # module -> {imported module: line of its first import}
 
@@ -326,7 +333,20 @@ def check(root: Path = ROOT) -> list[str]:
     for rel in PURE_FILES:
         if (root / rel).is_file():
             errors.extend(check_file(root, root / rel))
-    return errors + check_imports(root)
+    return errors + check_imports(root) + check_lengths(root)
+
+
+def check_lengths(root: Path = ROOT) -> list[str]:
+    """Every module of ``mailbot/`` over :data:`MAX_MODULE_LINES` lines."""
+    errors: list[str] = []
+    for path in sorted((root / "mailbot").rglob("*.py")):
+        rel = _rel(root, path)
+        if "/migrations/" in rel:
+            continue
+        count = len(path.read_text(encoding="utf-8").splitlines())
+        if count > MAX_MODULE_LINES:
+            errors.append(f"{rel}:{MAX_MODULE_LINES + 1}: {LONG}: {count} lines, at most {MAX_MODULE_LINES}")
+    return errors
 
 
 def main(root: Path | None = None) -> int:

@@ -293,6 +293,18 @@ def test_unparsable_file_is_a_problem(tmp_path: Path) -> None:
     assert_reported(run(tmp_path, {CORE: "def (:\n"}), CORE, "cannot parse", "")
 
 
+def test_a_module_over_the_house_length_is_reported_and_a_migration_is_not(tmp_path: Path) -> None:
+    limit = tool.MAX_MODULE_LINES
+    files = {
+        "mailbot/services/play/long.py": "x = 1\n" * (limit + 1),
+        "mailbot/services/play/fits.py": "x = 1\n" * limit,
+        "mailbot/store/migrations/versions/0001_first.py": "x = 1\n" * (limit + 50),
+    }
+    errors = [line for line in run(tmp_path, files) if tool.LONG in line]
+    said = f"{tool.LONG}: {limit + 1} lines, at most {limit}"
+    assert errors == [f"mailbot/services/play/long.py:{limit + 1}: {said}"]
+
+
 def test_real_tree_passes() -> None:
     assert tool.check(REPO) == []
 

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import bindparam
 from sqlmodel import Session, col, func, select
@@ -31,14 +30,14 @@ from mailbot.core.chain import part_hash, salted
 from mailbot.core.game import Event
 from mailbot.mail.compose import Attachment
 from mailbot.render.ics import deadline_ics
-from mailbot.render.maps import CAPTION, INSET_CAPTION, MapError
-from mailbot.render.maps.painting import Painted, Painter, paint
+from mailbot.render.maps.painting import Painted, Painter
 from mailbot.render.templates import Rendered, Renderer
 from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.base.queries import box_of
 from mailbot.services.base.tags import new_salt, tag, untagged
 from mailbot.services.base.transactions import kept
 from mailbot.services.play.observers import ObserverLetters
+from mailbot.services.play.report_maps import map_of
 from mailbot.services.post.letters import Draft, Postman
 from mailbot.services.post.outbox import Thread
 from mailbot.store.game_tables import ChainRow, Game, Report, Seat, SeatStatus, StepRow, row_id
@@ -70,51 +69,6 @@ def deadline_sequence(session: Session, game_id: int, key: str) -> int:
     # Counted by the database: the game's links grow by one an hour, and reading each payload
     # back into Python made this the dearest part of a long game's tick.
     return max(session.exec(_DEADLINE_SETTINGS, params={"game_id": game_id, "key": key}).one() - 1, 0)
-
-
-class DrawnMap(NamedTuple):
-    """A seat's map as a letter carries it: the theatre's PNG, its SVG (kept in the archive),
-    and the zoomed inset's PNG when the game draws one for this hour."""
-
-    picture: Attachment
-    svg: str
-    inset: Attachment | None = None
-    caption: str = CAPTION  # the game's words for the map ("The map of this hour")
-    inset_caption: str = INSET_CAPTION
-
-
-def map_of(
-    game: Game,
-    seat: str,
-    turn: int,
-    view: Mapping[str, Any],
-    painted: Callable[[], Painted | None] | None = None,
-) -> DrawnMap | None:
-    """The seat's map of ``view`` as ``map-<seat>-turn<n>.png`` and its SVG, if the game draws
-    one, with its inset as ``map-<seat>-turn<n>-zoomed.png`` when there is one. ``painted``
-    gives the picture when it was handed to a :class:`Painter` (``paint_all``), else it is
-    painted here.
-
-    A map that cannot be drawn (a bug in a game's view, no cairo library) never stops the letter:
-    it goes out without its picture, and the log says why.
-    """
-    try:
-        drawn = painted() if painted is not None else paint(game.plugin, view)
-        if drawn is None:
-            return None
-        picture, png, inset = drawn.picture, drawn.png, drawn.inset_png
-    except MapError:
-        log.exception("game %s: the report to %s goes out without its map", game.id, seat)
-        return None
-    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", seat).strip("-") or "seat"  # a file name in any client
-
-    def attached(name: str, content: bytes) -> Attachment:
-        # The HTML part shows it by this Content-ID; the game's number keeps it apart from another game's.
-        return Attachment(f"{name}.png", content, "image", "png", f"{name}.game{game.id}@mailbot")
-
-    name = f"map-{safe}-turn{turn}"
-    zoomed = None if inset is None else attached(f"{name}-zoomed", inset)
-    return DrawnMap(attached(name, png), picture.svg, zoomed, picture.caption, picture.inset_caption)
 
 
 def _part_commitments(letter: Draft, rendered: Rendered, map_svg: str, salt: bytes) -> dict[str, str]:
