@@ -10,16 +10,13 @@ make the comparison pass.
 
 from __future__ import annotations
 
-import codecs
 import email.policy
 import re
 from datetime import UTC, datetime
 from email.message import EmailMessage, Message, MIMEPart
 from email.parser import BytesParser
-from email.utils import collapse_rfc2231_value, parseaddr, parsedate_to_datetime
+from email.utils import parseaddr, parsedate_to_datetime
 from typing import Any
-
-import webencodings
 
 from mailbot.core.letter import Automatic, Letter
 from mailbot.errors import MessageFormatError
@@ -34,7 +31,10 @@ from mailbot.mail.mime import _ADDR_SPEC
 # moderator, which hides the rest of the letter as a browser does.
 # RFC 3676 unflowing is the moderator's own too: the fast path did not change it, and a copy
 # compared with itself would test nothing (tests/unit/test_mime.py tests it on its own).
-from mailbot.mail.mimebody import _unflow, html_to_text
+# So is decoding a part's bytes once the part is found (its charset guesses): the same code on
+# either policy's part, tested on its own (tests/unit/test_mime_corpus.py, issue 30).
+from mailbot.mail.mimebody import _decode, _param, _unflow, html_to_text
+from mailbot.mail.mimebody import part_text as _part_text
 from mailbot.mail.phrases import EMAIL
 from mailbot.mail.quoting import split_reply
 
@@ -51,12 +51,6 @@ _KEPT_HEADERS = (
     "Content-Type",
 )
 
-# Mislabelled UTF-8 nearly always claims one of these; valid UTF-8 rarely happens by
-# accident in other text, so UTF-8 is tried before the declared charset.
-_WEAK_CHARSETS = frozenset({"ascii", "iso8859-1", "cp1252"})
-# Mail labelled with a legacy charset is often written in its vendor superset.
-_SUPERSETS = {"gb2312": "gbk", "shift_jis": "cp932", "euc_kr": "cp949"}
-_FALLBACK_CHARSETS = ("utf-8", "cp1252")
 
 _BOUNCE_LOCAL_PARTS = frozenset({"mailer-daemon", "postmaster"})
 _BULK_PRECEDENCE = frozenset({"bulk", "junk", "list"})
@@ -292,39 +286,6 @@ def _find_body(msg: EmailMessage, subtype: str) -> MIMEPart | None:
         return msg.get_body(preferencelist=(subtype,))
     except Exception:  # header parsing inside get_body; a message we cannot walk has no body
         return None
-
-
-def _param(part: Message, name: str) -> str:
-    value = part.get_param(name, "")
-    return str(collapse_rfc2231_value(value) if isinstance(value, tuple) else value).strip().lower()
-
-
-def _part_text(part: Message) -> str:
-    payload = part.get_payload(decode=True)
-    if not isinstance(payload, bytes):
-        return ""
-    text = _decode(payload, part.get_content_charset())
-    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
-
-
-def _decode(data: bytes, declared: str | None) -> str:
-    for charset in _charset_candidates(declared):
-        try:
-            return data.decode(charset)
-        except (LookupError, ValueError):  # unknown or wrong declared charset: try the next guess
-            continue
-    return data.decode("latin-1")  # maps every byte: the last resort never fails
-
-
-def _charset_candidates(declared: str | None) -> tuple[str, ...]:
-    try:
-        name = codecs.lookup(declared).name if declared else None
-    except (LookupError, ValueError, TypeError):
-        found = webencodings.lookup(declared) if isinstance(declared, str) else None  # issue 30
-        name = None if found is None else found.codec_info.name
-    if name is None or name in _WEAK_CHARSETS:
-        return _FALLBACK_CHARSETS
-    return (_SUPERSETS.get(name, name), *_FALLBACK_CHARSETS)
 
 
 def _clean(text: str) -> str:
