@@ -19,7 +19,9 @@ import pytest
 from sqlmodel import Session, col, select
 
 from mailbot.core import lifecycle
+from mailbot.render.maps import painting
 from mailbot.services.base.tags import tag
+from mailbot.services.play import report_maps
 from mailbot.services.play.games import GameSetup
 from mailbot.store.game_tables import OrderSet, Report, Seat, StepState
 from tests.services.game_helpers import Harness, to
@@ -44,6 +46,18 @@ def night_raid(seat: str, turn: int) -> list[str]:
     if seat == "japanese" and turn == 15:
         return ["SEARCH AF2 FROM TF1 1 Zero PATH I-G18", "PLOT TF1 I-H17 / I-G17 / I-H17"]
     return ["HOLD"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_map_pictures() -> Iterator[None]:
+    """These tests read when letters go and what their subjects and texts say, never a map: the
+    pictures are left out. The module took 12.4-13.0 s of CPU so, against 10.0-16.3 s with them
+    (three runs each; every game's set-up dice differ). Maps by mail have tests of their own
+    (``tests/render``, ``tests/e2e/test_map_process.py``, ``tests/e2e/test_flattop_letters.py``)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(painting, "paint", lambda _game, _view: None)
+        patch.setattr(report_maps, "paint", lambda _game, _view: None)
+        yield
 
 
 @pytest.fixture
