@@ -9,8 +9,8 @@ another seat's report), and queued in the caller's transaction. When a game
 ends every seat gets one more letter with the chain's final head and length.
 
 Games that draw a map (``mailbot.render.maps``: Flat Top, Salt'n'Tar) get it
-with every report: a PNG attached to the letter, the SVG kept in the
-:class:`Report` row for the archive. The map is drawn from the same view as
+with every report (``report_maps``): a PNG attached to the letter, the SVG kept in
+the :class:`Report` row for the archive. The map is drawn from the same view as
 the letter, so it tells the seat no more than the letter does.
 """
 
