@@ -2,7 +2,7 @@
 """``mailbot run`` handles letters in a process of its own (mailbot/letterproc.py), on the real
 mail rig: that process killed -9 during a burst is replaced and loses nothing; the moderator
 killed -9 takes it along; ``handling_process = false`` keeps letters in the one process. (Deadline
-ticks there: ``tests/services/test_letter_process_ticks.py``, and with a real ``mailbot run``,
+ticks there: ``tests/app/test_letter_process_ticks.py``, and with a real ``mailbot run``,
 ``tests/e2e/test_restart_deadline.py``, the letter process being the default.)"""
 
 from __future__ import annotations

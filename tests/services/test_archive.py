@@ -23,7 +23,7 @@ from mailbot.verifier.rules import faces
 from tests.services.game_helpers import Harness, text, to
 from tests.services.helpers import letter
 from tests.services.test_games_by_mail import NORTH, SOUTH, _started
-from tests.services.test_verify_tampering import Finished, finished_duel, with_texts
+from tests.verifier.test_verify_tampering import Finished, finished_duel, with_texts
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from mailbot.services.base.tags import tag
 from mailbot.store.game_tables import StepState
 from tests.services.game_helpers import Harness
 from tests.services.test_games_by_mail import NORTH, SOUTH
-from tests.services.test_verify_attacks import _flattop
+from tests.verifier.test_verify_attacks import _flattop
 
 HOURS = 8  # Flat Top hours played, each with both sides' report and map
 #: the whole archive's bytes over the letter pages it holds: 14.8 kB measured here (8 hours of

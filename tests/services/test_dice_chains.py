@@ -31,7 +31,7 @@ from mailbot.verifier.rules import seat_root
 from tests.services.game_helpers import Harness, parse, tag_of, text, to
 from tests.services.helpers import GM, letter
 from tests.services.test_games_by_mail import NORTH, SOUTH
-from tests.services.test_verify_tampering import _export, _letters, _run, _summary_counts_every_problem
+from tests.verifier.test_verify_tampering import _export, _letters, _run, _summary_counts_every_problem
 
 PHRASES = {"north": "north keeps these four words", "south": "south has six words of her own"}
 GRINDS = 64  # the candidates a cheat tries per step

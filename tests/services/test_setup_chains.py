@@ -37,7 +37,7 @@ from tests.services.test_dice_chains import (
     _value,
 )
 from tests.services.test_games_by_mail import NORTH, SOUTH
-from tests.services.test_verify_tampering import _export, _run
+from tests.verifier.test_verify_tampering import _export, _run
 
 CAROL = "carol@players.test"
 CAROL_PHRASE = "carol brings a chain of her own"

@@ -34,7 +34,7 @@ from tests.services.test_dice_chains import (
     _value,
 )
 from tests.services.test_games_by_mail import NORTH, SOUTH
-from tests.services.test_verify_tampering import _export, _letters, _run, _summary_counts_every_problem
+from tests.verifier.test_verify_tampering import _export, _letters, _run, _summary_counts_every_problem
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from mailbot.store.models import Inbound
 from tests.services.game_helpers import Harness
 from tests.services.helpers import letter
 from tests.services.test_games_by_mail import NORTH, SOUTH
-from tests.services.test_verify_tampering import (
+from tests.verifier.test_verify_tampering import (
     _export,
     _letters,
     _run,

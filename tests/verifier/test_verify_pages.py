@@ -20,7 +20,7 @@ from mailbot.render.templates import Renderer
 from mailbot.services.archive.archive import export
 from mailbot.verifier import facts
 from tests.services.game_helpers import Harness
-from tests.services.test_verify_tampering import (
+from tests.verifier.test_verify_tampering import (
     Finished,
     _play,
     _run,

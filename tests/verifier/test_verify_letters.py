@@ -23,7 +23,7 @@ from mailbot.verifier.pages import page_text, sent_html
 from tests.services.game_helpers import Harness, parse, text
 from tests.services.helpers import GM
 from tests.services.test_games_by_mail import NORTH
-from tests.services.test_verify_tampering import (
+from tests.verifier.test_verify_tampering import (
     Data,
     Finished,
     _letters,

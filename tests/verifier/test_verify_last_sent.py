@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 from mailbot.store.game_tables import OrderSet, StepRow
 from tests.services.game_helpers import Harness
 from tests.services.test_games_by_mail import NORTH, SOUTH
-from tests.services.test_verify_tampering import (
+from tests.verifier.test_verify_tampering import (
     Data,
     _export,
     _run,
