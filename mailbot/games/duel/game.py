@@ -15,7 +15,6 @@ from typing import Any, ClassVar
 
 from mailbot.core.dice import Dice
 from mailbot.core.game import (
-    OBSERVERS,
     Event,
     Line,
     Outcome,
@@ -23,7 +22,6 @@ from mailbot.core.game import (
     Setup,
     Step,
     StepKind,
-    public_events,
     refuse_all,
 )
 from mailbot.core.options import GameOption
@@ -117,7 +115,7 @@ class DuelGame:
     def public_view(self, state: DuelState, events: Sequence[Event]) -> Mapping[str, Any]:
         """What observers read (``core.game.Spectated``): the report of a name that is no seat, so
         no split, no die of either seat, only the public events (bids, hits taken, hit points)."""
-        return report.build_view(self.title, state, public_events(events), OBSERVERS, ())
+        return report.public_view(self.title, state, events)
 
     def order_help(self, state: DuelState, seat: str) -> Sequence[str]:
         return report.order_help(state, seat)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mailbot.core.game import EVERYONE, Event
+from mailbot.core.game import EVERYONE, OBSERVERS, Event, public_events
 from mailbot.games.duel.orders import DICE_PER_TURN, MAX_BID
 from mailbot.games.duel.rules import CANCEL_ON, DEFAULT_BID, DEFAULT_SPLIT, HIT_ON
 from mailbot.games.duel.state import DuelState, Phase, Split, Strike, TurnRecord
@@ -273,3 +273,8 @@ def build_view(
         "help": list(help_lines),
         "template": template(state, seat) if seat else [],
     }
+
+
+def public_view(title: str, state: DuelState, events: Sequence[Event]) -> dict[str, Any]:
+    """The report of a name that is no seat (observers), from the step's public events only."""
+    return build_view(title, state, public_events(events), OBSERVERS, ())

@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 from mailbot.core.defaults import read_defaults
 from mailbot.core.dice import Dice
 from mailbot.core.game import (
-    OBSERVERS,
     Event,
     Line,
     Outcome,
@@ -24,7 +23,6 @@ from mailbot.core.game import (
     Setup,
     Step,
     StepKind,
-    public_events,
     refuse_all,
 )
 from mailbot.core.options import GameOption
@@ -131,7 +129,7 @@ class WifTurnEndGame:
     def public_view(self, state: WifState, events: Sequence[Event]) -> Mapping[str, Any]:
         """What observers read (``core.game.Spectated``): nothing here is hidden, so every seat's
         report less its order help."""
-        return report.build_view(self.title, state, public_events(events), OBSERVERS, ())
+        return report.public_view(self.title, state, events)
 
     def order_help(self, state: WifState, seat: str) -> Sequence[str]:
         return report.order_help(state, seat)

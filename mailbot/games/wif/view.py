@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mailbot.core.game import Event
+from mailbot.core.game import OBSERVERS, Event, public_events
 from mailbot.games.wif.orders import Status
 from mailbot.games.wif.rules import LAST_DIE_CONTINUES, PASS_BONUS
 from mailbot.games.wif.state import ImpulseRecord, WifState
@@ -263,3 +263,8 @@ def build_view(
         "sides": _sides(state),
         "help": list(help_lines),
     }
+
+
+def public_view(title: str, state: WifState, events: Sequence[Event]) -> dict[str, Any]:
+    """The report of a name that is no seat (observers), from the step's public events only."""
+    return build_view(title, state, public_events(events), OBSERVERS, ())

@@ -13,21 +13,9 @@ import pytest
 
 from mailbot.core.dice import FixedDice
 from mailbot.errors import GameError
+from mailbot.games.flattop.combat import sub_attacks as attacks
 from mailbot.games.flattop.combat.crt import combat_table
 from mailbot.games.flattop.combat.damage import DamageRules
-from mailbot.games.flattop.combat.sub_attacks import (
-    Aim,
-    Combat,
-    Firing,
-    Torpedoes,
-    asw_attack,
-    attack_report,
-    attack_report_lines,
-    fire_torpedoes,
-    fire_torpedoes_at_night,
-    gunnery_attack,
-    report_for_sub,
-)
 from mailbot.games.flattop.combat.sub_moves import (
     AswState,
     SubState,
@@ -102,7 +90,9 @@ from ..conftest import load_tables
 
 TABLES = load_tables()
 RULES = submarine_rules(TABLES)
-COMBAT = Combat(RULES, combat_table(TABLES, "curve-fitted"), DamageRules.from_mapping(TABLES["damage"]))
+COMBAT = attacks.Combat(
+    RULES, combat_table(TABLES, "curve-fitted"), DamageRules.from_mapping(TABLES["damage"])
+)
 SURFACE, PERISCOPE, DEEP = Depth.SURFACE, Depth.PERISCOPE, Depth.DEEP
 SEA, PARTIAL = Terrain.SEA, Terrain.PARTIAL
 T = 10
@@ -549,8 +539,10 @@ def test_27_6_9_worked_sequence() -> None:
     seq = sequence_roll(Situation(), RULES, dice, f"{label}/sequence")
     assert firing_order(seq.result, boat.depth) == (Firer.SUB, Firer.TF)
     # "fire its torpedoes at periscope depth"
-    firing = Firing(T, COMBAT, dice, label)
-    salvo = fire_torpedoes(sub(), boat, (Aim("Aoba", 4),), Torpedoes(Side.ALLIED, tf), firing=firing)
+    firing = attacks.Firing(T, COMBAT, dice, label)
+    salvo = attacks.fire_torpedoes(
+        sub(), boat, (attacks.Aim("Aoba", 4),), attacks.Torpedoes(Side.ALLIED, tf), firing=firing
+    )
     assert salvo.strikes[0].bht.value == 10
     assert salvo.ships[0].hits == 1
     assert salvo.ships[0].torpedo_hits == 1
@@ -563,10 +555,10 @@ def test_27_6_9_worked_sequence() -> None:
     )
     assert gun_depth is PERISCOPE
     assert asw_depth is PERISCOPE
-    shot = gunnery_attack(sub(), boat, tf, (), depth=gun_depth, firing=firing)
+    shot = attacks.gunnery_attack(sub(), boat, tf, (), depth=gun_depth, firing=firing)
     assert shot.strike.bht.value == 7 - 2
     assert shot.strike.factors == 8 + 3 + 3
-    charged = asw_attack(shot.sub_ship, shot.sub, tf[1:], shot.states, depth=asw_depth, firing=firing)
+    charged = attacks.asw_attack(shot.sub_ship, shot.sub, tf[1:], shot.states, depth=asw_depth, firing=firing)
     assert charged.strike.bht.value == 8
     assert not charged.sub_ship.destroyed
     # "and then dive deep"
@@ -581,8 +573,8 @@ def test_27_6_9_worked_sequence() -> None:
     assert resolution_depth(Weapon.GUNNERY, depth=boat.depth, rules=RULES) is None
     assert attack_problem(boat, 4, T + 1, RULES) == "deep subs may never attack (27.6.2)"
     dice = FixedDice(by_label={"t11/S-44 vs TF4/ASW at S-44": [6, 6]})  # E 0.3 x 2 -> 1 hit
-    later = Firing(T + 1, COMBAT, dice, "t11/S-44 vs TF4")
-    again = asw_attack(charged.sub_ship, boat, tf[1:], charged.states, depth=DEEP, firing=later)
+    later = attacks.Firing(T + 1, COMBAT, dice, "t11/S-44 vs TF4")
+    again = attacks.asw_attack(charged.sub_ship, boat, tf[1:], charged.states, depth=DEEP, firing=later)
     assert again.strike.bht.value == 8 - 1
     assert again.sub_ship.sunk
     assert asw_state(again.states, "Yunagi").asw_attacks == 2
@@ -602,8 +594,10 @@ def test_27_8_night_random_targets_and_no_combining() -> None:
     tubes |= {f"{label}/tube 3 at Kinugasa": [1, 1]}
     dice = FixedDice(by_label=picks | tubes)
     boat = SubState("S-38", PERISCOPE)
-    firing = Firing(20, COMBAT, dice, label)
-    attack = fire_torpedoes_at_night(sub("S-38"), boat, 3, tf, Torpedoes(Side.ALLIED, tf), firing=firing)
+    firing = attacks.Firing(20, COMBAT, dice, label)
+    attack = attacks.fire_torpedoes_at_night(
+        sub("S-38"), boat, 3, tf, attacks.Torpedoes(Side.ALLIED, tf), firing=firing
+    )
     assert [(s.target, s.factors) for s in attack.strikes] == [("Kinugasa", 1), ("Aoba", 1), ("Kinugasa", 1)]
     assert attack.sub.factors_fired == 3
     assert dice.leftover() == {}
@@ -618,9 +612,11 @@ def test_27_9_1_four_attack_factors_in_any_combination_one_attack_a_phase() -> N
     tf = (ca("Aoba"), dd("Yunagi"))
     label = "t10/S-44 vs TF4"
     dice = FixedDice(by_label={f"{label}/salvo 1 at Aoba": [1, 1], f"{label}/salvo 2 at Yunagi": [1, 1]})
-    aims = (Aim("Aoba", 3), Aim("Yunagi", 1))
-    torpedoes = Torpedoes(Side.ALLIED, tf)
-    attack = fire_torpedoes(sub(), SubState("S-44"), aims, torpedoes, firing=Firing(T, COMBAT, dice, label))
+    aims = (attacks.Aim("Aoba", 3), attacks.Aim("Yunagi", 1))
+    torpedoes = attacks.Torpedoes(Side.ALLIED, tf)
+    attack = attacks.fire_torpedoes(
+        sub(), SubState("S-44"), aims, torpedoes, firing=attacks.Firing(T, COMBAT, dice, label)
+    )
     assert [(s.target, s.factors) for s in attack.strikes] == [("Aoba", 3), ("Yunagi", 1)]
     assert attack.sub.attacked_turn == T
     assert attack.sub.fought_turn == T
@@ -629,8 +625,12 @@ def test_27_9_1_four_attack_factors_in_any_combination_one_attack_a_phase() -> N
     )
     assert attack_problem(SubState("S-44"), 5, T, RULES) is not None
     with pytest.raises(GameError, match="one attack per combat phase"):
-        fire_torpedoes(
-            sub(), attack.sub, (Aim("Aoba", 1),), torpedoes, firing=Firing(T, COMBAT, NO_DICE, label)
+        attacks.fire_torpedoes(
+            sub(),
+            attack.sub,
+            (attacks.Aim("Aoba", 1),),
+            torpedoes,
+            firing=attacks.Firing(T, COMBAT, NO_DICE, label),
         )
 
 
@@ -681,13 +681,13 @@ def test_27_9_2_asw_reloads() -> None:
     assert asw_attacks_left(ship, rearm_ship(AswState("PG-1", asw_attacks=2)), RULES) == 2
     used = AswState("Yunagi", asw_attacks=3)
     with pytest.raises(GameError, match="reload"):
-        asw_attack(
+        attacks.asw_attack(
             sub(),
             SubState("S-44", PERISCOPE),
             (dd("Yunagi"),),
             (used,),
             depth=PERISCOPE,
-            firing=Firing(T, COMBAT, NO_DICE, "x"),
+            firing=attacks.Firing(T, COMBAT, NO_DICE, "x"),
         )
 
 
@@ -723,21 +723,26 @@ def test_27_9_no_gunnery_at_subs_after_using_it_this_turn() -> None:
     assert gunnery_problem(aoba, AswState("Aoba", gunnery_turn=T - 1), T) is None
     assert gunnery_problem(aoba, AswState("Aoba", gunnery_turn=T), T) is not None
     dice = FixedDice(by_label={"t10/gunnery at S-44": [1, 1]})
-    firing = Firing(T, COMBAT, dice, "t10")
-    shot = gunnery_attack(sub(), SubState("S-44"), (aoba,), (), depth=SURFACE, firing=firing)
+    firing = attacks.Firing(T, COMBAT, dice, "t10")
+    shot = attacks.gunnery_attack(sub(), SubState("S-44"), (aoba,), (), depth=SURFACE, firing=firing)
     assert asw_state(shot.states, "Aoba").gunnery_turn == T
     assert shot.sub.fought_turn == T
     with pytest.raises(GameError, match="used its gunnery"):
-        gunnery_attack(
-            sub(), shot.sub, (aoba,), shot.states, depth=SURFACE, firing=Firing(T, COMBAT, NO_DICE, "t10")
+        attacks.gunnery_attack(
+            sub(),
+            shot.sub,
+            (aoba,),
+            shot.states,
+            depth=SURFACE,
+            firing=attacks.Firing(T, COMBAT, NO_DICE, "t10"),
         )
 
 
 def test_27_9_gunnery_sinks_a_surfaced_sub() -> None:
     """27.9: "Surfaced subs may only be attacked by gunnery"; a hit sinks a sub (Damage Factor 1)."""
     dice = FixedDice(by_label={"t10/gunnery at S-44": [4, 4]})
-    firing = Firing(T, COMBAT, dice, "t10")
-    shot = gunnery_attack(sub(), SubState("S-44"), (ca(),), (), depth=SURFACE, firing=firing)
+    firing = attacks.Firing(T, COMBAT, dice, "t10")
+    shot = attacks.gunnery_attack(sub(), SubState("S-44"), (ca(),), (), depth=SURFACE, firing=firing)
     assert shot.strike.crt.hits >= 1
     assert shot.sub_ship.sunk
 
@@ -750,14 +755,16 @@ def test_27_10_what_the_sub_is_told_of_its_attack() -> None:
     attacks and then dive, get normal "approximate" damage reports. Subs that are attacked before
     they execute their own attack, and finish their attack submerged, are only told that they have
     hit something - no further details.\""""
-    assert attack_report(attacked_first=False, ended_surfaced=True) is AttackReport.APPROXIMATE
-    assert attack_report(attacked_first=True, ended_surfaced=False) is AttackReport.APPROXIMATE
-    assert attack_report(attacked_first=False, ended_surfaced=False) is AttackReport.HIT_SOMETHING
+    assert attacks.attack_report(attacked_first=False, ended_surfaced=True) is AttackReport.APPROXIMATE
+    assert attacks.attack_report(attacked_first=True, ended_surfaced=False) is AttackReport.APPROXIMATE
+    assert attacks.attack_report(attacked_first=False, ended_surfaced=False) is AttackReport.HIT_SOMETHING
     label = "t10/S-44 vs TF4"
     dice = FixedDice(by_label={f"{label}/salvo 1 at Aoba": [3, 4]})
     tf = (ca(),)
-    torpedoes, firing = Torpedoes(Side.ALLIED, tf), Firing(T, COMBAT, dice, label)
-    attack = fire_torpedoes(sub(), SubState("S-44"), (Aim("Aoba", 4),), torpedoes, firing=firing)
+    torpedoes, firing = attacks.Torpedoes(Side.ALLIED, tf), attacks.Firing(T, COMBAT, dice, label)
+    attack = attacks.fire_torpedoes(
+        sub(), SubState("S-44"), (attacks.Aim("Aoba", 4),), torpedoes, firing=firing
+    )
     told: dict[str, Any] = {
         "night": False,
         "turn": T,
@@ -765,11 +772,13 @@ def test_27_10_what_the_sub_is_told_of_its_attack() -> None:
         "dice": NO_DICE,
         "label": label,
     }
-    assert attack_report_lines(AttackReport.APPROXIMATE, attack.hits, **told) == ("a CA: smoking",)
-    assert attack_report_lines(AttackReport.HIT_SOMETHING, attack.hits, **told) == (HIT_SOMETHING,)
-    assert attack_report_lines(AttackReport.APPROXIMATE, (), **told) == (NO_HITS,)
+    assert attacks.attack_report_lines(AttackReport.APPROXIMATE, attack.hits, **told) == ("a CA: smoking",)
+    assert attacks.attack_report_lines(AttackReport.HIT_SOMETHING, attack.hits, **told) == (HIT_SOMETHING,)
+    assert attacks.attack_report_lines(AttackReport.APPROXIMATE, (), **told) == (NO_HITS,)
     at_night = told | {"night": True}
-    assert attack_report_lines(AttackReport.APPROXIMATE, attack.hits, **at_night) == ("a CA: 1 hit observed",)
+    assert attacks.attack_report_lines(AttackReport.APPROXIMATE, attack.hits, **at_night) == (
+        "a CA: 1 hit observed",
+    )
 
 
 def test_27_10_two_salvos_at_one_ship_make_one_approximate_line() -> None:
@@ -777,15 +786,15 @@ def test_27_10_two_salvos_at_one_ship_make_one_approximate_line() -> None:
     hit by two salvos is reported once, as she is after both (LI 3 "Ship is seen smoking")."""
     label = "t10/S-44 vs TF4"
     dice = FixedDice(by_label={f"{label}/salvo 1 at Aoba": [3, 4], f"{label}/salvo 2 at Aoba": [3, 4]})
-    aims = (Aim("Aoba", 2), Aim("Aoba", 2))
-    torpedoes, firing = Torpedoes(Side.ALLIED, (ca(),)), Firing(T, COMBAT, dice, label)
-    attack = fire_torpedoes(sub(), SubState("S-44"), aims, torpedoes, firing=firing)
+    aims = (attacks.Aim("Aoba", 2), attacks.Aim("Aoba", 2))
+    torpedoes, firing = attacks.Torpedoes(Side.ALLIED, (ca(),)), attacks.Firing(T, COMBAT, dice, label)
+    attack = attacks.fire_torpedoes(sub(), SubState("S-44"), aims, torpedoes, firing=firing)
     assert attack.ships[0].hits == 2
     told: dict[str, Any] = {"turn": T, "policy": Deception.TRUTHFUL, "dice": NO_DICE, "label": label}
-    assert attack_report_lines(AttackReport.APPROXIMATE, attack.hits, night=False, **told) == (
+    assert attacks.attack_report_lines(AttackReport.APPROXIMATE, attack.hits, night=False, **told) == (
         "a CA: smoking",
     )
-    night = attack_report_lines(AttackReport.APPROXIMATE, attack.hits, night=True, **told)
+    night = attacks.attack_report_lines(AttackReport.APPROXIMATE, attack.hits, night=True, **told)
     assert night == ("a CA: 2 hits observed",)
 
 
@@ -801,10 +810,10 @@ def test_27_10_sunk_surfaced_sub_reported_accurately_submerged_as_an_oil_slick()
         "dice": NO_DICE,
         "label": "t10",
     }
-    assert report_for_sub(sunk, surfaced=True, **report).text == SUB_SUNK
-    assert report_for_sub(sunk, surfaced=False, **report).text == OIL_SLICK
-    assert report_for_sub(sub(), surfaced=False, **report).text == NO_SLICK
-    assert report_for_sub(sub(), surfaced=True, **report).slick is None
+    assert attacks.report_for_sub(sunk, surfaced=True, **report).text == SUB_SUNK
+    assert attacks.report_for_sub(sunk, surfaced=False, **report).text == OIL_SLICK
+    assert attacks.report_for_sub(sub(), surfaced=False, **report).text == NO_SLICK
+    assert attacks.report_for_sub(sub(), surfaced=True, **report).slick is None
 
 
 @pytest.mark.parametrize(
@@ -824,7 +833,7 @@ def test_27_10_oil_slick_roll_after_diving_deep(sunk: bool, face: int, night: bo
     from roll at night.\""""
     boat = Ship("S-44", ShipType.SS, 0, 0, 4, 1, 1, hits=int(sunk))
     dice = FixedDice(by_label={"t10/S-44/oil slick": [face]})
-    report = report_for_sub(
+    report = attacks.report_for_sub(
         boat,
         surfaced=False,
         dived_deep_after_attack=True,
