@@ -124,7 +124,8 @@ def is_plain_tree(msg: Message, depth: int = 0) -> bool:
 
 
 def _subparts(part: Message) -> list[Message]:
-    return part.get_payload() if part.is_multipart() else []  # type: ignore[return-value]
+    payload = part.get_payload()  # a multipart's is the list of its parts (what is_multipart tests)
+    return [sub for sub in payload if isinstance(sub, Message)] if isinstance(payload, list) else []
 
 
 def _plain_related(part: Message) -> bool:

@@ -70,7 +70,8 @@ def _default(field: Any) -> Callable[[], Any]:
         constant = field.default
         return lambda: constant
     if field.default_factory is not None and not field.default_factory_takes_validated_data:
-        return field.default_factory  # type: ignore[no-any-return]
+        factory: Callable[[], Any] = field.default_factory
+        return factory
 
     def make() -> Any:
         return field.get_default(call_default_factory=True)

@@ -339,10 +339,10 @@ _SCALARS: tuple[type, ...] = (bool, int, float, str)
 
 def dump(value: Any) -> Any:
     """Plain JSON data for a unit (or any value built of them)."""
-    kind = type(value)
+    kind: type = type(value)
     if kind in _PLAIN:  # most of a state's leaves
         return value
-    return _dumper(kind)(value)  # type: ignore[arg-type]  # a class is hashable; mypy cannot see it for type[Any]
+    return _dumper(kind)(value)
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
@@ -385,7 +385,8 @@ def _same(value: Any) -> Any:
 
 def load(cls: type[T], data: Mapping[str, Any]) -> T:
     """The dataclass ``cls`` from :func:`dump`'s output; GameError on malformed data."""
-    fields = _fields(cls)  # type: ignore[arg-type]  # a class is hashable; mypy cannot see it for type[T]
+    kind: type = cls
+    fields = _fields(kind)
     unknown = set(data) - fields.keys()
     if unknown:
         raise GameError(f"{cls.__name__}: unknown field(s) {sorted(unknown)}")

@@ -37,7 +37,7 @@ from typing import Any
 from sqlalchemy import bindparam, event, insert, update
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col, select
 
 from mailbot.core import hashchain
 from mailbot.services.base import chainlog
@@ -63,7 +63,7 @@ def _forget_at_end(session: OrmSession, transaction: SessionTransaction) -> None
 
 # One statement a step: the chain's next element is taken and read on the connection, so
 # nothing waits to be flushed first (and no row is loaded into the session to be written back).
-_SERVER_CHAIN = ServerChain.__table__  # type: ignore[attr-defined]
+_SERVER_CHAIN = SQLModel.metadata.tables["server_chain"]  # ServerChain's
 _C = _SERVER_CHAIN.c
 _TAKE = (
     update(_SERVER_CHAIN)

@@ -73,12 +73,12 @@ def _begin_immediate(connection: Any, driver: sqlite3.Connection) -> None:
         driver.execute(f"PRAGMA busy_timeout = {waits}")
 
 
-def holds_write_lock(session: Session) -> bool:
+def holds_write_lock(session: OrmSession) -> bool:
     """Whether :func:`begin_writing` took SQLite's write lock for this transaction."""
     return bool(session.info.get(_WRITER))
 
 
-def kept(session: Session, name: str) -> dict[Any, Any] | None:
+def kept(session: OrmSession, name: str) -> dict[Any, Any] | None:
     """What this transaction keeps under ``name``; None where it may not keep anything (it does
     not hold the write lock, so others may change what it read)."""
     if not holds_write_lock(session):
@@ -86,7 +86,7 @@ def kept(session: Session, name: str) -> dict[Any, Any] | None:
     return shelf(session, name)
 
 
-def kept_for(session: Session, name: str, game_id: int) -> dict[Any, Any] | None:
+def kept_for(session: OrmSession, name: str, game_id: int) -> dict[Any, Any] | None:
     """What this transaction keeps under ``name`` of the game ``game_id``: as :func:`kept`, and
     on PostgreSQL while it holds the game's lock (:data:`HELD_GAMES`), which the service's
     writers of a game's rows take (letters, deadline ticks): what it read stays as read until
@@ -105,7 +105,7 @@ def forget(session: OrmSession, name: str, key: Any) -> None:
         shelves[name].pop(key, None)
 
 
-def shelf(session: Session, name: str) -> dict[Any, Any]:
+def shelf(session: OrmSession, name: str) -> dict[Any, Any]:
     """The shelf ``name`` of this transaction, whether or not it may keep anything (what is on
     it was put there by a caller that might: :func:`kept`, :func:`kept_for`)."""
     shelves: dict[str, dict[Any, Any]] = session.info.setdefault(_KEPT, {})
@@ -135,7 +135,7 @@ def _number_new_rows(session: OrmSession, _context: Any, _instances: Any) -> Non
     that come with their ids go in as one ``executemany`` per table. What was read is kept
     for the transaction and dropped with any rollback, like everything :func:`kept`.
     """
-    next_ids = kept(session, "next-ids")  # type: ignore[arg-type]
+    next_ids = kept(session, "next-ids")
     if next_ids is None:
         return  # no write lock: the database numbers the rows
     waiting: dict[sa.Table, list[Any]] = {}
