@@ -304,7 +304,7 @@ def check_game(
     for result in results:
         typer.echo(result.line())
     failed = sum(1 for result in results if not result.passed)
-    typer.echo(f"check-game {package}: {len(results) - failed} ok, {failed} failed")
+    typer.echo(f"check-game {found.name}: {len(results) - failed} ok, {failed} failed")
     raise typer.Exit(1 if failed else 0)
 
 

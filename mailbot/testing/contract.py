@@ -99,9 +99,15 @@ def render_report(env: Environment, package: GamePackage, view: Mapping[str, Any
     return env.get_template(f"{package.name}/report.{kind}.j2").render(r=view)
 
 
+def package_data(package: GamePackage) -> dict[str, Any]:
+    """The package's data files as the moderator hands them to ``new_game`` in ``Setup.data``
+    (``data/a/b.toml`` as ``["a"]["b"]``), read as installed: for a no-leak kit's base states."""
+    return read_tree(data_root(package))
+
+
 def new_setup(package: GamePackage) -> Setup:
     demo = package.demo
-    data = read_tree(data_root(package))
+    data = package_data(package)
     scenarios = sorted(data.get("scenarios", {})) or ["standard"]
     scenario = demo.scenario if demo else scenarios[0]
     seats = package.game.seats(scenario, data)
@@ -305,7 +311,7 @@ def check_declarations(package: GamePackage) -> None:
                 f"{package.module}: option {option.name}'s default is refused: {read.reason}"
             )
     try:
-        package.game.seats(package.default_scenario, read_tree(data_root(package)))
+        package.game.seats(package.default_scenario, package_data(package))
     except Exception as exc:  # a GameError, or any fault: either way no game could be created
         raise ContractViolation(
             f"{package.module}: the default scenario {package.default_scenario!r} cannot be set up: "

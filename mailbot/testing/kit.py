@@ -12,7 +12,9 @@ fails when any check fails.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import importlib.util
+import json
 import os
 import site
 import sys
@@ -23,6 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlparse
+from urllib.request import url2pathname
+
+from jinja2 import TemplateNotFound
 
 from mailbot.registry import GamePackage, Registry, default_registry, load_package
 from mailbot.testing import contract
@@ -119,8 +125,46 @@ def said(exc: BaseException) -> str:
     if example is not None:
         text += " | " + _cut(" ".join(example.split()), SAID_MAX // 3)
     if isinstance(exc, ModuleNotFoundError) and exc.name in TEST_TOOLS:
-        text += ' (the checks need the test tools: pip install "mailbot[test]")'
+        text += f" (the checks need the test tools: {test_tools_hint()})"
+    if isinstance(exc, TemplateNotFound):
+        text += (
+            " (a game's report templates are read from the templates/ folder of its package:"
+            " a wheel must carry them as package data, see docs/writing-a-game.md, Shipping it)"
+        )
     return text
+
+
+def test_tools_hint() -> str:
+    """How to install the checks' test tools: mailbot's ``test`` extra from where mailbot itself was
+    installed (a checkout or a wheel). The bare name would not do: ``mailbot`` on PyPI is another
+    project, and pip would put it in place of this one."""
+    source = _installed_from()
+    if source is None:
+        return 'pip install "<the mailbot checkout or wheel you installed>[test]"'
+    if source.startswith(("/", ".")) or Path(source).exists():
+        return f'pip install "{source}[test]"'
+    return f'pip install "mailbot[test] @ {source}"'
+
+
+def _installed_from() -> str | None:
+    """The source tree mailbot runs from, else the folder, wheel or URL it was installed from
+    (PEP 610 ``direct_url.json``), if known."""
+    checkout = Path(__file__).resolve().parents[2]  # mailbot/testing/kit.py in a source tree
+    if (checkout / "pyproject.toml").is_file():
+        return str(checkout)
+    try:
+        recorded = importlib.metadata.distribution("mailbot").read_text("direct_url.json")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    if not recorded:
+        return None
+    try:
+        url = str(json.loads(recorded).get("url", ""))
+    except (ValueError, AttributeError):  # a record we cannot read says nothing
+        return None
+    if url.startswith("file://"):
+        return url2pathname(urlparse(url).path)
+    return url or None
 
 
 def _cut(text: str, most: int) -> str:
@@ -147,16 +191,23 @@ def contract_checks(package: GamePackage, registry: Registry) -> Iterator[Result
         return f"{len(log.steps)} steps, {'to the end' if log.finished else 'stopped by the demo'}"
 
     yield _run("a demo game played through", play)
-    if not played:
-        return
-    log = played[0]
-    yield _run("the demo's orders accepted", _quiet(contract.check_demo_orders_accepted, log))
-    yield _run("normalised orders parse unchanged", _quiet(contract.check_normalised_round_trip, log))
-    yield _run("default orders parse", _quiet(contract.check_defaults_parse, log))
-    yield _run("bad lines are answered, never raised", _quiet(contract.check_parse_never_raises, log))
-    yield _run("resolve is deterministic", _quiet(contract.check_deterministic, log))
-    yield _run("dump and load round trip", _quiet(contract.check_dump_load, log))
-    yield _run("templates render for every seat", _quiet(contract.check_templates, log, registry))
+    for name, check in PLAYED_CHECKS:
+        if played:
+            yield _run(name, _quiet(check, played[0], registry))
+        else:  # each is named, so that a failed play does not hide how many checks were not run
+            yield Result(name, False, "not run: it reads the demo game, which could not be played")
+
+
+#: the checks that read the game the demo played, in order
+PLAYED_CHECKS: tuple[tuple[str, Callable[[contract.PlayLog, Registry], None]], ...] = (
+    ("the demo's orders accepted", lambda log, _: contract.check_demo_orders_accepted(log)),
+    ("normalised orders parse unchanged", lambda log, _: contract.check_normalised_round_trip(log)),
+    ("default orders parse", lambda log, _: contract.check_defaults_parse(log)),
+    ("bad lines are answered, never raised", lambda log, _: contract.check_parse_never_raises(log)),
+    ("resolve is deterministic", lambda log, _: contract.check_deterministic(log)),
+    ("dump and load round trip", lambda log, _: contract.check_dump_load(log)),
+    ("templates render for every seat", contract.check_templates),
+)
 
 
 def _pure(package: GamePackage) -> str:
@@ -227,7 +278,7 @@ def typecheck(package: GamePackage) -> Result:
     try:
         from mypy import api
     except ImportError:
-        return Result("mypy --strict", False, 'mypy is not installed (pip install "mailbot[test]")')
+        return Result("mypy --strict", False, f"mypy is not installed ({test_tools_hint()})")
     with _current_folder_last():  # the package find() takes, not a folder of its name here
         roots = [_root_of(module) for module in (package.module, "mailbot")]
     sources = [root for root in dict.fromkeys(roots) if root is not None and root not in _site_folders()]

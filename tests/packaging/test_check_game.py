@@ -74,7 +74,39 @@ def test_a_type_error_fails_mypy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_a_registered_game_is_found_by_its_module_path_too() -> None:
     done = RUNNER.invoke(app, ["check-game", "mailbot.games.duel", "--examples", "3", "--no-mypy"])
     assert done.exit_code == 0, done.output
-    assert done.output.strip().splitlines()[-1].startswith("check-game mailbot.games.duel: ")
+    # The summary names the game checked, whichever name it was asked by.
+    assert done.output.strip().splitlines()[-1].startswith("check-game duel: ")
+
+
+def test_a_package_without_its_templates_says_where_they_go_and_which_checks_were_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside author's trial: a wheel built without its templates failed the demo's play with a bare
+    TemplateNotFound, and the seven checks that read the played game vanished from the list."""
+    package = tmp_path / "bare_game"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from mailbot.games.duel.game import DuelGame\n\n\n"
+        "class BareGame(DuelGame):\n    name = 'bare-game'\n    aliases = ()\n\n\nGAME = BareGame()\n"
+    )
+    (package / "demo.py").write_text("from mailbot.games.duel.demo import DEMO\n\n__all__ = ['DEMO']\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found, registry = kit.find("bare_game")
+    results = list(kit.contract_checks(found, registry))
+    played = next(r for r in results if r.name == "a demo game played through")
+    assert not played.passed
+    assert played.said.startswith("TemplateNotFound: bare-game/report"), played.said
+    assert "the templates/ folder of its package" in played.said and "package data" in played.said
+    not_run = [r.name for r in results if r.said.startswith("not run: it reads the demo game")]
+    assert not_run == [name for name, _check in kit.PLAYED_CHECKS] and len(not_run) == 7
+    assert len(results) == 11 and not any(r.passed for r in results if r.name in not_run)
+
+
+def test_the_test_tools_are_installed_from_where_mailbot_came_not_by_its_bare_name() -> None:
+    """``mailbot`` on PyPI is another project: ``pip install "mailbot[test]"`` would replace this one."""
+    assert kit.test_tools_hint() == f'pip install "{ROOT}[test]"'  # this checkout
+    said = kit.said(ModuleNotFoundError("No module named 'hypothesis'", name="hypothesis"))
+    assert said.endswith(f'(the checks need the test tools: pip install "{ROOT}[test]")'), said
 
 
 def test_an_installed_package_is_type_checked_as_installed(tmp_path: Path) -> None:

@@ -39,9 +39,8 @@ from mailbot.core.game import Event, Setup
 from mailbot.games.atlantic_storm.game import AtlanticStormGame
 from mailbot.games.atlantic_storm.state import StormState
 from mailbot.registry import default_registry
-from mailbot.services.base.gamedata import data_root, read_tree
 from mailbot.testing import differential
-from mailbot.testing.contract import numbered
+from mailbot.testing.contract import numbered, package_data
 from mailbot.testing.differential import World
 
 GAME = AtlanticStormGame()
@@ -70,7 +69,7 @@ def observed(state: StormState, events: Sequence[Event], seat: str) -> object:
 
 @cache
 def _data() -> dict[str, Any]:
-    return dict(read_tree(data_root(PACKAGE)))
+    return dict(package_data(PACKAGE))
 
 
 @cache

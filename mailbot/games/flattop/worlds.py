@@ -52,8 +52,8 @@ from mailbot.games.flattop.observation.reports import Deception
 from mailbot.games.flattop.state import FlatTopState
 from mailbot.games.flattop.units import AirFactors, AirFormation, Side, TaskForce
 from mailbot.registry import default_registry
-from mailbot.services.base.gamedata import data_root, read_tree
 from mailbot.testing import differential
+from mailbot.testing.contract import package_data
 from mailbot.testing.differential import World
 
 GAME = FlatTopGame()
@@ -76,7 +76,7 @@ def observed(state: FlatTopState, events: Sequence[Event], seat: str) -> object:
 
 @cache
 def _data() -> dict[str, Any]:
-    tree = read_tree(data_root(PACKAGE))
+    tree = package_data(PACKAGE)
     return {"tables": tree["tables"], "scenarios": {"test-small": tree["scenarios"]["test-small"]}}
 
 
