@@ -171,15 +171,40 @@ def test_a_rolled_back_sealed_step_keeps_the_values_as_opened(h: Harness) -> Non
     again = _open(h, game_id)
     assert (again.key, again.attempt) == (bid.key, 2) and again.commitment != bid.commitment
     assert "sealed values stand" in text(to(letters, NORTH)[0])
-    # South saw north's 2 at the opening: he may not answer it now.
+    # South saw north's 2 at the opening: he may not answer it now, by SEAL or by an ORDERS block
+    # (GM trial: "ORDERS T1.bid / SEAL bid 2 / END" replaced the opened BID 0).
     (refused,) = to(h.mail(SOUTH, f"{south_tag} bid", "SEAL bid 3\n"), SOUTH)
     assert "opened before the rollback" in text(refused)
+    for body in (f"ORDERS {bid.key}\nSEAL bid 3\nEND\n", f"ORDERS {bid.key}\nBID 3\nEND\n"):
+        (refused,) = to(h.mail(SOUTH, f"{south_tag} bid", body), SOUTH)
+        said = " ".join(text(refused).split())
+        assert "opened before the rollback and stand as they were" in said, said
+        assert "Orders accepted" not in said
     with Session(h.bot.engine) as session:
         held = queries.current_orders(session, int(again.id or 0))
         assert {seat: row.sealed["bid"]["value"] for seat, row in held.items()} == {
             "north": "2",
             "south": "1",
         }
+
+
+def test_a_sealed_step_takes_no_orders_block_past_its_seal_box(h: Harness) -> None:
+    """A sealed value goes through the box (receipt, the others told only that one came): an ORDERS
+    block with the value would store it past both."""
+    game_id, north_tag, south_tag = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    h.mail(SOUTH, f"{south_tag} orders", "ORDERS\nATTACK 2\nDEFEND 1\nEND\n")
+    h.tick(49 * 3600)
+    bid = _open(h, game_id)
+    (refused,) = to(h.mail(NORTH, f"{north_tag} bid", f"ORDERS {bid.key}\nBID 2\nEND\n"), NORTH)
+    said = " ".join(text(refused).split())
+    assert f"{bid.title} takes sealed values, not orders: send SEAL <label> <value>" in said, said
+    assert "(labels: bid)" in said and "Orders accepted" not in said
+    with Session(h.bot.engine) as session:
+        assert queries.current_orders(session, int(bid.id or 0)) == {}
+    # A reply whose subject says orders, with the SEAL line in its text, is sealed as before.
+    (sealed,) = to(h.mail(NORTH, f"Re: {north_tag} orders", "SEAL bid 2\n"), NORTH)
+    assert "receipt" in text(sealed).lower() and "takes sealed values" not in text(sealed), text(sealed)
 
 
 # -- set-up, entropy, preview -----------------------------------------------------------------

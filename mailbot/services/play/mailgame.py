@@ -143,6 +143,16 @@ class MailGame:
         step = open_step_for(who, command, ctx, reply)
         if step is None:
             return
+        if step.kind == "sealed":
+            # Its values go through the seal box alone (receipts, the opening): an ORDERS block
+            # would pass by it, and after a rollback would change a value every seat has seen.
+            if command.line == 0:
+                return  # only the subject said ORDERS: the letter's SEAL lines speak for it
+            reply.problem(command.line, command.text, _sealed_only(ctx, step))
+            reply.section(
+                f"No orders accepted for {step.title}", ["Your values sealed before (if any) stand."]
+            )
+            return
         plugin = queries.plugin(who.game)
         lines = [Line(line.number, line.text) for line in without_nonces(command, ctx)]
         parsed = plugin.parse(plugin.load(step.snapshot), who.seat.name, lines)
@@ -557,3 +567,14 @@ def kept_dropped(dropped: list[str]) -> list[str]:
     if len(dropped) <= DROPPED_KEPT:
         return dropped
     return [*dropped[:DROPPED_KEPT], f"... and {len(dropped) - DROPPED_KEPT} more line(s)"]
+
+
+def _sealed_only(ctx: Context, step: StepRow) -> str:
+    """Why an ORDERS block is refused for a sealed step, and what to send instead."""
+    if queries.opened_before(ctx.session, step) is not None:
+        return f"the values of {step.title} were opened before the rollback and stand as they were"
+    labels = ", ".join(queries.step_labels(step))
+    return (
+        f"{step.title} takes sealed values, not orders:"
+        f" send SEAL <label> <value> on a line of its own (labels: {labels})"
+    )
