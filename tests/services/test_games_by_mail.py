@@ -17,6 +17,8 @@ from mailbot.core.deadlines import local_time
 from mailbot.core.sealed import check_receipt
 from mailbot.scheduler.deadlines import DeadlineScheduler
 from mailbot.services.base import chainlog
+from mailbot.services.play.reports import Reports
+from mailbot.services.post.letters import Draft
 from mailbot.store.game_tables import Game, GameStatus, OrderSet, SeatStatus, StepState
 from tests.services.game_helpers import Harness, started_duel, text, to
 from tests.services.helpers import GM, letter
@@ -139,8 +141,28 @@ def test_deadline_applies_defaults_names_the_late_seat_and_tells_the_gm(h: Harne
     north_report = next(m for m in to(letters, NORTH) if "resolved" in m["Subject"])
     assert "You sent no orders: these defaults were applied" in text(south_report)
     assert "ATTACK 1" in text(south_report).split("these defaults were applied")[1]
-    assert "No orders came from south" in text(north_report)
+    # The duel hides its orders and every seat can read the defaults: north is not told that south
+    # sent nothing, which would tell him south's split before the sealed bid (GM trial).
+    assert "No orders came from" not in text(north_report) and "defaults were applied" not in text(
+        north_report
+    )
     assert h.seat(game_id, "south").missed_in_row == 1
+
+
+def test_only_a_game_that_hides_nothing_names_the_other_seats_that_sent_nothing() -> None:
+    defaults = {"south": ["ATTACK 1", "DEFEND 2"]}
+    for others, said in ((True, ["No orders came from south; defaults were applied."]), (False, [])):
+        letter = Draft("north@players.test", "report")
+        Reports._defaults_section(letter, "north", defaults, others=others)
+        assert [line for section in letter.sections for line in section["lines"]] == said
+        mine = Draft("south@players.test", "report")
+        Reports._defaults_section(mine, "south", defaults, others=others)
+        assert mine.sections == [
+            {
+                "title": "You sent no orders: these defaults were applied",
+                "lines": ["  ATTACK 1", "  DEFEND 2"],
+            }
+        ]
 
 
 def test_reminders_go_only_to_seats_that_still_owe(h: Harness) -> None:

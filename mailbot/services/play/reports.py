@@ -214,7 +214,9 @@ class Reports:
             )
             letter.thread = step_thread(game, seat, nxt)
             svg = self._map_section(letter, game, seat.name, view, step.turn, painted=painted)
-            self._defaults_section(letter, seat.name, defaults)
+            # Who else sent nothing is told where nothing is hidden, or the values are opened here.
+            others = not plugin.hidden_information or step.kind == "sealed"
+            self._defaults_section(letter, seat.name, defaults, others=others)
             if dropped and seat.name in dropped:  # his own lines: nobody else hears of them
                 lines = [f"  {line}" for line in dropped[seat.name]]
                 letter.section("Lines dropped from your orders (not used)", lines)
@@ -315,16 +317,22 @@ class Reports:
         self.observers.notice(session, game, "the game is over", [game.result, *lines[:2]])
 
     @staticmethod
-    def _defaults_section(letter: Draft, seat: str, defaults: Mapping[str, Sequence[str]]) -> None:
-        """Who sent nothing (public); what was played for you (yours alone)."""
+    def _defaults_section(
+        letter: Draft, seat: str, defaults: Mapping[str, Sequence[str]], *, others: bool
+    ) -> None:
+        """What was played for you (yours alone); who else sent nothing, where ``others`` (a game
+        that hides nothing, or a sealed step, whose values the report opens). Where orders are
+        hidden it is not said: every seat can read the defaults in its order help, so a seat
+        told that another sent nothing would know his orders (GM trial: in the duel, the split
+        before the sealed bid). The game master's late list still names him."""
         if seat in defaults:
             letter.section(
                 "You sent no orders: these defaults were applied", [f"  {o}" for o in defaults[seat]]
             )
-        others = sorted(name for name in defaults if name != seat)
-        if others:
+        silent = sorted(name for name in defaults if name != seat) if others else []
+        if silent:
             letter.section(
-                "Default orders", [f"No orders came from {', '.join(others)}; defaults were applied."]
+                "Default orders", [f"No orders came from {', '.join(silent)}; defaults were applied."]
             )
 
     @staticmethod
