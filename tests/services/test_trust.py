@@ -202,9 +202,11 @@ def test_a_sealed_step_takes_no_orders_block_past_its_seal_box(h: Harness) -> No
     assert "(labels: bid)" in said and "Orders accepted" not in said
     with Session(h.bot.engine) as session:
         assert queries.current_orders(session, int(bid.id or 0)) == {}
-    # A reply whose subject says orders, with the SEAL line in its text, is sealed as before.
-    (sealed,) = to(h.mail(NORTH, f"Re: {north_tag} orders", "SEAL bid 2\n"), NORTH)
-    assert "receipt" in text(sealed).lower() and "takes sealed values" not in text(sealed), text(sealed)
+    # A reply whose subject says orders, with the SEAL line in its text and a word of thanks
+    # below it, is sealed as before: its loose lines are no orders block for a sealed step.
+    (sealed,) = to(h.mail(NORTH, f"Re: {north_tag} orders", "SEAL bid 2\nThanks, and good luck\n"), NORTH)
+    said = " ".join(text(sealed).split())
+    assert "Receipt" in said and "takes sealed values" not in said and "No orders accepted" not in said, said
 
 
 # -- set-up, entropy, preview -----------------------------------------------------------------

@@ -272,6 +272,8 @@ def build_view(
         "history": [_history_row(record, seat) for record in state.log],
         "help": list(help_lines),
         "template": template(state, seat) if seat else [],
+        # The bid step takes a SEAL line, not an ORDERS block: the letter says how to send it.
+        "sealing": state.phase is not Phase.ORDERS and not state.finished,
     }
 
 

@@ -104,8 +104,8 @@ def tagged_orders(session: Session, reading: Reading, subject: str, sender: str)
     game_id = int(found.group(2)) if found else 0
     game = session.get(Game, game_id) if found else None
     step = queries.open_step(session, game_id) if game is not None else None
-    if game is None or game.status is not GameStatus.RUNNING or step is None:
-        return reading
+    if game is None or game.status is not GameStatus.RUNNING or step is None or step.kind == "sealed":
+        return reading  # a sealed step's values come as SEAL lines alone: loose lines are no value
     owing = [s for s in queries.seats(session, game_id) if s.name in step.owing]
     if not any(s.address.lower() == sender.lower() for s in owing):
         return reading
@@ -121,7 +121,7 @@ def as_orders(
 ) -> Reading:
     """A reply to an open step's letter: its loose lines, or the template edited in the quote, are orders."""
     step = open_step_asked(session, letters, sender)
-    if step is None:
-        return reading
+    if step is None or step.kind == "sealed":
+        return reading  # a sealed step's values come as SEAL lines alone: loose lines are no value
     edited = tuple(Line(number, text) for number, text in template) if template else None
     return reply_orders(reading, step.key, edited)
