@@ -27,6 +27,9 @@ class CommandSpec:
     #: the block is a message to people (PRESS): read from the letter's prose text, its greetings
     #: and sign-offs kept, with the blank lines between its paragraphs
     prose: bool = False
+    #: a line with more words after the keyword is prose, not this command ("Orders for this
+    #: turn:", a report's "ORDERS to END near the end of this letter" in a reply); None: any
+    max_args: int | None = None
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class Command:
     line: int  # 0 = the subject
     text: str  # the line as written
     block: tuple[Line, ...] = ()
+    ended: bool = True  # False: a block the letter ran out on before its END
 
 
 @dataclass(frozen=True)
@@ -291,17 +295,19 @@ def _read_body(lines: list[Line], specs: Mapping[str, CommandSpec]) -> Reading:
         if not keyword:
             continue
         spec = specs.get(keyword)
-        if spec is None:
+        if spec is None or (spec.max_args is not None and len(args) > spec.max_args):
             unknown.append(line)
             continue
         block: list[Line] = []
+        ended = True
         if spec.takes_block:
             while i < len(lines) and " ".join(lines[i].text.upper().split()) not in END_WORDS:
                 if lines[i].text.strip() or spec.prose:  # a message keeps its paragraphs apart
                     block.append(lines[i])
                 i += 1
+            ended = i < len(lines)
             i += 1  # skip END
-        commands.append(Command(spec.name, args, line.number, line.text.strip(), _trimmed(block)))
+        commands.append(Command(spec.name, args, line.number, line.text.strip(), _trimmed(block), ended))
     return Reading(tuple(commands), tuple(unknown))
 
 

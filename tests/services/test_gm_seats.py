@@ -301,6 +301,26 @@ def test_a_thanks_in_reply_to_the_orders_confirmation_keeps_the_orders(h: Harnes
         assert list(queries.current_orders(session, int(step.id or 0))["north"].lines) == []
 
 
+def test_an_orders_line_with_no_order_and_no_end_keeps_the_orders(h: Harness) -> None:
+    """Player trial: "Orders" above a sign-off, with no END, cleared the seat's orders, and the step
+    then ran early on its defaults."""
+    game_id, north_tag, _ = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n")
+    (answer,) = to(h.mail(NORTH, f"{north_tag} hi", "Orders\n\nCheers,\nBob\n"), NORTH)
+    said = " ".join(text(answer).split())
+    assert "No orders accepted" in said and "ORDERS had no order under it and no END" in said, said
+    assert "Orders accepted" not in said
+    with Session(h.bot.engine) as session:
+        step = next(s for s in h.steps(game_id) if s.state is StepState.OPEN)
+        assert list(queries.current_orders(session, int(step.id or 0))["north"].lines) == [
+            "ATTACK 3",
+            "DEFEND 0",
+        ]
+    # Orders under an ORDERS line with no END are still orders.
+    (taken,) = to(h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 2\n"), NORTH)
+    assert "Orders accepted" in text(taken)
+
+
 def test_thousands_of_dropped_lines_are_kept_and_reported_as_the_first_forty_and_a_count(h: Harness) -> None:
     _, north_tag, south_tag = _started(h)
     bad = "".join(f"FIRE {n}\n" for n in range(3000))

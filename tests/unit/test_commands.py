@@ -68,6 +68,30 @@ def test_block_command_owns_lines_up_to_end() -> None:
     assert ping.name == "PING" and reading.unknown == ()
 
 
+def test_a_block_that_runs_to_the_end_of_the_letter_says_so() -> None:
+    (ended,) = read_commands("", "ORDERS\nTF1 V-F22\nEND\n", SPECS).commands
+    (unended,) = read_commands("", "Orders\n\nCheers,\nBob\n", SPECS).commands
+    assert ended.ended and not unended.ended
+
+
+def test_an_orders_line_with_more_words_than_its_usage_is_prose() -> None:
+    """Player trial: a report's own "ORDERS to END near the end of this letter" in an unquoted
+    reply, or "Orders for this turn:", was taken for an ORDERS header naming a step, and the
+    real block after it was lost."""
+    specs = index_specs([CommandSpec("ORDERS", "ORDERS [step] ... END", "", True, max_args=1)])
+    body = (
+        "Your orders for Turn 1: edit the block from\n"
+        "    ORDERS to END near the end of this letter and reply with it.\n"
+        "ORDERS T1.orders\nPLOT TF1 VII-F27\nEND\n"
+    )
+    reading = read_commands("", body, specs)
+    (orders,) = reading.commands
+    assert orders.args == ("T1.orders",) and [line.text for line in orders.block] == ["PLOT TF1 VII-F27"]
+    assert [line.number for line in reading.unknown] == [1, 2]
+    (loose,) = read_commands("", "Orders for this turn:\nATTACK 2\n", specs).unknown[:1]
+    assert loose.text == "Orders for this turn:"
+
+
 def test_block_in_subject_takes_the_whole_body() -> None:
     reading = read_commands("ORDERS turn 3", "TF1 V-F22\nAF3 search V-F20\n", SPECS)
     (orders,) = reading.commands

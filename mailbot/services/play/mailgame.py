@@ -42,7 +42,13 @@ PLAYER_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("JOIN", "JOIN <game> <seat> <invite code>", "take a seat you were invited to"),
     CommandSpec("SECRET", "SECRET <your secret>", "prove who you are (or keep the [tag] in the subject)"),
     CommandSpec("GAME", "GAME <number>", "which game a letter is for, with SECRET"),
-    CommandSpec("ORDERS", "ORDERS [step] ... END", "your orders, one per line; replaces earlier ones", True),
+    CommandSpec(
+        "ORDERS",
+        "ORDERS [step] ... END",
+        "your orders, one per line; replaces earlier ones",
+        True,
+        max_args=1,
+    ),
     CommandSpec("SHOW", "SHOW ORDERS", "the orders the moderator holds from you for the open step"),
     CommandSpec("STATUS", "STATUS", "the open step, who has not sent orders, the deadline"),
     CommandSpec("WAIT", "WAIT", "do not process early on my account"),
@@ -159,7 +165,10 @@ class MailGame:
         # "Re: [tag] orders" above a "Thanks!" names ORDERS only in its subject: without an order
         # line it clears nothing (an empty ORDERS ... END in the text still does, on purpose).
         by_subject = command.line == 0 and not parsed.accepted
-        if (parsed.accepted or not parsed.problems) and not by_subject:
+        # An ORDERS line the letter ran out on, with no order under it ("Orders" above a sign-off),
+        # clears nothing either: clearing takes ORDERS and END alone (player trial).
+        unended = not command.ended and not parsed.accepted
+        if (parsed.accepted or not parsed.problems) and not by_subject and not unended:
             dropped = kept_dropped([f"{problem.text}: {problem.reason}" for problem in parsed.problems])
             self._store_orders(
                 ctx,
@@ -174,6 +183,10 @@ class MailGame:
             told = ["Your earlier orders (if any) still stand."]
             if by_subject and not parsed.problems:
                 told.append("Only the subject said ORDERS. To clear your orders send ORDERS and END alone.")
+            elif unended and not parsed.problems:
+                told.append(
+                    "ORDERS had no order under it and no END. To clear your orders send ORDERS and END alone."
+                )
             reply.section(f"No orders accepted for {step.title}", told)
         for problem in parsed.problems:
             reply.problem(problem.line, problem.text, f"{problem.kind.value}: {problem.reason}")
