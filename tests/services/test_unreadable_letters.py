@@ -144,3 +144,24 @@ async def test_a_from_of_twenty_thousand_addresses_has_nobody_to_answer_and_the_
     assert ping.state is InboundState.PROCESSED
     (pong,) = wired.sink.sent
     assert pong.recipient == "bob@players.test"
+
+
+@pytest.mark.parametrize(
+    "sender",
+    [
+        "=?utf-8?q?=3Cbob=40players=2Etest=3E?=",
+        "alice@plàyers.test",  # 8-bit header bytes, as some clients send them
+        "böb@players.test",
+    ],
+    ids=["brackets-in-an-encoded-word", "a-domain-outside-ascii", "a-local-part-outside-ascii"],
+)
+async def test_a_sender_no_smtp_server_takes_is_not_answered(engine: Engine, sender: str) -> None:
+    """Player trial: a From decoded to '<bob@players.test>' was answered; SMTP refused the reply,
+    the row failed, the GM was told and ``mailbot status`` went red, all from one stranger's letter."""
+    wired = Wired(engine)
+    raw = f"From: {sender}\r\nSubject: PING\r\nMessage-ID: <odd@players.test>\r\n\r\nPING\r\n".encode()
+    await _handle(wired, raw, letter(sender="bob@players.test", subject="PING"))
+    odd, ping = _rows(engine)
+    assert (odd.state, odd.reason) == (InboundState.IGNORED, "no usable sender"), odd.sender
+    assert ping.state is InboundState.PROCESSED
+    assert [sent.recipient for sent in wired.sink.sent] == ["bob@players.test"]

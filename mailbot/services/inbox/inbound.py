@@ -38,7 +38,7 @@ from mailbot.core.commands import (
 from mailbot.core.letter import Letter
 from mailbot.errors import GameBusy, MailbotError, MessageFormatError, StoreUnavailable
 from mailbot.mail.compose import Outgoing, reply_subject
-from mailbot.mail.mime import parse_headers, parse_letter
+from mailbot.mail.mime import bare_address, parse_headers, parse_letter
 from mailbot.mail.quoting import split_reply
 from mailbot.render.templates import Renderer
 from mailbot.services.base.claims import busy_elsewhere, claim_letters, claim_next, try_games_on_load
@@ -442,7 +442,9 @@ class InboundProcessor:
     def _ignore_reason(self, letter: Letter) -> str:
         if letter.is_automatic:
             return f"automatic ({letter.automatic.value})"
-        if not letter.sender or "@" not in letter.sender:
+        if not letter.sender or bare_address(letter.sender) is None:
+            # Not a plain address an SMTP server takes ("<bob@x>" decoded from an encoded word, a
+            # local part or domain outside ASCII): an answer would only fail, and tell the GM so.
             return "no usable sender"
         if letter.sender.lower() == self.identity.address.lower():
             return "from the bot itself"
