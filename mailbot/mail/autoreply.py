@@ -35,6 +35,7 @@ class Rules:
     subject_kind: Automatic
     subject_start: re.Pattern[str]
     subject_contains: re.Pattern[str]
+    gateway_tag: re.Pattern[str]  # "[EXTERNAL] " a mail gateway wrote in front of the subject
 
 
 def first_token(value: str) -> str:
@@ -93,6 +94,7 @@ def rules() -> Rules:
         # The prefix, then the end, a space or punctuation: "Automobile" is no "auto".
         subject_start=re.compile(rf"^\s*(?:{_alternatives(subject['prefixes'])})(?:$|[\s:;,.!\-(\[]|(?<=:))"),
         subject_contains=re.compile(_alternatives(subject["contains"])),
+        gateway_tag=re.compile(rf"^\s*\[\s*(?:{_alternatives(subject['gateway_tags'])})\s*\]\s*"),
     )
 
 
@@ -117,7 +119,7 @@ _VACATION_COMMAND = re.compile(r"^\s*vacation\s+\d{4}-\d{2}-\d{2}\s+\d{4}-\d{2}-
 
 
 def _subject_matches(found: Rules, subject: str) -> bool:
-    folded = _fold(subject)
+    folded = found.gateway_tag.sub("", _fold(subject), count=1)
     if _VACATION_COMMAND.match(folded):
         return False
     return bool(found.subject_start.match(folded) or found.subject_contains.search(folded))

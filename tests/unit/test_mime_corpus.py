@@ -152,6 +152,13 @@ def _letter(headers: str, body: str = "PING\n", *, charset: str = "utf-8") -> Le
         ("From: a@example.org\nSubject: Re: Risposta automatica", Automatic.NO),
         ("From: a@example.org\nSubject: Abwesend nächste Woche, bitte WAIT", Automatic.NO),
         ("From: a@example.org\nSubject: Autopilot orders", Automatic.NO),
+        # Player trial: Dutch Outlook, French Domino, a mail gateway's tag in front.
+        ("From: a@example.org\nSubject: Afwezigheidsmelding: [Game 7] Beurt 5", Automatic.VACATION),
+        ("From: a@example.org\nSubject: Absent(e) : [Game 7] Tour 5", Automatic.VACATION),
+        ("From: a@example.org\nSubject: [EXTERNAL] Automatic reply: [Game 7] Turn 5", Automatic.VACATION),
+        ("From: a@example.org\nSubject: [External Email] Out of office", Automatic.VACATION),
+        ("From: a@example.org\nSubject: [EXTERNAL] my orders for turn 5", Automatic.NO),
+        ("From: a@example.org\nSubject: [DU-3 k7Q2] Vacation next week", Automatic.NO),
     ],
 )
 def test_automatic_detection(headers: str, expected: Automatic) -> None:
