@@ -119,6 +119,8 @@ def test_refusals_to_a_seats_address_are_limited_apart_from_its_own_answers(h: H
         told += to(h.mail(ROBOT, f"[DU-{game_id} {secret}] orders", "ORDERS\nATTACK 3\nEND\n"), PLAYER)
     assert len(told) == 3 + 1
     assert all("A letter in your name was refused" in m["Subject"] for m in told)
+    # Said in the player's words, not the moderator's (a trial read "Draft refused" there).
+    assert all("Draft" not in text(m) and "A letter signed in your name was refused" in text(m) for m in told)
     assert "Too many refusals: the rest withheld" in text(told[-1])
     assert all("Too many refusals" not in text(m) for m in told[:-1])
     (own,) = to(h.mail(PLAYER, f"[DU-{game_id} {secret}] status", "STATUS\n"), PLAYER)

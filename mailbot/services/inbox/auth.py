@@ -231,7 +231,7 @@ class Gatekeeper:
     def _refuse(self, ctx: Context, reply: Reply, game: Game, registered: str, why: str) -> Who | None:
         """Tell the registered address, never the sender if it is someone else; no game content."""
         lines = [
-            f"A letter signed for your seat was refused because {why}.",
+            f"A letter signed in your name was refused because {why}.",
             # Shown by name: a forger's right-to-left override must not reorder the seat's letter.
             f"It came from: {visible(ctx.letter.sender)}; subject: {visible(ctx.letter.subject[:80])}",
             "Nothing in the game was changed.",
@@ -285,7 +285,9 @@ class Gatekeeper:
         if verdict is Verdict.SILENT:
             log.info("refusal to the seat's address withheld (too many this hour)")
             return
-        letter = Draft(registered, "A letter in your name was refused").section("Draft refused", lines)
+        letter = Draft(registered, "A letter in your name was refused").section(
+            "Refused: a letter in your name", lines
+        )
         if verdict is Verdict.NOTICE:
             until = silent_until(ctx.session.get_one(AnswerCount, key)).strftime("%Y-%m-%d %H:%M UTC")
             letter.section(
