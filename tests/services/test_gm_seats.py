@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta
+from email.message import EmailMessage
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -103,7 +104,16 @@ def test_a_rollback_of_a_paused_game_leaves_it_paused(h: Harness) -> None:
     letters = h.mail(GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] rb", "ROLLBACK T1.orders typo\n")
     assert h.game(game_id).status is GameStatus.PAUSED
     assert any("The game stays paused" in text(m) for m in to(letters, NORTH))
+    # GM trial: the letters of a paused game said "Send: ORDERS ..." and the orders were refused.
+    for letter in to(letters, NORTH) + to(_extended(h, game_id), NORTH):
+        said = " ".join(text(letter).split())
+        assert "Send: ORDERS" not in said and "you may replace them." not in said, said
+        assert "no orders are taken until the game master resumes it" in said, said
     assert any("resumed" in a for a in _gm(h, game_id, "RESUME"))
+
+
+def _extended(h: Harness, game_id: int) -> list[EmailMessage]:
+    return h.mail(GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] ext", "EXTEND 24h\n")
 
 
 def test_a_finished_game_is_not_rolled_back(h: Harness) -> None:

@@ -111,7 +111,8 @@ class GmActions:
             raise GmError(f"the game is {game.status.value}")
         game.status, game.pause_reason = GameStatus.PAUSED, reason or "paused by the GM"
         session.add(game)
-        self._log(session, game, "pause", reason, ["The game is paused; deadlines are suspended."])
+        lines = ["The game is paused: deadlines are suspended, and no orders are taken until it resumes."]
+        self._log(session, game, "pause", reason, lines)
         return "paused"
 
     def resume(self, session: Session, game: Game, reason: str) -> str:
@@ -221,7 +222,9 @@ class GmActions:
             first = "its sealed values stand as they were opened; no SEAL is taken again."
         else:
             self._copy_orders(session, game, target, reopened)
-            first = "orders sent for it stand; you may replace them."
+            first = "orders sent for it stand; you may replace them" + (
+                " once it resumes." if paused else "."
+            )
         when = deadlines.local_time(reopened.deadline_at, game.timezone)
         lines = [
             f"The report of {target.title} is void, and so is every report since: that step is played again.",

@@ -40,7 +40,7 @@ from mailbot.services.play.observers import ObserverLetters
 from mailbot.services.play.report_maps import map_of
 from mailbot.services.post.letters import Draft, Postman
 from mailbot.services.post.outbox import Thread
-from mailbot.store.game_tables import ChainRow, Game, Report, Seat, SeatStatus, StepRow, row_id
+from mailbot.store.game_tables import ChainRow, Game, GameStatus, Report, Seat, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
 
 log = logging.getLogger(__name__)
@@ -118,6 +118,10 @@ def subject(game: Game, seat: Seat, view: Mapping[str, Any], step: StepRow | Non
     what = "seal" if step.kind == "sealed" else "orders"
     when = deadlines.short_time(step.deadline_at, seat.timezone or game.timezone)
     return f"{head} {brief}: {what} due {when} - {game.title}"
+
+
+#: what a paused game's letters say in place of how to send
+PAUSED_SENDING = ("The game is paused: no orders are taken until the game master resumes it.",)
 
 
 class Reports:
@@ -372,7 +376,7 @@ class Reports:
                 *dicechain.report_lines(session, nxt, seat.name, owes=owes),
                 # How to send, only to a seat that owes: "Nothing is owed" above a "Send:" line
                 # read as a contradiction (issue 32).
-                *(self._how_to_send(nxt) if owes else ()),
+                *(self._how_to_send(game, nxt) if owes else ()),
             ],
         )
         letter.attachments.append(
@@ -380,7 +384,11 @@ class Reports:
         )
 
     @staticmethod
-    def _how_to_send(step: StepRow) -> list[str]:
+    def _how_to_send(game: Game, step: StepRow) -> list[str]:
+        # A paused game takes no orders (GM trial: the letters of an extended or rolled-back
+        # paused game said "Send:", and the orders sent were refused).
+        if game.status is GameStatus.PAUSED:
+            return list(PAUSED_SENDING)
         if step.kind == "sealed":
             labels = ", ".join(step.seal_labels)
             return [
@@ -496,12 +504,14 @@ class Reports:
             letter.thread = step_thread(game, seat, step)
             zone = seat.timezone or game.timezone
             sent = "Your orders for this step are in; you may replace them until then."
+            if game.status is GameStatus.PAUSED:
+                sent = "Your orders for this step are in; you may replace them once the game resumes."
             letter.section(
                 f"New deadline for {step.title}",
                 [
                     f"Deadline: {deadlines.local_time(step.deadline_at, zone)}",
                     sent if seat.name in held else "You owe orders for this step.",
-                    *self._how_to_send(step),
+                    *self._how_to_send(game, step),
                 ],
             )
             letter.attachments.append(Attachment("deadline.ics", ics, "text", "calendar"))
@@ -532,7 +542,7 @@ class Reports:
                 )
             body = [f"Deadline: {deadlines.local_time(step.deadline_at, zone)}", owed]
             if seat.name in step.owing and seat.name not in held:
-                body += self._how_to_send(step)
+                body += self._how_to_send(game, step)
             letter.section(f"Now open: {step.title}", body)
             self.postman.post(session, letter, kind="announcement", now=self.clock())
         when = deadlines.local_time(step.deadline_at, game.timezone)
