@@ -264,7 +264,7 @@ def observe(
             change = observers.remove(session, game, watcher, by="gm", now=now)
         else:
             change = observers.add(session, game, watcher, by="gm", now=now)
-        if change in (observers.Change.FORBIDDEN, observers.Change.FINISHED):
+        if change in (observers.Change.FORBIDDEN, observers.Change.FINISHED, observers.Change.PLAYS):
             raise GmError(f"{address} not added: {change.value}")
         if change is observers.Change.ADDED:
             bot.reports.observers.welcome(session, game, watcher)

@@ -56,6 +56,20 @@ def test_an_observer_reads_the_public_letters_and_never_a_seats_report(h: Harnes
     assert all(m["Subject"].strip().startswith(f"[DU-{game_id}] ") for m in watched)
 
 
+def test_a_player_of_the_game_is_not_made_its_observer(h: Harness) -> None:
+    """GM trial: a seated player added as an observer got every public letter twice, and one
+    saying his orders and press would be refused (they were not)."""
+    game_id, _, _ = _started(h)
+    (reply,) = to(h.mail(NORTH, "watching", f"OBSERVE DU-{game_id}\n"), NORTH)
+    assert "plays a seat of this game" in " ".join(text(reply).split()) and "You now observe" not in text(
+        reply
+    )
+    with Session(h.bot.engine) as session:
+        game = session.get_one(Game, game_id)
+        assert observers.add(session, game, NORTH, by="gm", now=h.clock()) is observers.Change.PLAYS
+        assert observers.observers(session, game_id) == []
+
+
 def test_press_to_all_reaches_observers_and_press_to_a_seat_does_not(h: Harness) -> None:
     game_id, north_tag, _ = _started(h)
     h.mail(WATCHER, "watching", f"OBSERVE {game_id}\n")

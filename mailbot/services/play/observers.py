@@ -33,7 +33,7 @@ from mailbot.services.base import queries
 from mailbot.services.base.tags import tag
 from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.post.letters import Draft, Postman
-from mailbot.store.game_tables import Game, GameStatus, Observer, StepRow, row_id
+from mailbot.store.game_tables import Game, GameStatus, Observer, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
 
 log = logging.getLogger(__name__)
@@ -48,6 +48,7 @@ class Change(StrEnum):
     NOT_OBSERVING = "does not observe"
     FORBIDDEN = "this game takes no observers"
     FINISHED = "the game is over"
+    PLAYS = "plays a seat of this game: a player gets its letters as a player"
 
 
 def observers(session: Session, game_id: int) -> list[Observer]:
@@ -77,6 +78,13 @@ def add(session: Session, game: Game, address: str, *, by: str, now: datetime) -
     address = address.strip().lower()
     if any(row.address == address for row in observers(session, row_id(game))):
         return Change.ALREADY
+    # A player of the game is none of its observers (GM trial: he got every public letter twice,
+    # and a letter saying his orders would be refused).
+    seats = queries.seats(session, row_id(game))
+    if any(
+        s.address.lower() == address and s.status in (SeatStatus.ACTIVE, SeatStatus.INVITED) for s in seats
+    ):
+        return Change.PLAYS
     session.add(new_row(Observer, game_id=row_id(game), address=address, added_at=now, added_by=by))
     game.observed = True
     # The log counts observers without naming them: the chain goes into every seat's archive.

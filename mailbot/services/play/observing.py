@@ -51,7 +51,7 @@ class Observing:
             return
         address = ctx.letter.sender.lower()
         change = observers.add(ctx.session, game, address, by="mail", now=self.clock())
-        if change in (Change.FORBIDDEN, Change.FINISHED):
+        if change in (Change.FORBIDDEN, Change.FINISHED, Change.PLAYS):
             reply.problem(command.line, command.text, f"{tag(game)}: {change.value}; nothing changed")
             return
         if change is Change.ALREADY:
