@@ -365,15 +365,20 @@ def extend(
 ) -> None:
     """Move the open step's deadline later by a duration: 'extend 4 24h', or name the open step
     too, 'extend 4 T1.I2 24h'."""
-    from mailbot.services.play.gm import is_duration
+    from mailbot.services.play.gm import is_duration, no_duration
 
-    if len(words) == 1 and is_duration(words[0]):
+    if len(words) == 1 and is_duration(words[0]):  # a refused one ("0h") says why at the extend
         step, duration = "", words[0]
+    elif len(words) == 1:
+        raise typer.BadParameter(no_duration(words[0], EXTEND_USAGE), param_hint="[STEP] DURATION")
+    elif len(words) == 2 and is_duration(words[0]):
+        raise typer.BadParameter(
+            f"{words[0]!r} is a duration, not a step: {EXTEND_USAGE}", param_hint="[STEP] DURATION"
+        )
     elif len(words) == 2:
         step, duration = words
     else:
-        what = "how much later is missing" if len(words) == 1 else "too many words"
-        raise typer.BadParameter(f"{what}: {EXTEND_USAGE}", param_hint="[STEP] DURATION")
+        raise typer.BadParameter(f"too many words: {EXTEND_USAGE}", param_hint="[STEP] DURATION")
     _in_game(config, game_id, send, lambda bot, s, g: bot.gm.extend(s, g, step, duration, reason))
 
 

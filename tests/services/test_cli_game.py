@@ -411,6 +411,14 @@ def test_extend_takes_the_open_step_when_it_is_left_out(env: str) -> None:
         said = " ".join(result.output.replace("│", " ").split())  # as the error box wraps it
         assert result.exit_code == 2, result.output
         assert "game extend 4 24h" in said and "game extend 4 T1.I2 24h" in said, said
+    # GM trial: "0h" and "abc" were both "how much later is missing"; "24h 12h" named the open step.
+    for words, told in (
+        (["0h"], "must be more than zero"),
+        (["abc"], "'abc' is no duration"),
+        (["24h", "12h"], "'24h' is a duration, not a step"),
+    ):
+        result = runner.invoke(app, ["game", "extend", "1", *words])
+        assert told in " ".join(result.output.replace("│", " ").split()), result.output
     wrong = runner.invoke(app, ["game", "extend", "1", "T2.orders", "1h"])
     assert wrong.exit_code == 1 and "the open step is T1.orders" in wrong.output
     assert "[STEP] DURATION" in runner.invoke(app, ["game", "extend", "--help"]).output

@@ -136,6 +136,13 @@ def test_extend_without_the_step_moves_the_open_steps_deadline(h: Harness) -> No
     assert "Reason: the mail server was down" in text(_moved(letters, NORTH))
     (answer,) = to(h.mail(GM, game.gm(h), "EXTEND T1.orders\n"), GM)
     assert "usage: EXTEND [step] <duration> [reason]" in text(answer)
+    # GM trial: "EXTEND 0h" and "EXTEND banana" got the usage line alone, not what was wrong.
+    for line, said in (
+        ("EXTEND 0h", "'0h': a deadline duration must be more than zero"),
+        ("EXTEND banana", "'banana' is no duration (24h, 2d, 1d12h)"),
+    ):
+        (answer,) = to(h.mail(GM, game.gm(h), f"{line}\n"), GM)
+        assert said in " ".join(text(answer).split()), text(answer)
     assert _open(h, game).deadline_at == old + timedelta(hours=24)
 
 

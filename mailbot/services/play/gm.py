@@ -339,8 +339,18 @@ def _new_secret() -> str:
 
 def is_duration(word: str) -> bool:
     """Whether EXTEND's first word is its duration (``24h``), the step left out: no step key
-    reads as one."""
-    return not isinstance(deadlines.read_duration(word), deadlines.SpecProblem)
+    reads as one. A duration it refuses (``0h``, ``400d``) counts too: extending by it says why."""
+    read = deadlines.read_duration(word)
+    return not isinstance(read, deadlines.SpecProblem) or not read.reason.startswith(NOT_A_DURATION)
+
+
+#: how :func:`deadlines.read_duration` begins its reason for a word that is no duration at all
+NOT_A_DURATION = "not a duration"
+
+
+def no_duration(word: str, usage: str) -> str:
+    """What EXTEND says of a lone word that is neither a duration nor followed by one."""
+    return f"{word!r} is no duration (24h, 2d, 1d12h); {usage}"
 
 
 def checked_address(given: str) -> str:
@@ -392,6 +402,8 @@ class GmMail:
             case "EXTEND":
                 if args and is_duration(args[0]):  # EXTEND 24h [reason]: the open step's
                     return a.extend(session, game, "", args[0], rest(1))
+                if len(args) == 1:
+                    raise GmError(no_duration(args[0], "usage: EXTEND [step] <duration> [reason]"))
                 need(2)
                 return a.extend(session, game, args[0], args[1], rest(2))
             case "FORCE":
