@@ -214,6 +214,23 @@ def test_an_option_the_scenario_refuses_is_refused_when_the_game_is_created(env:
         result.exit_code == 1 and "option first must name a side (Axis, Allies), not 'Mars'" in result.output
     )
     assert "no game" in runner.invoke(app, ["game", "show", "1"]).output
+    # GM trial: the refusals name what is allowed, and a side is read in any case, as --seat is.
+    refusals = (
+        (
+            ["--game", "wif", "-o", "neutral=Narnia"],
+            "'Narnia' is not a major power of the last impulse test (CW,",
+        ),
+        (["--game", "salt-n-tar", "-o", "wind_direction=xyz"], "is not a point of the square grid: 1 North,"),
+    )
+    for words, said in refusals:
+        result = runner.invoke(app, ["game", "create", "--title", "W", "--deadline", "4h", *words])
+        assert result.exit_code == 1 and said in " ".join(result.output.replace("│", " ").split()), (
+            result.output
+        )
+    lower = runner.invoke(
+        app, ["game", "create", "--game", "wif", "--title", "W", "--deadline", "4h", "-o", "first=axis"]
+    )
+    assert lower.exit_code == 0, lower.output
 
 
 def test_inject_feeds_one_letter_through_the_pipeline(env: str, tmp_path: Path) -> None:

@@ -171,7 +171,8 @@ def initial_wind(
     speed = _first_speed(speed, rules)
     point = grid.point_named(str(direction))
     if point is None:
-        raise GameError(f"Salt'n'Tar: wind direction {direction!r} is not a point of the {grid.kind} grid")
+        points = ", ".join(f"{n} {name}" for n, name in enumerate(grid.names, start=1))
+        raise GameError(f"wind direction {direction!r} is not a point of the {grid.kind} grid: {points}")
     return Wind(point, speed, "; ".join(notes))
 
 

@@ -13,7 +13,14 @@ from typing import Any
 
 from mailbot.core.defaults import DesignDefault, cite, dump_defaults, load_defaults
 from mailbot.errors import GameError
-from mailbot.games.wif.rules import MAX_WEATHER, MIN_WEATHER, ImpulseRoll, canonical_power, threshold
+from mailbot.games.wif.rules import (
+    MAX_WEATHER,
+    MIN_WEATHER,
+    POWER_ALIASES,
+    ImpulseRoll,
+    canonical_power,
+    threshold,
+)
 
 #: Who opens a turn after the first when nothing names the side for that turn. The seed is
 #: silent (the full rules' initiative roll decides), so "alternate" is a design default.
@@ -127,7 +134,8 @@ def _powers(names: Any, where: str) -> tuple[str, ...]:
     for name in list(names):
         power = canonical_power(str(name))
         if power is None:
-            raise GameError(f"{where}: {name!r} is not a major power of the last impulse test")
+            known = ", ".join(sorted(set(POWER_ALIASES.values())))
+            raise GameError(f"{where}: {name!r} is not a major power of the last impulse test ({known})")
         powers.append(power)
     return tuple(powers)
 
@@ -159,6 +167,7 @@ def initial_state(
         raise GameError(f"seats {seats} do not match the scenario's sides")
     names = [side.name for side in sides]
     first = str(options.get("first", table.get("first", names[0])))
+    first = next((name for name in names if name.lower() == first.lower()), first)  # as seats are
     if first not in names:
         raise GameError(f"option first must name a side ({', '.join(names)}), not {first!r}")
     neutral = _powers([*table.get("neutral", []), *options.get("neutral", [])], "neutral")
