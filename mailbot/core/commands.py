@@ -30,6 +30,8 @@ class CommandSpec:
     #: a line with more words after the keyword is prose, not this command ("Orders for this
     #: turn:", a report's "ORDERS to END near the end of this letter" in a reply); None: any
     max_args: int | None = None
+    #: it says who writes (GAME, SECRET), not what to do: a subject's command still counts beside it
+    credential: bool = False
 
 
 @dataclass(frozen=True)
@@ -206,15 +208,24 @@ def _read(subject: str, body: str, specs: Mapping[str, CommandSpec]) -> Reading:
     if sealed is not None and not body_reading.commands:
         return Reading((sealed,), ())
     keyword, args = _split(clean_subject(subject))
-    if body_reading.commands or keyword not in specs or _echoed(keyword, args):
+    spec = specs.get(keyword)
+    # Player trial: "Subject: STATUS" above "GAME 1 / SECRET x" got an empty answer.
+    credentials = all(_is_credential(command, specs) for command in body_reading.commands)
+    if spec is None or _echoed(keyword, args) or not credentials:
         return body_reading
-    spec = specs[keyword]
+    if body_reading.commands and (spec.takes_block or spec.credential):
+        return body_reading  # an ORDERS subject would read the credentials as orders
     if spec.takes_block:
         filled = tuple(line for line in body_lines if line.text.strip())
         block = _trimmed(body_lines) if spec.prose else filled
         return Reading((Command(spec.name, args, 0, clean_subject(subject), block),), ())
     subject_command = Command(spec.name, args, 0, clean_subject(subject))
-    return Reading((subject_command,), body_reading.unknown)
+    return Reading((*body_reading.commands, subject_command), body_reading.unknown)
+
+
+def _is_credential(command: Command, specs: Mapping[str, CommandSpec]) -> bool:
+    spec = specs.get(command.name)
+    return spec is not None and spec.credential
 
 
 #: who signs press sent anonymously (where the game allows it)

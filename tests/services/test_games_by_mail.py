@@ -556,3 +556,12 @@ def test_the_gms_copy_of_anonymous_press_stays_anonymous_when_the_gm_plays_anoth
     (copy,) = to(letters, GM)
     assert copy["Subject"].endswith("Press from an anonymous player to P2") and "Boo." in text(copy)
     assert "P1" not in text(copy) and "P1" not in copy["Subject"] and "anonymous player" in relayed["Subject"]
+
+
+def test_a_command_in_the_subject_is_done_beside_game_and_secret_lines(h: Harness) -> None:
+    """Player trial: "Subject: STATUS" above "GAME 1 / SECRET ..." was answered "Hello," alone."""
+    game_id, _, _ = _started(h)
+    secret = h.seat(game_id, "north").secret
+    (answer,) = to(h.mail(NORTH, "STATUS", f"GAME {game_id}\nSECRET {secret}\n"), NORTH)
+    said = " ".join(text(answer).split())
+    assert "Still to send" in said, said

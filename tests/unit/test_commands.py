@@ -92,6 +92,27 @@ def test_an_orders_line_with_more_words_than_its_usage_is_prose() -> None:
     assert loose.text == "Orders for this turn:"
 
 
+def test_a_subject_command_counts_beside_a_body_of_credentials_only() -> None:
+    """Player trial: "Subject: STATUS" above "GAME 1 / SECRET x" got an empty answer."""
+    specs = SPECS | index_specs(
+        [
+            CommandSpec("GAME", "GAME <n>", "", credential=True),
+            CommandSpec("SECRET", "SECRET <s>", "", credential=True),
+        ]
+    )
+    reading = read_commands(
+        "STATUS", "GAME 1\nSECRET jwWFVp\n", specs | index_specs([CommandSpec("STATUS", "STATUS", "")])
+    )
+    assert [command.name for command in reading.commands] == ["GAME", "SECRET", "STATUS"]
+    # A body with a command of its own still makes the subject free text, and an ORDERS subject
+    # does not read the credentials as its orders.
+    assert [c.name for c in read_commands("PING", "HELP\nSECRET x\n", specs).commands] == ["HELP", "SECRET"]
+    assert [c.name for c in read_commands("ORDERS", "GAME 1\nSECRET x\n", specs).commands] == [
+        "GAME",
+        "SECRET",
+    ]
+
+
 def test_block_in_subject_takes_the_whole_body() -> None:
     reading = read_commands("ORDERS turn 3", "TF1 V-F22\nAF3 search V-F20\n", SPECS)
     (orders,) = reading.commands

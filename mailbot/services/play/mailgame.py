@@ -40,8 +40,13 @@ from mailbot.store.rows import new_row
 PLAYER_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("LIST", "LIST", "the games open to join and their free seats"),
     CommandSpec("JOIN", "JOIN <game> <seat> <invite code>", "take a seat you were invited to"),
-    CommandSpec("SECRET", "SECRET <your secret>", "prove who you are (or keep the [tag] in the subject)"),
-    CommandSpec("GAME", "GAME <number>", "which game a letter is for, with SECRET"),
+    CommandSpec(
+        "SECRET",
+        "SECRET <your secret>",
+        "prove who you are (or keep the [tag] in the subject)",
+        credential=True,
+    ),
+    CommandSpec("GAME", "GAME <number>", "which game a letter is for, with SECRET", credential=True),
     CommandSpec(
         "ORDERS",
         "ORDERS [step] ... END",
