@@ -101,6 +101,9 @@ def _first_orders_resolved(h: Harness) -> int:
 def test_a_rollback_of_a_paused_game_leaves_it_paused(h: Harness) -> None:
     game_id = _first_orders_resolved(h)
     _gm(h, game_id, "PAUSE lunch")
+    # GM trial: a second PAUSE was answered "-> the game is paused"; EJECT east did not list the seats.
+    assert any("the game is paused already: nothing changed" in a for a in _gm(h, game_id, "PAUSE again"))
+    assert any("no seat 'east' (seats: north, south)" in a for a in _gm(h, game_id, "EJECT east"))
     letters = h.mail(GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] rb", "ROLLBACK T1.orders typo\n")
     assert h.game(game_id).status is GameStatus.PAUSED
     assert any("The game stays paused" in text(m) for m in to(letters, NORTH))

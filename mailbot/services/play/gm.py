@@ -107,6 +107,8 @@ class GmActions:
     def pause(self, session: Session, game: Game, reason: str) -> str:
         if game.status is GameStatus.SETUP:
             self._open(session, game)  # a set-up waiting for reveals pauses like a step
+        elif game.status is GameStatus.PAUSED:
+            raise GmError("the game is paused already: nothing changed")
         elif game.status is not GameStatus.RUNNING:
             raise GmError(f"the game is {game.status.value}")
         game.status, game.pause_reason = GameStatus.PAUSED, reason or "paused by the GM"
@@ -329,7 +331,8 @@ class GmActions:
     def _seat(session: Session, game: Game, name: str) -> Seat:
         seat = queries.seat(session, row_id(game), name)
         if seat is None:
-            raise GmError(f"no seat {name!r}")
+            names = ", ".join(s.name for s in queries.seats(session, row_id(game)))
+            raise GmError(f"no seat {name!r} (seats: {names})")
         return seat
 
 
