@@ -335,6 +335,14 @@ def pause(
     _in_game(config, game_id, send, lambda bot, s, g: bot.gm.pause(s, g, reason))
 
 
+@game_app.command("abandon")
+def abandon(
+    game_id: int, reason: ReasonOption = "", config: ConfigOption = None, send: SendOption = False
+) -> None:
+    """End the game now with no winner: its open step is void, its log closes and every player is told."""
+    _in_game(config, game_id, send, lambda bot, s, g: bot.gm.abandon(s, g, reason))
+
+
 @game_app.command("resume")
 def resume(
     game_id: int, reason: ReasonOption = "", config: ConfigOption = None, send: SendOption = False

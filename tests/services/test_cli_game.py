@@ -467,3 +467,13 @@ def test_the_archive_of_a_game_not_over_is_written_only_as_the_gms_private_copy(
     published = _run("archive", "export", "1", "--out", str(tmp_path / "pub"))
     assert "archive written" in published and "warning" not in published
     assert not (tmp_path / "pub" / "README.txt").read_text().startswith("PRIVATE")
+
+
+def test_the_gm_abandons_a_game_from_the_command_line(env: str) -> None:
+    """GM trial: games that never filled their seats stayed in `game list --open` for good."""
+    _run(*_create())
+    assert "Quick duel" in _run("game", "list", "--open")
+    assert "ended" in _run("game", "abandon", "1", "--reason", "nobody came")
+    assert "Quick duel" not in _run("game", "list", "--open")
+    again = runner.invoke(app, ["game", "abandon", "1"])
+    assert again.exit_code == 1 and "the game is over" in again.output

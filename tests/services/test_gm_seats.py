@@ -344,3 +344,33 @@ def test_thousands_of_dropped_lines_are_kept_and_reported_as_the_first_forty_and
     listed = [line for line in text(report).splitlines() if line.strip().startswith("FIRE ")]
     assert len(listed) == 40 and "... and 2960 more line(s)" in text(report)
     assert len(report.as_bytes()) < 60_000
+
+
+def test_the_gm_abandons_a_running_game_and_its_log_closes(h: Harness) -> None:
+    """GM trial: a GM had no way to end a game."""
+    game_id, north_tag, _ = _started(h)
+    h.mail(NORTH, f"{north_tag} orders", "ORDERS\nATTACK 3\nEND\n")
+    letters = h.mail(GM, f"[DU-{game_id} {h.game(game_id).gm_secret}] end", "ABANDON nobody has time\n")
+    assert h.game(game_id).status is GameStatus.FINISHED
+    assert h.game(game_id).result == "The game master ended the game: nobody has time"
+    for seat in (NORTH, SOUTH):
+        said = " ".join(text(m) for m in to(letters, seat))
+        assert "The game master ended the game: nobody has time" in said, said
+        assert "Final chain head" in said  # the log is closed, as at any end
+    assert all(s.state is not StepState.OPEN for s in h.steps(game_id))
+    assert any("the game is over" in a for a in _gm(h, game_id, "ABANDON again"))
+
+
+def test_the_gm_abandons_a_game_still_filling_its_seats(h: Harness) -> None:
+    """GM trial: a game that never filled its seats stayed open, with no way to close it."""
+    game_id = h.create()
+    h.invite(game_id, "north", NORTH)
+    h.flush()
+    with Session(h.bot.engine) as session, session.begin():
+        game = session.get_one(Game, game_id)
+        assert h.bot.gm.abandon(session, game, "") == "ended"
+    assert h.game(game_id).status is GameStatus.FINISHED
+    told = to(h.flush(), NORTH)
+    assert "The game master ended the game." in text(told[0]) and "log is closed" in told[1]["Subject"]
+    with Session(h.bot.engine) as session:
+        assert not any(line.startswith(f"{game_id} ") for line in h.bot.games.open_to_join(session))

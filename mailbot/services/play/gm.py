@@ -42,6 +42,7 @@ GM_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("ROLLBACK", "ROLLBACK <step> [reason]", "GM: restore the state before a step and reopen it"),
     CommandSpec("REPLACE", "REPLACE <seat> <address> [reason]", "GM: hand a seat to a new player"),
     CommandSpec("EJECT", "EJECT <seat> [reason]", "GM: remove a player; the seat plays defaults"),
+    CommandSpec("ABANDON", "ABANDON [reason]", "GM: end the game now, with no winner (its log closes)"),
 )
 
 
@@ -170,6 +171,17 @@ class GmActions:
         if paused:  # as a forced step of a paused game: it stays paused until RESUME
             game.status = GameStatus.PAUSED
         return "set-up rolled"
+
+    def abandon(self, session: Session, game: Game, reason: str) -> str:
+        """End the game now with no winner (GM trial: a game that never filled its seats could not
+        be closed): the open step is void, the seeds revealed, the log closed and its final head
+        sent to every seated player, as at any end."""
+        self._not_over(game)
+        result = "The game master ended the game" + (f": {reason}" if reason else ".")
+        self._log(session, game, "abandon", reason, [result, "The seeds of every step are revealed."])
+        self.turns.finish(session, game, result, self.clock())
+        self.turns.reports.closing(session, game)
+        return "ended"
 
     def preview(self, session: Session, game: Game) -> list[str]:
         """Resolve a copy of the open step with a throwaway seed: never the real dice.
@@ -416,6 +428,8 @@ class GmMail:
             case "ROLLBACK":
                 need(1)
                 return a.rollback(session, game, args[0], rest(1))
+            case "ABANDON":
+                return a.abandon(session, game, rest(0))
             case "REPLACE":
                 need(2)
                 return a.replace(session, game, args[0], args[1], rest(2))
