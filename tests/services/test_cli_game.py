@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -469,11 +471,22 @@ def test_the_archive_of_a_game_not_over_is_written_only_as_the_gms_private_copy(
     assert not (tmp_path / "pub" / "README.txt").read_text().startswith("PRIVATE")
 
 
-def test_the_gm_abandons_a_game_from_the_command_line(env: str) -> None:
+def test_the_gm_abandons_a_game_from_the_command_line(env: str, tmp_path: Path) -> None:
     """GM trial: games that never filled their seats stayed in `game list --open` for good."""
     _run(*_create())
+    _run("game", "invite", "1", "a@players.test", "--seat", "north")
     assert "Quick duel" in _run("game", "list", "--open")
     assert "ended" in _run("game", "abandon", "1", "--reason", "nobody came")
     assert "Quick duel" not in _run("game", "list", "--open")
     again = runner.invoke(app, ["game", "abandon", "1"])
     assert again.exit_code == 1 and "the game is over" in again.output
+    # Its archive is a finished game's, and the players' checker passes it.
+    _run("archive", "export", "1", "--out", str(tmp_path / "archive"))
+    checked = subprocess.run(
+        [sys.executable, "verify.py", "."],
+        cwd=tmp_path / "archive",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 0 and "0 failed" in checked.stdout, checked.stdout + checked.stderr
