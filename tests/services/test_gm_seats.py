@@ -374,3 +374,15 @@ def test_the_gm_abandons_a_game_still_filling_its_seats(h: Harness) -> None:
     assert "The game master ended the game." in text(told[0]) and "log is closed" in told[1]["Subject"]
     with Session(h.bot.engine) as session:
         assert not any(line.startswith(f"{game_id} ") for line in h.bot.games.open_to_join(session))
+
+
+def test_commands_under_the_signature_are_said_to_be_passed_over(h: Harness) -> None:
+    """Player trial: "Hi / -- / Bob / ORDERS ... END" got "held no commands" and the help, with no
+    word of why the orders under the signature were not read."""
+    _, north_tag, _ = _started(h)
+    body = "Hi\n\n-- \nBob\nORDERS\nATTACK 1\nDEFEND 1\nEND\n"
+    (answer,) = to(h.mail(NORTH, f"{north_tag} hello", body), NORTH)
+    said = " ".join(text(answer).split())
+    assert "Lines under your signature (the line '-- ') are not read" in said, said
+    (plain,) = to(h.mail(NORTH, f"{north_tag} hello", "Hi\n\n-- \nBob\n"), NORTH)
+    assert "under your signature" not in text(plain)

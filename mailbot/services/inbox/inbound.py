@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import time
 import traceback
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -479,7 +479,13 @@ class InboundProcessor:
             answers.anonymous_press(reply)
         answers.unknown(reading, reply)
         if not reading.commands and not reading.unknown:
-            reply.section("No commands found", ["Your letter held no commands."])
+            told = ["Your letter held no commands."]
+            if _commands_under_signature(letter.body_text, self.specs):
+                # Player trial: orders under a "-- " line were passed over without a word.
+                told.append(
+                    "Lines under your signature (the line '-- ') are not read: put commands above it."
+                )
+            reply.section("No commands found", told)
             answers.command_list(self.specs, reply)
         return reply, context
 
@@ -559,3 +565,13 @@ def _hold_loaded(session: Session, ids: Sequence[int], claimed: Collection[int])
     held: list[object] = []
     event.listen(session, "loaded_as_persistent", lambda _session, obj: held.append(obj))
     session.exec(select(Inbound).where(col(Inbound.id).in_(ids))).all()
+
+
+def _commands_under_signature(text: str, specs: Mapping[str, CommandSpec]) -> bool:
+    """Whether a line under the letter's signature mark ("-- ") starts with a command's keyword."""
+    lines = text.splitlines()
+    mark = next((n for n, line in enumerate(lines) if line.rstrip() == "--"), None)
+    if mark is None:
+        return False
+    words = (line.split(maxsplit=1)[0].upper().rstrip(":") for line in lines[mark + 1 :] if line.strip())
+    return any(word in specs for word in words)
