@@ -30,7 +30,7 @@ from mailbot.services.base import queries
 from mailbot.services.base.tags import new_salt, tag
 from mailbot.services.inbox.auth import Gatekeeper, Seated, same_secret
 from mailbot.services.inbox.handling import MAX_PROBLEMS, Context, Handler, Reply
-from mailbot.services.play import dicemail, observers, setupdice
+from mailbot.services.play import dicemail, observers, setupdice, steps
 from mailbot.services.play.games import Games
 from mailbot.services.play.steps import contribute, letter_entropy, open_step_for, without_nonces
 from mailbot.services.post.letters import Draft, Postman
@@ -589,8 +589,8 @@ def kept_dropped(dropped: list[str]) -> list[str]:
 
 def _sealed_only(ctx: Context, step: StepRow) -> str:
     """Why an ORDERS block is refused for a sealed step, and what to send instead."""
-    if queries.opened_before(ctx.session, step) is not None:
-        return f"the values of {step.title} were opened before the rollback and stand as they were"
+    if opened := steps.opened_before_rollback(ctx.session, step):
+        return opened
     labels = ", ".join(queries.step_labels(step))
     return (
         f"{step.title} takes sealed values, not orders:"

@@ -26,7 +26,7 @@ from mailbot.services.inbox.auth import Gatekeeper, Seated
 from mailbot.services.inbox.handling import Context, Reply
 from mailbot.services.play import observers
 from mailbot.services.play.games import Games
-from mailbot.services.play.steps import contribute, open_step_for
+from mailbot.services.play.steps import contribute, open_step_for, opened_before_rollback
 from mailbot.services.post.letters import Draft, Postman
 from mailbot.store.game_tables import OrderSet, SeatStatus, StepRow, row_id
 from mailbot.store.rows import new_row
@@ -57,12 +57,8 @@ class Sealing:
         if step.kind != "sealed":
             reply.problem(command.line, command.text, f"no sealed value is open; the open step is {step.key}")
             return
-        if queries.opened_before(ctx.session, step) is not None:
-            reply.problem(
-                command.line,
-                command.text,
-                f"the values of {step.title} were opened before the rollback and stand as they were",
-            )
+        if opened := opened_before_rollback(ctx.session, step):
+            reply.problem(command.line, command.text, opened)
             return
         labels = ", ".join(step_labels(step))
         if len(command.args) != 2:

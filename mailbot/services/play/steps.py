@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from sqlmodel import Session
+
 from mailbot.core import deadlines
 from mailbot.core.commands import Command
 from mailbot.core.game import Line
@@ -90,3 +92,11 @@ def _turn_named(word: str) -> int:
     """The turn a step name like ``T5.orders``, ``T5`` or ``5`` names (0 if none)."""
     digits = word.upper().removeprefix("T").split(".", 1)[0]
     return int(digits) if digits.isdigit() else 0
+
+
+def opened_before_rollback(session: Session, step: StepRow) -> str:
+    """Why a sealed step takes no value now, when its values were opened before a rollback
+    (they stand as they were: every seat has seen them); "" when it takes values."""
+    if queries.opened_before(session, step) is None:
+        return ""
+    return f"the values of {step.title} were opened before the rollback and stand as they were"
