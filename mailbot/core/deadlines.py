@@ -208,10 +208,21 @@ def parse_delay(text: str) -> timedelta | SpecProblem:
     return _parse_duration(words, units=_DELAY_UNITS, zero=True)
 
 
+def duration_shaped(text: str) -> bool:
+    """Whether ``text`` is written as a duration (``24h``, ``0h``, ``36``), whether or not
+    :func:`read_duration` takes its value: a step key never is."""
+    words = _duration_words(text)
+    return words.isdigit() or bool(_DURATION.fullmatch(words))
+
+
+def _duration_words(text: str) -> str:
+    return re.sub(r"\band\b|,", " ", text.lower()).strip()
+
+
 def _parse_duration(
     text: str, *, units: Mapping[str, timedelta] = _UNITS, zero: bool = False
 ) -> timedelta | SpecProblem:
-    words = re.sub(r"\band\b|,", " ", text.lower()).strip()
+    words = _duration_words(text)
     if words.isdigit():
         return SpecProblem(text, f"give a unit: {words}h, {words}d or {words}m")
     if not _DURATION.fullmatch(words):

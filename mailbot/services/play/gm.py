@@ -355,12 +355,7 @@ def _new_secret() -> str:
 def is_duration(word: str) -> bool:
     """Whether EXTEND's first word is its duration (``24h``), the step left out: no step key
     reads as one. A duration it refuses (``0h``, ``400d``) counts too: extending by it says why."""
-    read = deadlines.read_duration(word)
-    return not isinstance(read, deadlines.SpecProblem) or not read.reason.startswith(NOT_A_DURATION)
-
-
-#: how :func:`deadlines.read_duration` begins its reason for a word that is no duration at all
-NOT_A_DURATION = "not a duration"
+    return deadlines.duration_shaped(word)
 
 
 def no_duration(word: str, usage: str) -> str:
