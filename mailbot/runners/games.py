@@ -1,7 +1,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A tick of every running game, one transaction each, where letters are handled (the letter
-process, or a worker thread here): whatever is due in a game is done, and a game whose tick
-raises is tried again or paused with its GM told, while the other games go on."""
+"""A tick of every running game where letters are handled (the letter process, or a worker
+thread here): whatever is due in a game is done, and a game whose tick raises is tried again or
+paused with its GM told, while the other games go on.
+
+Games are ticked a few at a time in one transaction (``TICK_GAMES`` games or ``TICK_SECONDS``
+of work): a tick costs a few milliseconds, and a transaction of its own (its begin, its flush,
+its commit) was a third of that when a deadline passed in a thousand games at once. Such a
+try is all or nothing: when any of its games raises, the whole try is rolled back and its
+games are ticked again one transaction each, as if the try never was, so that one game's
+error pauses that game alone and nothing another game wrote is lost with it."""
 
 from __future__ import annotations
 
@@ -9,7 +16,8 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -20,11 +28,12 @@ from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
 from mailbot.core import lifecycle
+from mailbot.errors import MailbotError
 from mailbot.letterproc import MailboxHealth
 from mailbot.runners import Beats
 from mailbot.services.base import queries
 from mailbot.services.base.claims import lock_game
-from mailbot.services.base.transactions import begin_writing
+from mailbot.services.base.transactions import begin_writing, hand_over
 from mailbot.services.play.reports import Reports
 from mailbot.services.play.turns import Turns
 from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, StepState
@@ -56,6 +65,20 @@ _WAITING_SETUPS = (
 GAME_STRIKES = 2
 #: the mark of a game's tick line that asks for the tick to be tried again soon
 TRY_AGAIN = "tried again"
+#: at most this many games are ticked in one transaction, and a transaction takes no further
+#: game after this many seconds. Short: while it runs, letters to its games wait (on SQLite
+#: every writer waits), the outbox's claims and sent marks among them, and a run of
+#: transactions of a quarter second each had the outbox send a thousand games' reports
+#: seconds after the tick instead of during it. A twentieth of a second is five to ten games.
+TICK_GAMES = 20
+TICK_SECONDS = 0.05
+#: the loggers whose lines a try of several games holds until it commits (the services'): a
+#: try that is rolled back and done again must not say twice that a step was processed
+HELD_LOGGERS = "mailbot.services."
+
+
+class _OneByOne(MailbotError):
+    """A game of a try of several raised: the try is rolled back and its games ticked one by one."""
 
 
 class GameTicks:
@@ -100,8 +123,17 @@ class GameTicks:
         if watch.mailbox_read:
             # Every letter read so far is handled before any deadline is judged.
             self.handle_letters()
-        for game_id in self.running_games():
-            yield self.tick_game(game_id, watch)
+        games = self.running_games()
+        while games:
+            taken, lines = self._tick_together(games, watch)
+            if lines is None:  # one game left, or the try failed: each of its games on its own
+                for game_id in games[:taken]:
+                    yield self.tick_game(game_id, watch)
+            else:
+                yield from lines
+            games = games[taken:]
+            if games:
+                hand_over(self.engine)  # the outbox sends the reports meanwhile: it writes too
 
     def running_games(self) -> list[int]:
         """The running games, and those in set-up whose set-up waits for its dice reveals."""
@@ -112,22 +144,61 @@ class GameTicks:
             return sorted(found)
 
     def tick_game(self, game_id: int, watch: MailboxHealth) -> str:
+        """One game in a transaction of its own; a game that raises is tried again or paused."""
         with self.game_lock:
             try:
                 # Nothing is read from the game's rows after the commit: expiring them is waste.
                 with Session(self.engine, expire_on_commit=False) as session, session.begin():
                     begin_writing(session)  # the tick reads much, then writes: a writer from the start
-                    lock_game(session, game_id)  # other workers' letters to it wait until we commit
-                    # The tick resolves from the step's snapshot and writes the state anew: the
-                    # ~50 kB saved state is read only if something asks for it (a reminder's view).
-                    game = session.exec(_TICKED_GAME, params={"game_id": game_id}).one()
-                    line = f"game {game_id}: {self.turns.tick(session, game, self.interlock(watch))}"
+                    line = self._tick_in(session, game_id, watch)
                 self.strikes.pop(game_id, None)
                 return line
             except Exception as exc:
                 return f"game {game_id}: {self._failed(game_id, exc)}"
             finally:
                 self.beats.tick = time.monotonic()
+
+    def _tick_together(self, games: Sequence[int], watch: MailboxHealth) -> tuple[int, list[str] | None]:
+        """The first of ``games`` ticked in one transaction (at most ``TICK_GAMES``, or what
+        ``TICK_SECONDS`` allow): how many were taken, and a line each; no lines when any of
+        them raised, or when one game is left (nothing of the try is kept: the caller ticks
+        those games one by one)."""
+        if len(games) == 1:
+            return 1, None
+        lines: list[str] = []
+        with self.game_lock, _holding_lines() as held:
+            try:
+                with Session(self.engine, expire_on_commit=False) as session, session.begin():
+                    begin_writing(session)
+                    started = time.monotonic()
+                    for game_id in games[:TICK_GAMES]:
+                        lines.append(self._try_in(session, game_id, watch))
+                        self.beats.tick = time.monotonic()
+                        if self.beats.tick - started > TICK_SECONDS:
+                            break
+            except _OneByOne:
+                return len(lines) + 1, None  # those before it, and the one that raised
+            except Exception:  # the commit, or the store: each game's own tick says what it is
+                log.debug("a tick of %d games failed; ticked again one by one", len(lines), exc_info=True)
+                return max(len(lines), 1), None
+        for record in held:
+            logging.getLogger(record.name).handle(record)
+        for game_id in games[: len(lines)]:
+            self.strikes.pop(game_id, None)
+        return len(lines), lines
+
+    def _try_in(self, session: Session, game_id: int, watch: MailboxHealth) -> str:
+        try:
+            return self._tick_in(session, game_id, watch)
+        except Exception as exc:
+            raise _OneByOne(f"game {game_id}") from exc
+
+    def _tick_in(self, session: Session, game_id: int, watch: MailboxHealth) -> str:
+        lock_game(session, game_id)  # other workers' letters to it wait until we commit
+        # The tick resolves from the step's snapshot and writes the state anew: the ~50 kB
+        # saved state is read only if something asks for it (a reminder's view).
+        game = session.exec(_TICKED_GAME, params={"game_id": game_id}).one()
+        return f"game {game_id}: {self.turns.tick(session, game, self.interlock(watch))}"
 
     def _failed(self, game_id: int, exc: Exception) -> str:
         """A game whose tick raised: tried again soon while the store is at fault (locked, lost,
@@ -185,3 +256,28 @@ class GameTicks:
                 self.turns.process(session, game, step)
                 return f"every seat is in: {step.key} processed, as the service does after its early delay"
             return f"{step.key} stays open: {lifecycle.why_open(opened, seats)}"
+
+
+class _Held(logging.Filter):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        self.records.append(record)
+        return False
+
+
+@contextmanager
+def _holding_lines() -> Iterator[list[logging.LogRecord]]:
+    """The services' log lines, held in the list given instead of written, until the block ends."""
+    held = _Held()
+    names = [name for name in logging.root.manager.loggerDict if name.startswith(HELD_LOGGERS)]
+    loggers = [logging.getLogger(name) for name in names]
+    for logger in loggers:
+        logger.addFilter(held)
+    try:
+        yield held.records
+    finally:
+        for logger in loggers:
+            logger.removeFilter(held)

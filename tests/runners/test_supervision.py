@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterator
 
 import pytest
+import sqlalchemy as sa
 from sqlmodel import Session, select
 
+from mailbot.runners import games as games_runner
 from mailbot.store.game_tables import GameStatus, StepRow, StepState
 from tests.services.game_helpers import Harness, tag_of, to
 from tests.services.helpers import GM
@@ -139,3 +142,69 @@ async def test_the_work_loop_survives_the_store_failing_while_it_waits(
     h.bot.wake.set()
     await asyncio.wait_for(loop, 5)
     assert len(calls) >= 2 and h.bot.loop_failures["work"] == 1
+
+
+def _both_sent(h: Harness, game_id: int) -> None:
+    for seat, address in (("north", NORTH), ("south", SOUTH)):
+        secret = h.seat(game_id, seat).secret
+        h.mail(address, f"[DU-{game_id} {secret}] orders", "ORDERS\nATTACK 2\nEND\n")
+
+
+def _commits(h: Harness, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The tick's commits from now on (its letters were handled: a round of none commits on
+    PostgreSQL); a try takes all four games however long they take (a busy test machine)."""
+    monkeypatch.setattr(games_runner, "TICK_SECONDS", 60.0)
+    h.bot.ticker.handle_letters = lambda: 0
+    commits: list[int] = []
+    sa.event.listen(h.bot.engine, "commit", lambda _connection: commits.append(1))
+    return commits
+
+
+def test_games_due_together_are_ticked_in_one_transaction(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = [_running(h) for _ in range(4)]
+    for game_id in games:
+        _both_sent(h, game_id)
+    h.flush()
+    commits = _commits(h, monkeypatch)
+    h.clock.advance(49 * 3600)
+
+    lines = h.bot.tick_once()
+
+    assert lines == [f"game {game_id}: processed (deadline)" for game_id in games]
+    assert len(commits) == 1, "four games, one transaction (runners.games.TICK_GAMES)"
+    for game_id in games:
+        assert [s.key for s in h.steps(game_id) if s.state is StepState.RESOLVED] == ["setup", "T1.orders"]
+    assert len(h.flush()) == 2 * len(games)
+
+
+def test_a_game_that_raises_among_others_costs_them_nothing_and_nothing_is_said_twice(
+    h: Harness, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = [_running(h) for _ in range(4)]
+    for game_id in games:
+        _both_sent(h, game_id)
+    broken = games[2]
+    _break(h, broken)  # the third of the four: the two before it were ticked in the same try
+    h.flush()
+    commits = _commits(h, monkeypatch)
+    h.clock.advance(49 * 3600)
+
+    with caplog.at_level(logging.INFO, logger="mailbot"):
+        lines = h.bot.tick_once()
+
+    healthy = [game_id for game_id in games if game_id != broken]
+    assert lines == [
+        f"game {game_id}: " + ("error, tried again" if game_id == broken else "processed (deadline)")
+        for game_id in games
+    ]
+    assert len(commits) == 3, "the try of four rolled back; then one transaction a game, the broken one none"
+    for game_id in healthy:
+        assert [s.key for s in h.steps(game_id) if s.state is StepState.RESOLVED] == ["setup", "T1.orders"]
+        said = [
+            r for r in caplog.records if r.getMessage().startswith(f"game {game_id} step T1.orders resolved")
+        ]
+        assert len(said) == 1, "the rolled-back try's lines were held, not written"
+    assert [s.key for s in h.steps(broken) if s.state is StepState.RESOLVED] == ["setup"]
+    assert len(h.flush()) == 2 * len(healthy)
