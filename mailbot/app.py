@@ -47,7 +47,7 @@ from mailbot.services.health.status import Status, gather_status, serve_health
 from mailbot.services.health.watchdog import Watchdog
 from mailbot.services.inbox.auth import Gatekeeper
 from mailbot.services.inbox.inbound import InboundProcessor
-from mailbot.services.inbox.intake import Intake
+from mailbot.services.inbox.intake import Intake, ParseLimits
 from mailbot.services.inbox.intake import describe as describe_raw
 from mailbot.services.play.dicemail import DICE_COMMANDS, DiceChains
 from mailbot.services.play.endgame import ENDGAME_COMMANDS, Endgame
@@ -165,6 +165,7 @@ class Bot:
             clock=clock,
             batch_size=settings.imap.batch_size,
             checkpoint=self.checkpoint,
+            limits=ParseLimits(bot.max_message_bytes, bot.max_text_chars),
         )
         self.processor = InboundProcessor(
             engine=self.engine,
@@ -377,7 +378,8 @@ class Bot:
         return list(self.ticks(self.reader.health()))
 
     def inject(self, raw: bytes) -> int:
-        """Store one message as if fetched (mailbox ``inject``); returns rows stored (0 = duplicate)."""
-        item = describe_raw(RawMessage(uid=0, raw=raw, received_at=self.clock()))
+        """Store one message as if fetched (mailbox ``inject``), parsed as the reader parses it;
+        returns rows stored (0 = duplicate)."""
+        item = describe_raw(RawMessage(uid=0, raw=raw, received_at=self.clock()), self.intake.limits)
         with Session(self.engine) as session, session.begin():
             return repo.add_inbound(session, "inject", None, [item], self.clock())

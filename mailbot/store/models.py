@@ -78,6 +78,9 @@ class Inbound(SQLModel, table=True):
     subject: str = Field(default="", max_length=998)
     traceback: str | None = Field(default=None, sa_type=sa.Text)
     processed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # The letter as the reader parsed it when it stored it (``mail.parsed``), until it is handled:
+    # the letter process takes it from here instead of parsing the raw bytes again.
+    letter: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
 
 
 class AnswerCount(SQLModel, table=True):

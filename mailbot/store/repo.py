@@ -55,6 +55,7 @@ class NewInbound:
     content_hash: str
     sender: str
     subject: str
+    letter: dict[str, Any] | None = None  # the parse kept for the letter process (``mail.parsed``)
 
 
 def column_length(table: str, column: str) -> int:
@@ -271,6 +272,7 @@ def _inbound_row(mailbox: str, uidvalidity: int | None, item: NewInbound, now: d
         stored_at=now,
         sender=fit_text(item.sender, _SENDER),
         subject=fit_text(item.subject, _SUBJECT),
+        letter=item.letter,
     )
 
 

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 
 from mailbot.render.templates import Renderer
 from mailbot.services.inbox.inbound import InboundProcessor
-from mailbot.services.inbox.intake import Intake
+from mailbot.services.inbox.intake import Intake, ParseLimits
 from mailbot.services.post.identity import Identity
 from mailbot.services.post.notices import GmNotifier
 from mailbot.services.post.outbox import Outbox, RetryPolicy
@@ -57,11 +57,13 @@ class Wired:
         self.clock = Clock()
         self.sink = FakeSink()
         counter = itertools.count(1)
-        self.intake = Intake(engine=engine, mailbox="INBOX", clock=self.clock)
+        identity = Identity(BOT, "mailbot", gm)
+        limits = ParseLimits(identity.max_message_bytes, identity.max_text_chars)
+        self.intake = Intake(engine=engine, mailbox="INBOX", clock=self.clock, limits=limits)
         self.processor = InboundProcessor(
             engine=engine,
             renderer=Renderer(),
-            identity=Identity(BOT, "mailbot", gm),
+            identity=identity,
             clock=self.clock,
             new_message_id=lambda: f"out-{next(counter)}@example.test",
         )

@@ -39,6 +39,7 @@ from mailbot.core.letter import Letter
 from mailbot.errors import GameBusy, MailbotError, MessageFormatError, StoreUnavailable
 from mailbot.mail.compose import Outgoing, reply_subject
 from mailbot.mail.mime import bare_address, parse_headers, parse_letter
+from mailbot.mail.parsed import kept_letter
 from mailbot.mail.quoting import split_reply
 from mailbot.render.templates import Renderer
 from mailbot.services.base.claims import busy_elsewhere, claim_letters, claim_next, try_games_on_load
@@ -348,10 +349,9 @@ class InboundProcessor:
             self._park(session.get_one(Inbound, inbound_id), trace, reason)
 
     def _park(self, row: Inbound, trace: str, reason: str) -> None:
-        row.state = InboundState.SHUNTED
+        _done(row, InboundState.SHUNTED, self.clock())
         row.traceback = trace
         row.reason = reason
-        row.processed_at = self.clock()
 
     def _read(self, row: Inbound) -> tuple[Letter, str]:
         """The letter, and why its text could not be read ("" when it could).
@@ -360,11 +360,17 @@ class InboundProcessor:
         answered from its headers alone; one without a header has nobody to answer: the
         :class:`MessageFormatError` goes on and the letter is shunted with its reason.
         """
-        ident = self.identity
+        limits = {
+            "max_bytes": self.identity.max_message_bytes,
+            "max_text_chars": self.identity.max_text_chars,
+        }
+        # Parsed by the reader as it stored the letter (``mail.parsed``); cleared with the
+        # handling's one UPDATE of the row (``_done``).
+        kept = kept_letter(row.letter, **limits) if row.letter is not None else None
+        if kept is not None:
+            return kept, ""
         try:
-            return parse_letter(
-                row.raw, max_bytes=ident.max_message_bytes, max_text_chars=ident.max_text_chars
-            ), ""
+            return parse_letter(row.raw, **limits), ""
         except MessageFormatError as exc:
             return parse_headers(row.raw), _cut(str(exc), ROW_REASON_CHARS)
 
@@ -373,7 +379,8 @@ class InboundProcessor:
         started = self.clock()
         reason = self._ignore_reason(letter)
         if reason:
-            row.state, row.reason, row.processed_at = InboundState.IGNORED, reason, started
+            _done(row, InboundState.IGNORED, started)
+            row.reason = reason
             self._log(
                 "letter %s ignored: %s", row.id, reason, extra={"inbound": row.id, "outcome": "ignored"}
             )
@@ -389,7 +396,7 @@ class InboundProcessor:
                 reply = answers.too_many(session, self.identity, counter)
         if reply is not None and verdict is not Verdict.SILENT:
             self._send_reply(session, letter, row, reply, context)
-        row.state, row.processed_at = InboundState.PROCESSED, started  # one UPDATE, at the end
+        _done(row, InboundState.PROCESSED, started)  # one UPDATE, at the end
         if unreadable:  # (set earlier, the row would be flushed by every query of the handling)
             row.reason = unreadable
         self._log_handled(queued, row, reply, context, verdict)
@@ -517,6 +524,13 @@ class InboundProcessor:
             is_reply=True,
         )
         enqueue(session, out, kind="reply", now=now, inbound_id=row.id, thread=known_thread)
+
+
+def _done(row: Inbound, state: InboundState, now: datetime) -> None:
+    """The letter leaves ``new``: its state and time, and the parse kept for it dropped."""
+    row.state, row.processed_at = state, now
+    if row.letter is not None:
+        row.letter = None
 
 
 def _why(exc: Exception) -> str:

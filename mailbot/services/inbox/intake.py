@@ -27,13 +27,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import Compat32
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from mailbot.core.letter import RawMessage
 from mailbot.mail.mime import read_sender
+from mailbot.mail.parsed import parse_to_keep
 from mailbot.services.base.transactions import begin_writing
 from mailbot.store import repo, wakeups
 
@@ -63,8 +64,9 @@ def _no_checkpoint(_name: str) -> None:
     return None
 
 
-def describe(message: RawMessage) -> repo.NewInbound:
-    """Headers needed before the full parse: the dedupe key, sender and subject.
+def describe(message: RawMessage, limits: ParseLimits | None = None) -> repo.NewInbound:
+    """Headers needed before the full parse: the dedupe key, sender and subject; with
+    ``limits``, the full parse too, kept for the letter process (``mail.parsed``).
 
     Values are taken as they come; the store cleans and cuts them for the
     database (:func:`mailbot.store.repo.fit_key`). Headers that cannot be read
@@ -85,7 +87,16 @@ def describe(message: RawMessage) -> repo.NewInbound:
         content_hash=content_hash,
         sender=sender,
         subject=subject,
+        letter=None if limits is None else parse_to_keep(message.raw, **limits._asdict()),
     )
+
+
+class ParseLimits(NamedTuple):
+    """The letter process's limits (``bot.max_message_bytes``, ``bot.max_text_chars``): a kept
+    parse made under others is not used."""
+
+    max_bytes: int
+    max_text_chars: int
 
 
 class _RawValues(Compat32):
@@ -122,8 +133,11 @@ class Intake:
         clock: Callable[[], datetime],
         batch_size: int = 100,
         checkpoint: Checkpoint = _no_checkpoint,
+        limits: ParseLimits | None = None,
     ) -> None:
+        """``limits``: parse each letter as it is stored, under these limits (else only its headers)."""
         self.engine = engine
+        self.limits = limits
         self.mailbox = mailbox
         self.clock = clock
         self.batch_size = batch_size
@@ -165,7 +179,7 @@ class Intake:
             await source.acknowledge(batch)
 
     def _store(self, uidvalidity: int, messages: Sequence[RawMessage], last_uid: int) -> int:
-        items = [describe(message) for message in messages]
+        items = [describe(message, self.limits) for message in messages]
         now = self.clock()
         with Session(self.engine) as session, session.begin():
             begin_writing(session)  # it reads (duplicates) before it writes, beside the handling thread
