@@ -39,11 +39,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mailbot.errors import MailbotError, StoreUnavailable
 from mailbot.logsetup import JsonFormatter, configure
 from mailbot.registry import builtin_modules
+from mailbot.store import writers
+from mailbot.store.db import sqlite_file
 from mailbot.store.transient import describe, is_transient
 
 if TYPE_CHECKING:
@@ -123,6 +125,14 @@ class LetterProcess:
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
         self._lock = threading.Lock()  # one round at a time (rounds are asked from worker threads)
+        # Writers waiting for the SQLite file's write lock, counted by both processes: a tick in
+        # the letter process lets this process's outbox and reader in (``store.writers``).
+        self._database = sqlite_file(settings.store.url)
+        self._waits: writers.WaitSlots | None = None
+        if self._database is not None:
+            counts = _context(build).RawArray("i", writers.SLOTS)
+            self._waits = writers.WaitSlots(counts, writers.MODERATOR)
+            writers.share(self._database, self._waits)
 
     def start(self) -> None:
         with self._lock:
@@ -225,9 +235,13 @@ class LetterProcess:
             log.warning("the letter process had ended (exit code %s); starting a new one", code)
         context = _context(self._build)
         ours, theirs = context.Pipe()
+        waits = None
+        if self._waits is not None and self._database is not None:
+            self._waits.clear(writers.LETTER_PROCESS)  # what a letter process that died counted
+            waits = (self._database, self._waits.counts)
         process = context.Process(
             target=serve,
-            args=(self._settings, self._build, theirs, _log_setup()),
+            args=(self._settings, self._build, theirs, _log_setup(), waits),
             name="mailbot-letters",
             daemon=True,
         )
@@ -274,9 +288,18 @@ def _log_setup() -> tuple[str, str] | None:
     return logging.getLevelName(root.level), form
 
 
-def serve(settings: Settings, build: Build, conn: Connection, logs: tuple[str, str] | None) -> None:
-    """The process: a round of handling for each request, until told to stop or orphaned."""
+def serve(
+    settings: Settings,
+    build: Build,
+    conn: Connection,
+    logs: tuple[str, str] | None,
+    waits: tuple[str, Any] | None = None,
+) -> None:
+    """The process: a round of handling for each request, until told to stop or orphaned.
+    ``waits``: the SQLite file and the moderator's count of the writers waiting for it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the moderator, which stops us
+    if waits is not None:
+        writers.share(waits[0], writers.WaitSlots(waits[1], writers.LETTER_PROCESS))
     if logs is not None:
         configure(logs[0], "json" if logs[1] == "json" else "text")
     bot = build(settings)  # a moderator of its own, from the modules the fork server imported

@@ -33,7 +33,7 @@ from mailbot.letterproc import MailboxHealth
 from mailbot.runners import Beats
 from mailbot.services.base import queries
 from mailbot.services.base.claims import lock_game
-from mailbot.services.base.transactions import begin_writing, hand_over
+from mailbot.services.base.transactions import begin_writing, hand_over, others_wait
 from mailbot.services.play.reports import Reports
 from mailbot.services.play.turns import Turns
 from mailbot.store.game_tables import Game, GameStatus, Seat, StepRow, StepState
@@ -66,12 +66,11 @@ GAME_STRIKES = 2
 #: the mark of a game's tick line that asks for the tick to be tried again soon
 TRY_AGAIN = "tried again"
 #: at most this many games are ticked in one transaction, and a transaction takes no further
-#: game after this many seconds. Short: while it runs, letters to its games wait (on SQLite
-#: every writer waits), the outbox's claims and sent marks among them, and a run of
-#: transactions of a quarter second each had the outbox send a thousand games' reports
-#: seconds after the tick instead of during it. A twentieth of a second is five to ten games.
+#: game after this many seconds, or (SQLite) once another writer waits for the write lock:
+#: the outbox's claims and sent marks are writes, and a tick of a thousand games must not keep
+#: its reports from being sent meanwhile (``transactions.hand_over``)
 TICK_GAMES = 20
-TICK_SECONDS = 0.05
+TICK_SECONDS = 0.25
 #: the loggers whose lines a try of several games holds until it commits (the services'): a
 #: try that is rolled back and done again must not say twice that a step was processed
 HELD_LOGGERS = "mailbot.services."
@@ -174,7 +173,7 @@ class GameTicks:
                     for game_id in games[:TICK_GAMES]:
                         lines.append(self._try_in(session, game_id, watch))
                         self.beats.tick = time.monotonic()
-                        if self.beats.tick - started > TICK_SECONDS:
+                        if self.beats.tick - started > TICK_SECONDS or others_wait(self.engine):
                             break
             except _OneByOne:
                 return len(lines) + 1, None  # those before it, and the one that raised

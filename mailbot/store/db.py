@@ -87,6 +87,12 @@ def head_revision() -> str | None:
     return ScriptDirectory(str(MIGRATIONS)).get_current_head()
 
 
+def sqlite_file(url: str) -> str | None:
+    """The file of a SQLite ``url`` as the engine names it (``url.database``); None elsewhere."""
+    sa_url = sa.make_url(url)
+    return sa_url.database or None if sa_url.get_backend_name() == "sqlite" else None
+
+
 def in_memory(url: str) -> bool:
     """Whether ``url`` is a SQLite database that lives in one process's memory (no other process sees it)."""
     sa_url = sa.make_url(url)

@@ -5,15 +5,19 @@ fails says why and leaves the process serving; a process that cannot start says 
 from __future__ import annotations
 
 import os
+import sqlite3
+import threading
+import time
 from multiprocessing.context import ForkServerProcess
 from pathlib import Path
 
 import pytest
 
-from mailbot.app import letter_worker
+from mailbot.app import Bot, letter_worker
 from mailbot.letterproc import LetterProcess, LetterProcessError
 from mailbot.settings import BotSettings, Settings, StoreSettings
-from mailbot.store import db
+from mailbot.store import db, writers
+from tests.services.helpers import letter
 
 
 def _settings(path: Path) -> Settings:
@@ -106,3 +110,36 @@ async def test_a_moderator_whose_letter_process_cannot_start_handles_letters_its
         assert await bot.letters.round(wait=True) == 0  # the round runs here
     finally:
         bot.engine.dispose()
+
+
+def test_the_letter_process_is_counted_here_while_it_waits_for_the_write_lock(tmp_path: Path) -> None:
+    """The moderator's outbox and reader see the letter process wait (``store.writers``), as the
+    letter process's tick sees them: one count for the SQLite file, a slot each process."""
+    settings = _settings(tmp_path / "bot.db")
+    engine = db.make_engine(settings.store.url)
+    db.upgrade(engine)
+    engine.dispose()
+    here = Bot(settings)
+    here.inject(letter(sender="someone@players.test", subject="hello", body="HELP\n"))
+    letters = LetterProcess(settings, build=letter_worker)
+    letters.start()
+    database = str(tmp_path / "bot.db")
+    holder = sqlite3.connect(database, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # the letter process's round must wait for it
+        rounds: list[int] = []
+        asked = threading.Thread(target=lambda: rounds.append(letters.handle().handled))
+        asked.start()
+        for _ in range(400):
+            if writers.others_wait(database):
+                break
+            time.sleep(0.005)
+        assert writers.others_wait(database), "its wait is counted in this process"
+        holder.execute("COMMIT")
+        asked.join(10)
+        assert rounds == [1]
+        assert not writers.others_wait(database)
+    finally:
+        holder.close()
+        letters.stop()
+        here.engine.dispose()

@@ -12,6 +12,8 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from mailbot.runners import games as games_runner
+from mailbot.services.base import transactions
+from mailbot.store import writers
 from mailbot.store.game_tables import GameStatus, StepRow, StepState
 from tests.services.game_helpers import Harness, tag_of, to
 from tests.services.helpers import GM
@@ -208,3 +210,28 @@ def test_a_game_that_raises_among_others_costs_them_nothing_and_nothing_is_said_
         assert len(said) == 1, "the rolled-back try's lines were held, not written"
     assert [s.key for s in h.steps(broken) if s.state is StepState.RESOLVED] == ["setup"]
     assert len(h.flush()) == 2 * len(healthy)
+
+
+def test_a_writer_waiting_for_the_lock_ends_each_try_after_one_game(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On SQLite the outbox's claims and sent marks wait for the tick's transaction: while one
+    waits, a try takes no further game and the tick lets it in before it begins again."""
+    if h.bot.engine.dialect.name != "sqlite":
+        pytest.skip("a SQLite file's write lock")
+    games = [_running(h) for _ in range(3)]
+    for game_id in games:
+        _both_sent(h, game_id)
+    h.flush()
+    commits = _commits(h, monkeypatch)
+    monkeypatch.setattr(transactions, "HAND_OVER", 0.01)  # it never gets in: nobody really waits
+    waits = writers.slots_for(h.bot.engine.url.database or "")
+    h.clock.advance(49 * 3600)
+    waits.add(1)
+    try:
+        lines = h.bot.tick_once()
+    finally:
+        waits.add(-1)
+
+    assert lines == [f"game {game_id}: processed (deadline)" for game_id in games]
+    assert len(commits) == 3, "a transaction a game while another writer waits"

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A writer waiting for SQLite's write lock takes it as soon as it is free (``begin_writing`` asks
 every ``LOCK_POLL`` seconds) and gives up with SQLite's own error after the connection's
-``busy_timeout``, which it leaves as it found it."""
+``busy_timeout``, which it leaves as it found it; while it waits it is counted, for a run of
+writes to let it in (``store.writers``, ``transactions.hand_over``)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,15 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from mailbot.services.base.transactions import begin_writing, holds_write_lock
-from mailbot.store import db
+from mailbot.services.base import transactions
+from mailbot.services.base.transactions import (
+    HAND_OVER,
+    begin_writing,
+    hand_over,
+    holds_write_lock,
+    others_wait,
+)
+from mailbot.store import db, writers
 
 
 def _holder(path: Path, seconds: float, started: threading.Event) -> None:
@@ -71,4 +79,54 @@ def test_a_lock_held_too_long_is_sqlites_error(tmp_path: Path) -> None:
         assert 0.1 <= time.monotonic() - begun < 0.3
         assert session.connection().exec_driver_sql("PRAGMA busy_timeout").scalar() == 100
     holder.join()
+    engine.dispose()
+
+
+def test_a_writer_is_counted_while_it_waits_and_a_run_of_writes_lets_it_in(tmp_path: Path) -> None:
+    """``store.writers``: the count a tick reads to end its transaction early (``others_wait``) and
+    to wait for the writers before it begins again (``hand_over``)."""
+    engine, path = _engine(tmp_path)
+    assert not others_wait(engine)
+    holder = _held(path, 0.3)
+    got: list[float] = []
+
+    def writer() -> None:
+        with Session(engine) as session:
+            begin_writing(session)  # waits for the holder: counted meanwhile
+            got.append(time.monotonic())
+            session.rollback()
+
+    waiter = threading.Thread(target=writer)
+    waiter.start()
+    for _ in range(200):
+        if others_wait(engine):
+            break
+        time.sleep(0.005)
+    assert others_wait(engine), "a writer waiting for the lock is counted"
+    holder.join()
+    handed = time.monotonic()
+    hand_over(engine)  # returns once the waiter has the lock
+    waiter.join()
+    assert got and got[0] <= time.monotonic()
+    assert time.monotonic() - handed < HAND_OVER + 0.05
+    assert not others_wait(engine), "counted no longer once it has the lock"
+    engine.dispose()
+
+
+def test_a_run_of_writes_waits_for_nobody_when_nobody_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine, _path = _engine(tmp_path)
+    slept: list[float] = []
+    monkeypatch.setattr(transactions.time, "sleep", slept.append)
+    hand_over(engine)
+    assert slept == []
+    writers.slots_for(engine.url.database or "").add(1)  # someone waits, and never gets it
+    try:
+        begun = time.monotonic()
+        monkeypatch.undo()
+        hand_over(engine)
+        assert HAND_OVER <= time.monotonic() - begun < HAND_OVER + 0.05, "waits at most HAND_OVER"
+    finally:
+        writers.slots_for(engine.url.database or "").add(-1)
     engine.dispose()

@@ -28,6 +28,8 @@ from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
 from sqlmodel import Session
 
+from mailbot.store import writers
+
 _WRITER = "mailbot.writer"  # session.info: this transaction holds SQLite's write lock
 _KEPT = "mailbot.kept"  # session.info: {name: {key: value}} read in this transaction
 #: session.info: ids of the games whose advisory lock this transaction holds (PostgreSQL,
@@ -36,10 +38,11 @@ HELD_GAMES = "mailbot.games_locked"
 #: how often a writer asks for SQLite's write lock while it waits (as long as the connection's
 #: ``busy_timeout`` says, ``store.db``)
 LOCK_POLL = 0.0005
-#: how long a run of write transactions (a tick's games) leaves the write lock free between two
-#: of them (:func:`hand_over`): a waiting writer asks every ``LOCK_POLL``, once its thread has
-#: the GIL again, which a busy thread of its process may keep for 5 ms (``sys.getswitchinterval``)
-HAND_OVER = 0.005
+#: how long a run of write transactions (a tick's games) waits at most, between two of them, for
+#: the writers that wait to take the write lock (:func:`hand_over`): each asks every
+#: ``LOCK_POLL`` once its thread has the GIL again, which a busy thread of its process may keep
+#: for 5 ms (``sys.getswitchinterval``)
+HAND_OVER = 0.02
 
 
 def begin_writing(session: Session) -> None:
@@ -64,27 +67,44 @@ def _begin_immediate(connection: Any, driver: sqlite3.Connection) -> None:
     deadline = time.monotonic() + waits / 1000
     driver.execute("PRAGMA busy_timeout = 0")
     try:
-        while time.monotonic() < deadline:
-            try:
-                driver.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc):
-                    break  # not a wait: the engine's try below says what it is
-            time.sleep(LOCK_POLL)
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        begun = _try_begin(driver)
+        if begun is False:
+            # Counted while it waits: a long run of writes (a tick) lets it in (``hand_over``).
+            with writers.waiting_for(connection.engine.url.database or ""):
+                while begun is False and time.monotonic() < deadline:
+                    time.sleep(LOCK_POLL)
+                    begun = _try_begin(driver)
+        if not begun:  # not a wait, or waited too long: the engine's try says what it is
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
     finally:
         driver.execute(f"PRAGMA busy_timeout = {waits}")
 
 
+def _try_begin(driver: sqlite3.Connection) -> bool | None:
+    """True: begun; False: another writer holds the lock; None: any other error."""
+    try:
+        driver.execute("BEGIN IMMEDIATE")
+        return True
+    except sqlite3.OperationalError as exc:
+        return False if "locked" in str(exc) else None
+
+
+def others_wait(engine: sa.engine.Engine) -> bool:
+    """Whether another writer waits for this SQLite file's write lock now (never elsewhere)."""
+    return engine.dialect.name == "sqlite" and writers.others_wait(engine.url.database or "")
+
+
 def hand_over(engine: sa.engine.Engine) -> None:
-    """Between two write transactions of a run (SQLite): time for a writer that waits to take
-    the write lock. SQLite serves no queue: a process that commits and begins again at once
-    takes the lock back before the others ask (they ask every ``LOCK_POLL``), and the outbox's
-    claims and sent marks waited for a whole tick of a thousand games, its reports sent after
-    it instead of during it."""
-    if engine.dialect.name == "sqlite":
-        time.sleep(HAND_OVER)
+    """Between two write transactions of a run (SQLite): the writers that wait take the write
+    lock first (at most ``HAND_OVER`` is waited for them). SQLite serves no queue: a process
+    that commits and begins again at once takes the lock back before the others ask, and the
+    outbox's claims and sent marks waited through a whole tick of a thousand games, its reports
+    sent after it instead of during it. A writer stops being counted when it has the lock."""
+    if not others_wait(engine):
+        return
+    deadline = time.monotonic() + HAND_OVER
+    while others_wait(engine) and time.monotonic() < deadline:
+        time.sleep(LOCK_POLL)
 
 
 def holds_write_lock(session: OrmSession) -> bool:
