@@ -130,9 +130,13 @@ class LetterProcess:
         self._database = sqlite_file(settings.store.url)
         self._waits: writers.WaitSlots | None = None
         if self._database is not None:
-            counts = _context(build).RawArray("i", writers.SLOTS)
-            self._waits = writers.WaitSlots(counts, writers.MODERATOR)
-            writers.share(self._database, self._waits)
+            try:
+                counts = _context(build).RawArray("i", writers.SLOTS)
+            except OSError as exc:  # no shared memory here: each process counts its own waits
+                log.warning("writers waiting for the store are not shared with the letter process: %s", exc)
+            else:
+                self._waits = writers.WaitSlots(counts, writers.MODERATOR)
+                writers.share(self._database, self._waits)
 
     def start(self) -> None:
         with self._lock:

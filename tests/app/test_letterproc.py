@@ -4,6 +4,7 @@ fails says why and leaves the process serving; a process that cannot start says 
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sqlite3
 import threading
@@ -143,3 +144,25 @@ def test_the_letter_process_is_counted_here_while_it_waits_for_the_write_lock(tm
         holder.close()
         letters.stop()
         here.engine.dispose()
+
+
+def test_without_shared_memory_the_letter_process_still_serves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The count of waiting writers is an aid, not a need: where shared memory cannot be had,
+    each process counts its own and the rounds go on."""
+
+    def no_shared_memory(*_args: object) -> None:
+        raise OSError("no shared memory")
+
+    monkeypatch.setattr(multiprocessing.get_context("forkserver"), "RawArray", no_shared_memory)
+    settings = _settings(tmp_path / "bot.db")
+    engine = db.make_engine(settings.store.url)
+    db.upgrade(engine)
+    engine.dispose()
+    letters = LetterProcess(settings, build=letter_worker)
+    letters.start()
+    try:
+        assert letters.handle().handled == 0
+    finally:
+        letters.stop()
