@@ -31,6 +31,7 @@ from mailbot.connect import imap_config, oauth2_logins, smtp_config
 from mailbot.core.letter import RawMessage
 from mailbot.errors import StallError
 from mailbot.letterproc import MailboxHealth
+from mailbot.mail.parsed import ParseLimits
 from mailbot.mail.smtp import SmtpSink
 from mailbot.render.maps.painting import Painter
 from mailbot.render.templates import Renderer
@@ -47,7 +48,7 @@ from mailbot.services.health.status import Status, gather_status, serve_health
 from mailbot.services.health.watchdog import Watchdog
 from mailbot.services.inbox.auth import Gatekeeper
 from mailbot.services.inbox.inbound import InboundProcessor
-from mailbot.services.inbox.intake import Intake, ParseLimits
+from mailbot.services.inbox.intake import Intake
 from mailbot.services.inbox.intake import describe as describe_raw
 from mailbot.services.play.dicemail import DICE_COMMANDS, DiceChains
 from mailbot.services.play.endgame import ENDGAME_COMMANDS, Endgame

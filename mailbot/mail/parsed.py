@@ -22,7 +22,7 @@ from datetime import datetime
 from functools import cache
 from importlib import metadata
 from importlib.resources import files
-from typing import Any
+from typing import Any, NamedTuple
 
 from mailbot.core.letter import Automatic, Letter
 from mailbot.errors import MessageFormatError
@@ -65,11 +65,19 @@ def _files_under(place: Any, prefix: str = "") -> list[tuple[str, bytes]]:
     return found
 
 
-def parse_to_keep(raw: bytes, *, max_bytes: int, max_text_chars: int) -> dict[str, Any] | None:
+class ParseLimits(NamedTuple):
+    """The letter process's limits (``bot.max_message_bytes``, ``bot.max_text_chars``), as
+    :func:`mime.parse_letter` takes them: a kept parse made under others is not used."""
+
+    max_bytes: int
+    max_text_chars: int
+
+
+def parse_to_keep(raw: bytes, limits: ParseLimits) -> dict[str, Any] | None:
     """The letter as it is kept in its row; None when it cannot be read whole (the letter
     process then reads it again and answers what it can, as before)."""
     try:
-        letter = parse_letter(raw, max_bytes=max_bytes, max_text_chars=max_text_chars)
+        letter = parse_letter(raw, **limits._asdict())
     except MessageFormatError:
         return None
     except Exception:  # a parser bug on hostile bytes: the letter process meets it, and parks the letter
@@ -77,16 +85,16 @@ def parse_to_keep(raw: bytes, *, max_bytes: int, max_text_chars: int) -> dict[st
         return None
     return {
         "parser": fingerprint(),
-        "limits": [max_bytes, max_text_chars],
+        "limits": list(limits),
         "letter": _record(letter),
     }
 
 
-def kept_letter(kept: Any, *, max_bytes: int, max_text_chars: int) -> Letter | None:
+def kept_letter(kept: Any, limits: ParseLimits) -> Letter | None:
     """The kept parse, if this code under these limits made it; else None (parse again)."""
     if not isinstance(kept, dict) or kept.get("parser") != fingerprint():
         return None
-    if kept.get("limits") != [max_bytes, max_text_chars]:
+    if kept.get("limits") != list(limits):
         return None
     try:
         return _letter(kept["letter"])

@@ -10,9 +10,10 @@ from email.utils import format_datetime
 
 from sqlalchemy.engine import Engine
 
+from mailbot.mail.parsed import ParseLimits
 from mailbot.render.templates import Renderer
 from mailbot.services.inbox.inbound import InboundProcessor
-from mailbot.services.inbox.intake import Intake, ParseLimits
+from mailbot.services.inbox.intake import Intake
 from mailbot.services.post.identity import Identity
 from mailbot.services.post.notices import GmNotifier
 from mailbot.services.post.outbox import Outbox, RetryPolicy

@@ -37,16 +37,16 @@ def h(db_url: str) -> Iterator[Harness]:
 def test_a_kept_parse_is_the_letter_itself_for_every_letter_of_the_mail_corpus(
     limits: tuple[int, int],
 ) -> None:
-    max_bytes, max_text_chars = limits
+    kept_under = parsed.ParseLimits(*limits)
     letters = sorted(CORPUS.glob("*.eml"))
     assert len(letters) >= 30
     for path in letters:
         raw = path.read_bytes()
-        kept = parsed.parse_to_keep(raw, max_bytes=max_bytes, max_text_chars=max_text_chars)
+        kept = parsed.parse_to_keep(raw, kept_under)
         assert kept is not None, path.name
         stored = json.loads(json.dumps(kept))  # as the store gives it back
-        assert parsed.kept_letter(stored, max_bytes=max_bytes, max_text_chars=max_text_chars) == parse_letter(
-            raw, max_bytes=max_bytes, max_text_chars=max_text_chars
+        assert parsed.kept_letter(stored, kept_under) == parse_letter(
+            raw, max_bytes=limits[0], max_text_chars=limits[1]
         ), path.name
 
 
@@ -148,7 +148,7 @@ def test_an_unchanged_parse_is_used_even_where_it_says_otherwise_than_the_raw_le
 
 def test_a_letter_the_reader_cannot_parse_is_stored_unparsed_and_answered_as_before(h: Harness) -> None:
     raw = b"\x00\x01 not a header at all"
-    assert parsed.parse_to_keep(raw, max_bytes=256_000, max_text_chars=64_000) is None
+    assert parsed.parse_to_keep(raw, parsed.ParseLimits(256_000, 64_000)) is None
     h.bot.inject(raw)
     with Session(h.bot.engine) as session:
         row = session.exec(select(Inbound)).one()

@@ -39,7 +39,7 @@ from mailbot.core.letter import Letter
 from mailbot.errors import GameBusy, MailbotError, MessageFormatError, StoreUnavailable
 from mailbot.mail.compose import Outgoing, reply_subject
 from mailbot.mail.mime import bare_address, parse_headers, parse_letter
-from mailbot.mail.parsed import kept_letter
+from mailbot.mail.parsed import ParseLimits, kept_letter
 from mailbot.mail.quoting import split_reply
 from mailbot.render.templates import Renderer
 from mailbot.services.base.claims import busy_elsewhere, claim_letters, claim_next, try_games_on_load
@@ -360,17 +360,14 @@ class InboundProcessor:
         answered from its headers alone; one without a header has nobody to answer: the
         :class:`MessageFormatError` goes on and the letter is shunted with its reason.
         """
-        limits = {
-            "max_bytes": self.identity.max_message_bytes,
-            "max_text_chars": self.identity.max_text_chars,
-        }
+        limits = ParseLimits(self.identity.max_message_bytes, self.identity.max_text_chars)
         # Parsed by the reader as it stored the letter (``mail.parsed``); cleared with the
         # handling's one UPDATE of the row (``_done``).
-        kept = kept_letter(row.letter, **limits) if row.letter is not None else None
+        kept = kept_letter(row.letter, limits) if row.letter is not None else None
         if kept is not None:
             return kept, ""
         try:
-            return parse_letter(row.raw, **limits), ""
+            return parse_letter(row.raw, **limits._asdict()), ""
         except MessageFormatError as exc:
             return parse_headers(row.raw), _cut(str(exc), ROW_REASON_CHARS)
 

@@ -27,14 +27,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import Compat32
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from mailbot.core.letter import RawMessage
 from mailbot.mail.mime import read_sender
-from mailbot.mail.parsed import parse_to_keep
+from mailbot.mail.parsed import ParseLimits, parse_to_keep
 from mailbot.services.base.transactions import begin_writing
 from mailbot.store import repo, wakeups
 
@@ -87,16 +87,8 @@ def describe(message: RawMessage, limits: ParseLimits | None = None) -> repo.New
         content_hash=content_hash,
         sender=sender,
         subject=subject,
-        letter=None if limits is None else parse_to_keep(message.raw, **limits._asdict()),
+        letter=None if limits is None else parse_to_keep(message.raw, limits),
     )
-
-
-class ParseLimits(NamedTuple):
-    """The letter process's limits (``bot.max_message_bytes``, ``bot.max_text_chars``): a kept
-    parse made under others is not used."""
-
-    max_bytes: int
-    max_text_chars: int
 
 
 class _RawValues(Compat32):
