@@ -181,6 +181,39 @@ def test_games_due_together_are_ticked_in_one_transaction(
     assert len(h.flush()) == 2 * len(games)
 
 
+def test_a_try_reads_its_games_rows_a_few_games_at_a_time(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each game, its seats, open step, orders and chain head are read for ``TICK_AHEAD``
+    games at once, not a query each game (on PostgreSQL a game's rows are read once its lock
+    is held, as before)."""
+    games = [_running(h) for _ in range(4)]
+    for game_id in games:
+        _both_sent(h, game_id)
+    h.flush()
+    _commits(h, monkeypatch)
+    monkeypatch.setattr(games_runner, "TICK_AHEAD", 3)
+    asked: list[str] = []
+    sa.event.listen(h.bot.engine, "before_cursor_execute", lambda *a: asked.append(" ".join(a[2].split())))
+    h.clock.advance(49 * 3600)
+
+    lines = h.bot.tick_once()
+
+    assert lines == [f"game {game_id}: processed (deadline)" for game_id in games]
+    reads = {
+        "game": "SELECT game.id,",
+        "seats": "SELECT seat.id,",
+        "open steps": "SELECT step.id,",
+        "orders": "SELECT order_set.id,",
+    }
+    counted = {name: sum(1 for s in asked if s.startswith(start)) for name, start in reads.items()}
+    if h.bot.engine.dialect.name == "sqlite":
+        assert counted == {"game": 2, "seats": 2, "open steps": 2, "orders": 2}, "3 games, then 1"
+        assert sum(1 for s in asked if "max(chain.position)" in s) == 2, "the chain heads, likewise"
+    else:
+        assert counted["game"] == 4, "PostgreSQL: each game read once its lock is held"
+
+
 def test_a_game_that_raises_among_others_costs_them_nothing_and_nothing_is_said_twice(
     h: Harness, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:

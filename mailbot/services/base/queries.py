@@ -43,6 +43,9 @@ _GAME_STEPS = (
     .order_by(col(StepRow.id))
     .options(defer(cast("QueryableAttribute[Any]", StepRow.snapshot)))
 )
+#: many games at once (``read_ahead``), with or without their saved state
+_GAMES = select(Game).where(col(Game.id).in_(bindparam("ids", expanding=True)))
+_GAMES_STATELESS = _GAMES.options(defer(cast("QueryableAttribute[Any]", Game.state)))
 _CURRENT_ORDERS = select(OrderSet).where(OrderSet.step_id == bindparam("step_id"), col(OrderSet.current))
 _ENTROPY = (
     select(ChainRow.payload)
@@ -161,9 +164,11 @@ def orders_replaced(session: Session, step_id: int, before: Mapping[str, OrderSe
         known[step_id] = held | {row.seat: row}
 
 
-def read_ahead(session: Session, game_ids: Collection[int]) -> None:
+def read_ahead(session: Session, game_ids: Collection[int], *, state: bool = True) -> None:
     """Read, for many games at once, what handling their letters reads: each game, its seats,
     its open step, that step's current orders and the chain's last link (a query for each).
+    ``state=False`` leaves each game's saved state in the store until it is asked for (a tick
+    resolves from the step's snapshot: a Flat Top state is ~50 kB).
 
     Only for the games whose rows the transaction may keep (:func:`kept_for`: on SQLite all,
     with the write lock; on PostgreSQL those whose lock it holds); games whose seats it keeps
@@ -175,7 +180,7 @@ def read_ahead(session: Session, game_ids: Collection[int]) -> None:
     if not wanted:
         return
     # The games stay loaded for the transaction: ``session.get`` finds them.
-    held[tuple(wanted)] = session.exec(select(Game).where(col(Game.id).in_(wanted))).all()
+    held[tuple(wanted)] = session.exec(_GAMES if state else _GAMES_STATELESS, params={"ids": wanted}).all()
     found: dict[int, list[Seat]] = {game_id: [] for game_id in wanted}
     for seat in session.exec(select(Seat).where(col(Seat.game_id).in_(wanted)).order_by(col(Seat.id))):
         found[seat.game_id].append(seat)
