@@ -15,6 +15,7 @@ from sqlmodel import Session
 
 from mailbot.core.dice import player_entropy
 from mailbot.services.base import chainlog, queries
+from mailbot.services.base.transactions import begin_writing
 from mailbot.services.play.reports import deadline_sequence
 from mailbot.store.game_tables import StepRow
 from tests.services.test_chain_head_cache import _game
@@ -42,6 +43,29 @@ def test_a_steps_entropy_is_its_own_attempts_letters_only(engine: Engine) -> Non
         entropy, letters = queries.step_entropy(session, step)
     assert letters == 2
     assert entropy == player_entropy([("north", "<b@t>", "b"), ("south", "<d@t>", "d")])
+
+
+def test_a_steps_entropy_counts_the_links_this_transaction_has_not_written_yet_once(engine: Engine) -> None:
+    """A GM's FORCE in a batch of letters resolves the step with the entropy of the letters
+    before it in the same transaction, which (holding SQLite's write lock) are not written yet:
+    they count, each once, and nothing is flushed for the question."""
+    game_id = _game(engine)
+    with Session(engine) as session, session.begin():
+        _entropy(session, game_id, ("t1", 1), "north", "a")
+    with Session(engine) as session, session.begin():
+        begin_writing(session)
+        _entropy(session, game_id, ("t1", 1), "south", "b")
+        session.flush()  # written, and still among the links this transaction appended
+        _entropy(session, game_id, ("t1", 1), "east", "c")
+        _entropy(session, game_id, ("t2", 1), "east", "x")  # another step
+        step = StepRow(game_id=game_id, key="t1", attempt=1, turn=1, kind="orders", title="t1")
+        waiting = len(session.new)
+        entropy, letters = queries.step_entropy(session, step)
+        assert len(session.new) == waiting, "nothing flushed to answer"
+    assert letters == 3
+    assert entropy == player_entropy(
+        [("north", "<a@t>", "a"), ("south", "<b@t>", "b"), ("east", "<c@t>", "c")]
+    )
 
 
 def test_a_deadlines_sequence_counts_its_own_keys_settings(engine: Engine) -> None:

@@ -48,7 +48,7 @@ _GAMES = select(Game).where(col(Game.id).in_(bindparam("ids", expanding=True)))
 _GAMES_STATELESS = _GAMES.options(defer(cast("QueryableAttribute[Any]", Game.state)))
 _CURRENT_ORDERS = select(OrderSet).where(OrderSet.step_id == bindparam("step_id"), col(OrderSet.current))
 _ENTROPY = (
-    select(ChainRow.payload)
+    select(ChainRow.position, ChainRow.payload)
     .where(
         ChainRow.game_id == bindparam("game_id"),
         ChainRow.kind == "entropy",
@@ -230,10 +230,15 @@ def opened_before(session: Session, step: StepRow) -> StepRow | None:
 def step_entropy(session: Session, step: StepRow) -> tuple[str, int]:
     """The mixed player entropy of one step attempt and how many letters contributed."""
     # The step is picked out by the database: a game's entropy links grow with every letter.
+    # Read on the connection, so nothing is flushed first (a deadline tick flushed the game
+    # before it here, for nothing); this transaction's links are added from what it appended.
     params = {"game_id": step.game_id, "key": step.key, "attempt": step.attempt}
-    found = [
-        (str(p["seat"]), str(p["message_id"]), str(p["nonce"])) for p in session.exec(_ENTROPY, params=params)
-    ]
+    links: dict[int, Mapping[str, Any]] = dict(session.connection().execute(_ENTROPY, params).all())
+    this_step = (step.key, step.attempt)
+    for row in chainlog.appended(session, step.game_id):
+        if row.kind == "entropy" and (row.payload.get("step"), row.payload.get("attempt")) == this_step:
+            links.setdefault(row.position, row.payload)
+    found = [(str(p["seat"]), str(p["message_id"]), str(p["nonce"])) for _, p in sorted(links.items())]
     return player_entropy(found), len(found)
 
 
