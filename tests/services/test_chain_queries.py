@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
@@ -81,3 +82,36 @@ def test_a_deadlines_sequence_counts_its_own_keys_settings(engine: Engine) -> No
         chainlog.append(session, game_id, "gm-extend", {"step": "t10"}, NOW)
         assert deadline_sequence(session, game_id, "t1") == 2
         assert deadline_sequence(session, game_id, "t10") == 1
+
+
+def test_a_deadlines_sequence_adds_this_transactions_unwritten_settings_to_the_stored_ones(
+    engine: Engine,
+) -> None:
+    """A step reopened (attempt 2) is counted from the store and from this transaction's links,
+    written or not, each once; a step first opened in this transaction asks the store nothing."""
+    game_id = _game(engine)
+    with Session(engine) as session, session.begin():
+        chainlog.append(session, game_id, "step-opened", {"step": "t1", "attempt": 1}, NOW)
+        chainlog.append(session, game_id, "gm-extend", {"step": "t1"}, NOW)
+    asked: list[str] = []
+
+    def note(*args: object) -> None:
+        asked.append(str(args[2]))
+
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        with Session(engine) as session, session.begin():
+            begin_writing(session)
+            chainlog.append(session, game_id, "step-opened", {"step": "t1", "attempt": 2}, NOW)
+            session.flush()
+            chainlog.append(session, game_id, "gm-extend", {"step": "t1"}, NOW)
+            waiting = len(session.new)
+            assert deadline_sequence(session, game_id, "t1") == 3
+            assert len(session.new) == waiting, "nothing flushed to answer"
+            chainlog.append(session, game_id, "step-opened", {"step": "t2", "attempt": 1}, NOW)
+            chainlog.append(session, game_id, "gm-extend", {"step": "t2"}, NOW)
+            before = len(asked)
+            assert deadline_sequence(session, game_id, "t2") == 1
+            assert len(asked) == before, "first opened here: nothing to ask the store"
+    finally:
+        event.remove(engine, "before_cursor_execute", note)

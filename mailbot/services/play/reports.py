@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines
 from mailbot.core.chain import part_hash, salted
@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 # Chain entries that set the deadline of a step key; see deadline_sequence.
 DEADLINE_SETTERS = ("step-opened", "gm-extend", "gm-resume")
 # Built once, as each tick asks it once a game (building a statement cost more than running it).
-_DEADLINE_SETTINGS = select(func.count()).where(
+_DEADLINE_SETTINGS = select(ChainRow.position).where(
     ChainRow.game_id == bindparam("game_id"),
     col(ChainRow.kind).in_(DEADLINE_SETTERS),
     col(ChainRow.payload)["step"].as_string() == bindparam("key"),
@@ -66,9 +66,21 @@ def deadline_sequence(session: Session, game_id: int, key: str) -> int:
     count grows with every move and never skips one. "gm-rollback" names the step too, but
     the reopening it causes is already counted by its "step-opened".
     """
-    # Counted by the database: the game's links grow by one an hour, and reading each payload
-    # back into Python made this the dearest part of a long game's tick.
-    return max(session.exec(_DEADLINE_SETTINGS, params={"game_id": game_id, "key": key}).one() - 1, 0)
+    here = [
+        link
+        for link in chainlog.appended(session, game_id)
+        if link.kind in DEADLINE_SETTERS and link.payload.get("step") == key
+    ]
+    if any(link.kind == "step-opened" and link.payload.get("attempt") == 1 for link in here):
+        # Opened for the first time by this transaction (a deadline tick, every game): no link
+        # before it named the key, so nothing need be asked.
+        return max(len(here) - 1, 0)
+    # Picked out by the database: the game's links grow by one an hour, and reading each
+    # payload back into Python made this the dearest part of a long game's tick. Read on the
+    # connection, so nothing is flushed first; this transaction's links are added by position.
+    params = {"game_id": game_id, "key": key}
+    positions = set(session.connection().execute(_DEADLINE_SETTINGS, params).scalars())
+    return max(len(positions | {link.position for link in here}) - 1, 0)
 
 
 def _part_commitments(letter: Draft, rendered: Rendered, map_svg: str, salt: bytes) -> dict[str, str]:
