@@ -210,6 +210,9 @@ def test_a_try_reads_its_games_rows_a_few_games_at_a_time(
     if h.bot.engine.dialect.name == "sqlite":
         assert counted == {"game": 2, "seats": 2, "open steps": 2, "orders": 2}, "3 games, then 1"
         assert sum(1 for s in asked if "max(chain.position)" in s) == 2, "the chain heads, likewise"
+        # The steps the try opened are numbered without a write each (``number_now``): they
+        # are written with the reading ahead of the fourth game and at the commit.
+        assert sum(1 for s in asked if s.startswith("INSERT INTO step ")) == 2
     else:
         assert counted["game"] == 4, "PostgreSQL: each game read once its lock is held"
 

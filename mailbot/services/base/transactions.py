@@ -156,6 +156,7 @@ def _drop_on_end(session: OrmSession, transaction: SessionTransaction) -> None:
     if transaction.parent is None:
         session.info.pop(_KEPT, None)
         session.info.pop(_WRITER, None)
+        session.info.pop(_KEYS_AT_COMMIT, None)
 
 
 @event.listens_for(OrmSession, "before_flush")
@@ -192,6 +193,38 @@ def _number_new_rows(session: OrmSession, _context: Any, _instances: Any) -> Non
             # Where the insert reads it (as rows.new_row sets fields): no attribute events needed.
             row.__dict__["id"], next_id = next_id, next_id + 1
         next_ids[table.name] = next_id
+
+
+_KEYS_AT_COMMIT = "mailbot.keys-at-commit"  # session.info: this transaction defers its foreign keys
+
+
+def number_now(session: OrmSession, row: Any) -> bool:
+    """Give a row just added its id now, without writing it, where this transaction holds the
+    write lock (the id the flush would give it: one past the largest, rows numbered in the order
+    they were added); whether it was numbered. Elsewhere the caller flushes to learn it.
+
+    A deadline tick hands each step it opens around by its id; a flush for it each game wrote
+    the game's rows one statement a table, where a try's games are written together. Rows that
+    name it (a quiet hour's defaulted orders) may then be written before it in the same flush:
+    the transaction's foreign keys are checked at its commit instead (SQLite's
+    ``defer_foreign_keys``, which ends with the transaction)."""
+    next_ids = kept(session, "next-ids")
+    table = _numbered_table(type(row))
+    if next_ids is None or table is None:
+        return False
+    waiting = (other for other in session.new if other is not row and _numbered_table(type(other)) is table)
+    if any(other.id is None for other in waiting):
+        return False  # numbered in the order added: an earlier unnumbered row comes first
+    connection = session.connection()
+    if not session.info.get(_KEYS_AT_COMMIT):
+        connection.exec_driver_sql("PRAGMA defer_foreign_keys = ON")
+        session.info[_KEYS_AT_COMMIT] = True
+    if table.name not in next_ids:
+        (largest,) = connection.execute(_largest_ids((table,))).one()
+        next_ids[table.name] = (largest or 0) + 1
+    row.__dict__["id"] = next_ids[table.name]
+    next_ids[table.name] += 1
+    return True
 
 
 @cache

@@ -26,7 +26,7 @@ from mailbot.services.base import chainlog, dicechain, queries
 from mailbot.services.base.gamedata import load_game_data
 from mailbot.services.base.gameoptions import game_options, try_setup
 from mailbot.services.base.tags import fresh_seed, new_token, tag
-from mailbot.services.base.transactions import forget
+from mailbot.services.base.transactions import forget, number_now
 from mailbot.services.play import history, setupdice
 from mailbot.services.play.reports import Reports
 from mailbot.services.post.letters import Draft, Postman
@@ -236,7 +236,8 @@ class Games:
         if round_ is not None:
             payload["round"] = round_
         chainlog.append(session, queries.id_of(game), "step-opened", payload, now)
-        session.flush()
+        if not number_now(session, row):
+            session.flush()  # the database numbers it: the reports hand the step around by its id
 
     def _set_up(self, session: Session, game: Game) -> None:
         """Roll the set-up with its committed seed and the round-1 reveals of the seats that had
@@ -516,11 +517,15 @@ class Games:
 
     def _next_attempt(self, session: Session, game: Game, key: str) -> int:
         # The number alone: loading the rows would read back each one's saved game state.
-        # Read on the connection, so nothing is flushed first: ``open_next`` writes each step it
-        # adds at once, so no unwritten step can change the answer; what else waits goes with
-        # that write (one flush, not two).
+        # Read on the connection, so nothing is flushed first; a step of the key this
+        # transaction added and has not written yet counts too.
         largest = session.connection().execute(_LAST_ATTEMPT, {"game_id": game.id, "key": key}).scalar()
-        return 1 + (largest or 0)
+        waiting = [
+            row.attempt
+            for row in session.new
+            if isinstance(row, StepRow) and (row.game_id, row.key) == (game.id, key)
+        ]
+        return 1 + max([largest or 0, *waiting])
 
     @staticmethod
     def describe_deadline(game: Game) -> str:

@@ -22,6 +22,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, col
 
 from mailbot.core import deadlines
+from mailbot.services.base import queries
 from mailbot.services.base.transactions import kept_for, shelf
 from mailbot.services.inbox.auth import Seated
 from mailbot.services.inbox.handling import Context
@@ -76,6 +77,9 @@ def _closed_before(session: Session, step: StepRow) -> tuple[str, datetime, list
     """The title, closing time and owing seats of the step resolved last before ``step`` opened."""
     # On the connection, as ``_FIRST_ASK``: a flush here wrote the batch's earlier letters one
     # statement at a time, which cost more than all the rest of an orders letter's handling.
+    # Unless a step waits to be written (a GM's FORCE earlier in the batch closed one).
+    if not queries.settled(session, StepRow):
+        session.flush()
     found = session.connection().execute(_CLOSED_BEFORE, {"game_id": step.game_id, "step_id": step.id})
     row = found.first()
     return None if row is None or row[1] is None else (row[0], row[1], list(row[2] or ()))
