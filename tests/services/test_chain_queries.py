@@ -69,6 +69,21 @@ def test_a_steps_entropy_counts_the_links_this_transaction_has_not_written_yet_o
     )
 
 
+def test_a_steps_entropy_leaves_out_links_of_a_rolled_back_savepoint(engine: Engine) -> None:
+    """A letter whose savepoint is rolled back adds no entropy; those before it still count."""
+    game_id = _game(engine)
+    with Session(engine) as session, session.begin():
+        begin_writing(session)
+        _entropy(session, game_id, ("t1", 1), "north", "a")  # not written: the savepoint writes it
+        savepoint = session.begin_nested()
+        _entropy(session, game_id, ("t1", 1), "south", "b")
+        savepoint.rollback()
+        step = StepRow(game_id=game_id, key="t1", attempt=1, turn=1, kind="orders", title="t1")
+        entropy, letters = queries.step_entropy(session, step)
+    assert letters == 1
+    assert entropy == player_entropy([("north", "<a@t>", "a")])
+
+
 def test_a_deadlines_sequence_counts_its_own_keys_settings(engine: Engine) -> None:
     game_id = _game(engine)
     with Session(engine) as session, session.begin():

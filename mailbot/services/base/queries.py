@@ -17,7 +17,7 @@ from typing import Any, cast
 from sqlalchemy import bindparam, event
 from sqlalchemy.orm import QueryableAttribute, defer, object_session
 from sqlalchemy.orm import Session as OrmSession
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from mailbot.core.dice import player_entropy
 from mailbot.core.sealed import SealBox
@@ -46,6 +46,10 @@ _GAME_STEPS = (
 #: many games at once (``read_ahead``), with or without their saved state
 _GAMES = select(Game).where(col(Game.id).in_(bindparam("ids", expanding=True)))
 _GAMES_STATELESS = _GAMES.options(defer(cast("QueryableAttribute[Any]", Game.state)))
+#: a step key's last attempt (built once with its values as parameters)
+_LAST_ATTEMPT = select(func.max(StepRow.attempt)).where(
+    StepRow.game_id == bindparam("game_id"), StepRow.key == bindparam("key")
+)
 _CURRENT_ORDERS = select(OrderSet).where(OrderSet.step_id == bindparam("step_id"), col(OrderSet.current))
 _ENTROPY = (
     select(ChainRow.position, ChainRow.payload)
@@ -209,6 +213,26 @@ def _read_steps_ahead(session: Session, game_ids: Sequence[int]) -> None:
     for row in session.exec(query_orders.order_by(col(OrderSet.id))):  # the table's order
         current[row.step_id][row.seat] = row
     orders.update(current)
+
+
+def next_attempt(session: Session, game_id: int, key: str) -> int:
+    """The attempt a step of ``key`` opened now would be: one past the game's last of that key."""
+    # The number alone: loading the rows would read back each one's saved game state. Read on
+    # the connection, so nothing is flushed first; a step of the key this transaction added
+    # and has not written yet (``transactions.number_now``) counts too.
+    largest = session.connection().execute(_LAST_ATTEMPT, {"game_id": game_id, "key": key}).scalar()
+    waiting = [
+        row.attempt
+        for row in session.new
+        if isinstance(row, StepRow) and (row.game_id, row.key) == (game_id, key)
+    ]
+    return 1 + max([largest or 0, *waiting])
+
+
+def steps_waiting(session: Session) -> bool:
+    """Whether a step added in this transaction is not written yet (``transactions.number_now``):
+    the step closed before it may not be written either."""
+    return any(isinstance(row, StepRow) for row in session.new)
 
 
 def setup_step(session: Session, game_id: int) -> StepRow | None:

@@ -208,6 +208,8 @@ def number_now(session: OrmSession, row: Any) -> bool:
     name it (a quiet hour's defaulted orders) may then be written before it in the same flush:
     the transaction's foreign keys are checked at its commit instead (SQLite's
     ``defer_foreign_keys``, which ends with the transaction)."""
+    if row.id is not None:
+        return True
     next_ids = kept(session, "next-ids")
     table = _numbered_table(type(row))
     if next_ids is None or table is None:

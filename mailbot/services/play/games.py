@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, col, select
 
 from mailbot.core import deadlines, lifecycle
 from mailbot.core.chain import roll_log, salted, step_salt
@@ -84,12 +83,6 @@ class GameSetup:
     late_limit: int = 2
     anonymous_press: bool = False
     observers_allowed: bool = True
-
-
-# Built once with its values as parameters, as the queries of ``services.base.queries`` are.
-_LAST_ATTEMPT = select(func.max(StepRow.attempt)).where(
-    StepRow.game_id == bindparam("game_id"), StepRow.key == bindparam("key")
-)
 
 
 class Games:
@@ -475,7 +468,7 @@ class Games:
             StepRow,
             game_id=queries.id_of(game),
             key=step.key,
-            attempt=self._next_attempt(session, game, step.key),
+            attempt=queries.next_attempt(session, queries.id_of(game), step.key),
             turn=step.turn,
             kind=step.kind.value,
             title=step.title,
@@ -514,18 +507,6 @@ class Games:
             "receipts": receipts,
         }
         chainlog.append(session, queries.id_of(game), "sealed-carried", payload, self.clock())
-
-    def _next_attempt(self, session: Session, game: Game, key: str) -> int:
-        # The number alone: loading the rows would read back each one's saved game state.
-        # Read on the connection, so nothing is flushed first; a step of the key this
-        # transaction added and has not written yet counts too.
-        largest = session.connection().execute(_LAST_ATTEMPT, {"game_id": game.id, "key": key}).scalar()
-        waiting = [
-            row.attempt
-            for row in session.new
-            if isinstance(row, StepRow) and (row.game_id, row.key) == (game.id, key)
-        ]
-        return 1 + max([largest or 0, *waiting])
 
     @staticmethod
     def describe_deadline(game: Game) -> str:

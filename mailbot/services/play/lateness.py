@@ -77,8 +77,9 @@ def _closed_before(session: Session, step: StepRow) -> tuple[str, datetime, list
     """The title, closing time and owing seats of the step resolved last before ``step`` opened."""
     # On the connection, as ``_FIRST_ASK``: a flush here wrote the batch's earlier letters one
     # statement at a time, which cost more than all the rest of an orders letter's handling.
-    # Unless a step waits to be written (a GM's FORCE earlier in the batch closed one).
-    if not queries.settled(session, StepRow):
+    # Unless a step opened in this transaction waits to be written (a GM's FORCE earlier in the
+    # batch closed one step and opened the next): the closing may wait with it.
+    if queries.steps_waiting(session):
         session.flush()
     found = session.connection().execute(_CLOSED_BEFORE, {"game_id": step.game_id, "step_id": step.id})
     row = found.first()
