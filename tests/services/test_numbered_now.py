@@ -42,6 +42,13 @@ def _step(game_id: int, key: str, attempt: int = 1) -> StepRow:
     )
 
 
+def _opened(session: Session, step: StepRow) -> None:
+    """Added as ``Games._add_step`` adds a step: numbered now, else written to learn its id."""
+    session.add(step)
+    if not number_now(session, step):
+        session.flush()
+
+
 def _orders(step_id: int) -> OrderSet:
     return new_row(OrderSet, step_id=step_id, seat="north", lines=["A"], received_at=NOW)
 
@@ -112,9 +119,7 @@ def test_steps_read_on_the_connection_see_those_not_written_yet(engine: Engine) 
         done.state, done.closed_at = StepState.RESOLVED, NOW
         session.add(done)
         nxt = _step(game_id, "t2")
-        session.add(nxt)
-        if not number_now(session, nxt):
-            session.flush()
+        _opened(session, nxt)
         found = _closed_before(session, nxt)
         assert found is not None and found[0] == "t1", "the step this transaction closed"
 
@@ -124,11 +129,8 @@ def test_the_next_attempt_counts_a_step_of_the_key_not_written_yet(engine: Engin
     with Session(engine) as session, session.begin():
         session.add(_step(game_id, "t1"))
     with Session(engine) as session, session.begin():
-        begin_writing(session)
+        begin_writing(session)  # as a tick
         assert queries.next_attempt(session, game_id, "t1") == 2
-        again = _step(game_id, "t1", attempt=2)
-        session.add(again)
-        if not number_now(session, again):
-            session.flush()
+        _opened(session, _step(game_id, "t1", attempt=2))
         assert queries.next_attempt(session, game_id, "t1") == 3
         assert queries.next_attempt(session, game_id, "t2") == 1
