@@ -104,6 +104,21 @@ def appended(session: Session, game_id: int) -> list[ChainRow]:
     return added.get(game_id, [])
 
 
+def appended_for(
+    session: Session, game_id: int, kinds: Collection[str], step: str, attempt: int | None = None
+) -> list[ChainRow]:
+    """The links of ``kinds`` naming step ``step`` (and ``attempt``, if given) that this
+    transaction appended, written or not: added to what a read on the connection found (by
+    position, so that a written one counts once), they are what the chain holds of them."""
+    return [
+        link
+        for link in appended(session, game_id)
+        if link.kind in kinds
+        and link.payload.get("step") == step
+        and (attempt is None or link.payload.get("attempt") == attempt)
+    ]
+
+
 def append(session: Session, game_id: int, kind: str, payload: Mapping[str, Any], now: datetime) -> ChainRow:
     """Add one event to the game's chain, inside the caller's transaction.
 

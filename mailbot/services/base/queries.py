@@ -258,10 +258,8 @@ def step_entropy(session: Session, step: StepRow) -> tuple[str, int]:
     # before it here, for nothing); this transaction's links are added from what it appended.
     params = {"game_id": step.game_id, "key": step.key, "attempt": step.attempt}
     links: dict[int, Mapping[str, Any]] = dict(session.connection().execute(_ENTROPY, params).all())
-    this_step = (step.key, step.attempt)
-    for row in chainlog.appended(session, step.game_id):
-        if row.kind == "entropy" and (row.payload.get("step"), row.payload.get("attempt")) == this_step:
-            links.setdefault(row.position, row.payload)
+    for row in chainlog.appended_for(session, step.game_id, ("entropy",), step.key, step.attempt):
+        links.setdefault(row.position, row.payload)
     found = [(str(p["seat"]), str(p["message_id"]), str(p["nonce"])) for _, p in sorted(links.items())]
     return player_entropy(found), len(found)
 

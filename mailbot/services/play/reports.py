@@ -66,11 +66,7 @@ def deadline_sequence(session: Session, game_id: int, key: str) -> int:
     count grows with every move and never skips one. "gm-rollback" names the step too, but
     the reopening it causes is already counted by its "step-opened".
     """
-    here = [
-        link
-        for link in chainlog.appended(session, game_id)
-        if link.kind in DEADLINE_SETTERS and link.payload.get("step") == key
-    ]
+    here = chainlog.appended_for(session, game_id, DEADLINE_SETTERS, key)
     if any(link.kind == "step-opened" and link.payload.get("attempt") == 1 for link in here):
         # Opened for the first time by this transaction (a deadline tick, every game): no link
         # before it named the key, so nothing need be asked.
