@@ -13,6 +13,7 @@ from sqlmodel import Session
 
 from mailbot.letterproc import MailboxHealth
 from mailbot.runners import deadlines as deadlines_runner
+from mailbot.runners import games as games_runner
 from mailbot.services.inbox import inbound
 from mailbot.store.game_tables import StepState
 from tests.services.game_helpers import Harness
@@ -88,12 +89,14 @@ def test_the_loop_stays_free_and_every_game_is_judged_once(
 def test_reports_go_out_while_later_games_are_still_resolving(
     h: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Games are ticked a few at a time, one transaction for as many as 0.25 s take
-    # (``runners.games.TICK_SECONDS``): at 0.1 s a game, games 1-3 and then 4-6.
+    # Games are ticked a few at a time, one transaction for as many as ``TICK_SECONDS`` take:
+    # at 0.2 s a game and 0.5 s a try, games 1-3 and then 4-6. The last begins 0.4 s after the
+    # first try's commit, time for the outbox to send their six reports on a loaded machine.
+    monkeypatch.setattr(games_runner, "TICK_SECONDS", 0.5)
     games = _ready(h, 6)
     h.flush()
     before = len(h.sink.sent)
-    started = _slow_games(h, monkeypatch, 0.1)
+    started = _slow_games(h, monkeypatch, 0.2)
 
     async def scenario() -> None:
         stop = asyncio.Event()
