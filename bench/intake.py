@@ -22,6 +22,12 @@ Run: ``make bench`` or ``.venv/bin/python bench/intake.py [--mails N] [--letters
    log them in the game's chain, render and queue the confirmation) running side by side
    as in ``mailbot run``: the letters in its letter process (``bot.handling_process``,
    started before the clock starts, as the service starts it before any letter comes).
+   Before it, in the same run, the raw reference of that path: a letter loop of the standard
+   library alone on the same letters (:func:`stdlib_letters`: imaplib fetch, email parse, the
+   order lines echoed in an EmailMessage reply, letters and replies stored by sqlite3 in
+   transactions of 50, one process). It has no game, no players and no chain: it is no bound
+   the moderator could reach, but a yardstick of the machine's speed in this run, so that a
+   figure taken on a slower day can be told from slower code.
 3. Then the outbox sends every confirmation to the rig's SMTP front end (STARTTLS and
    login, ``smtp.connections`` links); next to it, in the same run, plain aiosmtplib sends
    the same messages (same envelopes, same bytes) over the same number of connections, once
@@ -29,19 +35,24 @@ Run: ``make bench`` or ``.venv/bin/python bench/intake.py [--mails N] [--letters
    as the mailboxes fill). The players' mailboxes are made before anything is timed.
 
 Targets (issue 12): at least 1,000 letters/s end to end, sending at most 1.25x raw SMTP.
-Last lines: ``end-to-end: <n> letters/s`` and ``sending: ratio to raw SMTP <r>``.
+Last lines: ``end-to-end: <n> letters/s``, ``end-to-end: ratio to the standard library's
+letter loop <r>`` and ``sending: ratio to raw SMTP <r>``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import email
+import email.policy
 import imaplib
 import itertools
+import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -95,18 +106,68 @@ async def fill(rig: MailRig, mailbox: str, count: int) -> None:
 
 
 def stdlib_fetch(rig: MailRig, mailbox: str) -> tuple[int, float]:
-    imap = imaplib.IMAP4(rig.host, rig.imap_port)
-    imap.login(mailbox, rig.player_password)
-    imap.select("INBOX", readonly=True)
+    imap = _stdlib_imap(rig, mailbox)
     started = time.perf_counter()
-    uids = imap.uid("SEARCH", "ALL")[1][0].split()
-    got = 0
-    for i in range(0, len(uids), 100):
-        data = imap.uid("FETCH", b",".join(uids[i : i + 100]).decode(), "(UID INTERNALDATE BODY.PEEK[])")[1]
-        got += sum(1 for item in data if isinstance(item, tuple))
+    got = sum(len(batch) for batch in _stdlib_batches(imap, 100))
     elapsed = time.perf_counter() - started
     imap.logout()
     return got, elapsed
+
+
+def _stdlib_imap(rig: MailRig, mailbox: str) -> imaplib.IMAP4:
+    imap = imaplib.IMAP4(rig.host, rig.imap_port)
+    imap.login(mailbox, rig.player_password)
+    imap.select("INBOX", readonly=True)
+    return imap
+
+
+def _stdlib_batches(imap: imaplib.IMAP4, size: int) -> Iterator[list[bytes]]:
+    """Every letter of the selected mailbox, ``size`` a FETCH, each as its bytes (not marked seen)."""
+    uids = imap.uid("SEARCH", "ALL")[1][0].split()
+    for i in range(0, len(uids), size):
+        data = imap.uid("FETCH", b",".join(uids[i : i + size]).decode(), "(UID INTERNALDATE BODY.PEEK[])")[1]
+        yield [item[1] for item in data if isinstance(item, tuple)]
+
+
+def stdlib_letters(rig: MailRig, mailbox: str, workdir: Path) -> tuple[int, float]:
+    """The raw reference of the end-to-end path: the mailbox's letters fetched (read-only, as
+    :func:`stdlib_fetch`), each parsed, its order lines echoed in a reply, the letter and the
+    reply stored with sqlite3 (WAL, as the moderator's store), 50 letters a transaction."""
+    store = sqlite3.connect(workdir / "stdlib-letters.db", isolation_level=None)
+    store.execute("PRAGMA journal_mode = WAL")
+    store.execute("CREATE TABLE letter (id INTEGER PRIMARY KEY, sender TEXT, subject TEXT, raw BLOB)")
+    store.execute("CREATE TABLE reply (id INTEGER PRIMARY KEY, letter_id INTEGER, raw BLOB)")
+    imap = _stdlib_imap(rig, mailbox)
+    started = time.perf_counter()
+    done = 0
+    for batch in _stdlib_batches(imap, 50):
+        store.execute("BEGIN IMMEDIATE")
+        for raw in batch:
+            _stdlib_letter(store, raw)
+        store.execute("COMMIT")
+        done += len(batch)
+    elapsed = time.perf_counter() - started
+    imap.logout()
+    store.close()
+    return done, elapsed
+
+
+def _stdlib_letter(store: sqlite3.Connection, raw: bytes) -> None:
+    letter = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(letter, EmailMessage)
+    body = letter.get_body(("plain",))
+    text = body.get_content() if body is not None else ""
+    lines = text.split("\n-- \n")[0].splitlines()
+    orders = lines[lines.index("ORDERS") + 1 : lines.index("END")] if "END" in lines else []
+    reply = EmailMessage()
+    reply["From"], reply["To"] = letter["To"], letter["From"]
+    reply["Subject"] = f"Re: {letter['Subject']}"
+    reply["Message-ID"], reply["In-Reply-To"] = make_msgid(domain="bench.test"), letter["Message-ID"]
+    reply.set_content("Orders accepted:\n" + "".join(f"  {line}\n" for line in orders))
+    cursor = store.execute(
+        "INSERT INTO letter (sender, subject, raw) VALUES (?, ?, ?)", (letter["From"], letter["Subject"], raw)
+    )
+    store.execute("INSERT INTO reply (letter_id, raw) VALUES (?, ?)", (cursor.lastrowid, reply.as_bytes()))
 
 
 def settings(rig: MailRig, address: str, workdir: Path) -> Settings:
@@ -308,6 +369,11 @@ async def end_to_end(mails: int, games: int, players: int) -> None:
             f"set up {games} duel games ({len(seats)} seats, {players} players) and delivered "
             f"{mails} ORDERS letters in {time.perf_counter() - t0:.1f} s"
         )
+        raw_letters, raw_letters_s = stdlib_letters(rig, mailbox, Path(tmp))
+        print(
+            f"the standard library's letter loop (imaplib, email, sqlite3; one process): {raw_letters} "
+            f"letters fetched, parsed, answered and stored in {raw_letters_s:.2f} s"
+        )
         await bot.letters.start()  # as ``mailbot run`` starts it, before any letter comes
         cpu = CpuWindow().start()
         elapsed, handled = await to_queued(bot, mails)
@@ -336,6 +402,8 @@ async def end_to_end(mails: int, games: int, players: int) -> None:
             f"before the bot's sending and {raw_after:.2f} s after it, {raw_s:.2f} s on average"
         )
         print(f"end-to-end: {handled / elapsed:,.0f} letters/s")
+        raw_rate = raw_letters / raw_letters_s
+        print(f"end-to-end: ratio to the standard library's letter loop {handled / elapsed / raw_rate:.2f}")
         print(f"sending: ratio to raw SMTP {bot_s / raw_s:.2f}")
 
 
