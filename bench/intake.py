@@ -132,9 +132,11 @@ def _stdlib_batches(imap: imaplib.IMAP4, size: int) -> Iterator[list[bytes]]:
 def stdlib_letters(rig: MailRig, mailbox: str, workdir: Path) -> tuple[int, float]:
     """The raw reference of the end-to-end path: the mailbox's letters fetched (read-only, as
     :func:`stdlib_fetch`), each parsed, its order lines echoed in a reply, the letter and the
-    reply stored with sqlite3 (WAL, as the moderator's store), 50 letters a transaction."""
+    reply stored with sqlite3 (WAL, synchronous NORMAL: as the moderator's store), 50 letters
+    a transaction."""
     store = sqlite3.connect(workdir / "stdlib-letters.db", isolation_level=None)
     store.execute("PRAGMA journal_mode = WAL")
+    store.execute("PRAGMA synchronous = NORMAL")  # as the moderator's store (``store.db``)
     store.execute("CREATE TABLE letter (id INTEGER PRIMARY KEY, sender TEXT, subject TEXT, raw BLOB)")
     store.execute("CREATE TABLE reply (id INTEGER PRIMARY KEY, letter_id INTEGER, raw BLOB)")
     imap = _stdlib_imap(rig, mailbox)
