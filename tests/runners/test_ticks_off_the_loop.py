@@ -90,13 +90,24 @@ def test_reports_go_out_while_later_games_are_still_resolving(
     h: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Games are ticked a few at a time, one transaction for as many as ``TICK_SECONDS`` take:
-    # at 0.2 s a game and 0.5 s a try, games 1-3 and then 4-6. The last begins 0.4 s after the
-    # first try's commit, time for the outbox to send their six reports on a loaded machine.
+    # at 0.2 s a game and 0.5 s a try, at most three games a try, so games 1-3 are committed
+    # before the last begins. The last game waits for their six reports (at most 3 s: a loaded
+    # machine's outbox sent four of them in the 0.4 s it had before); reports sent only after
+    # the tick would never come in that wait.
     monkeypatch.setattr(games_runner, "TICK_SECONDS", 0.5)
     games = _ready(h, 6)
     h.flush()
     before = len(h.sink.sent)
     started = _slow_games(h, monkeypatch, 0.2)
+    slow = h.bot.ticker._tick_in
+
+    def last_waits(session: Session, game_id: int, watch: MailboxHealth) -> str:
+        waited = time.monotonic() + 3.0
+        while game_id == games[-1] and len(h.sink.sent) - before < 6 and time.monotonic() < waited:
+            time.sleep(0.01)
+        return slow(session, game_id, watch)
+
+    monkeypatch.setattr(h.bot.ticker, "_tick_in", last_waits)
 
     async def scenario() -> None:
         stop = asyncio.Event()
